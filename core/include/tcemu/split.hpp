@@ -1,0 +1,136 @@
+#pragma once
+/// \file split.hpp
+/// Element-wise split rules of every emulation scheme (DESIGN.md section 3; formulas from
+/// shared/seeds/notes). Each function maps one input element to its parts, exactly as the scheme's
+/// Tensor Core kernels see them (scaled parts stay scaled; the combine step undoes the scale). They are
+/// __host__ __device__, so the CUDA split kernels and the host reference share one definition.
+///
+/// Every split takes the residual from the *rounded* higher part (x - hi is exact in FP32 for all
+/// these rules), rounds RN-even where the paper says round, and RZ where it says truncate/bit-cut.
+#include <cmath>
+#include <cstdint>
+
+#include "tcemu/float_bits.hpp"
+#include "tcemu/scheme.hpp"
+
+namespace tcemu::split {
+
+/// Scale exponent of APE FP32-F's low part: lo = fp16((x - hi) * 2^12). With it the full-precision
+/// range is 2^-14 <= |x| < 2^15 (at 2^15 a half-ulp residual times 2^12 overflows FP16).
+inline constexpr int kApeLoScaleExp = 12;
+/// Scale exponent of LE-GEMM's residual: lo = RZ((x - hi) * 2^10).
+inline constexpr int kLeGemmLoScaleExp = 10;
+
+/// Parts of one element (up to 3; unused entries are 0).
+struct Parts {
+  float p[3] = {0.f, 0.f, 0.f};
+};
+
+/// Splits x (FP32) by the rule of `kind`; the result holds `parts` values exactly representable in
+/// the scheme's part type. Native kinds return {x}. Not defined for int8_ozaki / automatic (use
+/// ozaki_slices()). Inf/NaN propagate into the parts (the range check keeps them away).
+TCEMU_HD Parts split_element(SchemeKind kind, float x) {
+  using namespace tcemu::bits;
+  Parts r;
+  switch (kind) {
+    case SchemeKind::tf32: r.p[0] = to_tf32_rn(x); break;
+    case SchemeKind::bf16: r.p[0] = to_bf16_rn(x); break;
+    case SchemeKind::fp16: r.p[0] = to_fp16_rn(x); break;
+    case SchemeKind::fp16x2: {  // APE FP32-F
+      const float hi = to_fp16_rn(x);
+      r.p[0] = hi;
+      r.p[1] = to_fp16_rn((x - hi) * static_cast<float>(1 << kApeLoScaleExp));
+      break;
+    }
+    case SchemeKind::fp16x2_markidis: {  // truncate-split, unscaled
+      const float hi = to_fp16_rz(x);
+      r.p[0] = hi;
+      r.p[1] = to_fp16_rz(x - hi);
+      break;
+    }
+    case SchemeKind::fp16x2_egemm: {  // round-split, unscaled
+      const float hi = to_fp16_rn(x);
+      r.p[0] = hi;
+      r.p[1] = to_fp16_rn(x - hi);
+      break;
+    }
+    case SchemeKind::fp16x2_legemm: {  // bit-cut high part, RZ residual scaled 2^10
+      const float hi = to_fp16_rz(x);
+      r.p[0] = hi;
+      r.p[1] = to_fp16_rz((x - hi) * static_cast<float>(1 << kLeGemmLoScaleExp));
+      break;
+    }
+    case SchemeKind::tf32x2: {
+      const float hi = to_tf32_rn(x);
+      r.p[0] = hi;
+      r.p[1] = to_tf32_rn(x - hi);
+      break;
+    }
+    case SchemeKind::bf16x3:
+    case SchemeKind::bf16x9: {
+      const float hi = to_bf16_rn(x);
+      const float r1 = x - hi;
+      const float mi = to_bf16_rn(r1);
+      r.p[0] = hi;
+      r.p[1] = mi;
+      r.p[2] = to_bf16_rn(r1 - mi);
+      break;
+    }
+    default: r.p[0] = x; break;
+  }
+  return r;
+}
+
+/// Value the parts represent: sum of part_i * 2^(-scale_i) for the scheme's part scales
+/// (fp16x2: hi + lo * 2^-12; legemm: hi + lo * 2^-10; others: plain sum), evaluated in double.
+TCEMU_HD double recombine(SchemeKind kind, const Parts& s) {
+  switch (kind) {
+    case SchemeKind::fp16x2: return double(s.p[0]) + double(s.p[1]) / double(1 << kApeLoScaleExp);
+    case SchemeKind::fp16x2_legemm:
+      return double(s.p[0]) + double(s.p[1]) / double(1 << kLeGemmLoScaleExp);
+    default: return double(s.p[0]) + double(s.p[1]) + double(s.p[2]);
+  }
+}
+
+/// Bits per Ozaki INT8 slice for inner dimension k: min(7, floor((31 - ceil(log2 k)) / 2)), so that
+/// k * (2^bits - 1)^2 < 2^31 and the INT32 accumulation of one slice product is exact (ozIMMU).
+/// tcemu's backends cut k into chunks of at most 2^17, where this is always 7.
+inline int ozaki_bits_per_slice(std::int64_t k) {
+  int lg = 0;
+  while ((std::int64_t{1} << lg) < k) ++lg;
+  const int b = (31 - lg) / 2;
+  return b < 7 ? b : 7;
+}
+
+/// Largest inner-dimension chunk for which 7-bit slices accumulate exactly in INT32.
+inline constexpr std::int64_t kOzakiMaxChunkK = std::int64_t{1} << 17;
+
+/// Power-of-two scale exponent of a line (row of A / column of B) whose largest |x| is line_max:
+/// the smallest e with line_max < 2^e (so every |x| / 2^e lies in [0, 1)); 0 for an all-zero line.
+TCEMU_HD int ozaki_line_exponent(double line_max) {
+  if (!(line_max > 0)) return 0;
+  int e = 0;
+  (void)std::frexp(line_max, &e);  // line_max = f * 2^e, f in [0.5, 1)
+  return e;
+}
+
+/// Cuts x into s INT8 slices of `bits` bits (sign-magnitude, |slice| <= 2^bits - 1 <= 127, never
+/// -128) against the line scale 2^line_exp: |x| / 2^line_exp = sum_p |slice_p| 2^(-p*bits) + trunc,
+/// with 0 <= trunc < 2^(-s*bits) (truncation, as the Ozaki scheme cuts the mantissa).
+/// slice p (1-based) goes to out[(p-1) * stride]. Exact: every step is a power-of-two scaling or the
+/// removal of an integer part, both exact in FP64.
+template <class Int8>
+TCEMU_HD void ozaki_slices(double x, int line_exp, int bits, int s, Int8* out, std::int64_t stride) {
+  const bool neg = x < 0;
+  double r = std::ldexp(neg ? -x : x, -line_exp);
+  const double step = static_cast<double>(1 << bits);
+  for (int p = 0; p < s; ++p) {
+    r *= step;
+    const double d = std::floor(r);
+    r -= d;
+    const int v = static_cast<int>(d);
+    out[p * stride] = static_cast<Int8>(neg ? -v : v);
+  }
+}
+
+}  // namespace tcemu::split

@@ -1,0 +1,58 @@
+// Scheme resolution shared by the backends: auto, Ozaki slice count, range check and fallback.
+#include <string>
+
+#include "tcemu/gemm.hpp"
+
+namespace tcemu {
+
+void check_gemm_shapes(std::int64_t a_rows, std::int64_t a_cols, std::int64_t b_rows,
+                       std::int64_t b_cols, std::int64_t c_rows, std::int64_t c_cols) {
+  auto dims = [](std::int64_t r, std::int64_t c) {
+    return std::to_string(r) + " x " + std::to_string(c);
+  };
+  if (a_cols != b_rows || a_rows != c_rows || b_cols != c_cols)
+    throw InvalidArgument("gemm: shapes do not agree: op(A) is " + dims(a_rows, a_cols) +
+                          ", op(B) is " + dims(b_rows, b_cols) + ", C is " + dims(c_rows, c_cols) +
+                          "; need op(A) m x k, op(B) k x n, C m x n");
+  if (a_rows < 0 || a_cols < 0 || b_cols < 0)
+    throw InvalidArgument("gemm: negative extent in op(A) " + dims(a_rows, a_cols) + " or op(B) " +
+                          dims(b_rows, b_cols));
+}
+
+Scheme resolve_scheme(const GemmOptions& options, const RangeProfile& a, const RangeProfile& b,
+                      std::int64_t m, std::int64_t n, std::int64_t k, const CostModel& backend_model,
+                      GemmReport& report) {
+  report.requested = options.scheme;
+  Scheme s = options.scheme;
+  if (s.kind == SchemeKind::automatic) {
+    report.plan = plan(a, b, m, n, k, s.target, options.cost_model ? *options.cost_model : backend_model);
+    s = report.plan.chosen;
+  }
+  auto fall_back = [&](const std::string& why) {
+    if (options.range_policy == RangePolicy::error)
+      throw InvalidArgument("gemm with scheme " + s.name + ": " + why);
+    report.fell_back = true;
+    report.note = s.name + " -> native " + to_string(s.target) + ": " + why;
+    s = parse_scheme(to_string(s.target));
+  };
+  if (s.kind == SchemeKind::int8_ozaki && s.parts == 0) {
+    const int slices = ozaki_slices_for(s.target, a, b);
+    if (slices == 0) {
+      if (options.range_policy == RangePolicy::ignore) s = ozaki_scheme(18, s.target);
+      else fall_back("operands need more than 18 slices (or hold Inf/NaN)");
+    } else {
+      s = ozaki_scheme(slices, s.target);
+    }
+  }
+  if (options.range_policy != RangePolicy::ignore) {
+    const std::string va = range_violation(s, a);
+    const std::string vb = range_violation(s, b);
+    if (!va.empty()) fall_back("operand A (" + std::to_string(m) + " x " + std::to_string(k) + "): " + va);
+    else if (!vb.empty())
+      fall_back("operand B (" + std::to_string(k) + " x " + std::to_string(n) + "): " + vb);
+  }
+  report.used = s;
+  return s;
+}
+
+}  // namespace tcemu

@@ -1,0 +1,250 @@
+// The scheme catalogue of DESIGN.md section 3: ranges and precisions derived in shared/seeds/notes and
+// checked per binade by tests/core/test_split.cpp.
+#include "tcemu/scheme.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "tcemu/error.hpp"
+#include "tcemu/float_bits.hpp"
+
+namespace tcemu {
+
+const char* to_string(Target t) { return t == Target::fp32 ? "fp32" : "fp64"; }
+
+Target parse_target(const std::string& s) {
+  if (s == "fp32") return Target::fp32;
+  if (s == "fp64") return Target::fp64;
+  throw InvalidArgument("target '" + s + "' is not one of: fp32, fp64");
+}
+
+const char* to_string(PartType p) {
+  switch (p) {
+    case PartType::fp64: return "fp64";
+    case PartType::fp32: return "fp32";
+    case PartType::tf32: return "tf32";
+    case PartType::bf16: return "bf16";
+    case PartType::fp16: return "fp16";
+    case PartType::int8: return "int8";
+  }
+  return "?";
+}
+
+namespace {
+
+const char* split_rule_name(SplitRule r) {
+  switch (r) {
+    case SplitRule::none: return "-";
+    case SplitRule::rn: return "RN-even";
+    case SplitRule::truncate: return "truncate (RZ)";
+    case SplitRule::round_split: return "round-split (RN)";
+    case SplitRule::bitcut_rz: return "bit-cut + RZ residual";
+    case SplitRule::int_slices: return "truncate (fixed point)";
+  }
+  return "?";
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+ProductGroup group(std::initializer_list<PartProduct> products, int scale_exp = 0) {
+  return ProductGroup{std::vector<PartProduct>(products), scale_exp};
+}
+
+/// Exclusive bound of |x| below which RN-even to `m` mantissa bits (8-bit exponent) stays finite:
+/// the midpoint between the largest finite value and 2^128 (it rounds up, to Inf, as a tie).
+double rn_overflow_bound(int m) {
+  const std::uint32_t largest = 0x7f7fffffu & ~((1u << (23 - m)) - 1u);
+  return static_cast<double>(bits::u2f(largest)) + std::ldexp(1.0, 127 - m - 1);
+}
+
+Scheme make(SchemeKind kind, const std::string& name, Target target, PartType part, int parts,
+            int products, SplitRule split, int min_exp, double max_abs, int precision_bits,
+            const std::string& range_text, const std::string& source,
+            std::vector<ProductGroup> groups) {
+  Scheme s;
+  s.kind = kind;
+  s.name = name;
+  s.target = target;
+  s.part = part;
+  s.parts = parts;
+  s.products = products;
+  s.split = split;
+  s.min_exp = min_exp;
+  s.max_abs = max_abs;
+  s.precision_bits = precision_bits;
+  s.range_text = range_text;
+  s.source = source;
+  s.groups = std::move(groups);
+  return s;
+}
+
+Scheme by_kind(SchemeKind kind, Target target) {
+  using K = SchemeKind;
+  using P = PartType;
+  using R = SplitRule;
+  switch (kind) {
+    case K::fp64:
+      return make(kind, "fp64", Target::fp64, P::fp64, 1, 1, R::none, -1022, kInf, 53, "FP64",
+                  "native FP64 (reference)", {group({{0, 0}})});
+    case K::fp32:
+      return make(kind, "fp32", Target::fp32, P::fp32, 1, 1, R::none, -126, kInf, 24, "FP32",
+                  "native FP32", {group({{0, 0}})});
+    case K::tf32:
+      return make(kind, "tf32", Target::fp32, P::tf32, 1, 1, R::rn, -126, rn_overflow_bound(10), 11,
+                  "[-126, 127]", "one pass TF32 (accuracy floor)", {group({{0, 0}})});
+    case K::bf16:
+      return make(kind, "bf16", Target::fp32, P::bf16, 1, 1, R::rn, -126, rn_overflow_bound(7), 8,
+                  "[-126, 127]", "one pass BF16 (accuracy floor)", {group({{0, 0}})});
+    case K::fp16:
+      return make(kind, "fp16", Target::fp32, P::fp16, 1, 1, R::rn, -14, 65520.0, 11, "[-14, 15]",
+                  "one pass FP16 (accuracy floor)", {group({{0, 0}})});
+    case K::fp16x2:
+      // lo carries 2^12: hi*hi in one accumulator, the two cross terms in a second one scaled 2^-12.
+      return make(kind, "fp16x2", Target::fp32, P::fp16, 2, 3, R::rn, -14, 32768.0, 22, "[-14, 14]",
+                  "APE FP32-F (Ma et al., ICS'22)", {group({{0, 0}}), group({{0, 1}, {1, 0}}, -12)});
+    case K::fp16x2_markidis:
+      // One accumulator, smallest product first (the order EGEMM-TC uses).
+      return make(kind, "fp16x2-markidis", Target::fp32, P::fp16, 2, 4, R::truncate, -2, 65536.0, 20,
+                  "[-2, 15]", "Markidis et al. 2018 (the papers' baseline)",
+                  {group({{1, 1}, {1, 0}, {0, 1}, {0, 0}})});
+    case K::fp16x2_egemm:
+      return make(kind, "fp16x2-egemm", Target::fp32, P::fp16, 2, 4, R::round_split, -2, 65520.0, 21,
+                  "[-2, 15]", "EGEMM-TC (Feng et al., PPoPP'21)",
+                  {group({{1, 1}, {1, 0}, {0, 1}, {0, 0}})});
+    case K::fp16x2_legemm:
+      return make(kind, "fp16x2-legemm", Target::fp32, P::fp16, 2, 3, R::bitcut_rz, -14, 65536.0, 20,
+                  "[-14, 15]", "LE-GEMM (Zhang et al., JSA 2025)",
+                  {group({{0, 0}}), group({{0, 1}, {1, 0}}, -10)});
+    case K::tf32x2:
+      return make(kind, "tf32x2", Target::fp32, P::tf32, 2, 3, R::rn, -114, rn_overflow_bound(10), 22,
+                  "[-114, 127]", "APE FP32-T / 3xTF32", {group({{0, 0}}), group({{0, 1}, {1, 0}})});
+    case K::bf16x3:
+      return make(kind, "bf16x3", Target::fp32, P::bf16, 3, 6, R::rn, -110, rn_overflow_bound(7), 24,
+                  "[-110, 127]", "APE FP32-B",
+                  {group({{0, 0}}), group({{0, 1}, {1, 0}}), group({{0, 2}, {1, 1}, {2, 0}})});
+    case K::bf16x9:
+      return make(kind, "bf16x9", Target::fp32, P::bf16, 3, 9, R::rn, -110, rn_overflow_bound(7), 24,
+                  "[-110, 127]", "all 9 products (cuBLAS BF16x9 style)",
+                  {group({{0, 0}}), group({{0, 1}, {1, 0}}), group({{0, 2}, {1, 1}, {2, 0}}),
+                   group({{1, 2}, {2, 1}}), group({{2, 2}})});
+    case K::int8_ozaki: {
+      Scheme s = make(kind, "int8-ozaki", target, P::int8, 0, 0, R::int_slices, -1074, kInf,
+                      target == Target::fp64 ? 53 : 24, "any (accuracy falls with exponent spread)",
+                      "Ozaki scheme on INT8 (Ootomo, Ozaki, Yokota; ozIMMU)", {});
+      return s;
+    }
+    case K::automatic: {
+      Scheme s;
+      s.kind = K::automatic;
+      s.name = "auto";
+      s.target = target;
+      s.precision_bits = target == Target::fp64 ? 53 : 24;
+      s.range_text = "chosen per call";
+      s.source = "APE adapter + ozIMMU split choice";
+      return s;
+    }
+  }
+  throw InvalidArgument("unknown scheme kind");
+}
+
+const std::vector<SchemeKind>& display_order() {
+  using K = SchemeKind;
+  static const std::vector<K> order = {K::fp64,          K::fp32,         K::tf32,
+                                       K::bf16,          K::fp16,         K::fp16x2,
+                                       K::fp16x2_markidis, K::fp16x2_egemm, K::fp16x2_legemm,
+                                       K::tf32x2,        K::bf16x3,       K::bf16x9,
+                                       K::int8_ozaki,    K::automatic};
+  return order;
+}
+
+std::string valid_names() {
+  std::string s;
+  for (auto k : display_order()) s += (s.empty() ? "" : ", ") + by_kind(k, Target::fp32).name;
+  return s + ", int8-ozaki:<s> (s = 1..18), all";
+}
+
+}  // namespace
+
+bool Scheme::meets(Target t) const {
+  const int needed = t == Target::fp64 ? 53 : 24;
+  switch (kind) {
+    case SchemeKind::fp64: return true;
+    case SchemeKind::fp32: return t == Target::fp32;
+    case SchemeKind::automatic: return target == t || t == Target::fp32;
+    case SchemeKind::int8_ozaki: return parts == 0 ? (target == t || t == Target::fp32)
+                                                   : 7 * parts - 2 >= needed;
+    default: return t == Target::fp32 && precision_bits >= 22;
+  }
+}
+
+Scheme ozaki_scheme(int slices, Target target) {
+  if (slices < 1 || slices > 18)
+    throw InvalidArgument("int8-ozaki: slice count " + std::to_string(slices) + " is outside 1..18");
+  Scheme s = by_kind(SchemeKind::int8_ozaki, target);
+  s.name = "int8-ozaki:" + std::to_string(slices);
+  s.parts = slices;
+  s.products = slices * (slices + 1) / 2;
+  s.precision_bits = 7 * slices - 2;
+  return s;
+}
+
+Scheme parse_scheme(const std::string& name, Target target) {
+  const std::string ozaki = "int8-ozaki";
+  if (name.rfind(ozaki + ":", 0) == 0) {
+    const std::string num = name.substr(ozaki.size() + 1);
+    char* end = nullptr;
+    const long s = std::strtol(num.c_str(), &end, 10);
+    if (num.empty() || *end != '\0')
+      throw InvalidArgument("scheme '" + name + "': slice count '" + num + "' is not an integer");
+    if (s < 1 || s > 18)
+      throw InvalidArgument("scheme '" + name + "': slice count must be in 1..18");
+    return ozaki_scheme(static_cast<int>(s), target);
+  }
+  for (auto k : display_order()) {
+    Scheme s = by_kind(k, target);
+    if (s.name == name) return s;
+  }
+  throw InvalidArgument("unknown scheme '" + name + "'; valid: " + valid_names());
+}
+
+std::vector<Scheme> catalogue(Target target) {
+  std::vector<Scheme> out;
+  for (auto k : display_order()) out.push_back(by_kind(k, target));
+  return out;
+}
+
+std::vector<Scheme> parse_scheme_list(const std::string& list, Target target) {
+  if (list == "all") return catalogue(target);
+  std::vector<Scheme> out;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    out.push_back(parse_scheme(item, target));
+  }
+  if (out.empty()) throw InvalidArgument("scheme list '" + list + "' is empty");
+  return out;
+}
+
+std::string catalogue_table(Target target) {
+  std::ostringstream os;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-16s %-6s %-5s %-6s %-9s %-22s %-12s %-14s %s\n", "name", "target",
+                "part", "parts", "products", "split rule", "exp range", "full-prec bits", "source");
+  os << line;
+  for (const auto& s : catalogue(target)) {
+    const bool oz = s.kind == SchemeKind::int8_ozaki;
+    const bool au = s.kind == SchemeKind::automatic;
+    std::snprintf(line, sizeof line, "%-16s %-6s %-5s %-6s %-9s %-22s %-12s %-14s %s\n",
+                  s.name.c_str(), to_string(s.target), au ? "-" : to_string(s.part),
+                  oz ? "s" : au ? "-" : std::to_string(s.parts).c_str(),
+                  oz ? "s(s+1)/2" : au ? "-" : std::to_string(s.products).c_str(),
+                  split_rule_name(s.split), oz ? "any" : s.range_text.c_str(),
+                  oz ? "7s-2" : std::to_string(s.precision_bits).c_str(), s.source.c_str());
+    os << line;
+  }
+  return os.str();
+}
+
+}  // namespace tcemu

@@ -1,0 +1,137 @@
+// `auto`: candidates, cost model, choice and its explanation (DESIGN.md section 4).
+#include "tcemu/select.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "tcemu/error.hpp"
+
+namespace tcemu {
+
+CostModel CostModel::host() {
+  // Every part product is a CBLAS SGEMM (DGEMM for Ozaki slices), so only the ratios matter here:
+  // emulation costs products x SGEMM and can never beat native on the host.
+  CostModel m;
+  m.device = "host (CBLAS)";
+  m.tflops_fp32 = m.tflops_tf32 = m.tflops_bf16 = m.tflops_fp16 = 0.1;
+  m.tflops_fp64 = m.tops_int8 = 0.05;
+  m.bandwidth_gbs = 10;
+  return m;
+}
+
+CostModel CostModel::h200_anchors() {
+  CostModel m;
+  m.device = "NVIDIA H200 (cuBLAS anchors, DESIGN.md section 7, 8192^3)";
+  m.tflops_fp64 = 55.8;
+  m.tflops_fp32 = 51.1;
+  m.tflops_tf32 = 406;
+  m.tflops_bf16 = 770;
+  m.tflops_fp16 = 735;
+  m.tops_int8 = 1431;
+  m.bandwidth_gbs = 4000;
+  return m;
+}
+
+double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t n,
+                                  std::int64_t k) const {
+  const double flop = 2.0 * double(m) * double(n) * double(k);
+  const double mk = double(m) * double(k), kn = double(k) * double(n), mn = double(m) * double(n);
+  const double bw = bandwidth_gbs * 1e9;
+  auto rate = [&](PartType p) {
+    switch (p) {
+      case PartType::fp64: return tflops_fp64;
+      case PartType::fp32: return tflops_fp32;
+      case PartType::tf32: return tflops_tf32;
+      case PartType::bf16: return tflops_bf16;
+      case PartType::fp16: return tflops_fp16;
+      case PartType::int8: return tops_int8;
+    }
+    return tflops_fp32;
+  };
+  if (s.kind == SchemeKind::automatic) throw InvalidArgument("predict_seconds: resolve auto first");
+  if (s.is_native()) return flop / (rate(s.part) * 1e12);
+  if (s.kind == SchemeKind::int8_ozaki) {
+    const int sl = s.parts > 0 ? s.parts : (s.target == Target::fp64 ? 8 : 4);
+    const double products = sl * (sl + 1) / 2.0;
+    const double split_bytes = (mk + kn) * (8.0 + sl);     // read FP64, write s INT8 slices
+    const double accum_bytes = double(sl) * mn * (4 + 16);  // per i+j group: INT32 in, FP64 r/w
+    return products * flop / (rate(PartType::int8) * 1e12) + (split_bytes + accum_bytes) / bw;
+  }
+  const double part_bytes = s.part == PartType::tf32 ? 4 : 2;
+  const double split_bytes = (mk + kn) * (4.0 + s.parts * part_bytes);
+  const double combine_bytes = mn * 4.0 * (double(s.groups.size()) + 1);
+  return s.products * flop / (rate(s.part) * 1e12) + (split_bytes + combine_bytes) / bw;
+}
+
+int ozaki_slices_for(Target target, const RangeProfile& a, const RangeProfile& b) {
+  if (a.nonfinite > 0 || b.nonfinite > 0) return 0;
+  const double spread = std::max(a.max_line_spread_bits, b.max_line_spread_bits);
+  const int bits = (target == Target::fp64 ? 53 : 24) + 1 + static_cast<int>(std::ceil(spread));
+  const int s = (bits + 6) / 7;
+  return s <= 18 ? s : 0;
+}
+
+Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int64_t n, std::int64_t k,
+          Target target, const CostModel& model) {
+  Plan p;
+  p.target = target;
+  p.profile_a = a;
+  p.profile_b = b;
+  p.device = model.device;
+  for (Scheme s : catalogue(target)) {
+    if (s.kind == SchemeKind::automatic) continue;
+    Candidate c;
+    if (s.kind == SchemeKind::int8_ozaki) {
+      const int sl = ozaki_slices_for(target, a, b);
+      if (sl == 0) {
+        c.scheme = s;
+        c.reason = a.nonfinite + b.nonfinite > 0 ? "non-finite input"
+                                                 : "needs more than 18 slices for this spread";
+        p.candidates.push_back(c);
+        continue;
+      }
+      s = ozaki_scheme(sl, target);
+    }
+    c.scheme = s;
+    c.predicted_seconds = model.predict_seconds(s, m, n, k);
+    c.predicted_error = std::ldexp(1.0, -s.precision_bits);
+    if (!s.meets(target)) {
+      c.reason = std::to_string(s.precision_bits) + " bits < " + to_string(target) + " accuracy";
+    } else {
+      const std::string va = range_violation(s, a), vb = range_violation(s, b);
+      if (!va.empty()) c.reason = "A: " + va;
+      else if (!vb.empty()) c.reason = "B: " + vb;
+    }
+    c.eligible = c.reason.empty();
+    p.candidates.push_back(c);
+  }
+  const Candidate* best = nullptr;
+  for (const auto& c : p.candidates)
+    if (c.eligible && (!best || c.predicted_seconds < best->predicted_seconds)) best = &c;
+  // Native arithmetic of the target is always eligible, so best is never null.
+  p.chosen = best ? best->scheme : parse_scheme(to_string(target));
+  return p;
+}
+
+std::string Plan::explain() const {
+  std::ostringstream os;
+  char line[512];
+  os << "auto (target " << to_string(target) << ", cost model: " << device << ")\n";
+  os << "  profile A: " << profile_a.summary() << "\n";
+  os << "  profile B: " << profile_b.summary() << "\n";
+  std::snprintf(line, sizeof line, "  %-16s %-9s %-13s %-10s %s\n", "candidate", "eligible",
+                "predicted ms", "error", "reason");
+  os << line;
+  for (const auto& c : candidates) {
+    std::snprintf(line, sizeof line, "  %-16s %-9s %-13.4g %-10.2e %s\n", c.scheme.name.c_str(),
+                  c.eligible ? "yes" : "no", c.predicted_seconds * 1e3, c.predicted_error,
+                  c.reason.c_str());
+    os << line;
+  }
+  os << "  pick: " << chosen.name << "\n";
+  return os.str();
+}
+
+}  // namespace tcemu

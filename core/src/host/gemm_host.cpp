@@ -1,0 +1,55 @@
+// Host backend entry: shapes, scheme resolution, dispatch to the arithmetic paths, timings.
+#include <Kokkos_Core.hpp>
+#include <chrono>
+
+#include "host/paths.hpp"
+#include "tcemu/gemm.hpp"
+#include "tcemu/range_profile.hpp"
+
+namespace tcemu {
+
+template <class T>
+GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<const T> B, T beta,
+                     MatrixView<T> C, const GemmOptions& options) {
+  const MatrixView<const T> a = A.apply(opA);
+  const MatrixView<const T> b = B.apply(opB);
+  check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, C.rows, C.cols);
+  const std::int64_t m = a.rows, n = b.cols, k = a.cols;
+  GemmReport report;
+  report.requested = report.used = options.scheme;
+  if (m == 0 || n == 0) return report;
+
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  const RangeProfile pa = profile_host(a, Side::A);
+  const RangeProfile pb = profile_host(b, Side::B);
+  const Scheme s = resolve_scheme(options, pa, pb, m, n, k, CostModel::host(), report);
+  host::Timings t;
+  t.split = std::chrono::duration<double>(clock::now() - t0).count();
+
+  if (k == 0) {  // BLAS semantics: C = beta * C, and C is not read when beta == 0
+    Kokkos::parallel_for(
+        "tcemu::scale_c", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
+        [=](std::int64_t i) {
+          for (std::int64_t j = 0; j < n; ++j) C(i, j) = beta == T(0) ? T(0) : beta * C(i, j);
+        });
+    return report;
+  }
+  switch (s.kind) {
+    case SchemeKind::fp64: host::gemm_fp64(alpha, a, b, beta, C, t); break;
+    case SchemeKind::int8_ozaki: host::gemm_ozaki(s.parts, alpha, a, b, beta, C, t); break;
+    default: host::gemm_parts(s, alpha, a, b, beta, C, t); break;
+  }
+  report.seconds_split = t.split;
+  report.seconds_products = t.products;
+  report.seconds_combine = t.combine;
+  return report;
+}
+
+template GemmReport gemm_host<float>(Op, Op, float, MatrixView<const float>, MatrixView<const float>,
+                                     float, MatrixView<float>, const GemmOptions&);
+template GemmReport gemm_host<double>(Op, Op, double, MatrixView<const double>,
+                                      MatrixView<const double>, double, MatrixView<double>,
+                                      const GemmOptions&);
+
+}  // namespace tcemu

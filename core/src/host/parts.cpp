@@ -1,0 +1,127 @@
+// FP32 part schemes on the host: Kokkos split loops + one CBLAS SGEMM per part product. The products
+// of FP16/BF16/TF32 parts are exact in FP32, so this reproduces the schemes' arithmetic except the
+// Tensor Cores' round-toward-zero accumulation (DESIGN.md section 6).
+#include <Kokkos_Core.hpp>
+#include <chrono>
+#include <cmath>
+#include <vector>
+
+#include "host/blas.hpp"
+#include "host/paths.hpp"
+#include "tcemu/split.hpp"
+
+namespace tcemu::host {
+namespace {
+
+using clock = std::chrono::steady_clock;
+double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
+
+/// Splits x (rows x cols, any strides) into `parts` contiguous row-major FP32 arrays.
+template <class T>
+std::vector<std::vector<float>> split_operand(SchemeKind kind, int parts, MatrixView<const T> x) {
+  std::vector<std::vector<float>> out(parts, std::vector<float>(x.rows * x.cols));
+  float* p0 = out[0].data();
+  float* p1 = parts > 1 ? out[1].data() : nullptr;
+  float* p2 = parts > 2 ? out[2].data() : nullptr;
+  const std::int64_t cols = x.cols;
+  Kokkos::parallel_for(
+      "tcemu::split_host", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, x.rows),
+      [=](std::int64_t i) {
+        for (std::int64_t j = 0; j < cols; ++j) {
+          // FP32-target schemes see FP64 data rounded to FP32 first.
+          const split::Parts s = split::split_element(kind, static_cast<float>(x(i, j)));
+          p0[i * cols + j] = s.p[0];
+          if (p1) p1[i * cols + j] = s.p[1];
+          if (p2) p2[i * cols + j] = s.p[2];
+        }
+      });
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+void gemm_parts(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
+                MatrixView<T> C, Timings& t) {
+  const std::int64_t m = a.rows, n = b.cols, k = a.cols;
+  auto t0 = clock::now();
+  const auto ap = split_operand(s.kind, s.parts, a);
+  const auto bp = split_operand(s.kind, s.parts, b);
+  t.split += since(t0);
+
+  t0 = clock::now();
+  std::vector<std::vector<float>> acc(s.groups.size(), std::vector<float>(m * n));
+  for (std::size_t g = 0; g < s.groups.size(); ++g) {
+    bool first = true;
+    for (const PartProduct& p : s.groups[g].products) {
+      sgemm_rm(m, n, k, ap[p.a].data(), bp[p.b].data(), first ? 0.0f : 1.0f, acc[g].data());
+      first = false;
+    }
+  }
+  t.products += since(t0);
+
+  t0 = clock::now();
+  std::vector<const float*> accp;
+  std::vector<T> scale;
+  for (std::size_t g = 0; g < s.groups.size(); ++g) {
+    accp.push_back(acc[g].data());
+    scale.push_back(static_cast<T>(std::ldexp(1.0, s.groups[g].scale_exp)));
+  }
+  const int groups = static_cast<int>(accp.size());
+  const float* const* accs = accp.data();
+  const T* scales = scale.data();
+  Kokkos::parallel_for(
+      "tcemu::combine_host", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
+      [=](std::int64_t i) {
+        for (std::int64_t j = 0; j < n; ++j) {
+          T v = 0;
+          for (int g = groups - 1; g >= 0; --g) v += static_cast<T>(accs[g][i * n + j]) * scales[g];
+          C(i, j) = alpha * v + (beta == T(0) ? T(0) : beta * C(i, j));
+        }
+      });
+  t.combine += since(t0);
+}
+
+template <class T>
+void gemm_fp64(T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> C,
+               Timings& t) {
+  const std::int64_t m = a.rows, n = b.cols, k = a.cols;
+  auto t0 = clock::now();
+  std::vector<double> ad(m * k), bd(k * n), r(m * n);
+  double* adp = ad.data();
+  double* bdp = bd.data();
+  Kokkos::parallel_for(
+      "tcemu::copy_fp64", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
+      [=](std::int64_t i) {
+        for (std::int64_t j = 0; j < k; ++j) adp[i * k + j] = static_cast<double>(a(i, j));
+      });
+  Kokkos::parallel_for(
+      "tcemu::copy_fp64", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, k),
+      [=](std::int64_t i) {
+        for (std::int64_t j = 0; j < n; ++j) bdp[i * n + j] = static_cast<double>(b(i, j));
+      });
+  t.split += since(t0);
+  t0 = clock::now();
+  dgemm_rm(m, n, k, ad.data(), bd.data(), 0.0, r.data());
+  t.products += since(t0);
+  t0 = clock::now();
+  const double* rp = r.data();
+  Kokkos::parallel_for(
+      "tcemu::combine_fp64", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
+      [=](std::int64_t i) {
+        for (std::int64_t j = 0; j < n; ++j)
+          C(i, j) = static_cast<T>(static_cast<double>(alpha) * rp[i * n + j] +
+                                   (beta == T(0) ? 0.0 : static_cast<double>(beta) * C(i, j)));
+      });
+  t.combine += since(t0);
+}
+
+#define TCEMU_INSTANTIATE(T)                                                                      \
+  template void gemm_parts<T>(const Scheme&, T, MatrixView<const T>, MatrixView<const T>, T,       \
+                              MatrixView<T>, Timings&);                                           \
+  template void gemm_fp64<T>(T, MatrixView<const T>, MatrixView<const T>, T, MatrixView<T>, Timings&);
+TCEMU_INSTANTIATE(float)
+TCEMU_INSTANTIATE(double)
+#undef TCEMU_INSTANTIATE
+
+}  // namespace tcemu::host

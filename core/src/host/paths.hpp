@@ -1,0 +1,30 @@
+#pragma once
+// The host backend's three arithmetic paths. a = op(A) (m x k), b = op(B) (k x n), both strided views
+// into the caller's data; C is m x n. Each path adds its wall-clock seconds to `t`.
+#include "tcemu/matrix.hpp"
+#include "tcemu/scheme.hpp"
+
+namespace tcemu::host {
+
+struct Timings {
+  double split = 0, products = 0, combine = 0;
+};
+
+/// FP32 part schemes (fp32, tf32, bf16, fp16, fp16x2*, tf32x2, bf16x3, bf16x9): split both operands
+/// into FP32 arrays holding the parts, one SGEMM per part product into the group's FP32 accumulator,
+/// combine C = alpha * sum_g 2^scale_g acc_g + beta * C (smallest group first).
+template <class T>
+void gemm_parts(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
+                MatrixView<T> C, Timings& t);
+
+/// Native FP64: copy to contiguous FP64, DGEMM, C = alpha * R + beta * C.
+template <class T>
+void gemm_fp64(T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> C,
+               Timings& t);
+
+/// Ozaki scheme on INT8 slices (ozIMMU): see ozaki.cpp.
+template <class T>
+void gemm_ozaki(int slices, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
+                MatrixView<T> C, Timings& t);
+
+}  // namespace tcemu::host
