@@ -34,7 +34,7 @@ void validate(const Dataset& data, int k, const std::string& what) {
     if (!std::isfinite(data.queries[i])) fail("query value " + std::to_string(i) + " is not finite");
 }
 
-Dataset load_dataset(const std::string& path, std::int64_t queries, int k) {
+Dataset load_dataset(const std::string& path, std::optional<std::int64_t> queries, int k) {
   tcemu::io::Reader file(path);
   auto fail = [&](const std::string& problem) { throw tcemu::InvalidArgument(path + ": " + problem); };
 
@@ -49,8 +49,8 @@ Dataset load_dataset(const std::string& path, std::int64_t queries, int k) {
   if (k < 1 || k > train.rows())
     fail("--k " + std::to_string(k) + " must be in 1.." + std::to_string(train.rows()) +
          " (the rows of /train)");
-  if (queries == 0 || queries > test.rows())
-    fail("--queries " + std::to_string(queries) + " must be in 1.." + std::to_string(test.rows()) +
+  if (queries && (*queries < 1 || *queries > test.rows()))
+    fail("--queries " + std::to_string(*queries) + " must be in 1.." + std::to_string(test.rows()) +
          " (the rows of /test)");
   tcemu::io::require_finite(train, path, "/train");
 
@@ -58,7 +58,7 @@ Dataset load_dataset(const std::string& path, std::int64_t queries, int k) {
   data.path = path;
   data.n = train.rows();
   data.d = train.cols();
-  data.q = queries < 0 ? test.rows() : queries;
+  data.q = queries ? *queries : test.rows();
   data.train = std::move(train.data);
   test.data.resize(static_cast<std::size_t>(data.q * data.d));
   test.shape[0] = data.q;

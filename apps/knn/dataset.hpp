@@ -2,6 +2,7 @@
 /// \file dataset.hpp
 /// Input of the knn app: an ann-benchmarks HDF5 file (DESIGN.md section 8), read and validated.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,12 @@ struct Dataset {
 
 /// Reads an ann-benchmarks file: /train (n x d float32), /test (q_all x d float32), optional
 /// /neighbors (q_all x K int32 or int64), root attribute distance = "euclidean" if present.
-/// `queries` < 0 means all rows of /test, otherwise the first `queries` rows; `k` is the number of
+/// `queries`: the first that many rows of /test are the queries (nullopt: all rows); `k` is the number of
 /// neighbours the caller will ask for (validated here against n so that errors name the file).
 /// Throws tcemu::IoError (missing file/dataset, wrong rank or type, empty, NaN/Inf) or
 /// tcemu::InvalidArgument (d mismatch, k outside 1..n, queries outside 1..q_all, ground-truth indices
 /// outside 0..n-1, distance attribute other than "euclidean"), each message starting with the path.
-Dataset load_dataset(const std::string& path, std::int64_t queries, int k);
+Dataset load_dataset(const std::string& path, std::optional<std::int64_t> queries, int k);
 
 /// Checks the shapes and values of a Dataset built in memory (same rules as load_dataset);
 /// throws tcemu::InvalidArgument naming `what` and the problem.

@@ -1,0 +1,161 @@
+// knn: exact k-nearest-neighbour search on an ann-benchmarks HDF5 file with every tcemu scheme side by
+// side (time, speedup over native FP32, recall@k, distance error). See `knn --help`.
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dataset.hpp"
+#include "device.hpp"
+#include "report.hpp"
+#include "run.hpp"
+#include "tcemu/error.hpp"
+#include "tcemu/io/hdf5.hpp"
+#include "tcemu/scheme.hpp"
+
+namespace {
+
+constexpr int kExitError = 2;
+
+const char* kDescription =
+    "knn - exact k-nearest-neighbour search (squared Euclidean distance) with tcemu's emulated GEMMs.\n"
+    "\n"
+    "For every scheme, the squared distances of a batch of queries x to all train points y are\n"
+    "||x||^2 + ||y||^2 - 2 x.y, where x.y is one GEMM (queries x train^T) computed with that scheme;\n"
+    "an exact top-k (ties to the smaller train index) follows. Schemes with target fp64 run in double on\n"
+    "double copies of the data, all others in float. Native fp32 always runs as the speedup baseline.\n";
+
+std::string footer() {
+  std::string s =
+      "\nInput (ann-benchmarks layout): /train n x d float32, /test q x d float32, optional /neighbors\n"
+      "q x K int32 (ground truth), optional root attribute distance = \"euclidean\".\n"
+      "\nSchemes (--list-schemes prints ranges, products and split rules):\n";
+  for (const auto& sc : tcemu::catalogue(tcemu::Target::fp32)) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-16s %s\n", sc.name.c_str(), sc.source.c_str());
+    s += line;
+  }
+  s +=
+      "  int8-ozaki:<s>   Ozaki INT8 with a fixed number s of slices (1..18)\n"
+      "  all              every scheme above; auto picks per GEMM call for --target\n"
+      "\nMetrics (one table row per scheme):\n"
+      "  time_ms          wall clock of the whole search (norms, GEMMs, top-k), median of --repeat runs;\n"
+      "                   excludes reading the file and making double copies for fp64-target schemes\n"
+      "  speedup_vs_fp32  fp32 time / this scheme's time\n"
+      "  recall@k         share of returned neighbours whose exact distance (direct FP64 sum of\n"
+      "                   (x_i - y_i)^2) is <= that of the k-th true neighbour: /neighbors, or the fp64\n"
+      "                   run when the file has none (ties never count as misses)\n"
+      "  max_dist_err     max over returned neighbours of |d - d_exact| / d_exact, squared distances\n"
+      "  used / note      the scheme the GEMM really ran (auto's pick, or native after a range fallback)\n"
+      "\nErrors print one line 'knn: error: <file or option>: <problem>' and exit with status 2;\n"
+      "no output file is created then.\n"
+      "\nExamples:\n"
+      "  knn --input data/fashion-mnist-784-euclidean.h5 --queries 1000 --k 10 --scheme all\n"
+      "  knn --input F.h5 --scheme fp32,fp16x2,bf16x3,auto --repeat 5 --json\n"
+      "  knn --input F.h5 --scheme int8-ozaki,auto --target fp64 --explain --output out.h5\n"
+      "  knn --list-schemes --target fp64\n";
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Kokkos' own options (--kokkos-threads=N, ...) go to Kokkos, everything else to CLI11; Kokkos is
+  // started after parsing so that --help shows knn's help only.
+  std::vector<char*> kokkos_argv = {argv[0]}, app_argv = {argv[0]};
+  for (int i = 1; i < argc; ++i)
+    (std::string(argv[i]).rfind("--kokkos-", 0) == 0 ? kokkos_argv : app_argv).push_back(argv[i]);
+
+  CLI::App app{kDescription, "knn"};
+  app.footer(footer());
+  app.get_formatter()->column_width(30);
+  std::string input, output, scheme_list = "all", target_name = "fp32", device_name = "auto";
+  std::int64_t queries = 0, batch = 1024;
+  int k = 10, repeat = 1;
+  bool json = false, explain = false, list_schemes = false;
+  app.add_option("-i,--input", input, "HDF5 file in the ann-benchmarks layout (required unless --list-schemes)");
+  app.add_option("-o,--output", output,
+                 "write /<scheme>/neighbors (q x k int32) and /<scheme>/distances (q x k float32,\n"
+                 "Euclidean) for every scheme; written to a temporary name, renamed when complete");
+  app.add_option("-q,--queries", queries, "use the first N rows of /test as queries (default: all)");
+  app.add_option("-k,--k", k, "neighbours per query, 1..n")->capture_default_str();
+  app.add_option("-s,--scheme", scheme_list,
+                 "comma-separated scheme names, 'all', or 'auto' (see the list below)")
+      ->capture_default_str();
+  app.add_option("--target", target_name,
+                 "accuracy target: selects int8-ozaki's and auto's target; fp64-target schemes run in double")
+      ->check(CLI::IsMember({"fp32", "fp64"}))
+      ->capture_default_str();
+  app.add_option("--device", device_name, "host (CPU), cuda (GPU build only) or auto (GPU if present, else host)")
+      ->check(CLI::IsMember({"host", "cuda", "auto"}))
+      ->capture_default_str();
+  app.add_option("--repeat", repeat, "timed runs per scheme; the table shows the median")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--batch", batch, "queries per distance GEMM; memory is about batch x n values")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_flag("--json", json, "print only one JSON object (no table, no progress) on stdout");
+  app.add_flag("--explain", explain, "print auto's plan (profiles, candidates, pick) of its first batch to stderr");
+  app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue for --target and exit");
+  CLI11_PARSE(app, static_cast<int>(app_argv.size()), app_argv.data());
+
+  int kokkos_argc = static_cast<int>(kokkos_argv.size());
+  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
+
+  const std::string where = input.empty() ? "knn" : input;
+  try {
+    const tcemu::Target target = tcemu::parse_target(target_name);
+    if (list_schemes) {
+      std::cout << tcemu::catalogue_table(target);
+      return 0;
+    }
+    if (input.empty()) {
+      std::cerr << "knn: error: --input is required (see knn --help)" << std::endl;
+      return kExitError;
+    }
+    std::vector<tcemu::Scheme> schemes;
+    try {
+      schemes = tcemu::parse_scheme_list(scheme_list, target);
+    } catch (const tcemu::Error& e) {
+      std::cerr << "knn: error: --scheme: " << e.what() << std::endl;
+      return kExitError;
+    }
+    const knn::Device device = knn::resolve_device(knn::parse_device(device_name));
+
+    const knn::Dataset data =
+        knn::load_dataset(input, app.count("--queries") ? std::optional<std::int64_t>(queries) : std::nullopt, k);
+    std::unique_ptr<tcemu::io::Writer> writer;
+    if (!output.empty()) writer = std::make_unique<tcemu::io::Writer>(output);  // fails early, before the work
+
+    knn::RunOptions options;
+    options.schemes = schemes;
+    options.k = k;
+    options.repeat = repeat;
+    options.batch = batch;
+    options.device = device;
+    options.progress = json ? nullptr : &std::cerr;
+    options.explain = explain ? &std::cerr : nullptr;
+    const knn::RunResult result = knn::run(data, options);
+
+    const knn::RunInfo info{input, target, device, repeat};
+    if (writer) {
+      knn::write_results(*writer, data, result, info);
+      writer->commit();
+    }
+    if (json)
+      std::cout << knn::format_json(data, result, info) << std::endl;
+    else
+      std::cout << knn::format_table(data, result, info) << std::flush;
+    return 0;
+  } catch (const tcemu::Error& e) {
+    std::cerr << "knn: error: " << e.what() << std::endl;
+  } catch (const std::exception& e) {
+    std::cerr << "knn: error: " << where << ": " << e.what() << std::endl;
+  }
+  return kExitError;
+}

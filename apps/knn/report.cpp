@@ -1,0 +1,122 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace knn {
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string json_number(double v) { return std::isfinite(v) ? fmt("%.10g", v) : "null"; }
+
+std::string row_note(const SchemeResult& r) {
+  std::string note;
+  if (!r.role.empty()) note = r.role + (r.requested ? "" : " (added, not requested)");
+  if (!r.note.empty()) note += (note.empty() ? "" : "; ") + r.note;
+  return note;
+}
+
+}  // namespace
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string format_table(const Dataset& data, const RunResult& result, const RunInfo& info) {
+  const std::vector<std::string> head = {"scheme", "used", "time_ms", "speedup_vs_fp32",
+                                         "recall@" + std::to_string(result.k), "max_dist_err", "note"};
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& r : result.rows)
+    cells.push_back({r.scheme.name, r.used, fmt("%.1f", r.time_ms), fmt("%.2f", r.speedup),
+                     fmt("%.4f", r.recall), fmt("%.2e", r.max_dist_err), row_note(r)});
+  std::vector<std::size_t> width(head.size());
+  for (std::size_t c = 0; c < head.size(); ++c) {
+    width[c] = head[c].size();
+    for (const auto& row : cells) width[c] = std::max(width[c], row[c].size());
+  }
+  std::ostringstream os;
+  os << "knn: " << info.input << ": " << data.q << " queries, " << data.n << " train points, " << data.d
+     << " dims, k = " << result.k << ", target " << tcemu::to_string(info.target) << ", device "
+     << to_string(info.device) << ", median of " << info.repeat << " run" << (info.repeat > 1 ? "s" : "")
+     << ", recall against " << result.ground_truth << "\n";
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string s;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const bool left = c < 2 || c + 1 == row.size();  // names and note left-aligned, numbers right
+      const std::string pad(width[c] - row[c].size(), ' ');
+      s += (c ? "  " : "") + (left ? row[c] + (c + 1 == row.size() ? "" : pad) : pad + row[c]);
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    os << s << "\n";
+  };
+  line(head);
+  for (const auto& row : cells) line(row);
+  return os.str();
+}
+
+std::string format_json(const Dataset& data, const RunResult& result, const RunInfo& info) {
+  std::ostringstream os;
+  os << "{\"app\":\"knn\",\"input\":" << json_string(info.input) << ",\"queries\":" << data.q
+     << ",\"k\":" << result.k << ",\"n\":" << data.n << ",\"d\":" << data.d
+     << ",\"target\":" << json_string(tcemu::to_string(info.target))
+     << ",\"device\":" << json_string(to_string(info.device)) << ",\"repeat\":" << info.repeat
+     << ",\"ground_truth\":" << json_string(result.ground_truth) << ",\"results\":[";
+  for (std::size_t i = 0; i < result.rows.size(); ++i) {
+    const auto& r = result.rows[i];
+    os << (i ? "," : "") << "{\"scheme\":" << json_string(r.scheme.name) << ",\"used\":" << json_string(r.used)
+       << ",\"requested\":" << (r.requested ? "true" : "false") << ",\"role\":" << json_string(r.role)
+       << ",\"time_ms\":" << json_number(r.time_ms) << ",\"speedup\":" << json_number(r.speedup)
+       << ",\"recall\":" << json_number(r.recall) << ",\"max_dist_err\":" << json_number(r.max_dist_err)
+       << ",\"note\":" << json_string(r.note) << "}";
+  }
+  os << "]}";
+  return os.str();
+}
+
+void write_results(tcemu::io::Writer& out, const Dataset& data, const RunResult& result,
+                   const RunInfo& info) {
+  const std::vector<std::int64_t> shape = {data.q, result.k};
+  for (const auto& r : result.rows) {
+    const std::string group = "/" + r.scheme.name;
+    out.write(group + "/neighbors", r.neighbors.index, shape);
+    std::vector<float> dist(r.neighbors.sq_dist.size());
+    std::transform(r.neighbors.sq_dist.begin(), r.neighbors.sq_dist.end(), dist.begin(),
+                   [](double d2) { return static_cast<float>(std::sqrt(std::max(d2, 0.0))); });
+    out.write(group + "/distances", dist, shape);
+    out.write_string_attribute(group, "used", r.used);
+    out.write_string_attribute(group, "note", r.note);
+    out.write_string_attribute(group, "role", r.role);
+  }
+  out.write_string_attribute("/", "app", "knn");
+  out.write_string_attribute("/", "input", info.input);
+  out.write_string_attribute("/", "distance", "euclidean");
+  out.write_string_attribute("/", "ground_truth", result.ground_truth);
+  out.write_int_attribute("/", "k", result.k);
+  out.write_int_attribute("/", "queries", data.q);
+}
+
+}  // namespace knn

@@ -1,0 +1,124 @@
+#include "run.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "quality.hpp"
+#include "tcemu/error.hpp"
+
+namespace knn {
+
+double median(std::vector<double> values) {
+  if (values.empty()) throw tcemu::InvalidArgument("median of an empty list");
+  std::sort(values.begin(), values.end());
+  const std::size_t h = values.size() / 2;
+  return values.size() % 2 ? values[h] : 0.5 * (values[h - 1] + values[h]);
+}
+
+namespace {
+
+bool has_kind(const std::vector<tcemu::Scheme>& list, tcemu::SchemeKind kind) {
+  return std::any_of(list.begin(), list.end(), [&](const tcemu::Scheme& s) { return s.kind == kind; });
+}
+
+/// One small untimed GEMM per working type, so that BLAS thread start-up is not billed to the first
+/// scheme.
+void warm_up(const Dataset& data, Device device) {
+  const std::int64_t n = std::min<std::int64_t>(data.n, 256);
+  tcemu::GemmOptions options;
+  options.scheme = tcemu::parse_scheme("fp32");
+  std::vector<float> out(static_cast<std::size_t>(n));
+  distance_gemm<float>(device, data.queries.data(), 1, data.train.data(), n, data.d, out.data(), options);
+}
+
+}  // namespace
+
+RunResult run(const Dataset& data, const RunOptions& options) {
+  // The list to run: [fp64 ground truth] [fp32 baseline] requested..., each name once.
+  const bool have_truth = data.truth_k >= options.k;
+  std::vector<SchemeResult> rows;
+  auto add = [&](const tcemu::Scheme& s, bool requested, const std::string& role) {
+    for (const auto& r : rows)
+      if (r.scheme.name == s.name) return;
+    SchemeResult r;
+    r.scheme = s;
+    r.requested = requested;
+    r.role = role;
+    rows.push_back(std::move(r));
+  };
+  if (!have_truth && !has_kind(options.schemes, tcemu::SchemeKind::fp64))
+    add(tcemu::parse_scheme("fp64"), false, "ground truth");
+  if (!has_kind(options.schemes, tcemu::SchemeKind::fp32)) add(tcemu::parse_scheme("fp32"), false, "baseline");
+  for (const auto& s : options.schemes) add(s, true, "");
+  for (auto& r : rows) {
+    if (r.scheme.kind == tcemu::SchemeKind::fp32 && r.role.empty()) r.role = "baseline";
+    if (r.scheme.kind == tcemu::SchemeKind::fp64 && !have_truth && r.role.empty()) r.role = "ground truth";
+  }
+
+  warm_up(data, options.device);
+  const bool any_double = std::any_of(rows.begin(), rows.end(), [](const SchemeResult& r) {
+    return computes_in_double(r.scheme);
+  });
+  const DoubleInputs dbl = any_double ? to_double(data) : DoubleInputs{};
+
+  const std::size_t total = rows.size();
+  for (std::size_t i = 0; i < total; ++i) {
+    SchemeResult& r = rows[i];
+    const std::string tag = "knn: [" + std::to_string(i + 1) + "/" + std::to_string(total) + "] " + r.scheme.name;
+    SearchOptions so;
+    so.batch = options.batch;
+    so.device = options.device;
+    if (options.progress)
+      so.on_batch = [&](std::int64_t done, std::int64_t batches) {
+        if (batches > 1) *options.progress << tag << ": batch " << done << "/" << batches << std::endl;
+      };
+    std::vector<double> times;
+    SearchLog log;
+    for (int rep = 0; rep < std::max(1, options.repeat); ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      r.neighbors = search(data, r.scheme, options.k, so, &log, &dbl);
+      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      if (rep == 0 && options.explain && r.scheme.kind == tcemu::SchemeKind::automatic)
+        *options.explain << "knn: " << r.scheme.name << ": plan of the first batch ("
+                         << std::min(options.batch, data.q) << " queries x " << data.n << " train x "
+                         << data.d << " dims):\n"
+                         << log.first.plan.explain() << std::endl;
+    }
+    r.time_ms = median(times);
+    for (const auto& u : log.used) r.used += (r.used.empty() ? "" : "+") + u;
+    r.note = log.note;
+    if (log.fallbacks > 1)
+      r.note += " (" + std::to_string(log.fallbacks) + " of " + std::to_string(log.batches) + " batches)";
+    if (options.progress)
+      *options.progress << tag << ": " << r.time_ms << " ms (used " << r.used << ")" << std::endl;
+  }
+
+  RunResult result;
+  result.k = options.k;
+  std::vector<double> thresholds;
+  if (have_truth) {
+    result.ground_truth = "/neighbors";
+    thresholds = recall_thresholds(data, data.truth, data.truth_k, options.k);
+  } else {
+    result.ground_truth = "fp64 run";
+    if (data.truth_k > 0)
+      result.ground_truth += " (/neighbors has only " + std::to_string(data.truth_k) + " columns)";
+    const auto it = std::find_if(rows.begin(), rows.end(), [](const SchemeResult& r) {
+      return r.scheme.kind == tcemu::SchemeKind::fp64;
+    });
+    thresholds = recall_thresholds(data, it->neighbors.index, options.k, options.k);
+  }
+  const auto base = std::find_if(rows.begin(), rows.end(), [](const SchemeResult& r) {
+    return r.scheme.kind == tcemu::SchemeKind::fp32;
+  });
+  for (auto& r : rows) {
+    const std::vector<double> exact = exact_sq_distances(data, r.neighbors);
+    r.recall = recall_at_k(r.neighbors, exact, thresholds);
+    r.max_dist_err = max_relative_distance_error(r.neighbors, exact);
+    r.speedup = r.time_ms > 0 ? base->time_ms / r.time_ms : 0;
+  }
+  result.rows = std::move(rows);
+  return result;
+}
+
+}  // namespace knn

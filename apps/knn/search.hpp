@@ -1,0 +1,63 @@
+#pragma once
+/// \file search.hpp
+/// Exact k-nearest-neighbour search by squared Euclidean distance, with the distance GEMM computed by
+/// one tcemu scheme: ||x||^2 + ||y||^2 - 2 x.y for a batch of queries x against all train points y,
+/// then an exact top-k per query.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dataset.hpp"
+#include "device.hpp"
+#include "tcemu/gemm.hpp"
+#include "tcemu/scheme.hpp"
+
+namespace knn {
+
+/// The k nearest train points of every query, as found by one scheme.
+struct Neighbors {
+  std::int64_t q = 0;
+  int k = 0;
+  std::vector<std::int32_t> index;  ///< q x k train indices, nearest first, ties to the smaller index
+  std::vector<double> sq_dist;      ///< q x k squared distances as the scheme computed them
+};
+
+/// Double copies of the inputs, made once for the FP64-target schemes (not part of a search's time).
+struct DoubleInputs {
+  std::vector<double> train;    ///< n x d
+  std::vector<double> queries;  ///< q x d
+};
+/// Converts the Dataset's float train points and queries to double (exact).
+DoubleInputs to_double(const Dataset& data);
+
+/// True when `scheme` computes in double: its target is fp64 (fp64; int8-ozaki and auto with
+/// --target fp64). Other schemes compute in float.
+bool computes_in_double(const tcemu::Scheme& scheme);
+
+struct SearchOptions {
+  std::int64_t batch = 1024;    ///< queries per distance GEMM (memory: batch x n values)
+  Device device = Device::host;
+  /// Called after each batch with (batches done, batches in total); may be empty.
+  std::function<void(std::int64_t, std::int64_t)> on_batch;
+};
+
+/// What the GEMM calls of one search did.
+struct SearchLog {
+  std::vector<std::string> used;  ///< distinct GemmReport.used.name values, in order of first use
+  std::string note;               ///< first fallback note ("" when no batch fell back)
+  std::int64_t fallbacks = 0;     ///< number of batches whose GEMM fell back to native arithmetic
+  std::int64_t batches = 0;
+  tcemu::GemmReport first;        ///< report of the first batch (auto's plan for --explain)
+};
+
+/// Exact top-k search of every query of `data` with `scheme`: squared distances
+/// ||x||^2 + ||y||^2 - 2 x.y (norms summed in double, rounded to the working type), x.y from
+/// distance_gemm() in float, or in double when computes_in_double(scheme) (then `dbl` supplies the
+/// double inputs; nullptr converts them here). Top-k by std::partial_sort on (distance, index); NaN
+/// distances sort last. Throws tcemu::InvalidArgument for k outside 1..n or batch < 1, and whatever
+/// the GEMM throws.
+Neighbors search(const Dataset& data, const tcemu::Scheme& scheme, int k, const SearchOptions& options,
+                 SearchLog* log = nullptr, const DoubleInputs* dbl = nullptr);
+
+}  // namespace knn

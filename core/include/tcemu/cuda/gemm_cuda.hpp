@@ -1,0 +1,116 @@
+#pragma once
+/// \file gemm_cuda.hpp
+/// CUDA backend of tcemu (DESIGN.md section 6, "cuda multi-pass"): every scheme of the catalogue on an
+/// NVIDIA GPU, on operands that already live in device memory.
+///
+/// How a call runs (all on `stream`):
+///  1. one tiled pass per operand splits it into the scheme's parts *and* computes its range profile
+///     (block reductions + atomics into a small device struct; the profile is copied back once);
+///  2. the scheme is resolved exactly as on the host (tcemu::resolve_scheme: `auto` with
+///     CostModel::h200_anchors() unless GemmOptions::cost_model says otherwise, Ozaki slice count,
+///     range check and fallback), so GemmReport means the same on both backends;
+///  3. one cuBLAS GEMM per product group, the products of a group concatenated along k
+///     ([A_hi | A_lo] . [B_lo ; B_hi]) into one FP32 accumulator per group: FP16/BF16 parts through
+///     cublasGemmEx (FP32 compute), TF32 parts (TF32-exact FP32 words) with CUBLAS_COMPUTE_32F_FAST_TF32,
+///     native fp32 as cublasSgemm (CUBLAS_DEFAULT_MATH, never TF32), fp64 as cublasDgemm;
+///  4. a combine kernel: C = alpha * sum_g 2^scale_g acc_g + beta * C, smallest group first, in the
+///     precision of C (the host's order, so the two backends differ only by the Tensor Cores'
+///     accumulation order inside each group).
+///  int8-ozaki (ozIMMU, shared/seeds/notes/004_OzakiIMMU.md): per-line power-of-two exponent
+///  (split::ozaki_line_exponent of the line maximum from pass 1), s slices of 7 bits (never -128),
+///  k cut into chunks of at most 2^17; the products with equal i+j are concatenated along k, so each
+///  chunk needs s INT8 GEMMs (cublasGemmEx, CUDA_R_8I -> CUDA_R_32I, CUBLAS_COMPUTE_32I, TN, k padded to
+///  16) instead of s(s+1)/2 (a group is cut further when (i+j-1) * k * 127^2 would reach 2^31); one
+///  fused kernel sums the INT32 results exactly per i+j, then in FP64 from the least significant group
+///  up, scales by 2^(eA_i + eB_j) and applies alpha/beta. The result equals the host's bit for bit.
+///
+/// This header does not include any CUDA header, so CPU-only code may include it; a stream is passed
+/// as `cudaStream_t` (which is `CUstream_st*`, declared here).
+#include <complex>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "tcemu/gemm.hpp"
+#include "tcemu/matrix.hpp"
+#include "tcemu/range_profile.hpp"
+
+struct CUstream_st;
+
+namespace tcemu::cuda {
+
+/// A CUDA stream (the same type as cudaStream_t); nullptr is the legacy default stream.
+using Stream = ::CUstream_st*;
+
+/// True when the CUDA runtime finds at least one usable device (false on machines without a GPU or
+/// driver; never throws).
+bool device_available();
+
+/// "NVIDIA H200 (sm_90, 132 SMs)" for the current device; throws DeviceError without a device.
+std::string device_description();
+
+/// Reusable device memory and library handles for gemm_device calls.
+///
+/// Holds a cuBLAS handle, a few device buffers that grow on demand (never shrink until release()),
+/// a pinned host buffer for the range-profile read-back and timing events, so that repeated calls do
+/// no cudaMalloc. One Workspace serves one device and one host thread at a time; calls on different
+/// streams must not share a Workspace concurrently (its buffers would be overwritten).
+class Workspace {
+ public:
+  /// Creates an empty workspace on the current device (nothing is allocated until first use).
+  Workspace();
+  ~Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  /// Device bytes currently held.
+  std::size_t bytes_reserved() const;
+  /// Frees all device memory (handles stay); the next call grows the buffers again.
+  void release();
+
+  /// When true (default), gemm_device waits for the stream at its end and fills the report's
+  /// seconds_split/products/combine from CUDA events. When false, the call returns as soon as its
+  /// work is queued (it still synchronises once mid-call to read the range profile back, unless the
+  /// scheme is native) and the timings stay 0.
+  bool record_timings = true;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A per-thread workspace used when gemm_device is given none.
+Workspace& default_workspace();
+
+/// C = alpha * op(A) * op(B) + beta * C on the GPU with `options.scheme` (see the file comment).
+///
+/// A, B and C are strided views of *device* memory (any strides: row-major, column-major, transposed
+/// or sub-views; operands that cuBLAS cannot read directly are packed by the split pass). Shapes:
+/// op(A) m x k, op(B) k x n, C m x n. T = float: FP32 data (FP32-target schemes; fp64 computes in
+/// FP64 and rounds); T = double: FP64 data (int8-ozaki and fp64 keep FP64 accuracy; FP32-target schemes
+/// round the data to FP32 first, as the host does). beta == 0 means C is not read (it may hold NaN).
+/// Semantics of the range policy, fallback and GemmReport fields are those of gemm_host.
+/// Throws InvalidArgument on shape mismatch or under RangePolicy::error for an out-of-range operand,
+/// DeviceError when a CUDA/cuBLAS call fails (the message names the call).
+/// `stream` may be nullptr; `ws` may be nullptr (default_workspace()).
+template <class T>
+GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<const T> B, T beta,
+                       MatrixView<T> C, const GemmOptions& options, Stream stream, Workspace* ws);
+
+/// Range profile of op(X) as the `side` operand, computed on the device (the same statistics as
+/// profile_host; line spreads may differ in the last bits because the per-line sums run in another
+/// order). X is a view of device memory.
+template <class T>
+RangeProfile profile_device(MatrixView<const T> opX, Side side, Stream stream, Workspace* ws);
+
+/// Complex C = alpha * op(A) * op(B) + beta * C on the GPU as four real emulated GEMMs (4M; see
+/// complex_gemm.hpp for the formula, the report and the error behaviour). Views of device memory.
+template <class T>
+GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
+                               MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,
+                               std::complex<T> beta, MatrixView<std::complex<T>> C,
+                               const GemmOptions& options, Stream stream, Workspace* ws);
+
+}  // namespace tcemu::cuda

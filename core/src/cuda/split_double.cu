@@ -1,0 +1,3 @@
+// Split pass instantiation for FP64 input.
+#include "cuda/split_pass.cuh"
+TCEMU_INSTANTIATE_SPLIT(double)

@@ -1,0 +1,47 @@
+#pragma once
+// Internals of tcemu::cuda::Workspace: growable device buffers, the cuBLAS handle, pinned host memory
+// for the range-profile read-back, and timing events.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "cuda/check.hpp"
+#include "tcemu/cuda/gemm_cuda.hpp"
+
+namespace tcemu::cuda {
+
+/// Independent buffers of one call (each grows on its own, so earlier pointers stay valid while a
+/// later buffer grows).
+enum Slot : int {
+  kSlotProfile,   ///< range-profile totals and per-line statistics of both operands
+  kSlotPartsA,    ///< split parts / Ozaki slices of op(A) (or of the operand playing A)
+  kSlotPartsB,    ///< same for op(B)
+  kSlotAccum,     ///< FP32/FP64/INT32 accumulators of the product groups
+  kSlotComplexRe, ///< complex GEMM: real part of op(A) op(B)
+  kSlotComplexIm, ///< complex GEMM: imaginary part
+  kSlotCount
+};
+
+struct Workspace::Impl {
+  int device = 0;
+  cublasHandle_t blas = nullptr;
+  void* buf[kSlotCount] = {};
+  std::size_t bytes[kSlotCount] = {};
+  void* pinned = nullptr;  ///< host-pinned read-back area
+  std::size_t pinned_bytes = 0;
+  cudaEvent_t ev[4] = {};
+
+  Impl();
+  ~Impl();
+  /// Device buffer `slot` with at least `n` bytes (256-byte aligned); grows by freeing and
+  /// reallocating after synchronising `stream` (earlier work may still read the old buffer).
+  void* get(Slot slot, std::size_t n, cudaStream_t stream);
+  /// Pinned host buffer of at least n bytes.
+  void* host(std::size_t n);
+  /// The cuBLAS handle bound to `stream`.
+  cublasHandle_t handle(cudaStream_t stream);
+  void release();
+};
+
+}  // namespace tcemu::cuda

@@ -1,0 +1,165 @@
+// Split rules of every FP scheme: representation error per binade across the documented range,
+// degradation just outside it, and zeros / subnormals / Inf / NaN.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "tcemu/range_profile.hpp"
+#include "tcemu/split.hpp"
+
+using namespace tcemu;
+
+namespace {
+
+const SchemeKind kSplitSchemes[] = {
+    SchemeKind::tf32,         SchemeKind::bf16,          SchemeKind::fp16,
+    SchemeKind::fp16x2,       SchemeKind::fp16x2_markidis, SchemeKind::fp16x2_egemm,
+    SchemeKind::fp16x2_legemm, SchemeKind::tf32x2,        SchemeKind::bf16x3,
+    SchemeKind::bf16x9};
+
+Scheme scheme_of(SchemeKind k) {
+  for (const auto& s : catalogue(Target::fp32))
+    if (s.kind == k) return s;
+  throw std::logic_error("missing scheme");
+}
+
+// Largest relative representation error over random values in binade [2^e, 2^(e+1)).
+double max_rel_error(SchemeKind kind, int e, int samples = 20000,
+                     double max_abs = std::numeric_limits<double>::infinity()) {
+  std::mt19937 gen(1000 + e);
+  std::uniform_real_distribution<double> u(1.0, 2.0);
+  double worst = 0;
+  for (int i = 0; i < samples; ++i) {
+    const float x = float(std::ldexp(u(gen), e)) * (i % 2 ? -1.0f : 1.0f);
+    if (!std::isfinite(x) || std::fabs(x) >= std::ldexp(1.0, e + 1) || std::fabs(x) >= max_abs) continue;
+    const double r = split::recombine(kind, split::split_element(kind, x));
+    worst = std::max(worst, std::fabs(r - double(x)) / std::fabs(double(x)));
+  }
+  return worst;
+}
+
+}  // namespace
+
+class SplitScheme : public ::testing::TestWithParam<SchemeKind> {};
+
+TEST_P(SplitScheme, RepresentationErrorWithinBoundInEveryBinadeOfTheRange) {
+  const Scheme s = scheme_of(GetParam());
+  const double bound = std::ldexp(1.0, -s.precision_bits);
+  const int top = s.max_abs >= 1e38 ? 127 : int(std::floor(std::log2(s.max_abs))) - 1;
+  for (int e = s.min_exp; e <= top; ++e) {
+    const double err = max_rel_error(s.kind, e, 4000, s.max_abs);
+    ASSERT_LE(err, bound) << s.name << " binade 2^" << e;
+  }
+  if (top == 127) return;
+  // The top binade up to max_abs (exclusive).
+  std::mt19937 gen(3);
+  const double lo = std::ldexp(1.0, top + 1);
+  std::uniform_real_distribution<double> u(lo, std::min(s.max_abs, 2 * lo));
+  for (int i = 0; i < 20000; ++i) {
+    const float x = float(u(gen));
+    if (double(x) >= s.max_abs) continue;
+    const double r = split::recombine(s.kind, split::split_element(s.kind, x));
+    ASSERT_LE(std::fabs(r - x) / x, bound) << s.name << " x = " << x;
+  }
+}
+
+TEST_P(SplitScheme, RangeIsTightBelowMinExponent) {
+  // Four binades below the full-precision range the representation error must exceed the bound:
+  // otherwise the documented range would be too narrow (and auto too conservative).
+  const Scheme s = scheme_of(GetParam());
+  if (s.min_exp <= -126) GTEST_SKIP() << s.name << " has FP32's own range";
+  const double bound = std::ldexp(1.0, -s.precision_bits);
+  EXPECT_GT(max_rel_error(s.kind, s.min_exp - 4), bound) << s.name;
+}
+
+TEST_P(SplitScheme, AtOrAboveMaxAbsAPartOverflowsOrTheRangeCheckRejects) {
+  const Scheme s = scheme_of(GetParam());
+  if (!std::isfinite(s.max_abs) || s.max_abs > std::numeric_limits<float>::max()) {
+    // 8-bit-exponent schemes: the largest floats round to Inf in the high part.
+    const float x = std::numeric_limits<float>::max();
+    const auto p = split::split_element(s.kind, x);
+    EXPECT_TRUE(std::isinf(p.p[0])) << s.name;
+    return;
+  }
+  RangeProfile prof;
+  prof.max_abs = s.max_abs;
+  prof.min_line_max = 1.0;
+  EXPECT_FALSE(range_violation(s, prof).empty()) << s.name;
+  prof.max_abs = std::nextafter(s.max_abs, 0.0);
+  EXPECT_TRUE(range_violation(s, prof).empty()) << s.name;
+  // And the split really breaks somewhere in [max_abs, 2 max_abs) for the RN schemes.
+  bool broke = false;
+  for (double x = s.max_abs; x < 2 * s.max_abs && !broke; x += s.max_abs / 4096) {
+    const auto p = split::split_element(s.kind, float(x));
+    const double r = split::recombine(s.kind, p);
+    broke = !std::isfinite(r) || std::fabs(r - x) / x > std::ldexp(1.0, -s.precision_bits);
+  }
+  if (s.split == SplitRule::rn || s.split == SplitRule::round_split) EXPECT_TRUE(broke) << s.name;
+}
+
+TEST_P(SplitScheme, ZerosSubnormalsInfNaN) {
+  const Scheme s = scheme_of(GetParam());
+  for (float z : {0.0f, -0.0f}) {
+    const auto p = split::split_element(s.kind, z);
+    EXPECT_EQ(split::recombine(s.kind, p), 0.0) << s.name;
+  }
+  // FP32 subnormals: tiny absolute error (they sit far below every scheme's range).
+  const float sub = std::numeric_limits<float>::denorm_min() * 12345;
+  const double r = split::recombine(s.kind, split::split_element(s.kind, sub));
+  EXPECT_LE(std::fabs(r - sub), std::ldexp(1.0, -24)) << s.name;
+  // Non-finite values are kept away from every split scheme by the range check.
+  RangeProfile prof;
+  prof.nonfinite = 1;
+  EXPECT_NE(range_violation(s, prof).find("non-finite"), std::string::npos) << s.name;
+  EXPECT_TRUE(std::isnan(split::split_element(s.kind, std::nanf("")).p[0]));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSplitSchemes, SplitScheme, ::testing::ValuesIn(kSplitSchemes),
+                         [](const auto& info) {
+                           std::string n = scheme_of(info.param).name;
+                           for (auto& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+TEST(Split, ApeLoOverflowsAtExponent15WithScale4096) {
+  // The pitfall from the APE notes: 32784 rounds to hi = 32768 (tie), residual 16 * 2^12 = 65536.
+  const auto p = split::split_element(SchemeKind::fp16x2, 32784.0f);
+  EXPECT_TRUE(std::isinf(p.p[1]));
+  EXPECT_EQ(scheme_of(SchemeKind::fp16x2).max_abs, 32768.0);
+}
+
+TEST(Split, ResidualComesFromTheRoundedHighPart) {
+  // x just above a TF32 tie: hi rounds up, so lo must be negative.
+  const float x = 1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20);
+  const auto p = split::split_element(SchemeKind::tf32x2, x);
+  EXPECT_EQ(p.p[0], 1.0f + std::ldexp(1.0f, -10));
+  EXPECT_LT(p.p[1], 0.0f);
+  EXPECT_EQ(double(p.p[0]) + double(p.p[1]), double(x));
+}
+
+TEST(Split, OzakiSlicesAreExactAndNeverMinus128) {
+  std::mt19937_64 gen(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int i = 0; i < 20000; ++i) {
+    const double line_max = 3.7;
+    const double x = (i == 0 ? -line_max : u(gen) * line_max);
+    const int e = split::ozaki_line_exponent(line_max);
+    std::int8_t sl[9];
+    split::ozaki_slices(x, e, 7, 9, sl, 1);
+    double r = 0;
+    for (int p = 0; p < 9; ++p) {
+      ASSERT_GT(int(sl[p]), -128);
+      r += std::ldexp(double(sl[p]), -7 * (p + 1));
+    }
+    r = std::ldexp(r, e);
+    ASSERT_LE(std::fabs(r - x), std::ldexp(1.0, e - 63));  // truncation below the 63rd bit
+    ASSERT_LE(std::fabs(r), std::fabs(x));                  // truncation toward zero
+  }
+  EXPECT_EQ(split::ozaki_bits_per_slice(1 << 17), 7);
+  EXPECT_EQ(split::ozaki_bits_per_slice((1 << 17) + 1), 6);
+  EXPECT_EQ(split::ozaki_line_exponent(0.0), 0);
+  EXPECT_EQ(split::ozaki_line_exponent(1.0), 1);  // 1 < 2^1: a power of two needs the next exponent
+}
