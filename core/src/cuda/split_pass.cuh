@@ -58,7 +58,7 @@ struct SplitWriter {
 };
 
 template <class T>
-void split_operand_impl(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+void split_operand(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                         std::int64_t k_stride, const SplitSpec& spec, void* out, std::int64_t kp,
                         const ProfileArgs& prof, cudaStream_t stream) {
   auto run = [&](auto writer) {
@@ -79,12 +79,8 @@ void split_operand_impl(const T* data, std::int64_t lines, std::int64_t k, std::
 
 }  // namespace tcemu::cuda::detail
 
-#define TCEMU_INSTANTIATE_SPLIT(T)                                                                 \
-  namespace tcemu::cuda::detail {                                                                  \
-  template <>                                                                                      \
-  void split_operand<T>(const T* data, std::int64_t lines, std::int64_t k,                         \
-                        std::int64_t line_stride, std::int64_t k_stride, const SplitSpec& spec,    \
-                        void* out, std::int64_t kp, const ProfileArgs& prof, cudaStream_t stream) { \
-    split_operand_impl<T>(data, lines, k, line_stride, k_stride, spec, out, kp, prof, stream);     \
-  }                                                                                                \
-  }
+#define TCEMU_INSTANTIATE_SPLIT(T)                                                               \
+  template void tcemu::cuda::detail::split_operand<T>(                                           \
+      const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,                          \
+      const tcemu::cuda::detail::SplitSpec&, void*, std::int64_t,                                \
+      const tcemu::cuda::detail::ProfileArgs&, cudaStream_t);
