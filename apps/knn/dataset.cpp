@@ -41,17 +41,24 @@ Dataset load_dataset(const std::string& path, std::optional<std::int64_t> querie
   if (const auto metric = file.string_attribute("/", "distance"); metric && *metric != "euclidean")
     fail("attribute distance is \"" + *metric + "\"; knn supports only \"euclidean\"");
 
+  // Shape rules first, from the metadata, so that a bad --k or --queries fails before the big reads.
+  auto check_shapes = [&](std::int64_t n, std::int64_t d_train, std::int64_t q_all, std::int64_t d_test) {
+    if (d_train != d_test)
+      fail("/train has " + std::to_string(d_train) + " dimensions but /test has " + std::to_string(d_test));
+    if (k < 1 || k > n)
+      fail("--k " + std::to_string(k) + " must be in 1.." + std::to_string(n) + " (the rows of /train)");
+    if (queries && (*queries < 1 || *queries > q_all))
+      fail("--queries " + std::to_string(*queries) + " must be in 1.." + std::to_string(q_all) +
+           " (the rows of /test)");
+  };
+  const auto train_info = file.info("/train");
+  const auto test_info = file.info("/test");
+  if (train_info.shape.size() == 2 && test_info.shape.size() == 2)
+    check_shapes(train_info.shape[0], train_info.shape[1], test_info.shape[0], test_info.shape[1]);
+
   auto train = file.read<float>("/train", 2);
   auto test = file.read<float>("/test", 2);
-  if (train.cols() != test.cols())
-    fail("/train has " + std::to_string(train.cols()) + " dimensions but /test has " +
-         std::to_string(test.cols()));
-  if (k < 1 || k > train.rows())
-    fail("--k " + std::to_string(k) + " must be in 1.." + std::to_string(train.rows()) +
-         " (the rows of /train)");
-  if (queries && (*queries < 1 || *queries > test.rows()))
-    fail("--queries " + std::to_string(*queries) + " must be in 1.." + std::to_string(test.rows()) +
-         " (the rows of /test)");
+  check_shapes(train.rows(), train.cols(), test.rows(), test.cols());
   tcemu::io::require_finite(train, path, "/train");
 
   Dataset data;

@@ -67,6 +67,20 @@ Scheme resolve_scheme(const GemmOptions& options, const RangeProfile& a, const R
 void check_gemm_shapes(std::int64_t a_rows, std::int64_t a_cols, std::int64_t b_rows,
                        std::int64_t b_cols, std::int64_t c_rows, std::int64_t c_cols);
 
+#if defined(KOKKOS_ENABLE_CUDA) && defined(TCEMU_HAVE_CUDA)
+}  // namespace tcemu
+struct CUstream_st;
+namespace tcemu::cuda {
+class Workspace;
+/// CUDA backend (declared fully, with its documentation, in tcemu/cuda/gemm_cuda.hpp).
+template <class T>
+GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<const T> B, T beta,
+                       MatrixView<T> C, const GemmOptions& options, ::CUstream_st* stream,
+                       Workspace* ws);
+}  // namespace tcemu::cuda
+namespace tcemu {
+#endif
+
 namespace detail {
 template <class View>
 auto to_matrix_view(const View& v) {
@@ -98,7 +112,15 @@ GemmReport gemm(Op opA, Op opB, typename ViewC::non_const_value_type alpha, cons
   const auto c = detail::to_matrix_view(C);
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space>::accessible) {
     return gemm_host<T>(opA, opB, alpha, a.as_const(), b.as_const(), beta, c, options);
-  } else {
+  }
+#if defined(KOKKOS_ENABLE_CUDA) && defined(TCEMU_HAVE_CUDA)
+  else if constexpr (std::is_same_v<Space, Kokkos::CudaSpace>) {
+    // Device Views: the CUDA backend on the default Cuda execution space instance's stream.
+    return cuda::gemm_device<T>(opA, opB, alpha, a.as_const(), b.as_const(), beta, c, options,
+                                Kokkos::Cuda().cuda_stream(), nullptr);
+  }
+#endif
+  else {
     throw DeviceError("tcemu::gemm: no backend for memory space " + std::string(Space::name()) +
                       " in this build");
   }

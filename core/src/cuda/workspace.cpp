@@ -34,7 +34,7 @@ std::string device_description() {
   TCEMU_CUDA(cudaGetDevice(&dev));
   cudaDeviceProp p{};
   TCEMU_CUDA(cudaGetDeviceProperties(&p, dev));
-  char buf[256];
+  char buf[512];
   std::snprintf(buf, sizeof buf, "%s (sm_%d%d, %d SMs, %.0f GiB)", p.name, p.major, p.minor,
                 p.multiProcessorCount, double(p.totalGlobalMem) / double(1 << 30));
   return buf;

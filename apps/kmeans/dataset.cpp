@@ -1,0 +1,48 @@
+#include "dataset.hpp"
+
+#include "tcemu/error.hpp"
+#include "tcemu/io/hdf5.hpp"
+
+namespace kmeans {
+
+Dataset load_dataset(const std::string& path) {
+  tcemu::io::Reader in(path);
+  Dataset ds;
+  ds.path = path;
+  auto data = in.read<float>("/data", 2);
+  tcemu::io::require_finite(data, path, "/data");
+  ds.n = data.rows();
+  ds.d = data.cols();
+  ds.data = std::move(data.data);
+  if (in.has_dataset("/labels")) {
+    auto labels = in.read<std::int32_t>("/labels", 1);
+    if (labels.rows() != ds.n)
+      throw tcemu::InvalidArgument(path + ": dataset /labels has " + std::to_string(labels.rows()) +
+                                   " entries but /data has " + std::to_string(ds.n) + " points");
+    ds.labels = std::move(labels.data);
+  }
+  if (in.has_dataset("/init_centroids")) {
+    auto init = in.read<float>("/init_centroids", 2);
+    tcemu::io::require_finite(init, path, "/init_centroids");
+    if (init.cols() != ds.d)
+      throw tcemu::InvalidArgument(path + ": dataset /init_centroids has " + std::to_string(init.cols()) +
+                                   " columns but /data has d = " + std::to_string(ds.d));
+    ds.init_k = init.rows();
+    ds.init_centroids = std::move(init.data);
+  }
+  return ds;
+}
+
+void validate_k(const Dataset& data, std::int64_t k, bool need_init, const std::string& what) {
+  if (k < 1) throw tcemu::InvalidArgument(what + ": --k " + std::to_string(k) + " must be >= 1");
+  if (k > data.n)
+    throw tcemu::InvalidArgument(what + ": --k " + std::to_string(k) + " exceeds the " +
+                                 std::to_string(data.n) + " points in /data");
+  if (need_init && data.init_k == 0)
+    throw tcemu::InvalidArgument(what + ": --init file needs a dataset /init_centroids");
+  if (need_init && data.init_k != k)
+    throw tcemu::InvalidArgument(what + ": /init_centroids has " + std::to_string(data.init_k) +
+                                 " rows but --k is " + std::to_string(k));
+}
+
+}  // namespace kmeans

@@ -1,0 +1,33 @@
+#pragma once
+/// \file dataset.hpp
+/// Input of the kmeans app (DESIGN.md section 8): /data (n x d float32), optional /labels (n int32),
+/// optional /init_centroids (k x d float32), read and validated.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kmeans {
+
+/// Points to cluster, and what the file optionally carries with them. Row-major.
+struct Dataset {
+  std::string path;
+  std::int64_t n = 0;                       ///< points
+  std::int64_t d = 0;                       ///< dimensions
+  std::vector<float> data;                  ///< n x d
+  std::vector<std::int32_t> labels;         ///< n reference labels, or empty
+  std::int64_t init_k = 0;                  ///< rows of /init_centroids (0 when absent)
+  std::vector<float> init_centroids;        ///< init_k x d, or empty
+
+  const float* point(std::int64_t i) const { return data.data() + i * d; }
+};
+
+/// Reads the file. Throws tcemu::IoError (missing file/dataset, wrong rank or dtype, empty, NaN/Inf)
+/// or tcemu::InvalidArgument (labels length != n, /init_centroids with a d other than /data's),
+/// each message starting with the path and naming the dataset.
+Dataset load_dataset(const std::string& path);
+
+/// Checks k against the data: 1 <= k <= n, and k == init_k when `need_init` (--init file).
+/// Throws tcemu::InvalidArgument naming `what` (the file) and the rule.
+void validate_k(const Dataset& data, std::int64_t k, bool need_init, const std::string& what);
+
+}  // namespace kmeans

@@ -1,0 +1,48 @@
+#pragma once
+/// \file lloyd.hpp
+/// Lloyd's k-means iterations with the point-to-centroid distances computed through tcemu's GEMM:
+/// ||x||^2 + ||c||^2 - 2 x.c, where X (n x d) * C^T (d x k) uses the requested scheme.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dataset.hpp"
+#include "tcemu/gemm.hpp"
+
+namespace kmeans {
+
+/// Iteration controls.
+struct LloydOptions {
+  std::int64_t k = 8;
+  int max_iter = 100;      ///< upper bound on assignment steps
+  double tol = 1e-4;       ///< stop when |inertia_prev - inertia| <= tol * inertia
+  std::int64_t batch = 65536;  ///< points per distance GEMM (bounds the n x k distance buffer)
+};
+
+/// Outcome of one run.
+struct LloydResult {
+  std::vector<double> centroids;           ///< k x d, the centroids of the final assignment step
+  std::vector<std::int32_t> assignment;    ///< n cluster indices (argmin, ties to the lower index)
+  std::vector<double> inertia;             ///< per iteration: sum_i ||x_i - c_assign(i)||^2 in FP64
+  int iterations = 0;
+  bool converged = false;                  ///< tol reached (or assignments stopped changing)
+  std::int64_t reseeded = 0;               ///< empty clusters reseeded from the farthest points
+  double seconds = 0;                      ///< wall clock of the iterations (init excluded)
+  double gemm_seconds = 0;                 ///< part of it spent in the distance GEMMs
+  std::string used;                        ///< scheme(s) the GEMMs really ran, e.g. "fp16x2"
+  std::string note;                        ///< first fallback note of the run, or ""
+};
+
+/// Called after every iteration: (iteration number from 1, inertia, relative change).
+using Progress = std::function<void(int, double, double)>;
+
+/// Runs Lloyd's algorithm from `init` (k x d) on the host. T = float for FP32-target schemes, double
+/// for FP64-target ones (the data are converted once). Inertia is computed directly in FP64 (not from
+/// the GEMM), so it measures the clustering, not the scheme's distance error. Empty clusters are
+/// reseeded with the points farthest from their centroids.
+template <class T>
+LloydResult lloyd(const Dataset& data, const std::vector<double>& init, const tcemu::GemmOptions& gemm,
+                  const LloydOptions& options, const Progress& progress = {});
+
+}  // namespace kmeans

@@ -1,0 +1,201 @@
+// kmeans: Lloyd's k-means with every tcemu scheme side by side (time, iterations, inertia, agreement
+// with the FP64 run and with reference labels). See `kmeans --help`.
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "agreement.hpp"
+#include "dataset.hpp"
+#include "init.hpp"
+#include "lloyd.hpp"
+#include "tcemu/error.hpp"
+#include "tcemu/io/hdf5.hpp"
+#include "tcemu/scheme.hpp"
+
+namespace {
+
+constexpr int kExitError = 2;
+
+const char* kDescription =
+    "kmeans - Lloyd's k-means clustering with tcemu's emulated GEMMs.\n"
+    "\n"
+    "Each iteration assigns every point to the nearest centroid, with the squared distances\n"
+    "||x||^2 + ||c||^2 - 2 x.c and x.c from one GEMM (points x centroids^T) computed with the scheme,\n"
+    "then moves each centroid to the mean of its points (FP64). All schemes start from the same\n"
+    "seeded centroids (k-means++ by default, computed once in FP64), so their results are comparable:\n"
+    "the fp64 run is the reference, fp32 the speed baseline. Inertia is computed directly in FP64.\n";
+
+const char* kFooter =
+    "\nInput: /data n x d float32, optional /labels n int32, optional /init_centroids k x d float32.\n"
+    "\nMetrics (one row per scheme):\n"
+    "  time_ms        wall clock of the Lloyd iterations (init excluded); ms/iter per iteration\n"
+    "  iters          assignment steps until |inertia_prev - inertia| <= tol * inertia (or max-iter)\n"
+    "  inertia        sum of squared distances of the points to their centroids, FP64\n"
+    "  d_inertia      |inertia - inertia_fp64| / inertia_fp64\n"
+    "  agree, ari     share of points with fp64's cluster index; adjusted Rand index vs fp64\n"
+    "  ari_labels     adjusted Rand index vs /labels (when the file has them)\n"
+    "\nOutput (--output O.h5, written to a temporary name and renamed on success): per scheme\n"
+    "/<scheme>/centroids (k x d float32), /<scheme>/assignments (n int32), /<scheme>/inertia (per iteration).\n"
+    "\nErrors print one line 'kmeans: error: <file or option>: <problem>' and exit with status 2.\n"
+    "\nExamples:\n"
+    "  kmeans --input data/fashion-mnist-kmeans.h5 --k 10 --scheme all\n"
+    "  kmeans --input F.h5 --k 256 --scheme fp32,fp16x2,bf16x3 --max-iter 50 --json\n";
+
+struct Row {
+  std::string scheme, used, note;
+  kmeans::LloydResult result;
+};
+
+void print_table(const std::vector<Row>& rows, const Row& fp64, const Row* fp32,
+                 const kmeans::Dataset& data) {
+  std::printf("%-16s %-16s %10s %9s %8s %6s %14s %9s %8s %8s %10s  %s\n", "scheme", "used", "time_ms",
+              "ms/iter", "speedup", "iters", "inertia", "d_inertia", "agree", "ari", "ari_labels",
+              "note");
+  for (const auto& r : rows) {
+    const auto& res = r.result;
+    const double ari_labels = data.labels.empty() ? NAN : kmeans::adjusted_rand_index(res.assignment, data.labels);
+    std::printf("%-16s %-16s %10.1f %9.2f %8.2f %6d %14.6e %9.2e %8.5f %8.5f %10.5f  %s\n",
+                r.scheme.c_str(), r.used.c_str(), res.seconds * 1e3,
+                res.seconds * 1e3 / std::max(res.iterations, 1),
+                fp32 ? fp32->result.seconds / res.seconds : NAN, res.iterations, res.inertia.back(),
+                std::fabs(res.inertia.back() - fp64.result.inertia.back()) / fp64.result.inertia.back(),
+                kmeans::agreement(res.assignment, fp64.result.assignment),
+                kmeans::adjusted_rand_index(res.assignment, fp64.result.assignment), ari_labels,
+                r.note.c_str());
+  }
+}
+
+void print_json(const std::vector<Row>& rows, const Row& fp64, const Row* fp32,
+                const kmeans::Dataset& data, std::int64_t k) {
+  std::printf("{\"app\":\"kmeans\",\"input\":\"%s\",\"n\":%lld,\"d\":%lld,\"k\":%lld,\"results\":[",
+              data.path.c_str(), (long long)data.n, (long long)data.d, (long long)k);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& res = rows[i].result;
+    std::printf("%s{\"scheme\":\"%s\",\"used\":\"%s\",\"time_ms\":%.6g,\"ms_per_iter\":%.6g,"
+                "\"speedup\":%.6g,\"iterations\":%d,\"inertia\":%.17g,\"ari_vs_fp64\":%.17g,"
+                "\"agreement_vs_fp64\":%.17g,\"ari_vs_labels\":",
+                i ? "," : "", rows[i].scheme.c_str(), rows[i].used.c_str(), res.seconds * 1e3,
+                res.seconds * 1e3 / std::max(res.iterations, 1), fp32 ? fp32->result.seconds / res.seconds : 0.0,
+                res.iterations, res.inertia.back(),
+                kmeans::adjusted_rand_index(res.assignment, fp64.result.assignment),
+                kmeans::agreement(res.assignment, fp64.result.assignment));
+    if (data.labels.empty()) std::printf("null}");
+    else std::printf("%.17g}", kmeans::adjusted_rand_index(res.assignment, data.labels));
+  }
+  std::printf("]}\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> kokkos_argv = {argv[0]}, app_argv = {argv[0]};
+  for (int i = 1; i < argc; ++i)
+    (std::string(argv[i]).rfind("--kokkos-", 0) == 0 ? kokkos_argv : app_argv).push_back(argv[i]);
+
+  CLI::App app{kDescription, "kmeans"};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(30);
+  std::string input, output, scheme_list = "all", target_name = "fp32", device_name = "auto",
+                             init_name = "kmeans++";
+  std::int64_t k = 0;
+  int max_iter = 100;
+  double tol = 1e-4;
+  std::uint64_t seed = 1;
+  bool json = false, quiet = false, list_schemes = false;
+  app.add_option("-i,--input", input, "HDF5 file with /data (n x d float32) (required)");
+  app.add_option("-o,--output", output, "HDF5 file for centroids, assignments and inertia per scheme");
+  app.add_option("-k,--k", k, "number of clusters, 1 <= k <= n (required)");
+  app.add_option("--max-iter", max_iter, "maximum Lloyd iterations")->check(CLI::PositiveNumber);
+  app.add_option("--tol", tol, "stop when the relative inertia change is <= tol")->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", seed, "seed of the initialisation (same for every scheme)");
+  app.add_option("--init", init_name, "kmeans++ | random | file (/init_centroids)");
+  app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, or 'all' (see --list-schemes)");
+  app.add_option("--target", target_name, "accuracy target of int8-ozaki and auto: fp32 | fp64");
+  app.add_option("--device", device_name, "host | cuda | auto (host until kmeans has a GPU path)");
+  app.add_flag("--json", json, "print one JSON object instead of the table");
+  app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
+  app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
+  try {
+    app.parse(static_cast<int>(app_argv.size()), app_argv.data());
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  int kargc = static_cast<int>(kokkos_argv.size());
+  Kokkos::ScopeGuard kokkos(kargc, kokkos_argv.data());
+  try {
+    const tcemu::Target target = tcemu::parse_target(target_name);
+    if (list_schemes) {
+      std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
+      return 0;
+    }
+    if (input.empty()) throw tcemu::InvalidArgument("--input is required");
+    if (k == 0) throw tcemu::InvalidArgument("--k is required");
+    if (device_name == "cuda")
+      throw tcemu::DeviceError("--device cuda: kmeans has no GPU path in this version");
+    if (device_name != "host" && device_name != "auto")
+      throw tcemu::InvalidArgument("--device '" + device_name + "' is not one of: host, cuda, auto");
+    const auto init = kmeans::parse_init(init_name);
+    const auto schemes = tcemu::parse_scheme_list(scheme_list, target);
+    const auto data = kmeans::load_dataset(input);
+    kmeans::validate_k(data, k, init == kmeans::Init::file, input);
+    const auto centroids0 = kmeans::initial_centroids(data, k, init, seed);
+
+    kmeans::LloydOptions lopt;
+    lopt.k = k;
+    lopt.max_iter = max_iter;
+    lopt.tol = tol;
+    // fp64 is the reference and fp32 the speed baseline: run them first, once, whatever the list.
+    std::vector<tcemu::Scheme> order = {tcemu::parse_scheme("fp64"), tcemu::parse_scheme("fp32")};
+    for (const auto& s : schemes)
+      if (s.name != "fp64" && s.name != "fp32") order.push_back(s);
+    std::vector<Row> rows;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const auto& s = order[i];
+      tcemu::GemmOptions gopt;
+      gopt.scheme = s;
+      auto progress = [&](int it, double inertia, double rel) {
+        if (!quiet && !json)
+          std::fprintf(stderr, "kmeans: [%zu/%zu] %-16s iter %3d  inertia %.9e  rel change %.2e\n", i + 1,
+                       order.size(), s.name.c_str(), it, inertia, rel);
+      };
+      Row row;
+      row.scheme = s.name;
+      row.result = s.target == tcemu::Target::fp64
+                       ? kmeans::lloyd<double>(data, centroids0, gopt, lopt, progress)
+                       : kmeans::lloyd<float>(data, centroids0, gopt, lopt, progress);
+      row.used = row.result.used;
+      row.note = row.result.note;
+      rows.push_back(std::move(row));
+    }
+    // Keep only what the user asked for in the table (fp64/fp32 always kept as references).
+    const Row& fp64 = rows[0];
+    const Row* fp32 = &rows[1];
+    std::vector<Row> shown;
+    for (const auto& r : rows) {
+      bool asked = scheme_list == "all" || r.scheme == "fp64" || r.scheme == "fp32";
+      for (const auto& s : schemes) asked |= s.name == r.scheme;
+      if (asked) shown.push_back(r);
+    }
+    if (!output.empty()) {
+      tcemu::io::Writer out(output);
+      for (const auto& r : shown) {
+        std::vector<float> c(r.result.centroids.begin(), r.result.centroids.end());
+        out.write<float>("/" + r.scheme + "/centroids", c, {k, data.d});
+        out.write<std::int32_t>("/" + r.scheme + "/assignments", r.result.assignment, {data.n});
+        out.write<double>("/" + r.scheme + "/inertia", r.result.inertia,
+                          {static_cast<std::int64_t>(r.result.inertia.size())});
+      }
+      out.write_string_attribute("/", "input", input);
+      out.commit();
+    }
+    if (json) print_json(shown, fp64, fp32, data, k);
+    else print_table(shown, fp64, fp32, data);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kmeans: error: %s\n", e.what());
+    return kExitError;
+  }
+  return 0;
+}

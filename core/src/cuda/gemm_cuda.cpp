@@ -1,0 +1,183 @@
+// CUDA backend entry: orientation, range profile (fused with the split), scheme resolution shared
+// with the host (resolve_scheme), dispatch to the paths, timings.
+#include <cstring>
+
+#include "cuda/paths.hpp"
+#include "tcemu/cuda/gemm_cuda.hpp"
+
+namespace tcemu::cuda {
+namespace {
+
+using detail::ProfileArgs;
+using detail::ProfileTotals;
+
+double bits_to_double(unsigned long long b) {
+  double d;
+  std::memcpy(&d, &b, sizeof d);
+  return d;
+}
+
+RangeProfile to_profile(const ProfileTotals& t, std::int64_t lines, std::int64_t k) {
+  RangeProfile p;
+  p.lines = lines;
+  p.line_length = k;
+  p.max_abs = bits_to_double(t.max_bits);
+  const double mn = bits_to_double(t.min_nonzero_bits), ml = bits_to_double(t.min_line_max_bits);
+  p.min_abs_nonzero = std::isfinite(mn) ? mn : 0.0;
+  p.min_line_max = std::isfinite(ml) ? ml : 0.0;
+  p.max_line_spread_bits = bits_to_double(t.max_spread_bits);
+  p.zeros = static_cast<std::int64_t>(t.zeros);
+  p.subnormals = static_cast<std::int64_t>(t.subnormals);
+  p.nonfinite = static_cast<std::int64_t>(t.nonfinite);
+  return p;
+}
+
+/// Profile areas of both operands in the workspace's profile slot.
+struct Profiles {
+  ProfileArgs x, y;
+};
+
+Profiles profile_areas(std::int64_t m, std::int64_t n, Workspace::Impl& ws, cudaStream_t st) {
+  const std::size_t bx = detail::profile_bytes(m), by = detail::profile_bytes(n);
+  char* base = static_cast<char*>(ws.get(kSlotProfile, bx + by, st));
+  Profiles p{detail::profile_layout(base, m), detail::profile_layout(base + bx, n)};
+  detail::profile_reset(p.x, m, st);
+  detail::profile_reset(p.y, n, st);
+  return p;
+}
+
+/// Finalises both profiles and reads the totals back (one synchronisation).
+std::pair<RangeProfile, RangeProfile> read_profiles(const Profiles& pr, std::int64_t m, std::int64_t n,
+                                                    std::int64_t k, Workspace::Impl& ws,
+                                                    cudaStream_t st) {
+  detail::profile_finalize(pr.x, m, k, st);
+  detail::profile_finalize(pr.y, n, k, st);
+  auto* h = static_cast<ProfileTotals*>(ws.host(2 * sizeof(ProfileTotals)));
+  TCEMU_CUDA(cudaMemcpyAsync(h, pr.x.totals, sizeof(ProfileTotals), cudaMemcpyDeviceToHost, st));
+  TCEMU_CUDA(cudaMemcpyAsync(h + 1, pr.y.totals, sizeof(ProfileTotals), cudaMemcpyDeviceToHost, st));
+  TCEMU_CUDA(cudaStreamSynchronize(st));
+  return {to_profile(h[0], m, k), to_profile(h[1], n, k)};
+}
+
+float elapsed(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0;
+  TCEMU_CUDA(cudaEventElapsedTime(&ms, a, b));
+  return ms;
+}
+
+}  // namespace
+
+template <class T>
+GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<const T> B, T beta,
+                       MatrixView<T> C, const GemmOptions& options, Stream stream, Workspace* wsp) {
+  const MatrixView<const T> a = A.apply(opA);
+  const MatrixView<const T> b = B.apply(opB);
+  check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, C.rows, C.cols);
+  GemmReport report;
+  report.requested = report.used = options.scheme;
+  if (a.rows == 0 || b.cols == 0) return report;
+  Workspace& wso = wsp ? *wsp : default_workspace();
+  Workspace::Impl& ws = wso.impl();
+  cudaStream_t st = stream;
+
+  // Orientation: acc = X . Y^T column-major; swap operands when C is row-major.
+  detail::Problem<T> p;
+  const detail::Operand<T> oa{a.data, a.rows, a.row_stride, a.col_stride};
+  const detail::Operand<T> ob{b.data, b.cols, b.col_stride, b.row_stride};
+  p.swapped = C.col_stride == 1 && C.row_stride != 1;
+  p.x = p.swapped ? ob : oa;
+  p.y = p.swapped ? oa : ob;
+  p.m = p.x.lines;
+  p.n = p.y.lines;
+  p.k = a.cols;
+  p.c = C.data;
+  p.c_rs = p.swapped ? C.col_stride : C.row_stride;
+  p.c_cs = p.swapped ? C.row_stride : C.col_stride;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.stream = st;
+
+  cudaEvent_t* ev = ws.ev;
+  TCEMU_CUDA(cudaEventRecord(ev[0], st));
+  if (p.k == 0) {  // BLAS semantics: C = beta * C (not read when beta == 0)
+    detail::combine_groups<T, T>(nullptr, 0, 0, 0, nullptr, p.m, p.n, alpha, beta, p.c, p.c_rs, p.c_cs, st);
+    return report;
+  }
+
+  const Scheme& req = options.scheme;
+  const CostModel model = CostModel::h200_anchors();
+  RangeProfile pa, pb;
+  Scheme s;
+  bool split_done = false;
+  Profiles pr{};
+  if (req.is_native()) {
+    s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
+  } else {
+    pr = profile_areas(p.m, p.n, ws, st);
+    const bool profile_only = req.kind == SchemeKind::automatic || req.kind == SchemeKind::int8_ozaki;
+    if (profile_only) {
+      const detail::SplitSpec none{};
+      detail::split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, none, nullptr, p.k, pr.x, st);
+      detail::split_operand<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, none, nullptr, p.k, pr.y, st);
+    } else {
+      detail::split_panels<T>(req, p, ws, pr.x, pr.y);  // split fused with the profile
+    }
+    auto [px, py] = read_profiles(pr, p.m, p.n, p.k, ws, st);
+    pa = p.swapped ? py : px;
+    pb = p.swapped ? px : py;
+    s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
+    split_done = !profile_only && s.kind == req.kind;
+  }
+
+  switch (s.kind) {
+    case SchemeKind::fp32:
+    case SchemeKind::fp64:
+      TCEMU_CUDA(cudaEventRecord(ev[1], st));
+      detail::run_native<T>(s, p, ws);
+      TCEMU_CUDA(cudaEventRecord(ev[2], st));
+      break;
+    case SchemeKind::int8_ozaki:
+      detail::run_ozaki<T>(s, p, ws, pr.x.line_exp, pr.y.line_exp, ev[1], ev[2]);
+      break;
+    default:
+      if (!split_done) detail::split_panels<T>(s, p, ws, ProfileArgs{}, ProfileArgs{});
+      TCEMU_CUDA(cudaEventRecord(ev[1], st));
+      detail::run_parts_products<T>(s, p, ws, ev[2]);
+      break;
+  }
+  TCEMU_CUDA(cudaEventRecord(ev[3], st));
+  if (wso.record_timings) {
+    TCEMU_CUDA(cudaEventSynchronize(ev[3]));
+    report.seconds_split = 1e-3 * elapsed(ev[0], ev[1]);
+    report.seconds_products = 1e-3 * elapsed(ev[1], ev[2]);
+    report.seconds_combine = 1e-3 * elapsed(ev[2], ev[3]);
+  }
+  return report;
+}
+
+template <class T>
+RangeProfile profile_device(MatrixView<const T> opX, Side side, Stream stream, Workspace* wsp) {
+  Workspace::Impl& ws = (wsp ? *wsp : default_workspace()).impl();
+  const MatrixView<const T> v = side == Side::A ? opX : opX.transposed();
+  const std::size_t bytes = detail::profile_bytes(v.rows);
+  const ProfileArgs pa = detail::profile_layout(ws.get(kSlotProfile, bytes, stream), v.rows);
+  detail::profile_reset(pa, v.rows, stream);
+  const detail::SplitSpec none{};
+  detail::split_operand<T>(v.data, v.rows, v.cols, v.row_stride, v.col_stride, none, nullptr, v.cols, pa,
+                           stream);
+  detail::profile_finalize(pa, v.rows, v.cols, stream);
+  auto* h = static_cast<ProfileTotals*>(ws.host(sizeof(ProfileTotals)));
+  TCEMU_CUDA(cudaMemcpyAsync(h, pa.totals, sizeof(ProfileTotals), cudaMemcpyDeviceToHost, stream));
+  TCEMU_CUDA(cudaStreamSynchronize(stream));
+  return to_profile(*h, v.rows, v.cols);
+}
+
+#define TCEMU_GEMM_DEVICE(T)                                                                        \
+  template GemmReport gemm_device<T>(Op, Op, T, MatrixView<const T>, MatrixView<const T>, T,       \
+                                     MatrixView<T>, const GemmOptions&, Stream, Workspace*);       \
+  template RangeProfile profile_device<T>(MatrixView<const T>, Side, Stream, Workspace*);
+TCEMU_GEMM_DEVICE(float)
+TCEMU_GEMM_DEVICE(double)
+#undef TCEMU_GEMM_DEVICE
+
+}  // namespace tcemu::cuda

@@ -1,0 +1,266 @@
+// Arithmetic paths of the CUDA backend: native cuBLAS, split-part products, Ozaki INT8 (paths.hpp).
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "cuda/part_layout.hpp"
+#include "cuda/paths.hpp"
+
+namespace tcemu::cuda::detail {
+namespace {
+
+std::int64_t round_up(std::int64_t v, std::int64_t q) { return (v + q - 1) / q * q; }
+
+int blas_int(std::int64_t v, const char* what) {
+  if (v > INT_MAX)
+    throw InvalidArgument(std::string("tcemu cuda gemm: ") + what + " = " + std::to_string(v) +
+                          " exceeds cuBLAS's 32-bit integer range");
+  return static_cast<int>(v);
+}
+
+/// How cuBLAS reads an operand in place: pointer, leading dimension and transpose flag. For x
+/// (the "A" of the column-major GEMM, m x k) and y (whose transpose is the "B", k x n).
+struct BlasOperand {
+  bool ok = false;
+  cublasOperation_t op = CUBLAS_OP_N;
+  std::int64_t ld = 0;
+};
+
+/// x as cuBLAS's A (m x k): op N needs line_stride 1 (column-major), op T needs k_stride 1.
+template <class T>
+BlasOperand blas_a(const Operand<T>& x, std::int64_t k) {
+  if (x.line_stride == 1 && x.k_stride >= std::max<std::int64_t>(1, x.lines))
+    return {true, CUBLAS_OP_N, x.k_stride};
+  if (x.k_stride == 1 && x.line_stride >= std::max<std::int64_t>(1, k)) return {true, CUBLAS_OP_T, x.line_stride};
+  return {};
+}
+/// y^T as cuBLAS's B (k x n): op N needs k_stride 1, op T needs line_stride 1.
+template <class T>
+BlasOperand blas_b(const Operand<T>& y, std::int64_t k) {
+  if (y.k_stride == 1 && y.line_stride >= std::max<std::int64_t>(1, k)) return {true, CUBLAS_OP_N, y.line_stride};
+  if (y.line_stride == 1 && y.k_stride >= std::max<std::int64_t>(1, y.lines))
+    return {true, CUBLAS_OP_T, y.k_stride};
+  return {};
+}
+
+Store store_of(PartType p) {
+  switch (p) {
+    case PartType::fp16: return Store::f16;
+    case PartType::bf16: return Store::bf16;
+    case PartType::tf32:
+    case PartType::fp32: return Store::f32;
+    case PartType::fp64: return Store::f64;
+    case PartType::int8: break;
+  }
+  throw InvalidArgument("tcemu cuda: no split storage for INT8 parts");
+}
+
+std::size_t store_bytes(Store s) {
+  switch (s) {
+    case Store::f16:
+    case Store::bf16: return 2;
+    case Store::f32: return 4;
+    case Store::f64: return 8;
+    case Store::none: return 0;
+  }
+  return 0;
+}
+
+cudaDataType blas_type(PartType p) {
+  switch (p) {
+    case PartType::fp16: return CUDA_R_16F;
+    case PartType::bf16: return CUDA_R_16BF;
+    case PartType::fp64: return CUDA_R_64F;
+    default: return CUDA_R_32F;
+  }
+}
+
+SplitSpec spec_for(SchemeKind kind, Store store, const std::vector<int>& seq) {
+  SplitSpec sp;
+  sp.kind = kind;
+  sp.store = store;
+  sp.nseq = static_cast<int>(seq.size());
+  if (sp.nseq > 16) throw InvalidArgument("tcemu cuda: more than 16 parts in a panel");
+  for (int q = 0; q < sp.nseq; ++q) sp.seq[q] = static_cast<signed char>(seq[q]);
+  return sp;
+}
+
+/// Split-panel row length: k padded to 16 elements (32-byte rows for 16-bit parts, INT8 alignment).
+std::int64_t panel_k(std::int64_t k) { return round_up(std::max<std::int64_t>(k, 1), 16); }
+
+}  // namespace
+
+template <class T>
+void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws) {
+  const bool fp64 = s.kind == SchemeKind::fp64;
+  cublasHandle_t h = ws.handle(p.stream);
+  const int m = blas_int(p.m, "m"), n = blas_int(p.n, "n"), k = blas_int(p.k, "k");
+  // Direct path: same precision as the data and every operand readable in place.
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    constexpr bool t_is_double = std::is_same_v<T, double>;
+    const BlasOperand ba = blas_a(p.x, p.k), bb = blas_b(p.y, p.k);
+    if (fp64 == t_is_double && ba.ok && bb.ok && p.c_rs == 1 && p.c_cs >= std::max<std::int64_t>(1, p.m)) {
+      TCEMU_CUBLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+      if constexpr (t_is_double) {
+        TCEMU_CUBLAS(cublasDgemm(h, ba.op, bb.op, m, n, k, &p.alpha, p.x.data, blas_int(ba.ld, "lda"),
+                                 p.y.data, blas_int(bb.ld, "ldb"), &p.beta, p.c, blas_int(p.c_cs, "ldc")));
+      } else {
+        TCEMU_CUBLAS(cublasSgemm(h, ba.op, bb.op, m, n, k, &p.alpha, p.x.data, blas_int(ba.ld, "lda"),
+                                 p.y.data, blas_int(bb.ld, "ldb"), &p.beta, p.c, blas_int(p.c_cs, "ldc")));
+      }
+      return;
+    }
+  }
+  // Packed path: convert both operands to TN panels of the computing precision, GEMM, combine.
+  const Store st = fp64 ? Store::f64 : Store::f32;
+  const std::int64_t kp = round_up(std::max<std::int64_t>(p.k, 1), 4);
+  const std::size_t eb = store_bytes(st);
+  void* px = ws.get(kSlotPartsA, eb * p.m * kp, p.stream);
+  void* py = ws.get(kSlotPartsB, eb * p.n * kp, p.stream);
+  const SplitSpec spec = spec_for(SchemeKind::fp32, st, {0});
+  split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, spec, px, kp, ProfileArgs{}, p.stream);
+  split_operand<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, spec, py, kp, ProfileArgs{}, p.stream);
+  const std::int64_t ldacc = round_up(p.m, 4);
+  void* acc = ws.get(kSlotAccum, eb * ldacc * p.n, p.stream);
+  const int ik = blas_int(kp, "k (padded)");
+  const double one = 1.0;
+  if (fp64) {
+    const double zero = 0.0;
+    TCEMU_CUBLAS(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, ik, &one, static_cast<double*>(px), ik,
+                             static_cast<double*>(py), ik, &zero, static_cast<double*>(acc),
+                             blas_int(ldacc, "ldc")));
+    combine_groups<double, T>(static_cast<double*>(acc), 0, ldacc, 1, &one, p.m, p.n, p.alpha, p.beta,
+                              p.c, p.c_rs, p.c_cs, p.stream);
+  } else {
+    const float onef = 1.f, zerof = 0.f;
+    TCEMU_CUBLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    TCEMU_CUBLAS(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, ik, &onef, static_cast<float*>(px), ik,
+                             static_cast<float*>(py), ik, &zerof, static_cast<float*>(acc),
+                             blas_int(ldacc, "ldc")));
+    combine_groups<float, T>(static_cast<float*>(acc), 0, ldacc, 1, &one, p.m, p.n, p.alpha, p.beta,
+                             p.c, p.c_rs, p.c_cs, p.stream);
+  }
+}
+
+template <class T>
+void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const ProfileArgs& px,
+                  const ProfileArgs& py) {
+  const PartLayout L = make_part_layout(s.groups, p.swapped);
+  const Store st = store_of(s.part);
+  const std::int64_t kp = panel_k(p.k);
+  const std::size_t eb = store_bytes(st);
+  void* ax = ws.get(kSlotPartsA, eb * p.m * L.seq_a.size() * kp, p.stream);
+  void* ay = ws.get(kSlotPartsB, eb * p.n * L.seq_b.size() * kp, p.stream);
+  split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, spec_for(s.kind, st, L.seq_a), ax,
+                   kp, px, p.stream);
+  split_operand<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, spec_for(s.kind, st, L.seq_b), ay,
+                   kp, py, p.stream);
+}
+
+template <class T>
+void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws,
+                        cudaEvent_t after_products) {
+  const PartLayout L = make_part_layout(s.groups, p.swapped);
+  const Store st = store_of(s.part);
+  const std::int64_t kp = panel_k(p.k);
+  const std::size_t eb = store_bytes(st);
+  const char* ax = static_cast<const char*>(ws.get(kSlotPartsA, eb * p.m * L.seq_a.size() * kp, p.stream));
+  const char* ay = static_cast<const char*>(ws.get(kSlotPartsB, eb * p.n * L.seq_b.size() * kp, p.stream));
+  const std::int64_t ldacc = round_up(p.m, 4);
+  const std::int64_t gstride = ldacc * p.n;
+  const int ngroups = static_cast<int>(L.windows.size());
+  float* acc = static_cast<float*>(ws.get(kSlotAccum, sizeof(float) * gstride * ngroups, p.stream));
+
+  cublasHandle_t h = ws.handle(p.stream);
+  const cudaDataType type = blas_type(s.part);
+  const cublasComputeType_t compute =
+      s.part == PartType::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  const int m = blas_int(p.m, "m"), n = blas_int(p.n, "n");
+  const int lda = blas_int(static_cast<std::int64_t>(L.seq_a.size()) * kp, "lda");
+  const int ldb = blas_int(static_cast<std::int64_t>(L.seq_b.size()) * kp, "ldb");
+  const float one = 1.f, zero = 0.f;
+  std::vector<double> scales(ngroups);
+  for (int g = 0; g < ngroups; ++g) {
+    const GroupWindow& w = L.windows[g];
+    scales[g] = std::ldexp(1.0, w.scale_exp);
+    TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(w.len * kp, "k x parts"), &one,
+                              ax + eb * w.off_a * kp, type, lda, ay + eb * w.off_b * kp, type, ldb, &zero,
+                              acc + g * gstride, CUDA_R_32F, blas_int(ldacc, "ldc"), compute,
+                              CUBLAS_GEMM_DEFAULT));
+  }
+  TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
+  combine_groups<float, T>(acc, gstride, ldacc, ngroups, scales.data(), p.m, p.n, p.alpha, p.beta, p.c,
+                           p.c_rs, p.c_cs, p.stream);
+}
+
+template <class T>
+void run_ozaki(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const int* ex, const int* ey,
+               cudaEvent_t after_split, cudaEvent_t after_products) {
+  const int sl = s.parts;
+  constexpr std::int64_t kChunk = std::int64_t{1} << 17;  // split::kOzakiMaxChunkK
+  const std::int64_t nchunks = std::max<std::int64_t>(1, (p.k + kChunk - 1) / kChunk);
+  const std::int64_t kc = std::max<std::int64_t>(1, (p.k + nchunks - 1) / nchunks);
+  const std::int64_t kcp = panel_k(kc);
+  const std::int64_t per_line = nchunks * sl * kcp;  // bytes of one line's slices
+  auto* sx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, per_line * p.m, p.stream));
+  auto* sy = static_cast<std::int8_t*>(ws.get(kSlotPartsB, per_line * p.n, p.stream));
+  ozaki_slice_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, ex, sl, false, kc, kcp,
+                         nchunks, sx, p.stream);
+  ozaki_slice_operand<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ey, sl, true, kc, kcp,
+                         nchunks, sy, p.stream);
+  TCEMU_CUDA(cudaEventRecord(after_split, p.stream));
+
+  // INT32 exactness: a GEMM over len slice pairs of a chunk sums len * kc products of |v| <= 127,
+  // so len * kc <= 2^17 keeps it below 2^31.
+  const std::int64_t lmax = std::max<std::int64_t>(1, kChunk / kc);
+  struct Gemm {
+    std::int64_t chunk;
+    int g, off, len;
+  };
+  std::vector<Gemm> gemms;
+  for (int g = sl + 1; g >= 2; --g)  // least significant i+j first, the order of the FP64 sum
+    for (std::int64_t c = 0; c < nchunks; ++c)
+      for (int o = 0; o < g - 1; o += static_cast<int>(lmax))
+        gemms.push_back({c, g, o, static_cast<int>(std::min<std::int64_t>(lmax, g - 1 - o))});
+  if (static_cast<int>(gemms.size()) > kMaxOzakiBuffers)
+    throw InvalidArgument("tcemu cuda int8-ozaki: k = " + std::to_string(p.k) + " with " +
+                          std::to_string(sl) + " slices needs " + std::to_string(gemms.size()) +
+                          " INT32 products per output (limit " + std::to_string(kMaxOzakiBuffers) + ")");
+  const std::int64_t ldacc = round_up(p.m, 4);
+  const std::int64_t bstride = ldacc * p.n;
+  auto* acc = static_cast<std::int32_t*>(
+      ws.get(kSlotAccum, sizeof(std::int32_t) * bstride * gemms.size(), p.stream));
+
+  cublasHandle_t h = ws.handle(p.stream);
+  const int m = blas_int(p.m, "m"), n = blas_int(p.n, "n"), ld = blas_int(per_line, "lda");
+  const std::int32_t one = 1, zero = 0;
+  std::vector<unsigned char> g_of;
+  for (std::size_t b = 0; b < gemms.size(); ++b) {
+    const Gemm& G = gemms[b];
+    const std::int8_t* a = sx + G.chunk * sl * kcp + std::int64_t{G.off} * kcp;
+    const std::int8_t* bb = sy + G.chunk * sl * kcp + std::int64_t{sl - G.g + 1 + G.off} * kcp;
+    TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(G.len * kcp, "k x slices"), &one,
+                              a, CUDA_R_8I, ld, bb, CUDA_R_8I, ld, &zero, acc + b * bstride, CUDA_R_32I,
+                              blas_int(ldacc, "ldc"), CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    g_of.push_back(static_cast<unsigned char>(G.g));
+  }
+  TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
+  ozaki_accumulate<T>(acc, bstride, ldacc, static_cast<int>(gemms.size()), g_of.data(), sl, ex, ey, p.m,
+                      p.n, p.alpha, p.beta, p.c, p.c_rs, p.c_cs, p.stream);
+}
+
+#define TCEMU_PATHS(T)                                                                              \
+  template void run_native<T>(const Scheme&, const Problem<T>&, Workspace::Impl&);                 \
+  template void split_panels<T>(const Scheme&, const Problem<T>&, Workspace::Impl&,                \
+                                const ProfileArgs&, const ProfileArgs&);                           \
+  template void run_parts_products<T>(const Scheme&, const Problem<T>&, Workspace::Impl&,          \
+                                      cudaEvent_t);                                                \
+  template void run_ozaki<T>(const Scheme&, const Problem<T>&, Workspace::Impl&, const int*,       \
+                             const int*, cudaEvent_t, cudaEvent_t);
+TCEMU_PATHS(float)
+TCEMU_PATHS(double)
+#undef TCEMU_PATHS
+
+}  // namespace tcemu::cuda::detail

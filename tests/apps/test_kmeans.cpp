@@ -1,0 +1,183 @@
+// kmeans app: blobs recovered, FP64 run equal to a direct (non-GEMM) Lloyd, ARI, CLI errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "agreement.hpp"
+#include "dataset.hpp"
+#include "init.hpp"
+#include "lloyd.hpp"
+#include "tcemu/io/hdf5.hpp"
+
+using namespace kmeans;
+
+namespace {
+
+// `per` points around each of `centers` well-separated centres in d dimensions; labels = centre.
+Dataset blobs(int centers, int per, int d, std::uint64_t seed, double spread = 0.05) {
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<double> noise(0.0, spread);
+  Dataset ds;
+  ds.n = std::int64_t(centers) * per;
+  ds.d = d;
+  for (int c = 0; c < centers; ++c)
+    for (int p = 0; p < per; ++p) {
+      for (int j = 0; j < d; ++j) ds.data.push_back(float((j % centers == c ? 10.0 : 0.0) + c + noise(gen)));
+      ds.labels.push_back(c);
+    }
+  return ds;
+}
+
+// Lloyd with direct FP64 distances, same init, tie and stopping rules as kmeans::lloyd.
+std::vector<std::int32_t> direct_lloyd(const Dataset& ds, std::vector<double> c, std::int64_t k, int iters) {
+  std::vector<std::int32_t> a(ds.n, 0);
+  for (int it = 0; it < iters; ++it) {
+    for (std::int64_t i = 0; i < ds.n; ++i) {
+      double best = INFINITY;
+      for (std::int64_t j = 0; j < k; ++j) {
+        double s = 0;
+        for (std::int64_t l = 0; l < ds.d; ++l) {
+          const double t = ds.point(i)[l] - c[j * ds.d + l];
+          s += t * t;
+        }
+        if (s < best) {
+          best = s;
+          a[i] = std::int32_t(j);
+        }
+      }
+    }
+    std::vector<double> sums(k * ds.d, 0.0);
+    std::vector<std::int64_t> cnt(k, 0);
+    for (std::int64_t i = 0; i < ds.n; ++i) {
+      ++cnt[a[i]];
+      for (std::int64_t l = 0; l < ds.d; ++l) sums[a[i] * ds.d + l] += ds.point(i)[l];
+    }
+    for (std::int64_t j = 0; j < k; ++j)
+      if (cnt[j])
+        for (std::int64_t l = 0; l < ds.d; ++l) c[j * ds.d + l] = sums[j * ds.d + l] / double(cnt[j]);
+  }
+  return a;
+}
+
+std::string exe() { return std::string(std::getenv("TCEMU_BUILD_DIR")) + "/apps/kmeans/kmeans"; }
+
+int run(const std::string& args, std::string* err = nullptr) {
+  const std::string errfile = std::filesystem::temp_directory_path() / "tcemu_kmeans_stderr.txt";
+  const int rc = std::system((exe() + " " + args + " > /dev/null 2> " + errfile).c_str());
+  if (err) {
+    std::ifstream f(errfile);
+    err->assign(std::istreambuf_iterator<char>(f), {});
+  }
+  return WEXITSTATUS(rc);
+}
+
+}  // namespace
+
+TEST(Kmeans, WellSeparatedBlobsAreRecoveredExactly) {
+  const Dataset ds = blobs(5, 60, 12, 3);
+  for (const char* name : {"fp32", "fp16x2", "bf16x3", "fp64"}) {
+    tcemu::GemmOptions g;
+    g.scheme = tcemu::parse_scheme(name);
+    LloydOptions o;
+    o.k = 5;
+    const auto init = initial_centroids(ds, 5, Init::kmeanspp, 11);
+    const auto r = name == std::string("fp64") ? lloyd<double>(ds, init, g, o) : lloyd<float>(ds, init, g, o);
+    EXPECT_TRUE(r.converged) << name;
+    EXPECT_DOUBLE_EQ(adjusted_rand_index(r.assignment, ds.labels), 1.0) << name;
+  }
+}
+
+TEST(Kmeans, Fp64RunEqualsDirectLloyd) {
+  // Overlapping blobs so that assignments move for several iterations.
+  const Dataset ds = blobs(4, 50, 6, 5, 3.0);
+  const std::int64_t k = 4;
+  const auto init = initial_centroids(ds, k, Init::random, 2);
+  tcemu::GemmOptions g;
+  g.scheme = tcemu::parse_scheme("fp64");
+  LloydOptions o;
+  o.k = k;
+  o.tol = 0;
+  o.max_iter = 6;
+  const auto r = lloyd<double>(ds, init, g, o);
+  ASSERT_GE(r.iterations, 2);
+  // kmeans::lloyd's final assignment is made with the centroids after (iterations - 1) updates.
+  const auto direct = direct_lloyd(ds, init, k, r.iterations);
+  EXPECT_EQ(r.assignment, direct);
+  EXPECT_GT(adjusted_rand_index(r.assignment, ds.labels), 0.0);
+}
+
+TEST(Kmeans, InertiaDecreasesAndEmptyClustersAreReseeded) {
+  Dataset ds = blobs(3, 40, 4, 9);
+  // Init file with a centroid far from every point: its cluster is empty after the first step.
+  ds.init_k = 4;
+  ds.init_centroids.assign(4 * 4, 0.0f);
+  for (int j = 0; j < 4; ++j) ds.init_centroids[3 * 4 + j] = 1e4f;
+  const auto init = initial_centroids(ds, 4, Init::file, 0);
+  tcemu::GemmOptions g;
+  g.scheme = tcemu::parse_scheme("fp32");
+  LloydOptions o;
+  o.k = 4;
+  const auto r = lloyd<float>(ds, init, g, o);
+  EXPECT_GE(r.reseeded, 1);
+  for (std::size_t i = 1; i < r.inertia.size(); ++i) EXPECT_LE(r.inertia[i], r.inertia[i - 1] * (1 + 1e-12));
+}
+
+TEST(Kmeans, AdjustedRandIndex) {
+  EXPECT_DOUBLE_EQ(adjusted_rand_index({0, 0, 1, 1}, {1, 1, 0, 0}), 1.0);  // renumbering
+  EXPECT_LT(adjusted_rand_index({0, 0, 1, 1}, {0, 1, 0, 1}), 0.0);         // worse than chance
+  EXPECT_DOUBLE_EQ(agreement({0, 1, 2}, {0, 1, 1}), 2.0 / 3.0);
+  EXPECT_THROW(adjusted_rand_index({0}, {0, 1}), tcemu::InvalidArgument);
+}
+
+TEST(KmeansCli, ErrorsAreOneLineAndLeaveNoOutput) {
+  const auto dir = std::filesystem::temp_directory_path() / "tcemu_kmeans_cli";
+  std::filesystem::create_directories(dir);
+  const std::string good = dir / "good.h5", bad = dir / "bad.h5", out = dir / "out.h5";
+  {
+    tcemu::io::Writer w(good);
+    const Dataset ds = blobs(2, 10, 3, 1);
+    w.write<float>("/data", ds.data, {ds.n, ds.d});
+    w.write<float>("/init_centroids", std::vector<float>(2 * 4, 1.0f), {2, 4});  // d mismatch
+    w.commit();
+  }
+  {
+    tcemu::io::Writer w(bad);
+    std::vector<float> v(6, 1.0f);
+    v[4] = NAN;
+    w.write<float>("/data", v, {2, 3});
+    w.commit();
+  }
+  std::string err;
+  EXPECT_EQ(run("--input " + (dir / "missing.h5").string() + " --k 2", &err), 2);
+  EXPECT_NE(err.find("missing.h5"), std::string::npos) << err;
+  EXPECT_EQ(run("--input " + good + " --k 2 --output " + out, &err), 2);  // /init_centroids d mismatch
+  EXPECT_NE(err.find("/init_centroids"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(run("--input " + bad + " --k 1", &err), 2);
+  EXPECT_NE(err.find("/data"), std::string::npos) << err;
+  {
+    tcemu::io::Writer w(good);
+    const Dataset ds = blobs(2, 10, 3, 1);
+    w.write<float>("/data", ds.data, {ds.n, ds.d});
+    w.commit();
+  }
+  EXPECT_EQ(run("--input " + good + " --k 21", &err), 2);  // k > n
+  EXPECT_NE(err.find("exceeds"), std::string::npos) << err;
+  EXPECT_EQ(run("--input " + good + " --k 0", &err), 2);
+  EXPECT_EQ(run("--input " + good + " --k 2 --scheme nope", &err), 2);
+  EXPECT_NE(err.find("nope"), std::string::npos) << err;
+  EXPECT_EQ(run("--input " + good + " --k 2 --init file", &err), 2);
+  EXPECT_NE(err.find("/init_centroids"), std::string::npos) << err;
+  // And a good run writes the output.
+  EXPECT_EQ(run("--input " + good + " --k 2 --scheme fp16x2 --output " + out + " -q", &err), 0) << err;
+  EXPECT_TRUE(std::filesystem::exists(out));
+  tcemu::io::Reader r(out);
+  EXPECT_TRUE(r.has_dataset("/fp16x2/assignments"));
+  EXPECT_EQ(r.info("/fp16x2/centroids").shape, (std::vector<std::int64_t>{2, 3}));
+  std::filesystem::remove_all(dir);
+}

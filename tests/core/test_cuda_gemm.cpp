@@ -1,0 +1,245 @@
+// GPU tests of the CUDA backend: every scheme against the host reference (same scheme) and FP64,
+// shapes that are not multiples of 8, transposes, strided and row-major views, alpha/beta, poisoned
+// outputs, range fallback, Ozaki against native DGEMM with a double-double reference.
+// Compiles to nothing without the CUDA backend; skips cleanly when no GPU is present.
+#if defined(TCEMU_HAVE_CUDA)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "cuda_test_util.hpp"
+#include "tcemu/gemm.hpp"
+#include "tcemu/metrics.hpp"
+#include "tcemu/random.hpp"
+
+namespace tcemu::test {
+namespace {
+
+struct Case {
+  std::int64_t m, n, k;
+  Op opA, opB;
+  Layout la, lb, lc;
+  const char* dist;
+};
+
+// Shapes: not multiples of 8, transposes, strided sub-views, row-major and column-major C.
+const Case kCases[] = {
+    {37, 29, 53, Op::N, Op::N, Layout::row, Layout::row, Layout::row, "uniform"},
+    {64, 40, 96, Op::T, Op::N, Layout::col, Layout::padded_row, Layout::col, "phi=0.1"},
+    {33, 65, 17, Op::N, Op::T, Layout::padded_col, Layout::col, Layout::padded_row, "phi=1"},
+    {50, 21, 130, Op::T, Op::T, Layout::padded_row, Layout::padded_col, Layout::padded_col, "phi=2"},
+    {24, 24, 40, Op::N, Op::N, Layout::col, Layout::col, Layout::row, "phi=4"},
+};
+
+/// Tolerance of |device - host| / ||R||: both backends compute the same parts and the same exact
+/// part products; they differ only in the FP32 accumulation order inside each product group (Tensor
+/// Cores vs CBLAS) and in the TC's truncating accumulation, each worth a few units of 2^-24 per
+/// partial sum: sqrt(k) * 2^-24 * (|A||B| / |AB|) stays below 1e-5 for these k and inputs. FP64
+/// paths (fp64, int8-ozaki) agree to FP64 rounding (Ozaki: bit for bit, same integers, same order).
+double tolerance(const Scheme& s) {
+  if (s.kind == SchemeKind::fp64) return 1e-14;
+  if (s.kind == SchemeKind::int8_ozaki && s.target == Target::fp64) return 1e-15;
+  if (s.kind == SchemeKind::int8_ozaki) return 1e-7;  // FP64 result rounded to float on both sides
+  return 1e-5;
+}
+
+template <class T>
+void check_scheme_case(const Scheme& scheme, const Case& c, std::uint64_t seed, T alpha, T beta) {
+  SCOPED_TRACE(scheme.name + " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+               " k=" + std::to_string(c.k) + " " + c.dist);
+  const bool ta = c.opA == Op::T, tb = c.opB == Op::T;
+  DualMatrix<T> A(ta ? c.k : c.m, ta ? c.m : c.k, c.la), B(tb ? c.n : c.k, tb ? c.k : c.n, c.lb);
+  DualMatrix<T> C(c.m, c.n, c.lc);
+  const Distribution dist = Distribution::parse(c.dist);
+  fill_random(A.host(), dist, seed);
+  fill_random(B.host(), dist, seed + 1);
+  fill_random(C.host(), Distribution::parse("uniform"), seed + 2);
+  A.upload();
+  B.upload();
+  if (beta == T(0)) {  // poison: C must not be read and every entry must be written
+    for (auto& v : C.h) v = std::numeric_limits<T>::quiet_NaN();
+  }
+  C.upload();
+  const std::vector<T> c0 = C.h;
+
+  GemmOptions opt;
+  opt.scheme = scheme;
+  static const CostModel model = CostModel::h200_anchors();
+  opt.cost_model = &model;  // auto decides identically on both backends
+  const GemmReport rd = cuda::gemm_device<T>(c.opA, c.opB, alpha, A.dev().as_const(), B.dev().as_const(),
+                                             beta, C.dev(), opt, nullptr, nullptr);
+  const std::vector<T> cd = C.download();
+  const GemmReport rh =
+      gemm_host<T>(c.opA, c.opB, alpha, A.host().as_const(), B.host().as_const(), beta, C.host(), opt);
+  const std::vector<T>& ch = C.h;
+  EXPECT_EQ(rd.used.name, rh.used.name) << rd.note << " | " << rh.note;
+  EXPECT_EQ(rd.fell_back, rh.fell_back);
+  EXPECT_EQ(nonfinite(C, cd), 0);
+
+  // R = alpha * op(A) op(B) + beta * C0 in FP64 (the reference for the error against FP64).
+  std::vector<double> R = reference_gemm_fp64<T>(c.opA, c.opB, A.host().as_const(), B.host().as_const());
+  for (std::int64_t i = 0; i < c.m; ++i)
+    for (std::int64_t j = 0; j < c.n; ++j) {
+      double& r = R[i * c.n + j];
+      r = double(alpha) * r + (beta == T(0) ? 0.0 : double(beta) * double(c0[i * C.rs + j * C.cs]));
+    }
+  const double diff = rel_diff(C, cd, ch, R);
+  EXPECT_LE(diff, tolerance(rd.used)) << "device vs host";
+  const double ed = rel_err(C, cd, R), eh = rel_err(C, ch, R);
+  // Against FP64: the device is as accurate as the host reference, up to the accumulation order.
+  EXPECT_LE(ed, 2 * eh + 4e-7) << "device err " << ed << " host err " << eh;
+}
+
+TEST(CudaGemm, EverySchemeMatchesHostFloat) {
+  TCEMU_REQUIRE_GPU();
+  std::uint64_t seed = 100;
+  for (const Scheme& s : catalogue(Target::fp32))
+    for (const Case& c : kCases) check_scheme_case<float>(s, c, seed++, 1.0f, 0.0f);
+}
+
+TEST(CudaGemm, EverySchemeMatchesHostDouble) {
+  TCEMU_REQUIRE_GPU();
+  std::uint64_t seed = 500;
+  for (const Scheme& s : catalogue(Target::fp64))
+    for (const Case& c : kCases) check_scheme_case<double>(s, c, seed++, 1.0, 0.0);
+  for (const char* name : {"fp16x2", "bf16x3", "tf32x2"})  // FP32 schemes on FP64 data
+    check_scheme_case<double>(parse_scheme(name), kCases[1], seed++, 1.0, 0.0);
+}
+
+TEST(CudaGemm, AlphaBetaAndFixedOzakiSlices) {
+  TCEMU_REQUIRE_GPU();
+  std::uint64_t seed = 900;
+  for (const char* name : {"fp32", "fp16x2", "bf16x9", "fp16x2-markidis", "int8-ozaki:5"})
+    for (const Case& c : kCases) check_scheme_case<float>(parse_scheme(name), c, seed++, 0.75f, -0.5f);
+  for (const char* name : {"fp64", "int8-ozaki:9", "int8-ozaki:14"})
+    for (const Case& c : kCases)
+      check_scheme_case<double>(parse_scheme(name, Target::fp64), c, seed++, -1.25, 2.0);
+}
+
+TEST(CudaGemm, LargerShapesNotMultipleOf8) {
+  TCEMU_REQUIRE_GPU();
+  const Case big{301, 257, 515, Op::N, Op::T, Layout::col, Layout::row, Layout::col, "uniform"};
+  for (const char* name : {"fp16x2", "tf32x2", "bf16x3", "fp16x2-legemm"})
+    check_scheme_case<float>(parse_scheme(name), big, 77, 1.0f, 0.0f);
+  check_scheme_case<double>(parse_scheme("int8-ozaki", Target::fp64), big, 78, 1.0, 0.0);
+}
+
+TEST(CudaGemm, RangeFallbackOnDevice) {
+  TCEMU_REQUIRE_GPU();
+  DualMatrix<float> A(20, 30, Layout::row), B(30, 10, Layout::col), C(20, 10, Layout::col);
+  fill_random(A.host(), Distribution::parse("uniform"), 1);
+  fill_random(B.host(), Distribution::parse("uniform"), 2);
+  A.h[3] = 1.0e6f;  // fp16x2 overflows (max 2^15)
+  A.upload();
+  B.upload();
+  GemmOptions opt;
+  opt.scheme = parse_scheme("fp16x2");
+  auto rep = cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f,
+                                      C.dev(), opt, nullptr, nullptr);
+  EXPECT_TRUE(rep.fell_back);
+  EXPECT_EQ(rep.used.name, "fp32");
+  EXPECT_NE(rep.note.find("operand A"), std::string::npos) << rep.note;
+  const auto cd = C.download();
+  const auto R = reference_gemm_fp64<float>(Op::N, Op::N, A.host().as_const(), B.host().as_const());
+  EXPECT_LE(rel_err(C, cd, R), 1e-6);
+
+  opt.range_policy = RangePolicy::error;
+  EXPECT_THROW(cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f,
+                                        C.dev(), opt, nullptr, nullptr),
+               InvalidArgument);
+
+  // NaN in B: every emulation falls back to native, which propagates the NaN.
+  opt.range_policy = RangePolicy::fallback;
+  A.h[3] = 0.5f;
+  A.upload();
+  B.h[7] = std::numeric_limits<float>::quiet_NaN();
+  B.upload();
+  for (const char* name : {"bf16x3", "int8-ozaki", "auto"}) {
+    opt.scheme = parse_scheme(name);
+    rep = cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f,
+                                   C.dev(), opt, nullptr, nullptr);
+    EXPECT_EQ(rep.used.name, "fp32") << name;
+    EXPECT_GT(nonfinite(C, C.download()), 0) << name;
+  }
+}
+
+TEST(CudaGemm, ProfileMatchesHost) {
+  TCEMU_REQUIRE_GPU();
+  DualMatrix<double> X(45, 70, Layout::padded_col);
+  fill_random(X.host(), Distribution::parse("phi=2"), 5);
+  X.h[0] = 0.0;
+  X.h[9] = 1e-310;  // FP64 subnormal
+  X.upload();
+  for (Side side : {Side::A, Side::B}) {
+    const RangeProfile h = profile_host<double>(X.host().as_const(), side);
+    const RangeProfile d = cuda::profile_device<double>(X.dev().as_const(), side, nullptr, nullptr);
+    EXPECT_EQ(d.lines, h.lines);
+    EXPECT_EQ(d.max_abs, h.max_abs);
+    EXPECT_EQ(d.min_abs_nonzero, h.min_abs_nonzero);
+    EXPECT_EQ(d.min_line_max, h.min_line_max);
+    EXPECT_NEAR(d.max_line_spread_bits, h.max_line_spread_bits, 1e-9);
+    EXPECT_EQ(d.zeros, h.zeros);
+    EXPECT_EQ(d.subnormals, h.subnormals);
+    EXPECT_EQ(d.nonfinite, h.nonfinite);
+  }
+}
+
+/// Ozaki with auto s (FP64 target) is at least as accurate as native DGEMM against double-double.
+TEST(CudaGemm, OzakiFp64NotWorseThanDgemm) {
+  TCEMU_REQUIRE_GPU();
+  const std::int64_t n = 256;
+  for (const char* dname : {"phi=0.1", "phi=1"}) {
+    SCOPED_TRACE(dname);
+    DualMatrix<double> A(n, n, Layout::col), B(n, n, Layout::col), C(n, n, Layout::col);
+    fill_random(A.host(), Distribution::parse(dname), 11);
+    fill_random(B.host(), Distribution::parse(dname), 12);
+    A.upload();
+    B.upload();
+    const auto R = reference_gemm_dd(Op::N, Op::N, A.host().as_const(), B.host().as_const());
+    GemmOptions opt;
+    opt.scheme = parse_scheme("fp64", Target::fp64);
+    cuda::gemm_device<double>(Op::N, Op::N, 1.0, A.dev().as_const(), B.dev().as_const(), 0.0, C.dev(),
+                              opt, nullptr, nullptr);
+    const double e_dgemm = rel_err(C, C.download(), R);
+    opt.scheme = parse_scheme("int8-ozaki", Target::fp64);
+    const auto rep = cuda::gemm_device<double>(Op::N, Op::N, 1.0, A.dev().as_const(), B.dev().as_const(),
+                                               0.0, C.dev(), opt, nullptr, nullptr);
+    const double e_oz = rel_err(C, C.download(), R);
+    EXPECT_LE(e_oz, e_dgemm) << rep.used.name << ": ozaki " << e_oz << " dgemm " << e_dgemm;
+    std::printf("[ozaki %s] %s err %.3e, DGEMM err %.3e\n", dname, rep.used.name.c_str(), e_oz, e_dgemm);
+  }
+}
+
+TEST(CudaGemm, WorkspaceIsReusedAndZeroSizesWork) {
+  TCEMU_REQUIRE_GPU();
+  cuda::Workspace ws;
+  DualMatrix<float> A(64, 64, Layout::col), B(64, 64, Layout::col), C(64, 64, Layout::col);
+  fill_random(A.host(), Distribution::parse("uniform"), 3);
+  fill_random(B.host(), Distribution::parse("uniform"), 4);
+  A.upload();
+  B.upload();
+  GemmOptions opt;
+  opt.scheme = parse_scheme("bf16x3");
+  cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f, C.dev(), opt,
+                           nullptr, &ws);
+  const std::size_t held = ws.bytes_reserved();
+  EXPECT_GT(held, 0u);
+  for (int r = 0; r < 3; ++r)
+    cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f, C.dev(),
+                             opt, nullptr, &ws);
+  EXPECT_EQ(ws.bytes_reserved(), held);
+  // k = 0: C = beta * C.
+  DualMatrix<float> A0(64, 0, Layout::col), B0(0, 64, Layout::col);
+  C.h.assign(C.h.size(), 2.0f);
+  C.upload();
+  cuda::gemm_device<float>(Op::N, Op::N, 1.f, A0.dev().as_const(), B0.dev().as_const(), 0.5f, C.dev(),
+                           opt, nullptr, &ws);
+  const auto cd = C.download();
+  EXPECT_EQ(cd[0], 1.0f);
+  EXPECT_EQ(cd[64 * 64 - 1], 1.0f);
+}
+
+}  // namespace
+}  // namespace tcemu::test
+#endif  // TCEMU_HAVE_CUDA
