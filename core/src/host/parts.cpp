@@ -8,6 +8,7 @@
 
 #include "host/blas.hpp"
 #include "host/paths.hpp"
+#include "host/workspace.hpp"
 #include "tcemu/split.hpp"
 
 namespace tcemu::host {
@@ -16,13 +17,15 @@ namespace {
 using clock = std::chrono::steady_clock;
 double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
 
-/// Splits x (rows x cols, any strides) into `parts` contiguous row-major FP32 arrays.
+/// Splits x (rows x cols, any strides) into `parts` contiguous row-major FP32 arrays, held in scratch
+/// slots first_slot .. first_slot + parts - 1.
 template <class T>
-std::vector<std::vector<float>> split_operand(SchemeKind kind, int parts, MatrixView<const T> x) {
-  std::vector<std::vector<float>> out(parts, std::vector<float>(x.rows * x.cols));
-  float* p0 = out[0].data();
-  float* p1 = parts > 1 ? out[1].data() : nullptr;
-  float* p2 = parts > 2 ? out[2].data() : nullptr;
+std::vector<float*> split_operand(SchemeKind kind, int parts, MatrixView<const T> x, int first_slot) {
+  std::vector<float*> out;
+  for (int p = 0; p < parts; ++p) out.push_back(scratch<float>(first_slot + p, x.rows * x.cols));
+  float* p0 = out[0];
+  float* p1 = parts > 1 ? out[1] : nullptr;
+  float* p2 = parts > 2 ? out[2] : nullptr;
   const std::int64_t cols = x.cols;
   Kokkos::parallel_for(
       "tcemu::split_host", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, x.rows),
@@ -45,16 +48,17 @@ void gemm_parts(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<cons
                 MatrixView<T> C, Timings& t) {
   const std::int64_t m = a.rows, n = b.cols, k = a.cols;
   auto t0 = clock::now();
-  const auto ap = split_operand(s.kind, s.parts, a);
-  const auto bp = split_operand(s.kind, s.parts, b);
+  const auto ap = split_operand(s.kind, s.parts, a, 0);
+  const auto bp = split_operand(s.kind, s.parts, b, 3);
   t.split += since(t0);
 
   t0 = clock::now();
-  std::vector<std::vector<float>> acc(s.groups.size(), std::vector<float>(m * n));
+  std::vector<float*> acc;
+  for (std::size_t g = 0; g < s.groups.size(); ++g) acc.push_back(scratch<float>(6 + int(g), m * n));
   for (std::size_t g = 0; g < s.groups.size(); ++g) {
     bool first = true;
     for (const PartProduct& p : s.groups[g].products) {
-      sgemm_rm(m, n, k, ap[p.a].data(), bp[p.b].data(), first ? 0.0f : 1.0f, acc[g].data());
+      sgemm_rm(m, n, k, ap[p.a], bp[p.b], first ? 0.0f : 1.0f, acc[g]);
       first = false;
     }
   }
@@ -64,7 +68,7 @@ void gemm_parts(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<cons
   std::vector<const float*> accp;
   std::vector<T> scale;
   for (std::size_t g = 0; g < s.groups.size(); ++g) {
-    accp.push_back(acc[g].data());
+    accp.push_back(acc[g]);
     scale.push_back(static_cast<T>(std::ldexp(1.0, s.groups[g].scale_exp)));
   }
   const int groups = static_cast<int>(accp.size());
@@ -87,9 +91,9 @@ void gemm_fp64(T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, Ma
                Timings& t) {
   const std::int64_t m = a.rows, n = b.cols, k = a.cols;
   auto t0 = clock::now();
-  std::vector<double> ad(m * k), bd(k * n), r(m * n);
-  double* adp = ad.data();
-  double* bdp = bd.data();
+  double* adp = scratch<double>(0, m * k);
+  double* bdp = scratch<double>(1, k * n);
+  double* r = scratch<double>(2, m * n);
   Kokkos::parallel_for(
       "tcemu::copy_fp64", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
       [=](std::int64_t i) {
@@ -102,10 +106,10 @@ void gemm_fp64(T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, Ma
       });
   t.split += since(t0);
   t0 = clock::now();
-  dgemm_rm(m, n, k, ad.data(), bd.data(), 0.0, r.data());
+  dgemm_rm(m, n, k, adp, bdp, 0.0, r);
   t.products += since(t0);
   t0 = clock::now();
-  const double* rp = r.data();
+  const double* rp = r;
   Kokkos::parallel_for(
       "tcemu::combine_fp64", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
       [=](std::int64_t i) {

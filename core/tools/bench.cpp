@@ -1,0 +1,523 @@
+// tcemu-bench: rate and accuracy of tcemu's CUDA schemes against cuBLAS, side by side in one process
+// (DESIGN.md section 7). Built only with the CUDA backend.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tcemu/complex_gemm.hpp"
+#include "tcemu/cuda/gemm_cuda.hpp"
+#include "tcemu/cuda/reference_cuda.hpp"
+
+namespace {
+using namespace tcemu;
+using namespace tcemu::cuda;
+
+#define CK(call)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) throw DeviceError(std::string(#call) + ": " + cudaGetErrorString(e_)); \
+  } while (0)
+#define CB(call)                                                                                     \
+  do {                                                                                               \
+    cublasStatus_t s_ = (call);                                                                      \
+    if (s_ != CUBLAS_STATUS_SUCCESS) throw DeviceError(std::string(#call) + ": " + cublasGetStatusName(s_)); \
+  } while (0)
+
+struct Shape {
+  std::string name;
+  std::int64_t m, n, k;
+  bool complex = false;
+};
+
+/// "8192" (square), "MxNxK", "knn" (1024 queries x 60000 train x 784), "kmeans" (70000 x 1024 x 784),
+/// "qsim:N:D" (complex 2^(N-D) x 2^D x 2^D: a D-qubit gate on an N-qubit state).
+Shape parse_shape(const std::string& s) {
+  if (s == "knn") return {"knn", 1024, 60000, 784};
+  if (s == "kmeans") return {"kmeans", 70000, 1024, 784};
+  if (s.rfind("qsim:", 0) == 0) {
+    int nq = 0, d = 0;
+    if (std::sscanf(s.c_str(), "qsim:%d:%d", &nq, &d) != 2 || d < 1 || nq <= d || nq > 34)
+      throw InvalidArgument("bad qsim shape '" + s + "' (want qsim:N:D with 0 < D < N <= 34)");
+    return {s, std::int64_t{1} << (nq - d), std::int64_t{1} << d, std::int64_t{1} << d, true};
+  }
+  long long m = 0, n = 0, k = 0;
+  if (std::sscanf(s.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) return {s, m, n, k};
+  if (std::sscanf(s.c_str(), "%lld", &m) == 1 && m > 0) return {s, m, m, m};
+  throw InvalidArgument("bad shape '" + s + "' (want N, MxNxK, knn, kmeans or qsim:N:D)");
+}
+
+struct Row {
+  std::string shape, dist, method, kind, target, used;
+  std::int64_t m = 0, n = 0, k = 0;
+  bool complex = false;
+  double median_ms = 0, min_ms = 0, tflops = 0, speedup = 0, err = NAN, median_rel_err = NAN;
+  double split_ms = 0, products_ms = 0, combine_ms = 0;
+  std::string note;
+};
+
+template <class T>
+struct DevMat {
+  T* p = nullptr;
+  std::int64_t rows = 0, cols = 0;
+  DevMat(std::int64_t r, std::int64_t c) : rows(r), cols(c) {
+    CK(cudaMalloc(&p, sizeof(T) * std::max<std::int64_t>(1, r * c)));
+  }
+  ~DevMat() { cudaFree(p); }
+  DevMat(const DevMat&) = delete;
+  DevMat& operator=(const DevMat&) = delete;
+  MatrixView<T> view() const { return col_major(p, rows, cols); }
+  MatrixView<const T> cview() const { return col_major<const T>(p, rows, cols); }
+};
+
+struct Timer {
+  cudaEvent_t a, b;
+  Timer() {
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+  }
+  ~Timer() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+  /// Median and minimum of `reps` timed runs (ms) after `warmup` untimed ones; CUDA events.
+  std::pair<double, double> run(const std::function<void()>& f, int warmup, int reps) {
+    for (int i = 0; i < warmup; ++i) f();
+    CK(cudaDeviceSynchronize());
+    std::vector<double> t;
+    for (int i = 0; i < reps; ++i) {
+      CK(cudaEventRecord(a, nullptr));
+      f();
+      CK(cudaEventRecord(b, nullptr));
+      CK(cudaEventSynchronize(b));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, a, b));
+      t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    return {t[t.size() / 2], t.front()};
+  }
+};
+
+struct Config {
+  int warmup = 2, repeat = 10, samples = 4096;
+  bool errors = true;
+  std::uint64_t seed = 20240501;
+};
+
+double flops(const Shape& s) { return (s.complex ? 8.0 : 2.0) * double(s.m) * double(s.n) * double(s.k); }
+
+/// Sampled entries for the FP64-target error (fixed seed, uniform over C).
+std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> sample_entries(const Shape& s, int count) {
+  std::mt19937_64 g(12345);
+  std::vector<std::int64_t> r(count), c(count);
+  for (int e = 0; e < count; ++e) {
+    r[e] = static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(s.m));
+    c[e] = static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(s.n));
+  }
+  return {r, c};
+}
+
+/// Relative Frobenius error over the samples and the median of the per-entry relative errors.
+std::pair<double, double> sampled_errors(const std::vector<double>& c, const std::vector<double>& r) {
+  double d2 = 0, r2 = 0;
+  std::vector<double> rel;
+  for (std::size_t e = 0; e < c.size(); ++e) {
+    d2 += (c[e] - r[e]) * (c[e] - r[e]);
+    r2 += r[e] * r[e];
+    if (r[e] != 0) rel.push_back(std::fabs(c[e] - r[e]) / std::fabs(r[e]));
+  }
+  std::sort(rel.begin(), rel.end());
+  return {std::sqrt(d2 / r2), rel.empty() ? NAN : rel[rel.size() / 2]};
+}
+
+class Bench {
+ public:
+  Bench(const Config& cfg) : cfg_(cfg) {
+    CB(cublasCreate(&h_));
+    CB(cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH));
+    ws_.record_timings = false;
+  }
+  ~Bench() { cublasDestroy(h_); }
+  std::vector<Row> rows;
+
+  /// FP32 data: cuBLAS SGEMM, 1xTF32, cuBLAS BF16x9 emulation, then tcemu schemes; error vs DGEMM.
+  void real_fp32(const Shape& s, const Distribution& dist, const std::vector<Scheme>& schemes) {
+    DevMat<float> A(s.m, s.k), B(s.k, s.n), C(s.m, s.n);
+    fill_random_device(A.view(), dist, cfg_.seed++, nullptr);
+    fill_random_device(B.view(), dist, cfg_.seed++, nullptr);
+    std::unique_ptr<DevMat<double>> R;
+    if (cfg_.errors) {  // FP64 reference: DGEMM of the same inputs, rounded once (error ~1e-16)
+      DevMat<double> Ad(s.m, s.k), Bd(s.k, s.n);
+      R = std::make_unique<DevMat<double>>(s.m, s.n);
+      to_double_device(A.cview(), Ad.p, s.m, nullptr);
+      to_double_device(B.cview(), Bd.p, s.k, nullptr);
+      const double one = 1, zero = 0;
+      CB(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, int(s.m), int(s.n), int(s.k), &one, Ad.p, int(s.m), Bd.p,
+                     int(s.k), &zero, R->p, int(s.m)));
+      CK(cudaDeviceSynchronize());
+    }
+    auto err = [&]() { return R ? rel_frobenius_device(C.cview(), R->p, s.m, nullptr) : NAN; };
+    const float one = 1, zero = 0;
+    const int m = int(s.m), n = int(s.n), k = int(s.k);
+    double native = 0;
+    auto baseline = [&](const std::string& name, const std::function<void()>& f) {
+      Row r = base_row(s, dist, name, "cublas", "fp32");
+      try {
+        fill_value_device(C.view(), NAN, nullptr);
+        const auto [med, mn] = timer_.run(f, cfg_.warmup, cfg_.repeat);
+        r.median_ms = med;
+        r.min_ms = mn;
+        r.tflops = flops(s) / (med * 1e-3) / 1e12;
+        r.err = err();
+      } catch (const std::exception& e) {
+        r.note = e.what();
+        (void)cudaGetLastError();
+      }
+      if (name == "cublas-sgemm") native = r.median_ms;
+      r.speedup = r.median_ms > 0 ? native / r.median_ms : 0;
+      rows.push_back(r);
+    };
+    baseline("cublas-sgemm", [&] {
+      CB(cublasSgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A.p, m, B.p, k, &zero, C.p, m));
+    });
+    baseline("cublas-1xtf32", [&] {
+      CB(cublasGemmEx(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A.p, CUDA_R_32F, m, B.p, CUDA_R_32F, k,
+                      &zero, C.p, CUDA_R_32F, m, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+    });
+    baseline("cublas-bf16x9", [&] {
+      CB(cublasSetEmulationStrategy(h_, CUBLAS_EMULATION_STRATEGY_EAGER));
+      CB(cublasGemmEx(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A.p, CUDA_R_32F, m, B.p, CUDA_R_32F, k,
+                      &zero, C.p, CUDA_R_32F, m, CUBLAS_COMPUTE_32F_EMULATED_16BFX9, CUBLAS_GEMM_DEFAULT));
+    });
+    CB(cublasSetEmulationStrategy(h_, CUBLAS_EMULATION_STRATEGY_DEFAULT));
+    for (const Scheme& sc : schemes) {
+      tcemu_row<float>(s, dist, sc, A.cview(), B.cview(), C.view(), native, err);
+    }
+  }
+
+  /// FP64 data: DGEMM, cuBLAS FP64 fixed-point emulation, tcemu FP64-target schemes; error of all of
+  /// them on sampled entries against a double-double reference computed on the GPU.
+  void real_fp64(const Shape& s, const Distribution& dist, const std::vector<Scheme>& schemes) {
+    DevMat<double> A(s.m, s.k), B(s.k, s.n), C(s.m, s.n);
+    fill_random_device(A.view(), dist, cfg_.seed++, nullptr);
+    fill_random_device(B.view(), dist, cfg_.seed++, nullptr);
+    const auto [sr, sc_] = sample_entries(s, cfg_.samples);
+    std::vector<double> ref;
+    if (cfg_.errors) ref = reference_dd_sampled<double>(Op::N, Op::N, A.cview(), B.cview(), sr, sc_, nullptr);
+    auto errs = [&]() -> std::pair<double, double> {
+      if (!cfg_.errors) return {NAN, NAN};
+      return sampled_errors(gather_device<double>(C.cview(), sr, sc_, nullptr), ref);
+    };
+    const double one = 1, zero = 0;
+    const int m = int(s.m), n = int(s.n), k = int(s.k);
+    double native = 0;
+    auto baseline = [&](const std::string& name, const std::function<void()>& f) {
+      Row r = base_row(s, dist, name, "cublas", "fp64");
+      try {
+        fill_value_device(C.view(), double(NAN), nullptr);
+        const auto [med, mn] = timer_.run(f, cfg_.warmup, cfg_.repeat);
+        r.median_ms = med;
+        r.min_ms = mn;
+        r.tflops = flops(s) / (med * 1e-3) / 1e12;
+        std::tie(r.err, r.median_rel_err) = errs();
+      } catch (const std::exception& e) {
+        r.note = e.what();
+        (void)cudaGetLastError();
+      }
+      if (name == "cublas-dgemm") native = r.median_ms;
+      r.speedup = r.median_ms > 0 ? native / r.median_ms : 0;
+      rows.push_back(r);
+    };
+    baseline("cublas-dgemm", [&] {
+      CB(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A.p, m, B.p, k, &zero, C.p, m));
+    });
+    baseline("cublas-fp64-emu", [&] {
+      CB(cublasSetEmulationStrategy(h_, CUBLAS_EMULATION_STRATEGY_EAGER));
+      CB(cublasGemmEx(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A.p, CUDA_R_64F, m, B.p, CUDA_R_64F, k,
+                      &zero, C.p, CUDA_R_64F, m, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT,
+                      CUBLAS_GEMM_DEFAULT));
+    });
+    CB(cublasSetEmulationStrategy(h_, CUBLAS_EMULATION_STRATEGY_DEFAULT));
+    for (const Scheme& sc : schemes) {
+      auto e = [&]() { return errs(); };
+      tcemu_row<double>(s, dist, sc, A.cview(), B.cview(), C.view(), native, e);
+    }
+  }
+
+  /// Complex (qsim) shape: cuBLAS C/ZGEMM against tcemu's 4M complex GEMM; error vs a 4-DGEMM
+  /// reference of the real and imaginary parts (max of the two relative Frobenius errors).
+  template <class T>
+  void complex(const Shape& s, const Distribution& dist, const std::vector<Scheme>& schemes) {
+    using Z = std::complex<T>;
+    DevMat<Z> A(s.m, s.k), B(s.k, s.n), C(s.m, s.n);
+    for (DevMat<Z>* X : {&A, &B}) {
+      fill_random_device(real_view(X->view()), dist, cfg_.seed++, nullptr);
+      fill_random_device(imag_view(X->view()), dist, cfg_.seed++, nullptr);
+    }
+    const bool fp64 = std::is_same_v<T, double>;
+    DevMat<double> Rr(s.m, s.n), Ri(s.m, s.n);
+    if (cfg_.errors) {
+      DevMat<double> ar(s.m, s.k), ai(s.m, s.k), br(s.k, s.n), bi(s.k, s.n);
+      to_double_device(real_view(A.cview()), ar.p, s.m, nullptr);
+      to_double_device(imag_view(A.cview()), ai.p, s.m, nullptr);
+      to_double_device(real_view(B.cview()), br.p, s.k, nullptr);
+      to_double_device(imag_view(B.cview()), bi.p, s.k, nullptr);
+      const double one = 1, zero = 0, mone = -1;
+      const int m = int(s.m), n = int(s.n), k = int(s.k);
+      CB(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, ar.p, m, br.p, k, &zero, Rr.p, m));
+      CB(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &mone, ai.p, m, bi.p, k, &one, Rr.p, m));
+      CB(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, ar.p, m, bi.p, k, &zero, Ri.p, m));
+      CB(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, ai.p, m, br.p, k, &one, Ri.p, m));
+      CK(cudaDeviceSynchronize());
+    }
+    auto err = [&]() -> double {
+      if (!cfg_.errors) return NAN;
+      return std::max(rel_frobenius_device(real_view(C.cview()), Rr.p, s.m, nullptr),
+                      rel_frobenius_device(imag_view(C.cview()), Ri.p, s.m, nullptr));
+    };
+    const int m = int(s.m), n = int(s.n), k = int(s.k);
+    const std::string tname = fp64 ? "fp64" : "fp32";
+    Row r = base_row(s, dist, fp64 ? "cublas-zgemm" : "cublas-cgemm", "cublas", tname);
+    fill_value_device(real_view(C.view()), T(NAN), nullptr);
+    const auto [med, mn] = timer_.run(
+        [&] {
+          if constexpr (std::is_same_v<T, double>) {
+            const cuDoubleComplex one{1, 0}, zero{0, 0};
+            CB(cublasZgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one,
+                           reinterpret_cast<cuDoubleComplex*>(A.p), m, reinterpret_cast<cuDoubleComplex*>(B.p),
+                           k, &zero, reinterpret_cast<cuDoubleComplex*>(C.p), m));
+          } else {
+            const cuComplex one{1, 0}, zero{0, 0};
+            CB(cublasCgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, reinterpret_cast<cuComplex*>(A.p),
+                           m, reinterpret_cast<cuComplex*>(B.p), k, &zero, reinterpret_cast<cuComplex*>(C.p),
+                           m));
+          }
+        },
+        cfg_.warmup, cfg_.repeat);
+    r.median_ms = med;
+    r.min_ms = mn;
+    r.tflops = flops(s) / (med * 1e-3) / 1e12;
+    r.err = err();
+    r.speedup = 1;
+    const double native = med;
+    rows.push_back(r);
+    for (const Scheme& sc : schemes) {
+      Row t = base_row(s, dist, sc.name, "tcemu", tname);
+      GemmOptions opt;
+      opt.scheme = sc;
+      try {
+        GemmReport rep;
+        fill_value_device(real_view(C.view()), T(NAN), nullptr);
+        const auto [tm, tmin] = timer_.run(
+            [&] {
+              rep = cuda::complex_gemm_device<T>(Op::N, Op::N, Z(1), A.cview(), B.cview(), Z(0), C.view(),
+                                                 opt, nullptr, &ws_);
+            },
+            cfg_.warmup, cfg_.repeat);
+        t.median_ms = tm;
+        t.min_ms = tmin;
+        t.tflops = flops(s) / (tm * 1e-3) / 1e12;
+        t.speedup = native / tm;
+        t.used = rep.used.name + (rep.fell_back ? " (fallback)" : "");
+        t.err = err();
+      } catch (const std::exception& e) {
+        t.note = e.what();
+      }
+      rows.push_back(t);
+    }
+  }
+
+ private:
+  Config cfg_;
+  cublasHandle_t h_ = nullptr;
+  cuda::Workspace ws_;
+  Timer timer_;
+
+  Row base_row(const Shape& s, const Distribution& d, const std::string& method, const std::string& kind,
+               const std::string& target) {
+    Row r;
+    r.shape = s.name;
+    r.m = s.m;
+    r.n = s.n;
+    r.k = s.k;
+    r.complex = s.complex;
+    r.dist = d.name();
+    r.method = method;
+    r.kind = kind;
+    r.target = target;
+    r.used = method;
+    return r;
+  }
+
+  template <class T, class ErrF>
+  void tcemu_row(const Shape& s, const Distribution& dist, const Scheme& sc, MatrixView<const T> A,
+                 MatrixView<const T> B, MatrixView<T> C, double native, ErrF&& err) {
+    Row r = base_row(s, dist, sc.name, "tcemu", std::is_same_v<T, double> ? "fp64" : "fp32");
+    GemmOptions opt;
+    opt.scheme = sc;
+    try {
+      fill_value_device(C, T(NAN), nullptr);
+      GemmReport rep;
+      const auto [med, mn] = timer_.run(
+          [&] { rep = cuda::gemm_device<T>(Op::N, Op::N, T(1), A, B, T(0), C, opt, nullptr, &ws_); },
+          cfg_.warmup, cfg_.repeat);
+      r.median_ms = med;
+      r.min_ms = mn;
+      r.tflops = flops(s) / (med * 1e-3) / 1e12;
+      r.speedup = native > 0 ? native / med : 0;
+      r.used = rep.used.name + (rep.fell_back ? " (fallback)" : "");
+      const std::int64_t bad = count_nonfinite_device(C.as_const(), nullptr);
+      if (bad) r.note = std::to_string(bad) + " non-finite outputs";
+      if constexpr (std::is_same_v<std::invoke_result_t<ErrF>, double>) {
+        r.err = err();
+      } else {
+        std::tie(r.err, r.median_rel_err) = err();
+      }
+      // One more call with timings on for the split/products/combine breakdown.
+      ws_.record_timings = true;
+      rep = cuda::gemm_device<T>(Op::N, Op::N, T(1), A, B, T(0), C, opt, nullptr, &ws_);
+      ws_.record_timings = false;
+      r.split_ms = 1e3 * rep.seconds_split;
+      r.products_ms = 1e3 * rep.seconds_products;
+      r.combine_ms = 1e3 * rep.seconds_combine;
+    } catch (const std::exception& e) {
+      r.note = e.what();
+      ws_.record_timings = false;
+    }
+    rows.push_back(r);
+  }
+};
+
+void print_table(const std::vector<Row>& rows) {
+  std::printf("%-14s %-10s %-17s %-22s %10s %9s %8s %10s %10s  %s\n", "shape", "dist", "method", "used",
+              "median ms", "TFLOP/s", "speedup", "rel.err", "med.rel", "split/prod/comb ms");
+  for (const Row& r : rows) {
+    std::printf("%-14s %-10s %-17s %-22s %10.3f %9.1f %8.2f %10.2e %10.2e  %.2f/%.2f/%.2f %s\n",
+                r.shape.c_str(), r.dist.c_str(), r.method.c_str(), r.used.c_str(), r.median_ms, r.tflops,
+                r.speedup, r.err, r.median_rel_err, r.split_ms, r.products_ms, r.combine_ms, r.note.c_str());
+  }
+}
+
+void write_csv(const std::string& path, const std::vector<Row>& rows, const std::string& device) {
+  std::ofstream f(path);
+  if (!f) throw IoError("cannot write CSV '" + path + "'");
+  f << "device,shape,m,n,k,complex,dist,method,kind,target,used,median_ms,min_ms,tflops,speedup_vs_native,"
+       "rel_frob_err,median_rel_err,split_ms,products_ms,combine_ms,note\n";
+  for (const Row& r : rows) {
+    std::string note = r.note;
+    std::replace(note.begin(), note.end(), ',', ';');
+    std::replace(note.begin(), note.end(), '\n', ' ');
+    char buf[1024];
+    std::snprintf(buf, sizeof buf,
+                  "\"%s\",%s,%lld,%lld,%lld,%d,%s,%s,%s,%s,%s,%.6f,%.6f,%.4f,%.4f,%.6e,%.6e,%.4f,%.4f,%.4f,%s\n",
+                  device.c_str(), r.shape.c_str(), (long long)r.m, (long long)r.n, (long long)r.k, int(r.complex),
+                  r.dist.c_str(), r.method.c_str(), r.kind.c_str(), r.target.c_str(), r.used.c_str(), r.median_ms,
+                  r.min_ms, r.tflops, r.speedup, r.err, r.median_rel_err, r.split_ms, r.products_ms,
+                  r.combine_ms, note.c_str());
+    f << buf;
+  }
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "tcemu-bench: time and accuracy of tcemu's emulated GEMMs on the GPU, side by side with cuBLAS.\n"
+      "\n"
+      "For every shape and input distribution it allocates fresh device inputs (never zeros), runs the\n"
+      "cuBLAS baselines and then each tcemu scheme on the same inputs, and reports the median of\n"
+      "--repeat timed runs (CUDA events, after --warmup untimed runs). A tcemu time covers the whole\n"
+      "call: range profile + split, the Tensor Core products and the combine, FP32/FP64 in and out in\n"
+      "device memory. Rate = 2mnk / time (8mnk for complex shapes).\n"
+      "\n"
+      "FP32 target (--schemes, float data): baselines cuBLAS SGEMM (CUDA cores, no TF32), 1xTF32\n"
+      "(cublasGemmEx FAST_TF32) and cuBLAS's BF16x9 emulation; error = relative Frobenius error\n"
+      "against a cuBLAS DGEMM of the same inputs. FP64 target (--fp64-schemes, double data):\n"
+      "baselines DGEMM and cuBLAS's FP64 fixed-point emulation; error against a double-double\n"
+      "reference of --samples sampled entries (GPU kernel), as relative Frobenius error over the\n"
+      "samples and median per-entry relative error. Complex shapes (qsim) compare C/ZGEMM with\n"
+      "tcemu's 4M complex GEMM.\n"
+      "\n"
+      "Example (the acceptance run of issue 3):\n"
+      "  tcemu-bench --shapes 8192 --dists uniform --schemes fp16x2,tf32x2,bf16x3 --fp64-schemes ''\n"
+      "  tcemu-bench --shapes 8192 --dists phi=0.1,phi=1 --schemes '' --fp64-schemes int8-ozaki\n"};
+  std::string shapes = "1024,2048,4096,8192", dists = "uniform";
+  std::string schemes = "fp32,tf32,bf16,fp16,fp16x2,fp16x2-markidis,fp16x2-egemm,fp16x2-legemm,tf32x2,bf16x3,bf16x9,int8-ozaki,auto";
+  std::string fp64_schemes = "fp64,int8-ozaki,auto";
+  std::string csv;
+  Config cfg;
+  app.add_option("--shapes", shapes,
+                 "comma list: N (N x N x N), MxNxK, knn (1024x60000x784: queries x train x d), kmeans "
+                 "(70000x1024x784), qsim:N:D (complex 2^(N-D) x 2^D x 2^D)")
+      ->capture_default_str();
+  app.add_option("--dists", dists, "comma list of input distributions: uniform, uniform(a,b), phi=<x>")
+      ->capture_default_str();
+  app.add_option("--schemes", schemes, "FP32-target schemes on float data ('' = none)")->capture_default_str();
+  app.add_option("--fp64-schemes", fp64_schemes, "FP64-target schemes on double data ('' = none)")
+      ->capture_default_str();
+  app.add_option("--repeat", cfg.repeat, "timed runs per measurement (median reported)")->capture_default_str();
+  app.add_option("--warmup", cfg.warmup, "untimed runs before timing")->capture_default_str();
+  app.add_option("--samples", cfg.samples, "entries of C checked against double-double (FP64 target)")
+      ->capture_default_str();
+  app.add_flag("!--no-errors", cfg.errors, "skip the accuracy references (faster)");
+  app.add_option("--csv", csv, "also write all rows to this CSV file");
+  CLI11_PARSE(app, argc, argv);
+
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    if (!cuda::device_available()) throw DeviceError("tcemu-bench: no CUDA device found");
+    const std::string device = cuda::device_description();
+    std::printf("device: %s\n", device.c_str());
+    std::vector<Scheme> s32, s64;
+    if (!schemes.empty()) s32 = parse_scheme_list(schemes, Target::fp32);
+    if (!fp64_schemes.empty()) s64 = parse_scheme_list(fp64_schemes, Target::fp64);
+    Bench bench(cfg);
+    for (const std::string& sh : split_list(shapes)) {
+      const Shape shape = parse_shape(sh);
+      for (const std::string& dn : split_list(dists)) {
+        const Distribution dist = Distribution::parse(dn);
+        std::fprintf(stderr, "running %s %s\n", sh.c_str(), dn.c_str());
+        if (shape.complex) {
+          if (!s32.empty()) bench.complex<float>(shape, dist, s32);
+          if (!s64.empty()) bench.complex<double>(shape, dist, s64);
+        } else {
+          if (!s32.empty()) bench.real_fp32(shape, dist, s32);
+          if (!s64.empty()) bench.real_fp64(shape, dist, s64);
+        }
+        if (!csv.empty()) write_csv(csv, bench.rows, device);  // keep partial results
+      }
+    }
+    print_table(bench.rows);
+    if (!csv.empty()) write_csv(csv, bench.rows, device);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tcemu-bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
