@@ -11,10 +11,14 @@ if(TARGET Kokkos::kokkos AND NOT Kokkos_INCLUDE_DIRS MATCHES "trilinos")
   return()
 endif()
 
-find_path(TCEMU_KOKKOS_INCLUDE_DIR Kokkos_Core.hpp PATH_SUFFIXES trilinos PATHS /usr/include)
-find_library(TCEMU_KOKKOS_CORE_LIB trilinos_kokkoscore)
-find_library(TCEMU_KOKKOS_CONTAINERS_LIB trilinos_kokkoscontainers)
-find_library(TCEMU_KOKKOS_ALGORITHMS_LIB trilinos_kokkosalgorithms)
+# TCEMU_KOKKOS_ROOT (cache variable or environment): a copy of that Debian build carried to a machine
+# without it (include/trilinos/Kokkos_*.hpp and lib/libtrilinos_kokkos*.so*), as scripts/device does.
+set(TCEMU_KOKKOS_ROOT "$ENV{TCEMU_KOKKOS_ROOT}" CACHE PATH "Copy of Debian's Trilinos Kokkos (include/, lib/)")
+find_path(TCEMU_KOKKOS_INCLUDE_DIR Kokkos_Core.hpp PATH_SUFFIXES trilinos
+          HINTS ${TCEMU_KOKKOS_ROOT}/include PATHS /usr/include)
+find_library(TCEMU_KOKKOS_CORE_LIB trilinos_kokkoscore HINTS ${TCEMU_KOKKOS_ROOT}/lib)
+find_library(TCEMU_KOKKOS_CONTAINERS_LIB trilinos_kokkoscontainers HINTS ${TCEMU_KOKKOS_ROOT}/lib)
+find_library(TCEMU_KOKKOS_ALGORITHMS_LIB trilinos_kokkosalgorithms HINTS ${TCEMU_KOKKOS_ROOT}/lib)
 if(NOT TCEMU_KOKKOS_INCLUDE_DIR OR NOT TCEMU_KOKKOS_CORE_LIB)
   message(FATAL_ERROR "tcemu: Kokkos not found. Install Debian's libtrilinos-kokkos-dev "
                       "(scripts/setup.sh does) or point Kokkos_ROOT at a Kokkos install.")

@@ -1,5 +1,7 @@
 #include "dataset.hpp"
 
+#include <random>
+
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
 
@@ -31,6 +33,21 @@ Dataset load_dataset(const std::string& path) {
     ds.init_centroids = std::move(init.data);
   }
   return ds;
+}
+
+Dataset replicate(const Dataset& data, int times, double noise, std::uint64_t seed) {
+  if (times < 1) throw tcemu::InvalidArgument("--replicate " + std::to_string(times) + " must be >= 1");
+  if (noise < 0) throw tcemu::InvalidArgument("--noise must be >= 0");
+  Dataset out = data;
+  out.data.reserve(data.data.size() * times);
+  std::mt19937_64 gen(seed);
+  std::normal_distribution<float> gauss(0.0f, static_cast<float>(noise));
+  for (int t = 1; t < times; ++t) {
+    for (float v : data.data) out.data.push_back(noise > 0 ? v + gauss(gen) : v);
+    out.labels.insert(out.labels.end(), data.labels.begin(), data.labels.end());
+  }
+  out.n = data.n * times;
+  return out;
 }
 
 void validate_k(const Dataset& data, std::int64_t k, bool need_init, const std::string& what) {

@@ -26,6 +26,12 @@ struct Dataset {
 /// each message starting with the path and naming the dataset.
 Dataset load_dataset(const std::string& path);
 
+/// The data replicated `times` times (labels too), every copy after the first perturbed by seeded
+/// Gaussian noise of standard deviation `noise` (in the data's units): the scaled-up study of issue 5
+/// (Fashion-MNIST x 10 = 700,000 points). /init_centroids are kept. Throws InvalidArgument for
+/// times < 1 or noise < 0.
+Dataset replicate(const Dataset& data, int times, double noise, std::uint64_t seed);
+
 /// Checks k against the data: 1 <= k <= n, and k == init_k when `need_init` (--init file).
 /// Throws tcemu::InvalidArgument naming `what` (the file) and the rule.
 void validate_k(const Dataset& data, std::int64_t k, bool need_init, const std::string& what);

@@ -11,6 +11,7 @@
 #include "dataset.hpp"
 #include "init.hpp"
 #include "lloyd.hpp"
+#include "lloyd_device.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
@@ -104,6 +105,8 @@ int main(int argc, char** argv) {
   int max_iter = 100;
   double tol = 1e-4;
   std::uint64_t seed = 1;
+  int replicate = 1;
+  double noise = 0.0;
   bool json = false, quiet = false, list_schemes = false;
   app.add_option("-i,--input", input, "HDF5 file with /data (n x d float32) (required)");
   app.add_option("-o,--output", output, "HDF5 file for centroids, assignments and inertia per scheme");
@@ -114,7 +117,11 @@ int main(int argc, char** argv) {
   app.add_option("--init", init_name, "kmeans++ | random | file (/init_centroids)");
   app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, or 'all' (see --list-schemes)");
   app.add_option("--target", target_name, "accuracy target of int8-ozaki and auto: fp32 | fp64");
-  app.add_option("--device", device_name, "host | cuda | auto (host until kmeans has a GPU path)");
+  app.add_option("--device", device_name, "host | cuda | auto (cuda when built with CUDA and a GPU is present)");
+  app.add_option("--replicate", replicate, "use the data R times (scaled-up studies: Fashion-MNIST x 10 = 700,000 points)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--noise", noise, "std. deviation of seeded Gaussian noise added to every copy after the first")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--json", json, "print one JSON object instead of the table");
   app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
   app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
@@ -133,13 +140,13 @@ int main(int argc, char** argv) {
     }
     if (input.empty()) throw tcemu::InvalidArgument("--input is required");
     if (k == 0) throw tcemu::InvalidArgument("--k is required");
-    if (device_name == "cuda")
-      throw tcemu::DeviceError("--device cuda: kmeans has no GPU path in this version");
-    if (device_name != "host" && device_name != "auto")
+    if (device_name != "host" && device_name != "auto" && device_name != "cuda")
       throw tcemu::InvalidArgument("--device '" + device_name + "' is not one of: host, cuda, auto");
+    const bool on_gpu = device_name == "cuda" || (device_name == "auto" && kmeans::gpu_available());
     const auto init = kmeans::parse_init(init_name);
     const auto schemes = tcemu::parse_scheme_list(scheme_list, target);
-    const auto data = kmeans::load_dataset(input);
+    const auto data = replicate > 1 ? kmeans::replicate(kmeans::load_dataset(input), replicate, noise, seed)
+                                    : kmeans::load_dataset(input);
     kmeans::validate_k(data, k, init == kmeans::Init::file, input);
     const auto centroids0 = kmeans::initial_centroids(data, k, init, seed);
 
@@ -163,9 +170,11 @@ int main(int argc, char** argv) {
       };
       Row row;
       row.scheme = s.name;
-      row.result = s.target == tcemu::Target::fp64
-                       ? kmeans::lloyd<double>(data, centroids0, gopt, lopt, progress)
-                       : kmeans::lloyd<float>(data, centroids0, gopt, lopt, progress);
+      const bool fp64 = s.target == tcemu::Target::fp64;
+      row.result = on_gpu ? (fp64 ? kmeans::lloyd_device<double>(data, centroids0, gopt, lopt, progress)
+                                  : kmeans::lloyd_device<float>(data, centroids0, gopt, lopt, progress))
+                          : (fp64 ? kmeans::lloyd<double>(data, centroids0, gopt, lopt, progress)
+                                  : kmeans::lloyd<float>(data, centroids0, gopt, lopt, progress));
       row.used = row.result.used;
       row.note = row.result.note;
       rows.push_back(std::move(row));

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Build tcemu with the CUDA backend on a lent GPU machine, run the GPU tests and tcemu-bench at the
+# acceptance shapes (issue 3), and leave logs and CSV under $OUT.
+#
+# Needs, beside the checkout: .deps/kokkos (a copy of Debian's Trilinos Kokkos: include/trilinos and
+# lib/libtrilinos_kokkos*.so*) and .deps/googletest (Debian's /usr/src/googletest), carried with the
+# call because the GPU image has no Kokkos; scripts/device/prepare_deps.sh makes them.
+# Usage (repository root): OUT=/some/dir scripts/device/gpu_check.sh [quick]
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-$ROOT/out}
+JOBS=${JOBS:-$(nproc)}
+BUILD=${BUILD:-/tmp/tcemu-build}
+MODE=${1:-full}
+mkdir -p "$OUT"
+cd "$ROOT"
+t0=$(date +%s)
+stamp() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+
+stamp "device"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true
+nvcc --version | tail -1; cmake --version | head -1; g++ --version | head -1
+
+GTEST_ARG=""
+if [ ! -e /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake ] && [ ! -e /usr/lib/cmake/GTest/GTestConfig.cmake ]; then
+  stamp "building googletest from .deps/googletest"
+  cmake -S .deps/googletest -B /tmp/gtest-build -DCMAKE_INSTALL_PREFIX=/tmp/gtest -DBUILD_GMOCK=OFF \
+        -DCMAKE_POLICY_VERSION_MINIMUM=3.5 -DCMAKE_BUILD_TYPE=Release > "$OUT/gtest_build.log" 2>&1 &&
+    cmake --build /tmp/gtest-build -j"$JOBS" >> "$OUT/gtest_build.log" 2>&1 &&
+    cmake --install /tmp/gtest-build >> "$OUT/gtest_build.log" 2>&1 || { echo "googletest build failed"; tail -20 "$OUT/gtest_build.log"; }
+  GTEST_ARG="-DGTest_ROOT=/tmp/gtest"
+fi
+
+stamp "configure + build (sm_90a, -j$JOBS)"
+cmake -S . -B "$BUILD" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
+      -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" $GTEST_ARG > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+cmake --build "$BUILD" -j"$JOBS" --target tcemu_core tcemu-bench >> "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
+cmake --build "$BUILD" -j"$JOBS" --target test_core >> "$OUT/build.log" 2>&1 || { echo "test_core failed to build"; grep -E "error" -A3 "$OUT/build.log" | head -40; }
+export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
+
+if [ -x "$BUILD/tests/test_core" ]; then
+  stamp "GPU tests"
+  "$BUILD/tests/test_core" --gtest_filter='Cuda*:ComplexGemm*' > "$OUT/tests.log" 2>&1
+  echo "test exit code $?"
+  grep -E "^\[  (PASSED|FAILED) |^\[  SKIPPED|Failure|ozaki|error|Expected|Which is|actual" "$OUT/tests.log" | head -60
+fi
+
+B="$BUILD/core/tcemu-bench"
+ALL32=fp32,tf32,bf16,fp16,fp16x2,fp16x2-markidis,fp16x2-egemm,fp16x2-legemm,tf32x2,bf16x3,bf16x9,int8-ozaki,auto
+run_bench() {  # name, args...
+  local name=$1; shift
+  stamp "bench $name: $*"
+  "$B" "$@" --csv "$OUT/bench_$name.csv" > "$OUT/bench_$name.log" 2>&1 || { echo "bench $name failed"; tail -5 "$OUT/bench_$name.log"; }
+}
+if [ "$MODE" = quick ]; then
+  run_bench accept32 --shapes 8192 --dists uniform --schemes fp16x2,tf32x2,bf16x3 --fp64-schemes ''
+  run_bench accept64 --shapes 8192 --dists phi=0.1,phi=1 --schemes '' --fp64-schemes int8-ozaki
+else
+  run_bench accept32 --shapes 8192 --dists uniform --schemes "$ALL32" --fp64-schemes fp64,int8-ozaki,auto
+  run_bench accept64 --shapes 8192 --dists phi=0.1,phi=1 --schemes fp16x2,tf32x2,bf16x3 \
+            --fp64-schemes int8-ozaki,int8-ozaki:7,int8-ozaki:8,auto
+  run_bench square --shapes 1024,2048,4096,16384 --dists uniform --schemes fp16x2,tf32x2,bf16x3,bf16x9,auto \
+            --fp64-schemes int8-ozaki
+  run_bench spread --shapes 4096 --dists phi=2,phi=4 --schemes fp16x2,bf16x3,auto --fp64-schemes int8-ozaki,auto
+  run_bench apps --shapes knn,kmeans,qsim:26:7,qsim:24:10 --dists uniform \
+            --schemes fp16x2,tf32x2,bf16x3,auto --fp64-schemes int8-ozaki
+fi
+# One CSV (header once) and one log for the table.
+first=1
+for f in "$OUT"/bench_*.csv; do
+  [ -e "$f" ] || continue
+  if [ $first = 1 ]; then cat "$f"; first=0; else tail -n +2 "$f"; fi
+done > "$OUT/bench.csv"
+cat "$OUT"/bench_*.log > "$OUT/bench.log" 2>/dev/null
+rm -f "$OUT"/bench_*.csv "$OUT"/bench_*.log
+stamp "done"
+grep -E "8192 " "$OUT/bench.log" | head -60

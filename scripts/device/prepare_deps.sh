@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Copies what the GPU image lacks into the git-ignored .deps/ of the checkout, to be carried with a
+# device call (carry: [".deps"]): Debian's Trilinos Kokkos (headers + 3 shared libraries, Serial
+# backend; cmake/TcemuKokkos.cmake finds it through TCEMU_KOKKOS_ROOT) and the googletest source.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$ROOT/.deps/kokkos/include" "$ROOT/.deps/kokkos/lib"
+cp -a /usr/include/trilinos "$ROOT/.deps/kokkos/include/"
+cp -a /usr/lib/x86_64-linux-gnu/libtrilinos_kokkos*.so* "$ROOT/.deps/kokkos/lib/"
+[ -d "$ROOT/.deps/googletest" ] || cp -a /usr/src/googletest "$ROOT/.deps/googletest"
+du -sh "$ROOT/.deps"
