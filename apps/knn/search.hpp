@@ -37,6 +37,7 @@ bool computes_in_double(const tcemu::Scheme& scheme);
 
 struct SearchOptions {
   std::int64_t batch = 1024;    ///< queries per distance GEMM (memory: batch x n values)
+  std::int64_t limit = -1;      ///< search only the first `limit` queries (-1: all of data.q)
   Device device = Device::host;
   /// Called after each batch with (batches done, batches in total); may be empty.
   std::function<void(std::int64_t, std::int64_t)> on_batch;

@@ -1,0 +1,84 @@
+#include "problem.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "tcemu/error.hpp"
+#include "tcemu/io/hdf5.hpp"
+
+namespace hplai {
+
+void Lcg::advance(std::uint64_t steps) {
+  // x -> a x + c applied `steps` times is x -> A x + C with (A, C) built by repeated squaring of
+  // the affine map (A1, C1) = (a, c): (A, C) o (A, C) = (A^2, A C + C).
+  std::uint64_t mul = kMul, add = kAdd;
+  while (steps != 0) {
+    if (steps & 1) state_ = state_ * mul + add;
+    add = add * (mul + 1);
+    mul = mul * mul;
+    steps >>= 1;
+  }
+}
+
+System generate_system(std::int64_t n, std::uint64_t seed) {
+  if (n < 1) throw tcemu::InvalidArgument("--n " + std::to_string(n) + " must be >= 1");
+  if (n > 3037000499LL)  // n * n must fit an int64
+    throw tcemu::InvalidArgument("--n " + std::to_string(n) + " is too large");
+  System sys;
+  sys.n = n;
+  sys.source = "generated (HPL-MxP, seed " + std::to_string(seed) + ")";
+  sys.A.assign(static_cast<std::size_t>(n * n), 0.0);
+  std::vector<double> diag(static_cast<std::size_t>(n), 0.0);
+  Lcg a(seed);
+  for (std::int64_t j = 0; j < n; ++j)  // column by column, as the reference
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double v = a.next();
+      sys.A[i * n + j] = v;
+      diag[i] += std::fabs(v);
+    }
+  for (std::int64_t i = 0; i < n; ++i) sys.A[i * n + i] = diag[i] - std::fabs(sys.A[i * n + i]);
+  Lcg b(seed + 1);
+  sys.b.resize(static_cast<std::size_t>(n));
+  for (auto& v : sys.b) v = b.next();
+  return sys;
+}
+
+System load_system(const std::string& path) {
+  tcemu::io::Reader in(path);
+  auto A = in.read<double>("/A", 2);
+  if (A.rows() != A.cols())
+    throw tcemu::InvalidArgument(path + ": dataset /A is " + std::to_string(A.rows()) + " x " +
+                                 std::to_string(A.cols()) + ", not square");
+  tcemu::io::require_finite(A, path, "/A");
+  const auto binfo = in.info("/b");
+  const int brank = static_cast<int>(binfo.shape.size());
+  if (brank == 2 && binfo.shape[1] != 1)
+    throw tcemu::InvalidArgument(path + ": dataset /b is " + std::to_string(binfo.shape[0]) + " x " +
+                                 std::to_string(binfo.shape[1]) + "; expected a vector of " +
+                                 std::to_string(A.rows()) + " entries");
+  auto b = in.read<double>("/b", brank == 2 ? 2 : 1);
+  if (b.rows() != A.rows())
+    throw tcemu::InvalidArgument(path + ": dataset /b has " + std::to_string(b.rows()) +
+                                 " entries but /A is " + std::to_string(A.rows()) + " x " +
+                                 std::to_string(A.cols()));
+  tcemu::io::require_finite(b, path, "/b");
+  System sys;
+  sys.n = A.rows();
+  sys.A = std::move(A.data);
+  sys.b = std::move(b.data);
+  sys.source = path;
+  return sys;
+}
+
+double norm_inf(const System& sys) {
+  double best = 0;
+  for (std::int64_t i = 0; i < sys.n; ++i) {
+    double s = 0;
+    const double* r = sys.row(i);
+    for (std::int64_t j = 0; j < sys.n; ++j) s += std::fabs(r[j]);
+    best = std::max(best, s);
+  }
+  return best;
+}
+
+}  // namespace hplai

@@ -1,0 +1,66 @@
+#pragma once
+/// \file problem.hpp
+/// The linear system hplai solves: the HPL-MxP (HPL-AI) reference generator, or /A and /b from an
+/// HDF5 file, validated.
+///
+/// Generator (HPL-AI reference implementation, github.com/hpl-ai/hpl-ai, matgen.c, the version with
+/// the LCG and the "Fix diag dominant" commit):
+///  - an LCG x_{k+1} = 6364136223846793005 * x_k + 1 (mod 2^64); a draw is x_{k+1} * 2^-64 - 0.5,
+///    uniform in [-0.5, 0.5];
+///  - A is filled column by column (a_00, a_10, ..., a_{n-1,0}, a_01, ...) from the stream seeded
+///    with `seed`; then each diagonal entry is replaced by the sum of the absolute values of the
+///    off-diagonal entries of its row: a_ii = sum_{j != i} |a_ij| (row diagonal dominance, weak, so
+///    LU without pivoting exists and is stable: growth factor <= 2);
+///  - b is drawn from a second stream seeded with `seed + 1`.
+/// With seed 1 (the default) this is bit for bit the reference's system.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hplai {
+
+/// A dense system A x = b in FP64. A is n x n row-major (a_ij at A[i * n + j]); b has n entries.
+struct System {
+  std::int64_t n = 0;
+  std::vector<double> A;
+  std::vector<double> b;
+  std::string source;  ///< "generated (seed S)" or the input file's path
+
+  const double* row(std::int64_t i) const { return A.data() + i * n; }
+};
+
+/// The HPL-AI reference's linear congruential generator (see the file comment).
+class Lcg {
+ public:
+  static constexpr std::uint64_t kMul = 6364136223846793005ULL;
+  static constexpr std::uint64_t kAdd = 1ULL;
+
+  explicit Lcg(std::uint64_t seed) : state_(seed) {}
+  /// Next draw, uniform in [-0.5, 0.5] (the reference's lcg_rand_double).
+  double next() {
+    state_ = state_ * kMul + kAdd;
+    return static_cast<double>(state_) * 0x1p-64 - 0.5;
+  }
+  /// Skips `steps` draws in O(log steps) (the reference's lcg_advance), so that columns or blocks
+  /// of A can be generated independently (the GPU generator does this per thread).
+  void advance(std::uint64_t steps);
+  std::uint64_t state() const { return state_; }
+
+ private:
+  std::uint64_t state_;
+};
+
+/// Generates the HPL-MxP system of order n with the given seed (see the file comment).
+/// Throws tcemu::InvalidArgument when n < 1, or when n * n * 8 bytes would overflow.
+System generate_system(std::int64_t n, std::uint64_t seed);
+
+/// Reads /A (n x n, float32 or float64) and /b (n, float32 or float64; an n x 1 dataset is accepted)
+/// from an HDF5 file. Throws tcemu::IoError for a missing file/dataset, a wrong rank or dtype, an
+/// empty dataset or a NaN/Inf element (the message names the file, the dataset and the element), and
+/// tcemu::InvalidArgument when A is not square or b's length differs from n.
+System load_system(const std::string& path);
+
+/// ||A||_inf = max_i sum_j |a_ij| (the max row sum), in FP64.
+double norm_inf(const System& sys);
+
+}  // namespace hplai

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs the apps' GPU acceptance jobs on a lent GPU machine and leaves logs/JSON under $OUT.
+# Builds everything with CUDA into $BUILD (kept between calls while the machine stays warm), makes
+# the Fashion-MNIST HDF5 files from the carried IDX files (.deps/fashion-mnist, see
+# scripts/device/prepare_deps.sh) and runs the jobs named on the command line:
+#   build | knn | kmeans | kmeans700k | qsim | hplai
+# Usage (repository root): OUT=/dir scripts/device/apps_gpu.sh build knn kmeans
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-$ROOT/out}
+BUILD=${BUILD:-$ROOT/build-gpu}
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$OUT"
+cd "$ROOT"
+t0=$(date +%s)
+stamp() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
+export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
+
+build() {
+  local gtest_arg=""
+  if [ ! -e /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake ]; then
+    if [ ! -e /tmp/gtest/lib/cmake/GTest/GTestConfig.cmake ]; then
+      stamp "googletest from .deps/googletest"
+      cmake -S .deps/googletest -B /tmp/gtest-build -DCMAKE_INSTALL_PREFIX=/tmp/gtest -DBUILD_GMOCK=OFF \
+            -DCMAKE_POLICY_VERSION_MINIMUM=3.5 -DCMAKE_BUILD_TYPE=Release > "$OUT/gtest_build.log" 2>&1 &&
+        cmake --build /tmp/gtest-build -j"$JOBS" >> "$OUT/gtest_build.log" 2>&1 &&
+        cmake --install /tmp/gtest-build >> "$OUT/gtest_build.log" 2>&1
+    fi
+    gtest_arg="-DGTest_ROOT=/tmp/gtest"
+  fi
+  stamp "configure + build all (sm_90a, -j$JOBS)"
+  cmake -S . -B "$BUILD" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
+        -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" $gtest_arg > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; return 1; }
+  cmake --build "$BUILD" -j"$JOBS" -k >> "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; }
+  ls "$BUILD"/apps/*/ | head -40
+}
+
+data() {
+  if [ ! -e data/fashion-mnist-784-euclidean.h5 ] || [ ! -e data/fashion-mnist-kmeans.h5 ]; then
+    stamp "Fashion-MNIST -> HDF5"
+    python3 scripts/prepare_fashion_mnist.py --source-dir .deps/fashion-mnist > "$OUT/prepare.log" 2>&1 || tail -5 "$OUT/prepare.log"
+  fi
+}
+
+knn() {
+  data
+  stamp "knn: full Fashion-MNIST test set on the GPU"
+  "$BUILD/apps/knn/knn" --input data/fashion-mnist-784-euclidean.h5 --k 10 --scheme all --device cuda \
+      --repeat 3 > "$OUT/knn_gpu.txt" 2> "$OUT/knn_gpu.err"; echo "exit $?"; cat "$OUT/knn_gpu.txt"; tail -3 "$OUT/knn_gpu.err"
+}
+
+kmeans() {
+  data
+  for k in 10 256; do
+    stamp "kmeans: Fashion-MNIST k=$k on the GPU"
+    "$BUILD/apps/kmeans/kmeans" --input data/fashion-mnist-kmeans.h5 --k $k --seed 1 --scheme all \
+        --device cuda -q --json > "$OUT/kmeans_k$k.json" 2> "$OUT/kmeans_k$k.err"; echo "exit $?"
+    "$BUILD/apps/kmeans/kmeans" --input data/fashion-mnist-kmeans.h5 --k $k --seed 1 --scheme all \
+        --device cuda -q 2>&1 | tee "$OUT/kmeans_k$k.txt"
+  done
+}
+
+kmeans700k() {
+  data
+  stamp "kmeans: 700,000 x 784 (Fashion-MNIST x 10, noise 1.0), k = 1024, GPU"
+  "$BUILD/apps/kmeans/kmeans" --input data/fashion-mnist-kmeans.h5 --replicate 10 --noise 1.0 --k 1024 \
+      --seed 1 --max-iter 20 --tol 0 --scheme fp32,fp64,tf32,bf16,fp16,fp16x2,tf32x2,bf16x3,auto --device cuda \
+      2> "$OUT/kmeans700k.err" | tee "$OUT/kmeans700k.txt"; tail -3 "$OUT/kmeans700k.err"
+}
+
+for job in "$@"; do
+  "$job"
+done
+stamp "done"
