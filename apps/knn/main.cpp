@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -43,8 +44,9 @@ std::string footer() {
       "  int8-ozaki:<s>   Ozaki INT8 with a fixed number s of slices (1..18)\n"
       "  all              every scheme above; auto picks per GEMM call for --target\n"
       "\nMetrics (one table row per scheme):\n"
-      "  time_ms          wall clock of the whole search (norms, GEMMs, top-k), median of --repeat runs;\n"
-      "                   excludes reading the file and making double copies for fp64-target schemes\n"
+      "  time_ms          wall clock of the whole search (norms, GEMMs, top-k), median of --repeat runs,\n"
+      "                   after one untimed warm-up search of the first batch; excludes reading the\n"
+      "                   file and making the double copies for fp64-target schemes\n"
       "  speedup_vs_fp32  fp32 time / this scheme's time\n"
       "  recall@k         share of returned neighbours whose exact distance (direct FP64 sum of\n"
       "                   (x_i - y_i)^2) is <= that of the k-th true neighbour: /neighbors, or the fp64\n"
@@ -129,6 +131,13 @@ int main(int argc, char** argv) {
 
     const knn::Dataset data =
         knn::load_dataset(input, app.count("--queries") ? std::optional<std::int64_t>(queries) : std::nullopt, k);
+    if (!output.empty()) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(input, output, ec)) {
+        std::cerr << "knn: error: " << output << ": --output must not overwrite the --input file" << std::endl;
+        return kExitError;
+      }
+    }
     std::unique_ptr<tcemu::io::Writer> writer;
     if (!output.empty()) writer = std::make_unique<tcemu::io::Writer>(output);  // fails early, before the work
 

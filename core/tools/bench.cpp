@@ -420,7 +420,8 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, const std:
     std::replace(note.begin(), note.end(), '\n', ' ');
     char buf[1024];
     std::snprintf(buf, sizeof buf,
-                  "\"%s\",%s,%lld,%lld,%lld,%d,%s,%s,%s,%s,%s,%.6f,%.6f,%.4f,%.4f,%.6e,%.6e,%.4f,%.4f,%.4f,%s\n",
+                  "\"%s\",\"%s\",%lld,%lld,%lld,%d,\"%s\",\"%s\",%s,%s,\"%s\",%.6f,%.6f,%.4f,%.4f,%.6e,%.6e,"
+                  "%.4f,%.4f,%.4f,%s\n",
                   device.c_str(), r.shape.c_str(), (long long)r.m, (long long)r.n, (long long)r.k, int(r.complex),
                   r.dist.c_str(), r.method.c_str(), r.kind.c_str(), r.target.c_str(), r.used.c_str(), r.median_ms,
                   r.min_ms, r.tflops, r.speedup, r.err, r.median_rel_err, r.split_ms, r.products_ms,

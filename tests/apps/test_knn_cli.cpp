@@ -123,6 +123,22 @@ TEST_F(KnnCli, MissingInputAndUnavailableDevice) {
 #endif
 }
 
+TEST_F(KnnCli, OutputMustNotOverwriteTheInput) {
+  const std::string path = make_file("good.h5");
+  const auto r = run_knn("--input '" + path + "' --output '" + path + "'", dir_.path());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--output must not overwrite the --input file"), std::string::npos) << r.err;
+  EXPECT_NO_THROW(tcemu::io::Reader(path).read<float>("/train", 2));  // untouched
+}
+
+TEST_F(KnnCli, ExplainPrintsAutosPlan) {
+  const std::string path = make_file("good.h5");
+  const auto r = run_knn("--input '" + path + "' --scheme auto --explain", dir_.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("plan of the first batch"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pick:"), std::string::npos) << r.err;
+}
+
 TEST_F(KnnCli, HelpAndListSchemes) {
   const auto help = run_knn("--help", dir_.path());
   EXPECT_EQ(help.status, 0);

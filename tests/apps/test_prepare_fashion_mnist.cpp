@@ -36,9 +36,13 @@ void write_idx_gz(const std::string& path, std::uint32_t magic, const std::vecto
   ASSERT_EQ(std::system(("gzip -f '" + path + "'").c_str()), 0);
 }
 
+/// The script in this source tree: $TCEMU_SOURCE_DIR, or three levels above this file
+/// (tests/apps/<file>; CMake compiles it by absolute path).
 std::string script() {
   const char* src = std::getenv("TCEMU_SOURCE_DIR");
-  return std::string(src ? src : ".") + "/scripts/prepare_fashion_mnist.py";
+  const std::filesystem::path root =
+      src ? std::filesystem::path(src) : std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  return (root / "scripts" / "prepare_fashion_mnist.py").string();
 }
 
 class PrepareFashionMnist : public ::testing::Test {

@@ -87,8 +87,10 @@ void check_scheme_case(const Scheme& scheme, const Case& c, std::uint64_t seed, 
   const double diff = rel_diff(C, cd, ch, R);
   EXPECT_LE(diff, tolerance(rd.used)) << "device vs host";
   const double ed = rel_err(C, cd, R), eh = rel_err(C, ch, R);
-  // Against FP64: the device is as accurate as the host reference, up to the accumulation order.
-  EXPECT_LE(ed, 2 * eh + 4e-7) << "device err " << ed << " host err " << eh;
+  // Against FP64: the device is as accurate as the host reference up to the Tensor Cores' truncating
+  // FP32 accumulation, measured on an H200 at about 1.2e-9 * k (FP16/BF16) and 2.4e-9 * k (TF32) per
+  // unchunked accumulator (docs/perf-notes.md); 3e-9 * k bounds both.
+  EXPECT_LE(ed, 2 * eh + 3e-9 * double(c.k) + 1e-7) << "device err " << ed << " host err " << eh;
 }
 
 TEST(CudaGemm, EverySchemeMatchesHostFloat) {
@@ -149,7 +151,8 @@ TEST(CudaGemm, RangeFallbackOnDevice) {
                                         C.dev(), opt, nullptr, nullptr),
                InvalidArgument);
 
-  // NaN in B: every emulation falls back to native, which propagates the NaN.
+  // NaN in B: every emulation falls back to native, which propagates the NaN (auto picks a native
+  // scheme: with the H200 cost model that may be fp64, whose DGEMM is faster than SGEMM there).
   opt.range_policy = RangePolicy::fallback;
   A.h[3] = 0.5f;
   A.upload();
@@ -159,7 +162,7 @@ TEST(CudaGemm, RangeFallbackOnDevice) {
     opt.scheme = parse_scheme(name);
     rep = cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f,
                                    C.dev(), opt, nullptr, nullptr);
-    EXPECT_EQ(rep.used.name, "fp32") << name;
+    EXPECT_TRUE(rep.used.is_native()) << name << " used " << rep.used.name;
     EXPECT_GT(nonfinite(C, C.download()), 0) << name;
   }
 }

@@ -100,7 +100,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   cudaEvent_t* ev = ws.ev;
   TCEMU_CUDA(cudaEventRecord(ev[0], st));
   if (p.k == 0) {  // BLAS semantics: C = beta * C (not read when beta == 0)
-    detail::combine_groups<T, T>(nullptr, 0, 0, 0, nullptr, p.m, p.n, alpha, beta, p.c, p.c_rs, p.c_cs, st);
+    detail::combine_groups<T, T>(nullptr, 0, 0, 0, 1, nullptr, p.m, p.n, alpha, beta, p.c, p.c_rs, p.c_cs, st);
     return report;
   }
 

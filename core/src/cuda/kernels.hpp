@@ -13,6 +13,9 @@
 
 namespace tcemu::cuda::detail {
 
+/// Multiprocessors of the current device (cached).
+int device_sms();
+
 /// Range-profile totals of one operand, accumulated with atomics. Non-negative doubles are ordered
 /// like their bit patterns, so max/min use 64-bit integer atomics on the bits.
 struct ProfileTotals {
@@ -69,12 +72,14 @@ void ozaki_slice_operand(const T* data, std::int64_t lines, std::int64_t k, std:
                          std::int64_t kc, std::int64_t kcp, std::int64_t nchunks, std::int8_t* out,
                          cudaStream_t stream);
 
-/// C(i, j) = alpha * sum_{g = ngroups-1 .. 0} W(acc_g(i, j)) * scale_g + beta * C(i, j), with
-/// acc_g at acc + g * group_stride, column-major m x n (leading dimension ldacc); W = double when Acc
-/// is double, else T (the host backend's combine); C is not read when beta == 0. ngroups <= 8.
-/// C(i, j) = c[i * c_rs + j * c_cs]. ngroups == 0 gives C = beta * C.
+/// C(i, j) = alpha * sum_{g = ngroups-1 .. 0} W(acc_g(i, j)) * scale_g + beta * C(i, j), column-major
+/// m x n accumulators (leading dimension ldacc) `group_stride` elements apart: group 0 is the FP32
+/// (RN) sum of its n0 chunk accumulators at buffers 0..n0-1 (k cut into chunks, see paths_cuda.cpp),
+/// group g >= 1 is buffer n0 + g - 1. W = double when Acc is double, else T (the host backend's
+/// combine); C is not read when beta == 0. ngroups <= 8. C(i, j) = c[i * c_rs + j * c_cs].
+/// ngroups == 0 gives C = beta * C.
 template <class Acc, class T>
-void combine_groups(const Acc* acc, std::int64_t group_stride, std::int64_t ldacc, int ngroups,
+void combine_groups(const Acc* acc, std::int64_t group_stride, std::int64_t ldacc, int ngroups, int n0,
                     const double* scales, std::int64_t m, std::int64_t n, T alpha, T beta, T* c,
                     std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream);
 

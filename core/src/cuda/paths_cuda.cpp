@@ -1,6 +1,7 @@
 // Arithmetic paths of the CUDA backend: native cuBLAS, split-part products, Ozaki INT8 (paths.hpp).
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cmath>
 #include <type_traits>
 #include <vector>
@@ -87,6 +88,23 @@ SplitSpec spec_for(SchemeKind kind, Store store, const std::vector<int>& seq) {
   return sp;
 }
 
+/// Length of the k chunks of the most significant product group (0 = no chunking). Hopper's Tensor
+/// Cores accumulate in FP32 with truncation once per MMA step (k = 16 for FP16/BF16, 8 for TF32), so
+/// the accumulation error grows about linearly with k: measured on an H200 at k = 8192, every FP32
+/// scheme landed near 1e-5 (6x cuBLAS SGEMM's 1.6e-6), bf16x9 included. Cutting the dominant group's
+/// k into chunks whose results are added with round-to-nearest in the combine bounds that term; the
+/// lower groups are 2^-8 (BF16) to 2^-12 (FP16) smaller and keep one accumulator. Overridable with
+/// the environment variable TCEMU_CUDA_ACC_CHUNK (elements of k; 0 disables).
+std::int64_t acc_chunk(PartType part) {
+  static const long long env = [] {
+    const char* e = std::getenv("TCEMU_CUDA_ACC_CHUNK");
+    return e ? std::atoll(e) : -1LL;
+  }();
+  if (env >= 0) return round_up(env, 16);
+  // Error ~ truncations per chunk: 2048/16 = 1024/8 = 128 MMA steps; see docs/perf-notes.md.
+  return part == PartType::tf32 ? 1024 : 2048;
+}
+
 /// Split-panel row length: k padded to 16 elements (32-byte rows for 16-bit parts, INT8 alignment).
 std::int64_t panel_k(std::int64_t k) { return round_up(std::max<std::int64_t>(k, 1), 16); }
 
@@ -131,7 +149,7 @@ void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws) {
     TCEMU_CUBLAS(cublasDgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, ik, &one, static_cast<double*>(px), ik,
                              static_cast<double*>(py), ik, &zero, static_cast<double*>(acc),
                              blas_int(ldacc, "ldc")));
-    combine_groups<double, T>(static_cast<double*>(acc), 0, ldacc, 1, &one, p.m, p.n, p.alpha, p.beta,
+    combine_groups<double, T>(static_cast<double*>(acc), 0, ldacc, 1, 1, &one, p.m, p.n, p.alpha, p.beta,
                               p.c, p.c_rs, p.c_cs, p.stream);
   } else {
     const float onef = 1.f, zerof = 0.f;
@@ -139,7 +157,7 @@ void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws) {
     TCEMU_CUBLAS(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, ik, &onef, static_cast<float*>(px), ik,
                              static_cast<float*>(py), ik, &zerof, static_cast<float*>(acc),
                              blas_int(ldacc, "ldc")));
-    combine_groups<float, T>(static_cast<float*>(acc), 0, ldacc, 1, &one, p.m, p.n, p.alpha, p.beta,
+    combine_groups<float, T>(static_cast<float*>(acc), 0, ldacc, 1, 1, &one, p.m, p.n, p.alpha, p.beta,
                              p.c, p.c_rs, p.c_cs, p.stream);
   }
 }
@@ -171,7 +189,13 @@ void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& w
   const std::int64_t ldacc = round_up(p.m, 4);
   const std::int64_t gstride = ldacc * p.n;
   const int ngroups = static_cast<int>(L.windows.size());
-  float* acc = static_cast<float*>(ws.get(kSlotAccum, sizeof(float) * gstride * ngroups, p.stream));
+  // Group 0 (the most significant) in k chunks of kb, one FP32 accumulator each (see acc_chunk).
+  const std::int64_t k0 = L.windows[0].len * kp;
+  const std::int64_t kb = s.parts > 1 ? acc_chunk(s.part) : 0;
+  const std::int64_t nfull = kb > 0 && k0 > kb ? k0 / kb : 0;
+  const std::int64_t rem = nfull > 0 ? k0 - nfull * kb : k0;
+  const int n0 = static_cast<int>(nfull + (rem > 0 ? 1 : 0));
+  float* acc = static_cast<float*>(ws.get(kSlotAccum, sizeof(float) * gstride * (ngroups + n0 - 1), p.stream));
 
   cublasHandle_t h = ws.handle(p.stream);
   const cudaDataType type = blas_type(s.part);
@@ -185,13 +209,27 @@ void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& w
   for (int g = 0; g < ngroups; ++g) {
     const GroupWindow& w = L.windows[g];
     scales[g] = std::ldexp(1.0, w.scale_exp);
-    TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(w.len * kp, "k x parts"), &one,
-                              ax + eb * w.off_a * kp, type, lda, ay + eb * w.off_b * kp, type, ldb, &zero,
-                              acc + g * gstride, CUDA_R_32F, blas_int(ldacc, "ldc"), compute,
-                              CUBLAS_GEMM_DEFAULT));
+    const char* a = ax + eb * w.off_a * kp;
+    const char* b = ay + eb * w.off_b * kp;
+    if (g == 0 && nfull > 0) {
+      TCEMU_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(kb, "k chunk"), &one,
+                                              a, type, lda, kb, b, type, ldb, kb, &zero, acc, CUDA_R_32F,
+                                              blas_int(ldacc, "ldc"), gstride, blas_int(nfull, "chunks"),
+                                              compute, CUBLAS_GEMM_DEFAULT));
+      if (rem > 0)
+        TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(rem, "k rest"), &one,
+                                  a + eb * nfull * kb, type, lda, b + eb * nfull * kb, type, ldb, &zero,
+                                  acc + nfull * gstride, CUDA_R_32F, blas_int(ldacc, "ldc"), compute,
+                                  CUBLAS_GEMM_DEFAULT));
+      continue;
+    }
+    float* out = acc + (g == 0 ? 0 : (n0 + g - 1) * gstride);
+    TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(w.len * kp, "k x parts"), &one, a,
+                              type, lda, b, type, ldb, &zero, out, CUDA_R_32F, blas_int(ldacc, "ldc"),
+                              compute, CUBLAS_GEMM_DEFAULT));
   }
   TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
-  combine_groups<float, T>(acc, gstride, ldacc, ngroups, scales.data(), p.m, p.n, p.alpha, p.beta, p.c,
+  combine_groups<float, T>(acc, gstride, ldacc, ngroups, n0, scales.data(), p.m, p.n, p.alpha, p.beta, p.c,
                            p.c_rs, p.c_cs, p.stream);
 }
 

@@ -31,6 +31,11 @@ __device__ __forceinline__ typename StoreType<S>::type encode(float v) {
   else return 0;
 }
 
+/// Part i of p without a run-time index into the array (which would put it in local memory).
+__device__ __forceinline__ float pick(const split::Parts& p, int i) {
+  return i == 0 ? p.p[0] : (i == 1 ? p.p[1] : p.p[2]);
+}
+
 /// Writes parts seq[0..nseq) of each element into the TN panel (see kernels.hpp).
 template <Store S>
 struct SplitWriter {
@@ -51,7 +56,7 @@ struct SplitWriter {
       } else {
         // FP32-target schemes see FP64 data rounded to FP32 first (as the host does).
         const split::Parts p = split::split_element(spec.kind, valid ? static_cast<float>(x) : 0.f);
-        for (int q = 0; q < spec.nseq; ++q) dst[q * span] = encode<S>(p.p[spec.seq[q]]);
+        for (int q = 0; q < spec.nseq; ++q) dst[q * span] = encode<S>(pick(p, spec.seq[q]));
       }
     }
   }

@@ -50,79 +50,98 @@ __device__ __forceinline__ double warp_sum(double v) {
 ///   std::int64_t span;                       // output positions per line (kp, or chunks * kcp)
 ///   __device__ std::int64_t source(std::int64_t ko) const;  // source k index of position ko, or -1
 ///   __device__ void operator()(std::int64_t line, std::int64_t ko, double x, bool valid) const;
-/// Grid: x over 32-line tiles, y strided over 32-position tiles.
+/// Work items are (32-line tile, group of kTilesPerItem 32-position tiles); a grid of exactly the
+/// resident blocks walks them (no partial last wave), and the next tile is loaded into registers
+/// while the current one is split (loads in flight during the compute).
+inline constexpr int kTilesPerItem = 8;
+
 template <class T, class Writer>
 __global__ void __launch_bounds__(kTile* kTileRows)
     tile_pass_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t line_stride,
                      std::int64_t k_stride, Writer w, ProfileArgs prof) {
   __shared__ T tile[kTile][kTile + 1];
+  constexpr int R = kTile / kTileRows;
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const std::int64_t line0 = static_cast<std::int64_t>(blockIdx.x) * kTile;
   const bool lines_contiguous = line_stride == 1 && k_stride != 1;
   const bool profile = prof.totals != nullptr;
+  const std::int64_t tiles = (w.span + kTile - 1) / kTile;
+  const std::int64_t kgroups = (tiles + kTilesPerItem - 1) / kTilesPerItem;
+  const std::int64_t items = (lines + kTile - 1) / kTile * kgroups;
 
-  // Per-thread profile state for its 4 lines (line0 + ty + 8r) and the block totals.
-  double lmax[kTile / kTileRows] = {}, lsum[kTile / kTileRows] = {};
   double tmax = 0, tmin = INFINITY;
   unsigned long long nzero = 0, nsub = 0, nnonfin = 0;
 
-  const std::int64_t tiles = (w.span + kTile - 1) / kTile;
-  for (std::int64_t t = blockIdx.y; t < tiles; t += gridDim.y) {
-    const std::int64_t ko0 = t * kTile;
-    // Load: the coalesced index goes to tx.
+  auto load = [&](std::int64_t line0, std::int64_t t, T (&v)[R]) {
 #pragma unroll
-    for (int r = 0; r < kTile / kTileRows; ++r) {
+    for (int r = 0; r < R; ++r) {
       const int a = ty + r * kTileRows;
-      const int li = lines_contiguous ? tx : a;  // line within tile
-      const int ki = lines_contiguous ? a : tx;  // position within tile
-      const std::int64_t line = line0 + li, ko = ko0 + ki;
-      T v = T(0);
+      const int li = lines_contiguous ? tx : a;
+      const int ki = lines_contiguous ? a : tx;
+      const std::int64_t line = line0 + li, ko = t * kTile + ki;
+      T x = T(0);
       if (line < lines && ko < w.span) {
         const std::int64_t kk = w.source(ko);
-        if (kk >= 0) v = data[line * line_stride + kk * k_stride];
+        if (kk >= 0) x = data[line * line_stride + kk * k_stride];
       }
-      tile[li][ki] = v;
+      v[r] = x;
     }
-    __syncthreads();
-    // Write: positions contiguous across the warp.
+  };
+
+  for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
+    const std::int64_t line0 = item / kgroups * kTile;
+    const std::int64_t t0 = item % kgroups * kTilesPerItem;
+    const std::int64_t t1 = t0 + kTilesPerItem < tiles ? t0 + kTilesPerItem : tiles;
+    double lmax[R] = {}, lsum[R] = {};
+    T v[R];
+    load(line0, t0, v);
+    for (std::int64_t t = t0; t < t1; ++t) {
 #pragma unroll
-    for (int r = 0; r < kTile / kTileRows; ++r) {
-      const int li = ty + r * kTileRows;
-      const std::int64_t line = line0 + li, ko = ko0 + tx;
-      if (line < lines && ko < w.span) {
-        const bool valid = w.source(ko) >= 0;
-        const double x = static_cast<double>(tile[li][tx]);
-        w(line, ko, x, valid);
-        if (profile && valid) {
-          const double a = fabs(x);
-          if (!isfinite(a)) {
-            ++nnonfin;
-          } else if (a == 0) {
-            ++nzero;
-          } else {
-            if (a < min_normal<T>()) ++nsub;
-            lmax[r] = fmax(lmax[r], a);
-            lsum[r] += a;
-            tmax = fmax(tmax, a);
-            tmin = fmin(tmin, a);
+      for (int r = 0; r < R; ++r) {
+        const int a = ty + r * kTileRows;
+        tile[lines_contiguous ? tx : a][lines_contiguous ? a : tx] = v[r];
+      }
+      __syncthreads();
+      if (t + 1 < t1) load(line0, t + 1, v);  // in flight while this tile is split
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int li = ty + r * kTileRows;
+        const std::int64_t line = line0 + li, ko = t * kTile + tx;
+        if (line < lines && ko < w.span) {
+          const bool valid = w.source(ko) >= 0;
+          const double x = static_cast<double>(tile[li][tx]);
+          w(line, ko, x, valid);
+          if (profile && valid) {
+            const double a = fabs(x);
+            if (!isfinite(a)) {
+              ++nnonfin;
+            } else if (a == 0) {
+              ++nzero;
+            } else {
+              if (a < min_normal<T>()) ++nsub;
+              lmax[r] = fmax(lmax[r], a);
+              lsum[r] += a;
+              tmax = fmax(tmax, a);
+              tmin = fmin(tmin, a);
+            }
           }
         }
       }
+      __syncthreads();
     }
-    __syncthreads();
+    if (profile) {  // one warp = one ty: reduce each of its lines over the 32 lanes
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const std::int64_t line = line0 + ty + r * kTileRows;
+        const unsigned long long mx = warp_max_u64(__double_as_longlong(lmax[r]));
+        const double sm = warp_sum(lsum[r]);
+        if (tx == 0 && line < lines) {
+          if (mx != 0) atomicMax(prof.line_max_bits + line, mx);
+          if (sm != 0) atomicAdd(prof.line_sum + line, sm);
+        }
+      }
+    }
   }
   if (!profile) return;
-  // One warp = one value of ty: reduce each of its lines over the 32 lanes.
-#pragma unroll
-  for (int r = 0; r < kTile / kTileRows; ++r) {
-    const std::int64_t line = line0 + ty + r * kTileRows;
-    const unsigned long long mx = warp_max_u64(__double_as_longlong(lmax[r]));
-    const double sm = warp_sum(lsum[r]);
-    if (tx == 0 && line < lines) {
-      if (mx != 0) atomicMax(prof.line_max_bits + line, mx);
-      if (sm != 0) atomicAdd(prof.line_sum + line, sm);
-    }
-  }
   const unsigned long long bmax = warp_max_u64(__double_as_longlong(tmax));
   const unsigned long long bmin = warp_min_u64(__double_as_longlong(tmin));
   nzero = warp_sum_u64(nzero);
@@ -137,27 +156,25 @@ __global__ void __launch_bounds__(kTile* kTileRows)
   }
 }
 
-/// Launches tile_pass_kernel with enough blocks to fill the GPU (about 8 per SM) and checks it.
+/// Launches tile_pass_kernel with as many blocks as fit on the GPU at once (or fewer when there are
+/// fewer work items) and checks the launch.
 template <class T, class Writer>
 void launch_tile_pass(const T* data, std::int64_t lines, std::int64_t line_stride,
                       std::int64_t k_stride, const Writer& w, const ProfileArgs& prof,
                       cudaStream_t stream) {
   if (lines <= 0 || w.span <= 0) return;
-  static int sms = 0;
-  if (sms == 0) {
-    int dev = 0;
-    TCEMU_CUDA(cudaGetDevice(&dev));
-    TCEMU_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  static int per_sm = 0;
+  if (per_sm == 0) {
+    TCEMU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tile_pass_kernel<T, Writer>,
+                                                             kTile * kTileRows, 0));
+    if (per_sm < 1) per_sm = 1;
   }
-  const std::int64_t line_tiles = (lines + kTile - 1) / kTile;
-  const std::int64_t k_tiles = (w.span + kTile - 1) / kTile;
-  if (line_tiles > 2147483647) throw InvalidArgument("tcemu cuda: operand has too many lines");
-  std::int64_t gy = (std::int64_t{8} * sms + line_tiles - 1) / line_tiles;
-  gy = gy < 1 ? 1 : (gy > k_tiles ? k_tiles : gy);
-  if (gy > 65535) gy = 65535;
-  const dim3 grid(static_cast<unsigned>(line_tiles), static_cast<unsigned>(gy));
-  const dim3 block(kTile, kTileRows);
-  tile_pass_kernel<T, Writer><<<grid, block, 0, stream>>>(data, lines, line_stride, k_stride, w, prof);
+  const std::int64_t tiles = (w.span + kTile - 1) / kTile;
+  const std::int64_t items = (lines + kTile - 1) / kTile * ((tiles + kTilesPerItem - 1) / kTilesPerItem);
+  const std::int64_t resident = std::int64_t{per_sm} * device_sms();
+  const std::int64_t grid = items < resident ? items : resident;
+  tile_pass_kernel<T, Writer><<<static_cast<unsigned>(grid), dim3(kTile, kTileRows), 0, stream>>>(
+      data, lines, line_stride, k_stride, w, prof);
   TCEMU_LAUNCHED("tile_pass_kernel");
 }
 

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cuda/kernels.hpp"
 #include "cuda/workspace_impl.hpp"
 
 namespace tcemu::cuda {
@@ -16,6 +17,18 @@ void throw_cublas(cublasStatus_t s, const char* call, const char* file, int line
   throw DeviceError(std::string("cuBLAS error ") + cublasGetStatusName(s) + " (" +
                     cublasGetStatusString(s) + ") in " + call + " at " + file + ":" +
                     std::to_string(line));
+}
+
+int device_sms() {
+  static thread_local int cached_device = -1, sms = 0;
+  int dev = 0;
+  check_cuda(cudaGetDevice(&dev), "cudaGetDevice", __FILE__, __LINE__);
+  if (dev != cached_device) {
+    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev),
+               "cudaDeviceGetAttribute(MultiProcessorCount)", __FILE__, __LINE__);
+    cached_device = dev;
+  }
+  return sms;
 }
 
 }  // namespace detail

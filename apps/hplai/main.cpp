@@ -1,0 +1,186 @@
+// hplai: the HPL-MxP (HPL-AI) mixed-precision benchmark with every tcemu scheme in the trailing
+// updates, side by side with the FP64 baseline. See `hplai --help`.
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <iostream>
+#include <new>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "problem.hpp"
+#include "report.hpp"
+#include "run.hpp"
+#include "tcemu/error.hpp"
+#include "tcemu/io/hdf5.hpp"
+#include "tcemu/scheme.hpp"
+
+namespace {
+
+constexpr int kExitFail = 1;   // a scheme did not pass the residual check
+constexpr int kExitError = 2;  // bad input / usage
+
+const char* kDescription =
+    "hplai - the HPL-MxP (formerly HPL-AI) mixed-precision benchmark with tcemu's emulated GEMMs.\n"
+    "\n"
+    "Solves a dense system A x = b to FP64 accuracy: a blocked right-looking LU factorisation without\n"
+    "pivoting in low precision (block size --nb: per block column a panel factorisation, a triangular\n"
+    "solve for the block row U12, and the trailing update A22 -= L21 U12, an emulated GEMM with the\n"
+    "scheme), then FP64 refinement (GMRES preconditioned by the LU factors, or classical iterative\n"
+    "refinement) until the benchmark's scaled residual is below 16. Each scheme is timed against the\n"
+    "FP64 baseline, LU with partial pivoting (LAPACK dgetrf + dgetrs; cuSOLVER on the GPU).\n"
+    "The matrix is the HPL-MxP generator's (uniform(-0.5,0.5) entries, diagonal = sum of the row's\n"
+    "off-diagonal magnitudes, so LU without pivoting is stable), or /A and /b from --input.\n";
+
+const char* kFooter =
+    "\nInput (--input): /A n x n and /b n (float32 or float64, row-major as h5py writes them).\n"
+    "\nWorking precision: FP32 storage for FP32-target schemes (fp32, tf32, bf16, fp16, fp16x2*,\n"
+    "tf32x2, bf16x3, bf16x9; int8-ozaki and auto with --target fp32); FP64 storage for int8-ozaki and\n"
+    "auto with --target fp64. The row 'fp64' is always the FP64 baseline (dgetrf, no refinement).\n"
+    "\nMetrics (one row per scheme):\n"
+    "  factor_ms    conversion to the working precision + LU factorisation\n"
+    "  refine_ms    initial solve x0 = U^-1 L^-1 b + refinement (baseline: dgetrs)\n"
+    "  time_ms      time to solution = factor_ms + refine_ms\n"
+    "  GFLOP/s      HPL-MxP rate (2/3 n^3 + 3/2 n^2) / time\n"
+    "  speedup      baseline time / time\n"
+    "  iters        GMRES: preconditioned matrix-vector products; IR: correction steps\n"
+    "  res0         scaled residual of x0 (how good the low-precision factors are)\n"
+    "  scaled_res   ||Ax-b||_inf / ((||A||_inf ||x||_inf + ||b||_inf) n eps), eps = 2^-53; PASS < 16\n"
+    "\nOutput (--output O.h5, written to a temporary name and renamed on success): per scheme\n"
+    "/<scheme>/x (n float64) and /<scheme>/residual_history (scaled residual of each check).\n"
+    "\nExit status: 0 every row passed, 1 some row failed the residual check, 2 bad input or usage\n"
+    "(one line 'hplai: error: <problem>' on stderr).\n"
+    "\nExamples:\n"
+    "  hplai --n 2048 --scheme all\n"
+    "  hplai --n 4096 --nb 256 --scheme fp32,fp16,bf16,fp16x2,bf16x3 --solver ir --json\n"
+    "  hplai --input system.h5 --scheme int8-ozaki --target fp64\n";
+
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "hplai: error: %s\n", one_line(message).c_str());
+  return kExitError;
+}
+
+/// Host memory a run of order n needs: FP64 A, its FP64 copy for the baseline, the FP32 factors.
+void check_memory(std::int64_t n) {
+  const double need = 20.0 * static_cast<double>(n) * static_cast<double>(n);
+  const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (have > 0 && need > have) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "--n %lld needs about %.1f GiB of host memory; this machine has %.1f GiB",
+                  static_cast<long long>(n), need / (1 << 30), have / (1 << 30));
+    throw tcemu::InvalidArgument(buf);
+  }
+}
+
+void write_output(const std::string& path, const hplai::RunResult& res) {
+  tcemu::io::Writer out(path);
+  for (const auto& r : res.rows) {
+    out.write<double>("/" + r.scheme + "/x", r.x, {static_cast<std::int64_t>(r.x.size())});
+    out.write<double>("/" + r.scheme + "/residual_history", r.history,
+                      {static_cast<std::int64_t>(r.history.size())});
+    out.write_string_attribute("/" + r.scheme, "storage", r.storage);
+    out.write_string_attribute("/" + r.scheme, "check", r.pass ? "PASS" : "FAIL");
+  }
+  out.write_string_attribute("/", "source", res.source);
+  out.write_int_attribute("/", "n", res.n);
+  out.write_int_attribute("/", "nb", res.nb);
+  out.write_string_attribute("/", "solver", res.solver);
+  out.commit();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> kokkos_argv = {argv[0]}, app_argv = {argv[0]};
+  for (int i = 1; i < argc; ++i)
+    (std::string(argv[i]).rfind("--kokkos-", 0) == 0 ? kokkos_argv : app_argv).push_back(argv[i]);
+
+  CLI::App app{kDescription, "hplai"};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(30);
+  std::string input, output, scheme_list = "all", target_name = "fp32", device_name = "auto",
+                             solver_name = "gmres";
+  std::int64_t n = 0, nb = 256;
+  std::uint64_t seed = 1;
+  int max_iter = 50, restart = 50, repeat = 1;
+  bool json = false, quiet = false, list_schemes = false, no_scaling = false;
+  app.add_option("-n,--n", n, "order of the generated system (required without --input)");
+  app.add_option("--nb", nb, "block size: panel width and the k of the trailing-update GEMMs");
+  app.add_option("--seed", seed, "generator seed: A from the LCG seeded with S, b with S+1 (1 = reference)");
+  app.add_option("-i,--input", input, "HDF5 file with /A (n x n) and /b (n) instead of the generator");
+  app.add_option("-o,--output", output, "HDF5 file for the solution x of every scheme");
+  app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, 'all' or 'auto' (see --list-schemes)");
+  app.add_option("--target", target_name, "target of int8-ozaki and auto: fp32 (FP32 storage) | fp64 (FP64 storage)");
+  app.add_option("--solver", solver_name, "refinement: gmres (preconditioned GMRES) | ir (iterative refinement)");
+  app.add_option("--max-iter", max_iter, "refinement iteration cap; a row that reaches it FAILs");
+  app.add_option("--restart", restart, "GMRES restart length (Krylov vectors kept)");
+  app.add_option("--repeat", repeat, "runs per scheme; the run with the median time is reported");
+  app.add_option("--device", device_name, "host | cuda | auto (cuda when built with it and a GPU is visible)");
+  app.add_flag("--no-scaling", no_scaling, "do not scale the trailing-update operands into [1,2) (studies)");
+  app.add_flag("--json", json, "print one JSON object instead of the table");
+  app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
+  app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
+  try {
+    app.parse(static_cast<int>(app_argv.size()), app_argv.data());
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(e.what());
+  }
+  int kargc = static_cast<int>(kokkos_argv.size());
+  Kokkos::ScopeGuard kokkos(kargc, kokkos_argv.data());
+  try {
+    const tcemu::Target target = tcemu::parse_target(target_name);
+    if (list_schemes) {
+      std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
+      return 0;
+    }
+    const bool have_n = app.count("--n") > 0;
+    if (input.empty() && !have_n) throw tcemu::InvalidArgument("--n is required (or --input F.h5)");
+    if (have_n && n < 1) throw tcemu::InvalidArgument("--n " + std::to_string(n) + " must be >= 1");
+    if (input.empty()) check_memory(n);
+    if (nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(nb) + " must be >= 1");
+    if (max_iter < 1) throw tcemu::InvalidArgument("--max-iter " + std::to_string(max_iter) + " must be >= 1");
+    if (restart < 1) throw tcemu::InvalidArgument("--restart " + std::to_string(restart) + " must be >= 1");
+    hplai::RunOptions opt;
+    opt.refine.solver = hplai::parse_solver(solver_name);
+    opt.refine.max_iter = max_iter;
+    opt.refine.restart = restart;
+    opt.device = hplai::resolve_device(hplai::parse_device(device_name));
+    opt.schemes = tcemu::parse_scheme_list(scheme_list, target);
+    opt.nb = nb;
+    opt.scale_operands = !no_scaling;
+    if (repeat < 1) throw tcemu::InvalidArgument("--repeat " + std::to_string(repeat) + " must be >= 1");
+    opt.repeat = repeat;
+    opt.progress = quiet ? nullptr : &std::cerr;
+
+    hplai::System sys;
+    if (!input.empty()) {
+      sys = hplai::load_system(input);
+      if (have_n && n != sys.n)
+        throw tcemu::InvalidArgument("--n " + std::to_string(n) + " does not match " + input + ": /A is " +
+                                     std::to_string(sys.n) + " x " + std::to_string(sys.n));
+    } else {
+      sys = hplai::generate_system(n, seed);
+    }
+    const hplai::RunResult res = hplai::run(sys, opt);
+    if (!output.empty()) write_output(output, res);
+    if (json) hplai::print_json(stdout, res);
+    else hplai::print_table(stdout, res);
+    return res.all_pass() ? 0 : kExitFail;
+  } catch (const std::bad_alloc&) {
+    return fail("out of host memory (n = " + std::to_string(n) + ")");
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+}

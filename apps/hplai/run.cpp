@@ -1,0 +1,225 @@
+#include "run.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <type_traits>
+
+#include "baseline.hpp"
+#include "lu.hpp"
+#include "tcemu/error.hpp"
+
+#if defined(TCEMU_HAVE_CUDA)
+#include "cuda_run.hpp"
+#include "tcemu/cuda/gemm_cuda.hpp"
+#endif
+
+namespace hplai {
+namespace {
+
+using clock = std::chrono::steady_clock;
+double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
+
+void finish(SchemeResult& r, std::int64_t n) {
+  r.total_seconds = r.factor_seconds + r.refine_seconds;
+  r.gflops = r.total_seconds > 0 ? hpl_flops(n) / r.total_seconds * 1e-9 : 0;
+  r.pass = r.scaled_residual < kPassThreshold;
+}
+
+/// Factor in precision T, refine in FP64.
+template <class T>
+SchemeResult factor_and_refine(const System& sys, double a_inf, const tcemu::Scheme& scheme,
+                               const RunOptions& opt) {
+  const std::int64_t n = sys.n;
+  SchemeResult r;
+  r.scheme = scheme.name;
+  r.storage = std::is_same_v<T, float> ? "fp32" : "fp64";
+
+  LuOptions lo;
+  lo.nb = opt.nb;
+  lo.gemm.scheme = scheme;
+  lo.scale_operands = opt.scale_operands;
+  auto last = clock::now();
+  if (opt.progress)
+    lo.progress = [&](const PanelProgress& p) {
+      // One line per panel, at most one a second: silent on short runs, steady on long ones.
+      if (since(last) < 1.0 && p.panel != p.panels) return;
+      if (p.panel == p.panels && p.seconds < 1.0) return;
+      last = clock::now();
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "hplai: %-16s panel %lld/%lld (column %lld of %lld) %.1f s\n",
+                    scheme.name.c_str(), static_cast<long long>(p.panel), static_cast<long long>(p.panels),
+                    static_cast<long long>(p.column), static_cast<long long>(n), p.seconds);
+      *opt.progress << buf << std::flush;
+    };
+
+  const auto t0 = clock::now();
+  std::vector<T> lu(sys.A.begin(), sys.A.end());  // round A to the working precision
+  LuStats st;
+  try {
+    st = lu_factor<T>(lu.data(), n, n, lo);
+  } catch (const SingularPivot& e) {
+    throw tcemu::InvalidArgument(scheme.name + ": " + e.what());
+  }
+  r.factor_seconds = since(t0);
+  r.panel_seconds = st.seconds_panel;
+  r.update_seconds = st.seconds_update;
+  r.updates = st.updates;
+  r.fallbacks = st.fallbacks;
+  r.used = st.used.empty() ? scheme.name : st.used;
+  if (st.fallbacks > 0)
+    r.note = std::to_string(st.fallbacks) + "/" + std::to_string(st.updates) +
+             " updates fell back to native: " + st.note;
+
+  Preconditioner precond;
+  std::vector<float> tmp;
+  if constexpr (std::is_same_v<T, float>) {
+    tmp.resize(static_cast<std::size_t>(n));
+    precond = [&](double* v) {
+      for (std::int64_t i = 0; i < n; ++i) tmp[i] = static_cast<float>(v[i]);
+      lu_solve<float>(lu.data(), n, n, tmp.data());
+      for (std::int64_t i = 0; i < n; ++i) v[i] = tmp[i];
+    };
+  } else {
+    precond = [&](double* v) { lu_solve<double>(lu.data(), n, n, v); };
+  }
+  const auto t1 = clock::now();
+  const RefineResult rr = refine(sys, a_inf, precond, opt.refine);
+  r.refine_seconds = since(t1);
+  r.iterations = rr.iterations;
+  r.restarts = rr.restarts;
+  r.initial_scaled_residual = rr.initial_scaled_residual;
+  r.scaled_residual = rr.scaled_residual;
+  r.x = rr.x;
+  r.history = rr.history;
+  if (!rr.converged) r.note = rr.failure + (r.note.empty() ? "" : "; " + r.note);
+  finish(r, n);
+  return r;
+}
+
+}  // namespace
+
+const char* to_string(Device d) {
+  switch (d) {
+    case Device::host: return "host";
+    case Device::cuda: return "cuda";
+    default: return "auto";
+  }
+}
+
+Device parse_device(const std::string& name) {
+  if (name == "host") return Device::host;
+  if (name == "cuda") return Device::cuda;
+  if (name == "auto") return Device::automatic;
+  throw tcemu::InvalidArgument("--device '" + name + "': expected host, cuda or auto");
+}
+
+Device resolve_device(Device requested) {
+#if defined(TCEMU_HAVE_CUDA)
+  const bool gpu = tcemu::cuda::device_available();
+  if (requested == Device::cuda && !gpu)
+    throw tcemu::DeviceError("--device cuda: no CUDA device is visible on this machine");
+  if (requested == Device::automatic) return gpu ? Device::cuda : Device::host;
+  return requested;
+#else
+  if (requested == Device::cuda)
+    throw tcemu::DeviceError("--device cuda: this build has no CUDA backend (configure with -DTCEMU_ENABLE_CUDA=ON)");
+  return Device::host;
+#endif
+}
+
+double hpl_flops(std::int64_t n) {
+  const double d = static_cast<double>(n);
+  return 2.0 / 3.0 * d * d * d + 1.5 * d * d;
+}
+
+bool RunResult::all_pass() const {
+  for (const auto& r : rows)
+    if (!r.pass) return false;
+  return true;
+}
+
+SchemeResult run_scheme_host(const System& sys, double a_inf, const tcemu::Scheme& scheme,
+                             const RunOptions& options) {
+  if (scheme.kind == tcemu::SchemeKind::fp64)
+    throw tcemu::InvalidArgument("run_scheme_host: fp64 is the baseline (run_baseline_host)");
+  return scheme.target == tcemu::Target::fp64 ? factor_and_refine<double>(sys, a_inf, scheme, options)
+                                              : factor_and_refine<float>(sys, a_inf, scheme, options);
+}
+
+SchemeResult run_baseline_host(const System& sys, double a_inf) {
+  SchemeResult r;
+  r.scheme = "fp64";
+  r.used = "dgetrf";
+  r.storage = "fp64";
+  r.baseline = true;
+  const BaselineResult b = solve_fp64_baseline(sys);
+  r.factor_seconds = b.seconds_factor;
+  r.refine_seconds = b.seconds_solve;
+  r.scaled_residual = r.initial_scaled_residual = scaled_residual(sys, a_inf, b.x);
+  r.x = b.x;
+  r.history = {r.scaled_residual};
+  finish(r, sys.n);
+  return r;
+}
+
+RunResult run(const System& sys, const RunOptions& opt) {
+  RunResult out;
+  out.n = sys.n;
+  out.nb = std::min(opt.nb, sys.n);
+  out.source = sys.source;
+  out.solver = to_string(opt.refine.solver);
+  out.device = to_string(opt.device);
+  if (opt.nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(opt.nb) + " must be >= 1");
+  std::vector<tcemu::Scheme> todo;
+  std::set<std::string> seen = {"fp64"};
+  for (const auto& s : opt.schemes)
+    if (seen.insert(s.name).second) todo.push_back(s);
+  const double a_inf = norm_inf(sys);
+  if (opt.repeat < 1) throw tcemu::InvalidArgument("--repeat " + std::to_string(opt.repeat) + " must be >= 1");
+  // Runs a row `repeat` times and keeps the run with the median time to solution.
+  auto median_of = [&](const std::function<SchemeResult()>& once) {
+    std::vector<SchemeResult> runs;
+    for (int i = 0; i < opt.repeat; ++i) runs.push_back(once());
+    std::sort(runs.begin(), runs.end(),
+              [](const SchemeResult& a, const SchemeResult& b) { return a.total_seconds < b.total_seconds; });
+    return runs[runs.size() / 2];
+  };
+  const std::size_t total = todo.size() + 1;
+  auto say = [&](std::size_t i, const SchemeResult& r) {
+    if (!opt.progress) return;
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "hplai: [%zu/%zu] %-16s %-5s factor %.3f s, refine %.3f s (%d it), scaled residual %.3g %s\n",
+                  i, total, r.scheme.c_str(), r.storage.c_str(), r.factor_seconds, r.refine_seconds,
+                  r.iterations, r.scaled_residual, r.pass ? "PASS" : "FAIL");
+    *opt.progress << buf << std::flush;
+  };
+#if defined(TCEMU_HAVE_CUDA)
+  if (opt.device == Device::cuda) {
+    CudaSession gpu(sys);
+    out.rows.push_back(median_of([&] { return gpu.run_baseline(a_inf); }));
+    say(1, out.rows.back());
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+      out.rows.push_back(median_of([&] { return gpu.run_scheme(a_inf, todo[i], opt); }));
+      say(i + 2, out.rows.back());
+    }
+  } else
+#endif
+  {
+    if (opt.device == Device::cuda) (void)resolve_device(Device::cuda);  // throws: no CUDA backend
+    out.rows.push_back(median_of([&] { return run_baseline_host(sys, a_inf); }));
+    say(1, out.rows.back());
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+      out.rows.push_back(median_of([&] { return run_scheme_host(sys, a_inf, todo[i], opt); }));
+      say(i + 2, out.rows.back());
+    }
+  }
+  const double base = out.rows.front().total_seconds;
+  for (auto& r : out.rows) r.speedup = r.total_seconds > 0 ? base / r.total_seconds : 0;
+  return out;
+}
+
+}  // namespace hplai

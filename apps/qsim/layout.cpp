@@ -1,0 +1,156 @@
+// Qubit layouts, block plans and the host state permutation (layout.hpp).
+#include "layout.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace qsim {
+
+Layout Layout::identity(int n) {
+  Layout l;
+  for (int q = 0; q < n; ++q) {
+    l.qubit_at.push_back(q);
+    l.position_of.push_back(q);
+  }
+  return l;
+}
+
+bool Layout::is_identity() const {
+  for (std::size_t p = 0; p < qubit_at.size(); ++p)
+    if (qubit_at[p] != static_cast<int>(p)) return false;
+  return true;
+}
+
+void Layout::swap_qubits(int a, int b) {
+  const int pa = position_of[static_cast<std::size_t>(a)], pb = position_of[static_cast<std::size_t>(b)];
+  std::swap(qubit_at[static_cast<std::size_t>(pa)], qubit_at[static_cast<std::size_t>(pb)]);
+  position_of[static_cast<std::size_t>(a)] = pb;
+  position_of[static_cast<std::size_t>(b)] = pa;
+}
+
+namespace {
+
+bool occupies(const Layout& l, const std::vector<int>& qubits, int first_position) {
+  for (int q : qubits) {
+    const int p = l.position_of[static_cast<std::size_t>(q)];
+    if (p < first_position || p >= first_position + static_cast<int>(qubits.size())) return false;
+  }
+  return true;
+}
+
+/// Moves `qubits` into positions [lo, lo + size) by swapping each one that is outside with a
+/// qubit inside that does not belong there (every other qubit keeps its position).
+void gather_into(Layout& l, const std::vector<int>& qubits, int lo) {
+  const int hi = lo + static_cast<int>(qubits.size());
+  std::vector<char> wanted(l.qubit_at.size(), 0);
+  for (int q : qubits) wanted[static_cast<std::size_t>(q)] = 1;
+  int free_pos = lo;
+  for (int q : qubits) {
+    const int p = l.position_of[static_cast<std::size_t>(q)];
+    if (p >= lo && p < hi) continue;
+    while (free_pos < hi) {
+      const int occupant = l.qubit_at[static_cast<std::size_t>(free_pos)];
+      if (!wanted[static_cast<std::size_t>(occupant)]) break;
+      ++free_pos;
+    }
+    l.swap_qubits(q, l.qubit_at[static_cast<std::size_t>(free_pos)]);
+  }
+}
+
+std::vector<int> order_of(const Layout& l, int lo, int count) {
+  return std::vector<int>(l.qubit_at.begin() + lo, l.qubit_at.begin() + lo + count);
+}
+
+}  // namespace
+
+BlockPlan plan_dense(const Layout& current, const std::vector<int>& qubits) {
+  const int n = static_cast<int>(current.qubit_at.size());
+  const int s = static_cast<int>(qubits.size());
+  BlockPlan plan;
+  plan.layout = current;
+  if (occupies(current, qubits, 0)) {
+    plan.placement = Placement::low;
+    plan.order = order_of(current, 0, s);
+  } else if (occupies(current, qubits, n - s)) {
+    plan.placement = Placement::high;
+    plan.order = order_of(current, n - s, s);
+  } else {
+    plan.permute = true;
+    plan.placement = Placement::low;
+    gather_into(plan.layout, qubits, 0);
+    plan.order = order_of(plan.layout, 0, s);
+  }
+  return plan;
+}
+
+BlockPlan plan_controlled(const Layout& current, const std::vector<int>& targets, const std::vector<int>& controls) {
+  const int n = static_cast<int>(current.qubit_at.size());
+  const int t = static_cast<int>(targets.size()), c = static_cast<int>(controls.size());
+  BlockPlan plan;
+  plan.layout = current;
+  plan.placement = Placement::low;
+  if (!occupies(current, targets, 0) || !occupies(current, controls, n - c)) {
+    plan.permute = true;
+    // Targets first; the control region [n-c, n) is disjoint from [0, t) (t + c <= n), so gathering
+    // the controls afterwards never moves a target.
+    gather_into(plan.layout, targets, 0);
+    gather_into(plan.layout, controls, n - c);
+  }
+  plan.order = order_of(plan.layout, 0, t);
+  return plan;
+}
+
+Matrix reorder_matrix(const Matrix& m, const std::vector<int>& from, const std::vector<int>& to) {
+  if (from == to) return m;
+  const int s = static_cast<int>(from.size());
+  const std::size_t d = std::size_t(1) << s;
+  std::vector<std::size_t> map(d, 0);  // new index -> old index
+  for (std::size_t r = 0; r < d; ++r)
+    for (int i = 0; i < s; ++i)
+      if ((r >> i) & 1u) {
+        const int j = static_cast<int>(std::find(from.begin(), from.end(), to[static_cast<std::size_t>(i)]) - from.begin());
+        map[r] |= std::size_t(1) << j;
+      }
+  Matrix out(d * d);
+  for (std::size_t r = 0; r < d; ++r)
+    for (std::size_t c = 0; c < d; ++c) out[r * d + c] = m[map[r] * d + map[c]];
+  return out;
+}
+
+PermutationTables permutation_tables(const Layout& from, const Layout& to) {
+  PermutationTables t{};
+  const int n = static_cast<int>(to.qubit_at.size());
+  t.num_qubits = n;
+  for (int b = 0; b < 4; ++b)
+    for (int v = 0; v < 256; ++v) {
+      std::uint32_t old = 0;
+      for (int j = 0; j < 8; ++j) {
+        const int p = 8 * b + j;
+        if (p < n && ((v >> j) & 1))
+          old |= std::uint32_t(1) << from.position_of[static_cast<std::size_t>(to.qubit_at[static_cast<std::size_t>(p)])];
+      }
+      t.table[b][v] = old;
+    }
+  while (t.run_bits < n && from.qubit_at[static_cast<std::size_t>(t.run_bits)] == to.qubit_at[static_cast<std::size_t>(t.run_bits)])
+    ++t.run_bits;
+  return t;
+}
+
+template <class T>
+void permute_state(const T* src, T* dst, const PermutationTables& t) {
+  const std::uint64_t size = std::uint64_t(1) << t.num_qubits;
+  const int run_bits = std::min(t.run_bits, 8 * 4);
+  const std::uint64_t run = std::uint64_t(1) << run_bits;
+  for (std::uint64_t i = 0; i < size; i += run) {
+    const std::uint64_t old = t.table[0][i & 255] | t.table[1][(i >> 8) & 255] | t.table[2][(i >> 16) & 255] |
+                              t.table[3][(i >> 24) & 255];
+    if (run == 1) dst[i] = src[old];
+    else std::memcpy(static_cast<void*>(dst + i), static_cast<const void*>(src + old), run * sizeof(T));
+  }
+}
+
+template void permute_state<std::complex<float>>(const std::complex<float>*, std::complex<float>*, const PermutationTables&);
+template void permute_state<std::complex<double>>(const std::complex<double>*, std::complex<double>*,
+                                                  const PermutationTables&);
+
+}  // namespace qsim

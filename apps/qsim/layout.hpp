@@ -1,0 +1,77 @@
+#pragma once
+/// \file layout.hpp
+/// Qubit layout of the stored state vector and the permutations that make a block's qubits
+/// contiguous for the GEMM.
+///
+/// The simulator stores the state with its qubits in some order: memory index bit p holds logical
+/// qubit `qubit_at[p]`. A dense block on s qubits is one GEMM when its qubits sit at the s lowest bit
+/// positions (the state is then a row-major 2^(n-s) x 2^s matrix M and M' = M U^T) or at the s highest
+/// (a row-major 2^s x 2^(n-s) matrix M and M' = U M). When neither holds, the state is permuted so
+/// that they sit at the low positions; the planner swaps only the qubits that must move, so most bits
+/// keep their place. The small block matrix is re-indexed to the order the qubits have in the layout
+/// instead of permuting the state to match the matrix.
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+#include "gates.hpp"
+
+namespace qsim {
+
+/// Placement of logical qubits in the memory index of the state.
+struct Layout {
+  std::vector<int> qubit_at;     ///< position -> logical qubit
+  std::vector<int> position_of;  ///< logical qubit -> position
+
+  /// Identity layout on n qubits (canonical order: qubit q at bit q).
+  static Layout identity(int n);
+  bool is_identity() const;
+  bool operator==(const Layout& o) const { return qubit_at == o.qubit_at; }
+  bool operator!=(const Layout& o) const { return !(*this == o); }
+  /// Swaps the positions of two logical qubits.
+  void swap_qubits(int a, int b);
+};
+
+/// Where a block's GEMM finds its qubits.
+enum class Placement {
+  low,   ///< qubits at positions 0..s-1: M (2^(n-s) x 2^s) times U^T
+  high,  ///< qubits at positions n-s..n-1: U times M (2^s x 2^(n-s))
+};
+
+/// What the simulator does for one block.
+struct BlockPlan {
+  bool permute = false;     ///< the state must be permuted to `layout` first
+  Layout layout;            ///< layout during the block's GEMM
+  Placement placement = Placement::low;
+  std::vector<int> order;   ///< the block's qubits in the order of their positions (low to high)
+};
+
+/// Plans a dense block on `qubits` (any order) given the current layout: no permutation when they
+/// already form the lowest or the highest positions, else a minimal swap of qubits into the low ones.
+BlockPlan plan_dense(const Layout& current, const std::vector<int>& qubits);
+
+/// Plans a controlled block: targets at the low positions, controls at the highest ones (so that the
+/// rows where every control is 1 are the last 2^(n-t-c) rows of the 2^(n-t) x 2^t view).
+BlockPlan plan_controlled(const Layout& current, const std::vector<int>& targets, const std::vector<int>& controls);
+
+/// Re-indexes a block matrix from the qubit order `from` (matrix bit i = from[i]) to `to` (a
+/// permutation of the same qubits): result(r', c') = m(P r', P c').
+Matrix reorder_matrix(const Matrix& m, const std::vector<int>& from, const std::vector<int>& to);
+
+/// Gather tables of a state permutation: the old memory index of new index i is
+/// table[0][i & 255] | table[1][(i >> 8) & 255] | table[2][(i >> 16) & 255] | table[3][(i >> 24) & 255].
+/// `run_bits`: the lowest positions that hold the same qubit in both layouts, so runs of
+/// 2^run_bits consecutive elements move together. Shared by the host and device permutation kernels.
+struct PermutationTables {
+  std::uint32_t table[4][256];
+  int run_bits = 0;
+  int num_qubits = 0;
+};
+PermutationTables permutation_tables(const Layout& from, const Layout& to);
+
+/// dst = src permuted from layout `from` to layout `to` (host; dst and src of 2^n elements,
+/// distinct). T = std::complex<float> or std::complex<double>.
+template <class T>
+void permute_state(const T* src, T* dst, const PermutationTables& tables);
+
+}  // namespace qsim

@@ -1,0 +1,171 @@
+// qsim: state-vector quantum circuit simulation with fused gates applied as tcemu's emulated complex
+// GEMMs, every scheme side by side against the FP64 reference. See `qsim --help`.
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "circuit_h5.hpp"
+#include "generators.hpp"
+#include "qasm.hpp"
+#include "report.hpp"
+#include "run.hpp"
+#include "tcemu/error.hpp"
+#include "tcemu/io/hdf5.hpp"
+#include "tcemu/scheme.hpp"
+
+namespace {
+
+constexpr int kExitError = 2;
+
+const char* kDescription =
+    "qsim - state-vector quantum circuit simulation with tcemu's emulated complex GEMMs.\n"
+    "\n"
+    "The state vector of n qubits (2^n complex amplitudes) evolves from |0...0> through the circuit.\n"
+    "Consecutive gates are fused greedily into blocks of at most d qubits (--fuse d); each block is one\n"
+    "2^s x 2^s unitary U applied as ONE complex GEMM M' = M U^T on the state viewed as a 2^(n-s) x 2^s\n"
+    "matrix, after a qubit permutation that makes the block's qubits the lowest index bits (skipped when\n"
+    "they already are, or are the highest). The GEMM runs with each tcemu scheme in turn: complex64\n"
+    "state for FP32-target schemes, complex128 for fp64 and the FP64-target ones (--target fp64 makes\n"
+    "int8-ozaki and auto FP64-target). The native fp64 run always comes first and is the reference.\n";
+
+const char* kFooter =
+    "\nCircuits (exactly one of):\n"
+    "  --qasm F.qasm      OpenQASM 2.0 with qelib1.inc (embedded); barrier ignored, final measure ->\n"
+    "                     sampling; mid-circuit measure, reset after gates, if, opaque: rejected\n"
+    "  --input F.h5       qsim circuit file (/circuit, layout in docs/qsim.md; --save-circuit writes one)\n"
+    "  --generate SPEC    brickwork:n=28,depth=20,seed=1[,d=2]   Haar-random d-qubit bricks\n"
+    "                     sycamore:n=20,depth=14,seed=1[,layout=line|grid]   sqrt(X/Y/W) + fSim(pi/2,pi/6)\n"
+    "                     qft:n=16[,input=J]   QFT of basis state |J>\n"
+    "                     ghz:n=20             (|0..0> + |1..1>)/sqrt(2)\n"
+    "                     random:n=12,gates=200,seed=1[,targets=3,controls=2]\n"
+    "  At most 30 qubits, and the state vectors must fit in memory.\n"
+    "\nMetrics (one row per scheme, all against the fp64 run):\n"
+    "  time_ms      wall clock of the simulation (blocks, permutations, GEMMs); vs_nat = time of native\n"
+    "               fp32 (complex64 rows) or fp64 (complex128 rows) / this time\n"
+    "  gemm%        share of the time inside the complex GEMM calls; perms: state permutations\n"
+    "  fallb        block GEMMs the range check sent to native arithmetic (note names the first)\n"
+    "  1-fidelity   1 - |<psi_fp64|psi>|^2 (no renormalisation)\n"
+    "  max_amp_err  max_k |psi_k - psi_fp64_k|;  norm_drift  | ||psi||^2 - 1 |\n"
+    "\nBitstrings (--amplitudes) are written highest qubit first: \"0011\" = qubits 0 and 1 set.\n"
+    "\nOutput (--output O.h5, temporary name renamed on success): per scheme /<scheme>/{time_ms, gemm_ms,\n"
+    "fidelity, max_amp_err, norm} (float64 [1]), amplitudes [k,2] (--amplitudes), samples int64 [shots]\n"
+    "(--shots; classical register values, or basis indices without measure), state [2^n,2] (n <= 20 only).\n"
+    "\nErrors print one line 'qsim: error: <file or option>: <problem>' and exit with status 2;\n"
+    "no output file is created then.\n"
+    "\nExamples:\n"
+    "  qsim --generate brickwork:n=20,depth=20,seed=1 --fuse 5\n"
+    "  qsim --qasm circuits/qft_n18.qasm --scheme fp32,fp16x2,tf32x2,bf16x3 --amplitudes 000000000000000000\n"
+    "  qsim --generate brickwork:n=24,depth=20,seed=1 --scheme int8-ozaki,auto --target fp64 --json\n"
+    "  qsim --qasm adder_n10.qasm --scheme fp16x2 --shots 1000 --output out.h5\n"
+    "  qsim --generate sycamore:n=16,depth=12,seed=3 --save-circuit syc16.h5\n";
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> kokkos_argv = {argv[0]}, app_argv = {argv[0]};
+  for (int i = 1; i < argc; ++i)
+    (std::string(argv[i]).rfind("--kokkos-", 0) == 0 ? kokkos_argv : app_argv).push_back(argv[i]);
+
+  CLI::App app{kDescription, "qsim"};
+  app.footer(kFooter);
+  app.get_formatter()->column_width(30);
+  std::string qasm_path, input, generator, output, save_circuit, scheme_list = "all", target_name = "fp32",
+                                                                 device_name = "auto", amplitudes;
+  int fuse = 5;
+  std::int64_t shots = 0;
+  std::uint64_t seed = 1;
+  bool json = false, quiet = false, list_schemes = false;
+  app.add_option("--qasm", qasm_path, "OpenQASM 2.0 circuit file");
+  app.add_option("-i,--input", input, "qsim HDF5 circuit file (/circuit)");
+  app.add_option("-g,--generate", generator, "built-in circuit, e.g. brickwork:n=20,depth=20,seed=1");
+  app.add_option("-o,--output", output, "HDF5 file for metrics, amplitudes, samples (and states, n <= 20) per scheme");
+  app.add_option("--save-circuit", save_circuit, "write the circuit as a qsim HDF5 circuit file and exit");
+  app.add_option("-d,--fuse", fuse, "largest fused block, in qubits (1..9)");
+  app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, or 'all' (see --list-schemes)");
+  app.add_option("--target", target_name, "accuracy target of int8-ozaki and auto: fp32 | fp64");
+  app.add_option("--device", device_name, "host | cuda | auto (cuda when built with CUDA and a GPU is present)");
+  app.add_option("--amplitudes", amplitudes, "comma-separated bitstrings whose amplitudes are printed");
+  app.add_option("--shots", shots, "measurement samples per scheme (0: none)")->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", seed, "seed of the sampling (the same for every scheme)");
+  app.add_flag("--json", json, "print one JSON object instead of the table");
+  app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
+  app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
+  try {
+    app.parse(static_cast<int>(app_argv.size()), app_argv.data());
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  int kargc = static_cast<int>(kokkos_argv.size());
+  Kokkos::ScopeGuard kokkos(kargc, kokkos_argv.data());
+  try {
+    const tcemu::Target target = tcemu::parse_target(target_name);
+    if (list_schemes) {
+      std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
+      return 0;
+    }
+    const int sources = !qasm_path.empty() + !input.empty() + !generator.empty();
+    if (sources != 1) throw tcemu::InvalidArgument("give exactly one of --qasm, --input, --generate");
+    if (fuse < 1 || fuse > qsim::kMaxBlockQubits)
+      throw tcemu::InvalidArgument("--fuse " + std::to_string(fuse) + " is outside 1.." + std::to_string(qsim::kMaxBlockQubits));
+    const qsim::Device device = qsim::resolve_device(qsim::parse_device(device_name));
+    const auto schemes = tcemu::parse_scheme_list(scheme_list, target);
+
+    qsim::Circuit circuit = !qasm_path.empty() ? qsim::load_qasm(qasm_path)
+                            : !input.empty()   ? qsim::load_circuit(input)
+                                               : qsim::generate(generator);
+    qsim::validate(circuit);
+    if (!save_circuit.empty()) {
+      qsim::save_circuit(circuit, save_circuit);
+      if (!quiet) std::fprintf(stderr, "qsim: wrote %s (%d qubits, %zu gates)\n", save_circuit.c_str(), circuit.num_qubits,
+                               circuit.gates.size());
+      return 0;
+    }
+    qsim::RunConfig cfg;
+    cfg.schemes = schemes;
+    cfg.fuse = fuse;
+    cfg.device = device;
+    cfg.shots = shots;
+    cfg.seed = seed;
+    cfg.amplitudes = split_list(amplitudes);
+    for (const auto& b : cfg.amplitudes) qsim::parse_bitstring(b, circuit.num_qubits);  // fail before running
+    cfg.keep_states = !output.empty() && circuit.num_qubits <= qsim::kMaxSavedStateQubits;
+    if (device == qsim::Device::host) qsim::check_memory(circuit, schemes, qsim::available_memory_bytes());
+    if (!quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
+    // Open the output first: a bad path fails before a long run, and the Writer removes its temporary
+    // file if anything below throws.
+    std::unique_ptr<tcemu::io::Writer> out;
+    if (!output.empty()) out = std::make_unique<tcemu::io::Writer>(output);
+
+    const qsim::JobResult job = qsim::run_job(circuit, cfg);
+    qsim::ReportContext ctx;
+    ctx.circuit = &circuit;
+    ctx.fuse = fuse;
+    ctx.device = device;
+    ctx.bitstrings = cfg.amplitudes;
+    ctx.shots = shots;
+    ctx.seed = seed;
+    if (out) qsim::write_output(*out, job, ctx);
+    if (json) qsim::print_json(job, ctx);
+    else qsim::print_table(job, ctx);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "qsim: error: out of memory (the state vectors do not fit; try fewer qubits)\n");
+    return kExitError;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "qsim: error: %s\n", e.what());
+    return kExitError;
+  }
+  return 0;
+}

@@ -1,0 +1,149 @@
+// Table, JSON and HDF5 output of a qsim job (report.hpp).
+#include "report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "tcemu/io/hdf5.hpp"
+
+namespace qsim {
+
+namespace {
+
+/// Time of the native run with the same state type, or 0.
+double native_seconds(const JobResult& job, const SchemeRun& r) {
+  const std::string native = uses_double(r.scheme) ? "fp64" : "fp32";
+  for (const auto& x : job.runs)
+    if (x.scheme.name == native) return x.stats.seconds;
+  return 0;
+}
+
+std::string histogram_text(const std::vector<std::int64_t>& h) {
+  std::string s;
+  for (std::size_t k = 0; k < h.size(); ++k)
+    if (h[k]) s += (s.empty() ? "" : ", ") + std::to_string(h[k]) + " x " + std::to_string(k) + "q";
+  return s;
+}
+
+}  // namespace
+
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') o += '\\', o += ch;
+    else if (static_cast<unsigned char>(ch) < 0x20) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\u%04x", ch);
+      o += b;
+    } else o += ch;
+  }
+  return o + "\"";
+}
+
+void print_table(const JobResult& job, const ReportContext& ctx) {
+  const Circuit& c = *ctx.circuit;
+  std::printf("circuit %s: %d qubits, %zu gates (%s), %zu final measurements\n", c.name.c_str(), c.num_qubits,
+              c.gates.size(), histogram_text(c.gate_histogram()).c_str(), c.measurements.size());
+  std::printf("fusion --fuse %d: %lld blocks (%s), %lld controlled, %.3g complex MACs per run, %.1f ms; device %s\n",
+              ctx.fuse, (long long)job.fusion.blocks, histogram_text(job.fusion.by_size).c_str(),
+              (long long)job.fusion.controlled, job.fusion.complex_macs, job.seconds_fusion * 1e3, to_string(ctx.device));
+  std::printf("%-16s %-22s %-10s %10s %7s %6s %6s %5s %10s %10s %10s  %s\n", "scheme", "used", "state", "time_ms", "vs_nat",
+              "gemm%", "perms", "fallb", "1-fidelity", "max_amp_err", "norm_drift", "note");
+  for (const auto& r : job.runs) {
+    const double nat = native_seconds(job, r);
+    std::printf("%-16s %-22s %-10s %10.1f %7.2f %6.1f %6lld %5lld %10.2e %10.2e %10.2e  %s\n", r.scheme.name.c_str(),
+                r.used.c_str(), r.precision, r.stats.seconds * 1e3, nat > 0 ? nat / r.stats.seconds : NAN,
+                100.0 * r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12), (long long)r.stats.permutations,
+                (long long)r.stats.fallbacks, 1.0 - r.accuracy.fidelity, r.accuracy.max_amp_err, r.accuracy.norm_drift,
+                r.stats.first_note.c_str());
+  }
+  if (!ctx.bitstrings.empty()) {
+    std::printf("\namplitudes (bitstring: q[n-1]...q[0])\n%-16s", "scheme");
+    for (const auto& b : ctx.bitstrings) std::printf(" %44s", b.c_str());
+    std::printf("\n");
+    for (const auto& r : job.runs) {
+      std::printf("%-16s", r.scheme.name.c_str());
+      for (const auto& z : r.amplitudes) std::printf("   %+.17e%+.17ei", z.real(), z.imag());
+      std::printf("\n");
+    }
+  }
+  if (ctx.shots > 0 && !job.runs.empty()) {
+    std::map<std::uint64_t, std::int64_t> counts;
+    for (auto v : job.runs[0].samples) ++counts[v];
+    std::vector<std::pair<std::int64_t, std::uint64_t>> top;
+    for (const auto& [v, k] : counts) top.emplace_back(k, v);
+    std::sort(top.rbegin(), top.rend());
+    const int width = c.measurements.empty() ? c.num_qubits : std::min(c.num_clbits, 64);
+    std::printf("\n%lld shots (seed %llu), most frequent outcomes of the fp64 run (%s):\n", (long long)ctx.shots,
+                (unsigned long long)ctx.seed, c.measurements.empty() ? "all qubits" : "classical register");
+    for (std::size_t i = 0; i < std::min<std::size_t>(top.size(), 8); ++i)
+      std::printf("  %s  %lld\n", to_bitstring(top[i].second, width).c_str(), (long long)top[i].first);
+    for (std::size_t i = 1; i < job.runs.size(); ++i)
+      if (job.runs[i].samples_differing)
+        std::printf("  %s: %lld samples differ from fp64's\n", job.runs[i].scheme.name.c_str(),
+                    (long long)job.runs[i].samples_differing);
+  }
+}
+
+void print_json(const JobResult& job, const ReportContext& ctx) {
+  const Circuit& c = *ctx.circuit;
+  std::printf("{\"app\":\"qsim\",\"circuit\":%s,\"num_qubits\":%d,\"gates\":%zu,\"fuse\":%d,\"blocks\":%lld,\"device\":\"%s\","
+              "\"results\":[",
+              json_string(c.name).c_str(), c.num_qubits, c.gates.size(), ctx.fuse, (long long)job.fusion.blocks,
+              to_string(ctx.device));
+  for (std::size_t i = 0; i < job.runs.size(); ++i) {
+    const auto& r = job.runs[i];
+    std::printf("%s{\"scheme\":%s,\"used\":%s,\"precision\":\"%s\",\"time_ms\":%.6g,\"gemm_ms\":%.6g,\"gemm_share\":%.6g,"
+                "\"permute_ms\":%.6g,\"permutations\":%lld,\"fidelity\":%.17g,\"infidelity\":%.6g,\"max_amp_err\":%.6g,"
+                "\"norm\":%.17g,\"norm_drift\":%.6g,\"fallbacks\":%lld,\"samples_differing\":%lld,\"amplitudes\":[",
+                i ? "," : "", json_string(r.scheme.name).c_str(), json_string(r.used).c_str(), r.precision,
+                r.stats.seconds * 1e3, r.stats.seconds_gemm * 1e3, r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12),
+                r.stats.seconds_permute * 1e3, (long long)r.stats.permutations, r.accuracy.fidelity, 1.0 - r.accuracy.fidelity,
+                r.accuracy.max_amp_err, r.accuracy.norm, r.accuracy.norm_drift, (long long)r.stats.fallbacks,
+                (long long)r.samples_differing);
+    for (std::size_t k = 0; k < r.amplitudes.size(); ++k)
+      std::printf("%s{\"bitstring\":\"%s\",\"re\":%.17g,\"im\":%.17g}", k ? "," : "", ctx.bitstrings[k].c_str(),
+                  r.amplitudes[k].real(), r.amplitudes[k].imag());
+    std::printf("]}");
+  }
+  std::printf("]}\n");
+}
+
+void write_output(tcemu::io::Writer& w, const JobResult& job, const ReportContext& ctx) {
+  const Circuit& c = *ctx.circuit;
+  for (const auto& r : job.runs) {
+    const std::string g = "/" + r.scheme.name + "/";
+    w.write<double>(g + "time_ms", {r.stats.seconds * 1e3}, {1});
+    w.write<double>(g + "gemm_ms", {r.stats.seconds_gemm * 1e3}, {1});
+    w.write<double>(g + "fidelity", {r.accuracy.fidelity}, {1});
+    w.write<double>(g + "max_amp_err", {r.accuracy.max_amp_err}, {1});
+    w.write<double>(g + "norm", {r.accuracy.norm}, {1});
+    if (!r.amplitudes.empty()) {
+      std::vector<double> a;
+      for (const auto& z : r.amplitudes) a.push_back(z.real()), a.push_back(z.imag());
+      w.write<double>(g + "amplitudes", a, {static_cast<std::int64_t>(r.amplitudes.size()), 2});
+    }
+    if (!r.samples.empty()) {
+      std::vector<std::int64_t> s(r.samples.begin(), r.samples.end());
+      w.write<std::int64_t>(g + "samples", s, {static_cast<std::int64_t>(s.size())});
+    }
+    if (!r.state.empty() && c.num_qubits <= kMaxSavedStateQubits) {
+      std::vector<double> a(2 * r.state.size());
+      for (std::size_t k = 0; k < r.state.size(); ++k) a[2 * k] = r.state[k].real(), a[2 * k + 1] = r.state[k].imag();
+      w.write<double>(g + "state", a, {static_cast<std::int64_t>(r.state.size()), 2});
+    }
+  }
+  w.write_string_attribute("/", "circuit", c.name);
+  w.write_int_attribute("/", "num_qubits", c.num_qubits);
+  w.write_int_attribute("/", "fuse", ctx.fuse);
+  w.write_int_attribute("/", "shots", ctx.shots);
+  w.write_int_attribute("/", "seed", static_cast<std::int64_t>(ctx.seed));
+  std::string bits;
+  for (const auto& b : ctx.bitstrings) bits += (bits.empty() ? "" : ",") + b;
+  w.write_string_attribute("/", "bitstrings", bits);
+  w.commit();
+}
+
+}  // namespace qsim

@@ -1,0 +1,142 @@
+// A qsim job: reference run, scheme runs, metrics, samples (run.hpp).
+#include "run.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "tcemu/error.hpp"
+
+namespace qsim {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string used_summary(const SimStats& st) {
+  if (st.used.size() == 1) return st.used.begin()->first;
+  std::string s;
+  for (const auto& [name, count] : st.used) s += (s.empty() ? "" : ", ") + name + " x" + std::to_string(count);
+  return s.empty() ? "-" : s;
+}
+
+std::string gib(double bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return b;
+}
+
+template <class T>
+SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcemu::Scheme& scheme, const RunConfig& cfg,
+                  const std::string& tag, const std::vector<std::uint64_t>& indices,
+                  const std::vector<std::complex<double>>* reference, std::vector<std::complex<double>>* keep_reference) {
+  SimOptions opt;
+  opt.gemm.scheme = scheme;
+  opt.device = cfg.device;
+  auto last = Clock::now();
+  if (cfg.log)
+    opt.progress = [&](std::size_t done, std::size_t total) {
+      if (std::chrono::duration<double>(Clock::now() - last).count() < 2.0 || done == total) return;
+      last = Clock::now();
+      char line[160];
+      std::snprintf(line, sizeof line, "%s %-16s block %zu/%zu (%.0f%%)", tag.c_str(), scheme.name.c_str(), done, total,
+                    100.0 * double(done) / double(total));
+      cfg.log(line);
+    };
+  SimResult<T> sim = simulate<T>(blocks, c.num_qubits, opt);
+  SchemeRun r;
+  r.scheme = scheme;
+  r.precision = sizeof(T) == 4 ? "complex64" : "complex128";
+  r.stats = sim.stats;
+  r.used = used_summary(sim.stats);
+  for (std::uint64_t k : indices)
+    r.amplitudes.emplace_back(sim.state[static_cast<std::size_t>(k)].real(), sim.state[static_cast<std::size_t>(k)].imag());
+  if (cfg.shots > 0) {
+    r.samples = sample_states(sim.state, cfg.shots, cfg.seed);
+    for (auto& v : r.samples) v = classical_value(v, c.measurements);
+  }
+  if (reference) {
+    r.accuracy = compare_states(*reference, sim.state);
+  } else {
+    const double nn = norm_squared(sim.state);
+    r.accuracy = {1.0, 0.0, nn, std::fabs(nn - 1.0)};
+  }
+  if (cfg.keep_states || keep_reference) {
+    std::vector<std::complex<double>> z(sim.state.size());
+    for (std::size_t i = 0; i < z.size(); ++i) z[i] = {sim.state[i].real(), sim.state[i].imag()};
+    if (keep_reference) *keep_reference = z;
+    if (cfg.keep_states) r.state = std::move(z);
+  }
+  return r;
+}
+
+}  // namespace
+
+bool uses_double(const tcemu::Scheme& s) { return s.target == tcemu::Target::fp64; }
+
+double host_bytes_per_amplitude(const tcemu::Scheme& s) {
+  const double c = uses_double(s) ? 16.0 : 8.0;
+  return 16.0 + 2 * c + c + 2 * c;
+}
+
+double available_memory_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  double kb = 0;
+  while (f >> key >> kb) {
+    if (key == "MemAvailable:") return kb * 1024.0;
+    f.ignore(256, '\n');
+  }
+  return static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+void check_memory(const Circuit& c, const std::vector<tcemu::Scheme>& schemes, double available) {
+  const tcemu::Scheme* worst = nullptr;
+  for (const auto& s : schemes)
+    if (!worst || host_bytes_per_amplitude(s) > host_bytes_per_amplitude(*worst)) worst = &s;
+  const tcemu::Scheme fp64 = tcemu::parse_scheme("fp64");
+  if (!worst || host_bytes_per_amplitude(fp64) > host_bytes_per_amplitude(*worst)) worst = &fp64;
+  const double need = std::ldexp(host_bytes_per_amplitude(*worst), c.num_qubits);
+  if (need > available)
+    throw tcemu::InvalidArgument("circuit '" + c.name + "' (" + std::to_string(c.num_qubits) + " qubits): the " + worst->name +
+                                 " run needs about " + gib(need) + " of host memory (reference state, two " +
+                                 (uses_double(*worst) ? "complex128" : "complex64") +
+                                 " state buffers and GEMM workspace), but only " + gib(available) + " are available");
+}
+
+JobResult run_job(const Circuit& c, const RunConfig& cfg) {
+  std::vector<std::uint64_t> indices;
+  for (const auto& b : cfg.amplitudes) indices.push_back(parse_bitstring(b, c.num_qubits));
+  JobResult job;
+  const auto t0 = Clock::now();
+  const std::vector<Block> blocks = fuse(c, cfg.fuse);
+  job.seconds_fusion = std::chrono::duration<double>(Clock::now() - t0).count();
+  job.fusion = summarize(blocks, c.num_qubits);
+
+  std::vector<tcemu::Scheme> order = {tcemu::parse_scheme("fp64", tcemu::Target::fp64)};
+  for (const auto& s : cfg.schemes)
+    if (s.name != "fp64") order.push_back(s);
+  std::vector<std::complex<double>> reference;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(order.size()) + "]";
+    const auto& s = order[i];
+    SchemeRun r = i == 0 ? run_one<double>(c, blocks, s, cfg, tag, indices, nullptr, &reference)
+                 : uses_double(s) ? run_one<double>(c, blocks, s, cfg, tag, indices, &reference, nullptr)
+                                  : run_one<float>(c, blocks, s, cfg, tag, indices, &reference, nullptr);
+    if (i > 0 && !r.samples.empty())
+      for (std::size_t k = 0; k < r.samples.size(); ++k) r.samples_differing += r.samples[k] != job.runs[0].samples[k];
+    if (cfg.log) {
+      char line[200];
+      std::snprintf(line, sizeof line, "%s %-16s done: %.3f s (GEMM %.0f%%), 1 - fidelity %.2e", tag.c_str(), s.name.c_str(),
+                    r.stats.seconds, 100.0 * r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12), 1.0 - r.accuracy.fidelity);
+      cfg.log(line);
+    }
+    job.runs.push_back(std::move(r));
+  }
+  return job;
+}
+
+}  // namespace qsim

@@ -1,0 +1,74 @@
+#pragma once
+/// \file run.hpp
+/// One qsim job: fuse the circuit once, simulate it with the FP64 reference and then with every
+/// requested scheme, and measure each result against the reference.
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "circuit.hpp"
+#include "fusion.hpp"
+#include "simulate.hpp"
+#include "state_metrics.hpp"
+#include "tcemu/scheme.hpp"
+
+namespace qsim {
+
+/// Largest circuit whose full final state is written to --output (2^20 amplitudes = 16 MiB per
+/// scheme); above it only the requested amplitudes and the samples are written.
+constexpr int kMaxSavedStateQubits = 20;
+
+/// What to run.
+struct RunConfig {
+  std::vector<tcemu::Scheme> schemes;  ///< in order; fp64 always runs first as the reference
+  int fuse = 5;                        ///< --fuse d
+  Device device = Device::host;        ///< already resolved (host or cuda)
+  std::int64_t shots = 0;              ///< samples per scheme (0: none)
+  std::uint64_t seed = 1;              ///< sampling seed (the same for every scheme)
+  std::vector<std::string> amplitudes; ///< bitstrings whose amplitudes are reported
+  bool keep_states = false;            ///< keep final states (for --output, n <= kMaxSavedStateQubits)
+  /// Progress sink (one line, no newline); empty: silent.
+  std::function<void(const std::string&)> log;
+};
+
+/// Result of one scheme.
+struct SchemeRun {
+  tcemu::Scheme scheme;            ///< as requested
+  std::string used;                ///< what the block GEMMs ran: "fp16x2", or "int8-ozaki:7 x40, int8-ozaki:8 x2"
+  const char* precision = "";      ///< "complex64" or "complex128": the state vector's type
+  SimStats stats;
+  Accuracy accuracy;               ///< against the fp64 run (exactly 1 / 0 / drift for fp64 itself)
+  std::vector<std::complex<double>> amplitudes;  ///< of RunConfig::amplitudes, in order
+  std::vector<std::uint64_t> samples;            ///< classical register values (state_metrics.hpp)
+  std::int64_t samples_differing = 0;            ///< samples unequal to the fp64 run's (same seed)
+  std::vector<std::complex<double>> state;       ///< final state when RunConfig::keep_states
+};
+
+/// Whole job.
+struct JobResult {
+  FusionSummary fusion;
+  double seconds_fusion = 0;
+  std::vector<SchemeRun> runs;  ///< runs[0] is the fp64 reference, then the schemes in order
+};
+
+/// Bytes of host memory per amplitude a run of `scheme` needs: the complex128 reference state (kept
+/// for the comparisons), two state buffers of the scheme's type, the complex GEMM's real/imaginary
+/// temporaries and the split parts/packing of the host backend (upper estimate).
+double host_bytes_per_amplitude(const tcemu::Scheme& scheme);
+/// Memory the machine has available now (MemAvailable), in bytes.
+double available_memory_bytes();
+/// Throws tcemu::InvalidArgument when the circuit's largest run does not fit in `available` bytes:
+/// "circuit 'X' (28 qubits): the fp64 run needs about 24.0 GiB of host memory (...), but only
+/// 21.7 GiB are available".
+void check_memory(const Circuit& circuit, const std::vector<tcemu::Scheme>& schemes, double available);
+
+/// True when the scheme keeps the state in complex128 (fp64 and the FP64-target schemes).
+bool uses_double(const tcemu::Scheme& scheme);
+
+/// Runs the job (see the file comment). The circuit must be validated. Throws what simulate() throws,
+/// and tcemu::InvalidArgument for an amplitude bitstring of the wrong length.
+JobResult run_job(const Circuit& circuit, const RunConfig& config);
+
+}  // namespace qsim

@@ -1,0 +1,95 @@
+#pragma once
+/// \file simulate.hpp
+/// State-vector simulation of fused blocks, each block applied as one complex GEMM through tcemu.
+///
+/// The state of n qubits is 2^n amplitudes, complex64 (T = float, FP32-target schemes) or complex128
+/// (T = double: fp64 and FP64-target schemes), held in two buffers: one GEMM (or permutation) reads
+/// one and writes the other, then they swap. Per block (layout.hpp):
+///   1. plan: are the block's qubits already the lowest (or highest) bit positions of the stored
+///      index? If not, permute the state (one gather pass) so that they are the lowest;
+///   2. re-index the block matrix U to the order its qubits have in the layout; round it to T;
+///   3. GEMM: low placement M' = M U^T with M the row-major 2^(n-s) x 2^s view; high placement
+///      M' = U M with M the row-major 2^s x 2^(n-s) view; a controlled block runs M' = M U^T on the
+///      last 2^(n-s-c) rows only (controls at the top positions) and copies them back;
+/// and at the end the state is permuted back to the canonical order (qubit q = bit q).
+///
+/// Scaling: the state is stored multiplied by sigma = 2^min(12, floor(n/2)) (exact, a power of two),
+/// so that typical amplitudes of a spread-out state are O(1) instead of 2^(-n/2). This keeps the
+/// amplitudes inside the full-precision exponent range of the FP16-based splits (2^-14 and up) on
+/// large circuits, while |amplitude| <= sigma <= 2^12 stays below their overflow bound (2^15).
+/// The result is divided by sigma again; native fp32/fp64 results are unchanged by it bit for bit.
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fusion.hpp"
+#include "tcemu/gemm.hpp"
+
+namespace qsim {
+
+/// Where the simulation runs.
+enum class Device {
+  host,       ///< CPU: tcemu's host backend (Kokkos host loops + CBLAS)
+  cuda,       ///< NVIDIA GPU: state in device memory, permutation kernel, tcemu::cuda::complex_gemm_device
+  automatic,  ///< cuda when this build has the CUDA backend and a GPU is present, else host
+};
+/// "host" | "cuda" | "auto"; parse_device throws tcemu::InvalidArgument naming the value otherwise.
+const char* to_string(Device d);
+Device parse_device(const std::string& name);
+/// The device a run will use: automatic -> cuda if cuda_available(), else host. cuda when
+/// unavailable throws tcemu::DeviceError saying why (no CUDA backend in this build, or no GPU).
+Device resolve_device(Device requested);
+/// True when this build has the CUDA backend and the machine a usable GPU.
+bool cuda_available();
+
+/// Options of one simulation.
+struct SimOptions {
+  tcemu::GemmOptions gemm;   ///< scheme (and range policy) of every block GEMM
+  Device device = Device::host;
+  /// Called after each block with (blocks done, blocks total); may print progress.
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+/// What a simulation did (seconds are wall clock).
+struct SimStats {
+  double seconds = 0;          ///< whole simulation: init, blocks, final permutation, unscaling
+  double seconds_gemm = 0;     ///< inside the complex GEMM calls (split, products, combine)
+  double seconds_permute = 0;  ///< state permutations
+  std::int64_t blocks = 0, permutations = 0;
+  std::int64_t fallbacks = 0;  ///< GEMMs where the range check replaced the scheme by native arithmetic
+  std::string first_note;      ///< the first fallback note (names operand and rule), or ""
+  std::map<std::string, std::int64_t> used;  ///< scheme that really ran -> number of block GEMMs
+};
+
+/// Final state (canonical order, unscaled) and statistics.
+template <class T>
+struct SimResult {
+  std::vector<std::complex<T>> state;  ///< 2^n amplitudes; index bit q = qubit q
+  SimStats stats;
+};
+
+/// The scale sigma of the stored state for n qubits (see the file comment).
+double state_scale(int num_qubits);
+
+/// Simulates `blocks` on n qubits from |0...0> (see the file comment). T = float or double.
+/// Throws tcemu::InvalidArgument (bad block), tcemu::DeviceError (cuda requested but unavailable,
+/// or a CUDA failure), std::bad_alloc when the state does not fit.
+template <class T>
+SimResult<T> simulate(const std::vector<Block>& blocks, int num_qubits, const SimOptions& options);
+
+/// Host implementation of simulate().
+template <class T>
+SimResult<T> simulate_host(const std::vector<Block>& blocks, int num_qubits, const SimOptions& options);
+
+/// CUDA implementation of simulate() (simulate_cuda.cu); throws tcemu::DeviceError in builds without
+/// the CUDA backend.
+template <class T>
+SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int num_qubits, const SimOptions& options);
+
+/// Records one GEMM report in `stats` (used-scheme histogram, fallbacks).
+void record(SimStats& stats, const tcemu::GemmReport& report);
+
+}  // namespace qsim

@@ -1,0 +1,95 @@
+// Fidelity, amplitude error, norm drift and sampling (state_metrics.hpp).
+#include "state_metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "gates.hpp"
+#include "tcemu/error.hpp"
+
+namespace qsim {
+
+namespace {
+constexpr std::size_t kChunk = 4096;
+}
+
+template <class T>
+Accuracy compare_states(const std::vector<std::complex<double>>& ref, const std::vector<std::complex<T>>& psi) {
+  if (ref.size() != psi.size())
+    throw tcemu::InvalidArgument("compare_states: states of " + std::to_string(ref.size()) + " and " +
+                                 std::to_string(psi.size()) + " amplitudes");
+  std::complex<double> overlap = 0;
+  double norm = 0, err = 0;
+  for (std::size_t b = 0; b < ref.size(); b += kChunk) {
+    const std::size_t e = std::min(ref.size(), b + kChunk);
+    std::complex<double> o = 0;
+    double nn = 0;
+    for (std::size_t k = b; k < e; ++k) {
+      const std::complex<double> z(psi[k].real(), psi[k].imag());
+      o += std::conj(ref[k]) * z;
+      nn += std::norm(z);
+      err = std::max(err, std::abs(z - ref[k]));
+    }
+    overlap += o;
+    norm += nn;
+  }
+  return {std::norm(overlap), err, norm, std::fabs(norm - 1.0)};
+}
+
+template <class T>
+double norm_squared(const std::vector<std::complex<T>>& psi) {
+  double norm = 0;
+  for (std::size_t b = 0; b < psi.size(); b += kChunk) {
+    double nn = 0;
+    for (std::size_t k = b; k < std::min(psi.size(), b + kChunk); ++k)
+      nn += double(psi[k].real()) * psi[k].real() + double(psi[k].imag()) * psi[k].imag();
+    norm += nn;
+  }
+  return norm;
+}
+
+template <class T>
+std::vector<std::uint64_t> sample_states(const std::vector<std::complex<T>>& psi, std::int64_t shots,
+                                         std::uint64_t seed) {
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(std::max<std::int64_t>(shots, 0)));
+  if (out.empty() || psi.empty()) return out;
+  Rng rng(seed);
+  const double total = norm_squared(psi);
+  std::vector<double> u(out.size());
+  for (auto& x : u) x = rng.uniform() * total;
+  std::vector<std::size_t> order(u.size());
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return u[i] < u[j]; });
+  double cdf = 0;
+  std::size_t k = 0;
+  std::uint64_t last_nonzero = 0;
+  for (std::size_t idx = 0; idx < psi.size() && k < order.size(); ++idx) {
+    const double p = double(psi[idx].real()) * psi[idx].real() + double(psi[idx].imag()) * psi[idx].imag();
+    if (p > 0) last_nonzero = idx;
+    cdf += p;
+    while (k < order.size() && u[order[k]] < cdf) out[order[k++]] = idx;
+  }
+  for (; k < order.size(); ++k) out[order[k]] = last_nonzero;  // rounding of the running sum
+  return out;
+}
+
+std::uint64_t classical_value(std::uint64_t basis, const std::vector<std::pair<int, int>>& measurements) {
+  if (measurements.empty()) return basis;
+  std::uint64_t v = 0;
+  for (const auto& [q, c] : measurements) {
+    if (c >= 64) continue;  // a register wider than 64 bits keeps its low 64 bits
+    const std::uint64_t bit = (basis >> q) & 1u;
+    v = (v & ~(std::uint64_t(1) << c)) | (bit << c);
+  }
+  return v;
+}
+
+template Accuracy compare_states<float>(const std::vector<std::complex<double>>&, const std::vector<std::complex<float>>&);
+template Accuracy compare_states<double>(const std::vector<std::complex<double>>&, const std::vector<std::complex<double>>&);
+template double norm_squared<float>(const std::vector<std::complex<float>>&);
+template double norm_squared<double>(const std::vector<std::complex<double>>&);
+template std::vector<std::uint64_t> sample_states<float>(const std::vector<std::complex<float>>&, std::int64_t, std::uint64_t);
+template std::vector<std::uint64_t> sample_states<double>(const std::vector<std::complex<double>>&, std::int64_t, std::uint64_t);
+
+}  // namespace qsim
