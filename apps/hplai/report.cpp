@@ -53,7 +53,7 @@ void print_json(std::FILE* out, const RunResult& res) {
                "{\"app\":\"hplai\",\"n\":%lld,\"nb\":%lld,\"source\":\"%s\",\"solver\":\"%s\",\"device\":\"%s\","
                "\"eps\":%s,\"threshold\":16,\"results\":[",
                static_cast<long long>(res.n), static_cast<long long>(res.nb), json_escape(res.source).c_str(),
-               res.solver.c_str(), res.device.c_str(), num(std::ldexp(1.0, -53)).c_str());
+               res.solver.c_str(), res.device.c_str(), "1.1102230246251565e-16");
   for (std::size_t i = 0; i < res.rows.size(); ++i) {
     const auto& r = res.rows[i];
     std::fprintf(out,

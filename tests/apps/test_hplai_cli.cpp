@@ -55,13 +55,13 @@ class HplaiCli : public ::testing::Test {
     return r;
   }
 
-  /// Expects exit status 2, exactly one stderr line "hplai: error: ..." containing every part,
+  /// Runs with -q (no progress lines) and expects exit status 2, exactly one stderr line "hplai: error: ..." containing every part,
   /// nothing on stdout, and no output file (nor a temporary) left in `dir_`.
   void expect_error(const std::string& args, const std::vector<std::string>& parts) {
     SCOPED_TRACE(args);
     const std::string out = dir_.file("out.h5");
     const auto before = dir_.entries().size();
-    const Ran r = run(args + " --output '" + out + "'");
+    const Ran r = run(args + " -q --output '" + out + "'");
     EXPECT_EQ(r.status, 2) << r.err;
     EXPECT_EQ(r.err.rfind("hplai: error: ", 0), 0u) << r.err;
     ASSERT_FALSE(r.err.empty());
