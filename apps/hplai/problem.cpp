@@ -1,12 +1,32 @@
 #include "problem.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <functional>
+#include <thread>
 #include <limits>
 
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
 
 namespace hplai {
+namespace {
+
+/// Runs f(0) .. f(count - 1) on all hardware threads (blocks handed out dynamically).
+void parallel_for_blocks(std::int64_t count, const std::function<void(std::int64_t)>& f) {
+  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 64u));
+  std::atomic<std::int64_t> next{0};
+  auto worker = [&] {
+    for (std::int64_t b = next++; b < count; b = next++) f(b);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads && t < count; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+}
+
+}  // namespace
 
 void Lcg::advance(std::uint64_t steps) {
   // x -> a x + c applied `steps` times is x -> A x + C with (A, C) built by repeated squaring of
@@ -28,15 +48,29 @@ System generate_system(std::int64_t n, std::uint64_t seed) {
   sys.n = n;
   sys.source = "generated (HPL-MxP, seed " + std::to_string(seed) + ")";
   sys.A.assign(static_cast<std::size_t>(n * n), 0.0);
-  std::vector<double> diag(static_cast<std::size_t>(n), 0.0);
-  Lcg a(seed);
-  for (std::int64_t j = 0; j < n; ++j)  // column by column, as the reference
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double v = a.next();
-      sys.A[i * n + j] = v;
-      diag[i] += std::fabs(v);
+  double* A = sys.A.data();
+  // Blocks of 64 columns in parallel: column j is the stream advanced by j * n draws, so any split
+  // of the columns gives the reference's values; rows are written 64 contiguous entries at a time.
+  const std::int64_t blocks = (n + 63) / 64;
+  parallel_for_blocks(blocks, [=](std::int64_t blk) {
+    const std::int64_t j0 = blk * 64, j1 = std::min(n, j0 + 64);
+    std::vector<Lcg> col;
+    for (std::int64_t j = j0; j < j1; ++j) {
+      col.emplace_back(seed);
+      col.back().advance(static_cast<std::uint64_t>(j) * static_cast<std::uint64_t>(n));
     }
-  for (std::int64_t i = 0; i < n; ++i) sys.A[i * n + i] = diag[i] - std::fabs(sys.A[i * n + i]);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = j0; j < j1; ++j) A[i * n + j] = col[j - j0].next();
+  });
+  // Diagonal: the sum over the whole row in column order (the reference's order, so the rounding is
+  // the same), minus the old diagonal's magnitude.
+  parallel_for_blocks(blocks, [=](std::int64_t blk) {
+    for (std::int64_t i = blk * 64; i < std::min(n, blk * 64 + 64); ++i) {
+      double d = 0;
+      for (std::int64_t j = 0; j < n; ++j) d += std::fabs(A[i * n + j]);
+      A[i * n + i] = d - std::fabs(A[i * n + i]);
+    }
+  });
   Lcg b(seed + 1);
   sys.b.resize(static_cast<std::size_t>(n));
   for (auto& v : sys.b) v = b.next();

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "blas_int.hpp"
+#include "refine_impl.hpp"
 #include "tcemu/error.hpp"
 
 namespace hplai {
@@ -27,19 +28,6 @@ void residual(const System& sys, const std::vector<double>& x, std::vector<doubl
   r = sys.b;
   const int n = blas_int(sys.n);
   cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, -1.0, sys.A.data(), n, x.data(), 1, 1.0, r.data(), 1);
-}
-
-std::string failure_text(Solver s, int iterations, int cap, double sr) {
-  char buf[256];
-  if (!std::isfinite(sr))
-    std::snprintf(buf, sizeof buf, "%s: the residual is not finite after %d iteration(s) (diverged)",
-                  to_string(s), iterations);
-  else
-    std::snprintf(buf, sizeof buf,
-                  "%s: scaled residual %.3g after %d iteration(s) (cap --max-iter %d); the criterion < %g "
-                  "was not met",
-                  to_string(s), sr, iterations, cap, kPassThreshold);
-  return buf;
 }
 
 }  // namespace
@@ -104,94 +92,38 @@ std::vector<double> ArnoldiLsq::solve() const {
 
 // ----------------------------------------------------------------------------------------- refine
 
+namespace {
+
+/// refine_impl.hpp's vector operations on the host: std::vector and CBLAS, A row-major FP64.
+struct HostOps {
+  using Vec = std::vector<double>;
+  const System& sys;
+  const Preconditioner& pre;
+  int n;
+
+  Vec vec() { return Vec(static_cast<std::size_t>(n)); }
+  void load_b(Vec& x) { x = sys.b; }
+  void precond(Vec& v) { pre(v.data()); }
+  void residual(const Vec& x, Vec& r) { hplai::residual(sys, x, r); }
+  void matvec(const Vec& z, Vec& w) {
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, sys.A.data(), n, z.data(), 1, 0.0, w.data(), 1);
+  }
+  double dot(const Vec& a, const Vec& b) { return cblas_ddot(n, a.data(), 1, b.data(), 1); }
+  double nrm2(const Vec& a) { return cblas_dnrm2(n, a.data(), 1); }
+  double amax(const Vec& a) { return inf_norm(a); }
+  void axpy(double a, const Vec& x, Vec& y) { cblas_daxpy(n, a, x.data(), 1, y.data(), 1); }
+  void scale(double a, const Vec& x, Vec& y) {
+    for (int i = 0; i < n; ++i) y[i] = a * x[i];
+  }
+  std::vector<double> to_host(const Vec& v) { return v; }
+};
+
+}  // namespace
+
 RefineResult refine(const System& sys, double a_inf, const Preconditioner& precond,
                     const RefineOptions& opt) {
-  if (opt.max_iter < 1)
-    throw tcemu::InvalidArgument("--max-iter " + std::to_string(opt.max_iter) + " must be >= 1");
-  if (opt.restart < 1)
-    throw tcemu::InvalidArgument("--restart " + std::to_string(opt.restart) + " must be >= 1");
-  const std::int64_t n = sys.n;
-  const int ni = blas_int(n);
-  const double b_inf = inf_norm(sys.b);
-  RefineResult res;
-  res.x = sys.b;
-  precond(res.x.data());  // x0 = M^-1 b
-  std::vector<double> r;
-  auto check = [&]() {
-    residual(sys, res.x, r);
-    const double sr = scaled_residual(inf_norm(r), a_inf, inf_norm(res.x), b_inf, n);
-    res.history.push_back(sr);
-    return sr;
-  };
-  double sr = check();
-  res.initial_scaled_residual = sr;
-
-  const int m = std::min<std::int64_t>(opt.restart, n);
-  std::vector<double> V, Z, w, h;
-  if (opt.solver == Solver::gmres) {
-    V.resize(static_cast<std::size_t>((m + 1) * n));
-    Z.resize(static_cast<std::size_t>(m * n));
-    w.resize(static_cast<std::size_t>(n));
-    h.resize(static_cast<std::size_t>(m + 1));
-  }
-  ArnoldiLsq lsq(std::max(m, 1));
-  int cycles = 0;
-  while (true) {
-    if (!(sr < opt.threshold) || !std::isfinite(sr)) {
-      if (!std::isfinite(sr) || res.iterations >= opt.max_iter) {
-        res.failure = failure_text(opt.solver, res.iterations, opt.max_iter, sr);
-        break;
-      }
-    } else {
-      res.converged = true;
-      break;
-    }
-    if (opt.solver == Solver::ir) {
-      precond(r.data());  // r <- M^-1 (b - A x)
-      cblas_daxpy(ni, 1.0, r.data(), 1, res.x.data(), 1);
-      ++res.iterations;
-      sr = check();
-      continue;
-    }
-    // One GMRES cycle from the current residual r.
-    ++cycles;
-    const double beta = cblas_dnrm2(ni, r.data(), 1);
-    if (beta == 0) {
-      res.converged = true;
-      break;
-    }
-    for (std::int64_t i = 0; i < n; ++i) V[i] = r[i] / beta;
-    lsq.reset(beta);
-    const double denom = (a_inf * inf_norm(res.x) + b_inf) * static_cast<double>(n) * kEps64;
-    for (int i = 0; i < m && res.iterations < opt.max_iter; ++i) {
-      double* vi = V.data() + static_cast<std::size_t>(i) * n;
-      double* zi = Z.data() + static_cast<std::size_t>(i) * n;
-      std::copy(vi, vi + n, zi);
-      precond(zi);  // z_i = M^-1 v_i
-      cblas_dgemv(CblasRowMajor, CblasNoTrans, ni, ni, 1.0, sys.A.data(), ni, zi, 1, 0.0, w.data(), 1);
-      for (int k = 0; k <= i; ++k) {  // modified Gram-Schmidt
-        const double* vk = V.data() + static_cast<std::size_t>(k) * n;
-        h[k] = cblas_ddot(ni, w.data(), 1, vk, 1);
-        cblas_daxpy(ni, -h[k], vk, 1, w.data(), 1);
-      }
-      h[i + 1] = cblas_dnrm2(ni, w.data(), 1);
-      if (h[i + 1] > 0) {
-        double* next = V.data() + static_cast<std::size_t>(i + 1) * n;
-        for (std::int64_t j = 0; j < n; ++j) next[j] = w[j] / h[i + 1];
-      }
-      const double est = lsq.add_column(h.data()) / denom;
-      ++res.iterations;
-      if (est < opt.threshold || !(h[i + 1] > 0) || !std::isfinite(est)) break;
-    }
-    const std::vector<double> y = lsq.solve();  // x += Z y
-    for (int k = 0; k < lsq.columns(); ++k)
-      cblas_daxpy(ni, y[k], Z.data() + static_cast<std::size_t>(k) * n, 1, res.x.data(), 1);
-    sr = check();
-  }
-  res.restarts = std::max(cycles - 1, 0);
-  res.scaled_residual = sr;
-  if (res.converged) res.failure.clear();
-  return res;
+  HostOps ops{sys, precond, blas_int(sys.n)};
+  return detail::refine_generic(ops, sys.n, a_inf, inf_norm(sys.b), opt);
 }
 
 }  // namespace hplai

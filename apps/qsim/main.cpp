@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "circuit_h5.hpp"
-#include "generators.hpp"
+#include "circuit_generators.hpp"
 #include "qasm.hpp"
-#include "report.hpp"
-#include "run.hpp"
+#include "outputs.hpp"
+#include "job.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"

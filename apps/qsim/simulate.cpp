@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "layout.hpp"
+#include "qubit_layout.hpp"
 #include "tcemu/complex_gemm.hpp"
 #include "tcemu/error.hpp"
 

@@ -4,7 +4,7 @@
 ///
 /// The state of n qubits is 2^n amplitudes, complex64 (T = float, FP32-target schemes) or complex128
 /// (T = double: fp64 and FP64-target schemes), held in two buffers: one GEMM (or permutation) reads
-/// one and writes the other, then they swap. Per block (layout.hpp):
+/// one and writes the other, then they swap. Per block (qubit_layout.hpp):
 ///   1. plan: are the block's qubits already the lowest (or highest) bit positions of the stored
 ///      index? If not, permute the state (one gather pass) so that they are the lowest;
 ///   2. re-index the block matrix U to the order its qubits have in the layout; round it to T;

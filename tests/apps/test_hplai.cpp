@@ -267,7 +267,7 @@ TEST(HplaiRefine, IterationCapIsAFailureWithAClearReport) {
 
 // Every catalogue scheme, both solvers, several n and nb (nb not dividing n): PASS.
 TEST(HplaiSolve, EverySchemePassesWithGmresAndIr) {
-  for (auto [n, nb] : std::vector<std::pair<int, int>>{{64, 16}, {150, 40}}) {
+  for (auto [n, nb] : std::vector<std::pair<int, int>>{{64, 16}, {150, 40}, {300, 64}}) {
     const System sys = generate_system(n, 11);
     const double a_inf = norm_inf(sys);
     for (Solver solver : {Solver::gmres, Solver::ir}) {

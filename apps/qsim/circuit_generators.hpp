@@ -1,5 +1,5 @@
 #pragma once
-/// \file generators.hpp
+/// \file circuit_generators.hpp
 /// Built-in circuits (--generate NAME:key=value,...):
 ///
 ///   brickwork:n=N,depth=D,seed=S[,d=2]   random unitary circuit of the Ozaki-INT8 paper (Fig. 10):

@@ -1,5 +1,5 @@
-// Table, JSON and HDF5 output of a qsim job (report.hpp).
-#include "report.hpp"
+// Table, JSON and HDF5 output of a qsim job (outputs.hpp).
+#include "outputs.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 #pragma once
-/// \file layout.hpp
+/// \file qubit_layout.hpp
 /// Qubit layout of the stored state vector and the permutations that make a block's qubits
 /// contiguous for the GEMM.
 ///

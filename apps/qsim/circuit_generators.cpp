@@ -1,5 +1,5 @@
-// Circuit generators: brickwork, Sycamore-like, QFT, GHZ, random (generators.hpp).
-#include "generators.hpp"
+// Circuit generators: brickwork, Sycamore-like, QFT, GHZ, random (circuit_generators.hpp).
+#include "circuit_generators.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
 #pragma once
-/// \file report.hpp
+/// \file outputs.hpp
 /// qsim's outputs: the table on stdout, the --json object, and the --output HDF5 file.
 #include <string>
 
-#include "run.hpp"
+#include "job.hpp"
 #include "tcemu/io/hdf5.hpp"
 
 namespace qsim {

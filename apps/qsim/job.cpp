@@ -1,5 +1,5 @@
-// A qsim job: reference run, scheme runs, metrics, samples (run.hpp).
-#include "run.hpp"
+// A qsim job: reference run, scheme runs, metrics, samples (job.hpp).
+#include "job.hpp"
 
 #include <chrono>
 #include <cmath>

@@ -1,5 +1,5 @@
-// Qubit layouts, block plans and the host state permutation (layout.hpp).
-#include "layout.hpp"
+// Qubit layouts, block plans and the host state permutation (qubit_layout.hpp).
+#include "qubit_layout.hpp"
 
 #include <algorithm>
 #include <cstring>

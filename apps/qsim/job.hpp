@@ -1,5 +1,5 @@
 #pragma once
-/// \file run.hpp
+/// \file job.hpp
 /// One qsim job: fuse the circuit once, simulate it with the FP64 reference and then with every
 /// requested scheme, and measure each result against the reference.
 #include <complex>
