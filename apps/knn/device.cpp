@@ -2,6 +2,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "search_device.hpp"
 #include "tcemu/error.hpp"
 
 namespace knn {
@@ -24,19 +25,22 @@ Device parse_device(const std::string& name) {
 Device resolve_device(Device requested) {
   if (requested == Device::cuda) {
 #if defined(TCEMU_HAVE_CUDA)
-    throw tcemu::DeviceError("--device cuda: knn has no GPU path yet in this build; use --device host");
+    if (!gpu_available()) throw tcemu::DeviceError("--device cuda: no CUDA device is available");
+    return Device::cuda;
 #else
     throw tcemu::DeviceError("--device cuda: CUDA backend not available in this build");
 #endif
   }
-  return Device::host;  // host, and auto until knn has a GPU path
+  if (requested == Device::automatic) return gpu_available() ? Device::cuda : Device::host;
+  return Device::host;
 }
 
 template <class T>
 tcemu::GemmReport distance_gemm(Device device, const T* queries, std::int64_t b, const T* train,
                                 std::int64_t n, std::int64_t d, T* dots,
                                 const tcemu::GemmOptions& options) {
-  if (device != Device::host) (void)resolve_device(device);  // throws for cuda
+  if (device != Device::host)
+    throw tcemu::InvalidArgument("knn distance_gemm: host memory operands need --device host");
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
   using In = Kokkos::View<const T**, Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged>;
   using Out = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged>;

@@ -19,17 +19,17 @@ enum class Device {
 const char* to_string(Device device);
 /// Parses "host" | "cuda" | "auto"; throws tcemu::InvalidArgument naming the value otherwise.
 Device parse_device(const std::string& name);
-/// The device a run will use: `automatic` becomes host (knn's GPU path is not written yet);
-/// `cuda` throws tcemu::DeviceError "--device cuda: CUDA backend not available in this build" when
-/// tcemu was built without CUDA (TCEMU_HAVE_CUDA undefined), or a DeviceError saying that knn has no
-/// GPU path yet when it was.
+/// The device a run will use: `automatic` becomes cuda when this build has the CUDA backend and a
+/// GPU is present, else host; `cuda` throws tcemu::DeviceError "--device cuda: CUDA backend not
+/// available in this build" without the backend, or "no CUDA device is available" without a GPU.
 Device resolve_device(Device requested);
 
 /// The distance GEMM: dots = Q * T^T, i.e. dots(i, j) = x_i . y_j, with
 ///   Q     b x d, row-major (queries),
 ///   T     n x d, row-major (train points),
 ///   dots  b x n, row-major (output, overwritten),
-/// computed with options.scheme on `device` (host only in this build: T in host memory).
+/// computed with options.scheme on the host (`device` must be host: these are host pointers; the
+/// GPU search keeps its operands on the device, see search_device.hpp).
 /// Returns tcemu's GemmReport (scheme actually used, fallback note, auto's plan).
 /// Throws tcemu::InvalidArgument (shapes) or tcemu::DeviceError (device not available).
 template <class T>

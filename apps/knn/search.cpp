@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "search_device.hpp"
 #include "tcemu/error.hpp"
 
 namespace knn {
@@ -119,16 +120,21 @@ Neighbors search(const Dataset& data, const tcemu::Scheme& scheme, int k, const 
     throw tcemu::InvalidArgument("knn search: --batch " + std::to_string(options.batch) + " must be >= 1");
   const std::int64_t q = options.limit < 0 ? data.q : std::min(options.limit, data.q);
   if (q < 1) throw tcemu::InvalidArgument("knn search: no queries to search");
+  const bool gpu = options.device == Device::cuda;
   if (!computes_in_double(scheme))
-    return search_typed<float>(data.train.data(), data.queries.data(), data.n, q, data.d, scheme, k,
+    return gpu ? search_device<float>(data.train.data(), data.queries.data(), data.n, q, data.d, scheme, k,
+                                      options, log)
+               : search_typed<float>(data.train.data(), data.queries.data(), data.n, q, data.d, scheme, k,
                                options, log);
   DoubleInputs local;
   if (!dbl) {
     local = to_double(data);
     dbl = &local;
   }
-  return search_typed<double>(dbl->train.data(), dbl->queries.data(), data.n, q, data.d, scheme, k,
-                              options, log);
+  return gpu ? search_device<double>(dbl->train.data(), dbl->queries.data(), data.n, q, data.d, scheme, k,
+                                     options, log)
+             : search_typed<double>(dbl->train.data(), dbl->queries.data(), data.n, q, data.d, scheme, k,
+                                    options, log);
 }
 
 }  // namespace knn

@@ -1,6 +1,8 @@
 // HDF5 circuit files (circuit_h5.hpp).
 #include "circuit_h5.hpp"
 
+#include <optional>
+
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
 
@@ -40,7 +42,12 @@ void save_circuit(const Circuit& c, const std::string& path) {
 Circuit load_circuit(const std::string& path, int max_qubits) {
   tcemu::io::Reader r(path);
   auto fail = [&](const std::string& what) { throw tcemu::IoError(path + ": " + what); };
-  const auto nq = r.int_attribute("/circuit", "num_qubits");
+  std::optional<std::int64_t> nq;
+  try {
+    nq = r.int_attribute("/circuit", "num_qubits");
+  } catch (const tcemu::IoError&) {
+    fail("/circuit: group not found, so num_qubits not found (is this a qsim circuit file? see docs/qsim.md)");
+  }
   if (!nq) fail("/circuit: attribute num_qubits not found (is this a qsim circuit file? see docs/qsim.md)");
   const auto ng = r.int_attribute("/circuit", "num_gates");
   if (!ng) fail("/circuit: attribute num_gates not found");

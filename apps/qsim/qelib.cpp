@@ -292,7 +292,16 @@ const std::map<std::string, Builtin>& table() {
     add("cx", 0, 1, 1, [](P) { return pauli_x(); });
     add("cy", 0, 1, 1, [](P) { return pauli_y(); });
     add("cz", 0, 1, 1, [](P) { return pauli_z(); });
-    add("ch", 0, 1, 1, [](P) { return hadamard(); });
+    // qelib1's ch body ends with `s a` on the control: it is e^{i pi/4} * controlled-H, a global phase
+    // that a controlled gate cannot carry, so ch is a dense two-qubit gate (bit 0 = control).
+    add("ch", 0, 0, 2, [](P) {
+      const cplx w = std::polar(1.0, M_PI / 4), h = w * 0.70710678118654752440;
+      Matrix m(16);
+      m[0 * 4 + 0] = m[2 * 4 + 2] = w;
+      m[1 * 4 + 1] = m[1 * 4 + 3] = m[3 * 4 + 1] = h;
+      m[3 * 4 + 3] = -h;
+      return m;
+    });
     add("crx", 1, 1, 1, [](P p) { return rx(p[0]); });
     add("cry", 1, 1, 1, [](P p) { return ry(p[0]); });
     add("crz", 1, 1, 1, [](P p) { return rz_symmetric(p[0]); });
@@ -306,8 +315,10 @@ const std::map<std::string, Builtin>& table() {
     add("cswap", 0, 1, 2, [](P) { return swap(); });
     add("ccx", 0, 2, 1, [](P) { return pauli_x(); });
     add("c3x", 0, 3, 1, [](P) { return pauli_x(); });
-    add("c4x", 0, 4, 1, [](P) { return pauli_x(); });
-    add("c3sqrtx", 0, 3, 1, [](P) { return scaled(rx(M_PI / 2), std::polar(1.0, M_PI / 4)); });
+    // qelib1's c3sqrtx is, as defined, the 3-controlled sqrt(X)^dagger = e^{-i pi/4} rx(-pi/2).
+    add("c3sqrtx", 0, 3, 1, [](P) { return scaled(rx(-M_PI / 2), std::polar(1.0, -M_PI / 4)); });
+    // No c4x: the body in QASMBench's (old) qelib1.inc is not a 4-controlled X (its middle
+    // `h d; cu1(pi/4) d,e; h d;` differs from Qiskit's); qsim expands the definition as written.
     add("rzz", 1, 0, 2, [](P p) {
       Matrix r(16);
       r[0] = r[15] = 1.0;

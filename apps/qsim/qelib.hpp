@@ -8,7 +8,10 @@
 /// the exact matrix below instead of being expanded into U and CX, which keeps exact zeros and the
 /// control structure (a ccx stays "X on the target with two controls"). Every built-in matrix equals
 /// the product of its qelib1.inc definition, global phase included (tests/apps/test_qsim_qasm.cpp
-/// checks this for each of them). rxx, rccx and rc3x have no built-in matrix and are expanded.
+/// checks this for each of them). rxx, rccx, rc3x and c4x have no built-in matrix and are expanded.
+/// Two definitions of that qelib1.inc differ from the textbook gate and qsim follows the file:
+/// ch = e^{i pi/4} controlled-H, and c4x is not a 4-controlled X (see qelib.cpp); c3sqrtx is the
+/// 3-controlled sqrt(X)^dagger.
 #include <string>
 #include <vector>
 

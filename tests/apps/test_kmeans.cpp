@@ -64,7 +64,10 @@ std::vector<std::int32_t> direct_lloyd(const Dataset& ds, std::vector<double> c,
   return a;
 }
 
-std::string exe() { return std::string(std::getenv("TCEMU_BUILD_DIR")) + "/apps/kmeans/kmeans"; }
+std::string exe() {
+  const char* dir = std::getenv("TCEMU_BUILD_DIR");
+  return std::string(dir ? dir : TCEMU_TEST_BUILD_DIR) + "/apps/kmeans/kmeans";
+}
 
 int run(const std::string& args, std::string* err = nullptr) {
   const std::string errfile = std::filesystem::temp_directory_path() / "tcemu_kmeans_stderr.txt";

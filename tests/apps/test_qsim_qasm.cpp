@@ -68,7 +68,7 @@ TEST(QsimQasm, EveryBuiltinMatrixEqualsItsQelib1Definition) {
       for (int i = 0; i < b->params; ++i) call += (i ? "," : "") + std::to_string(params[static_cast<std::size_t>(i)]);
       call += ")";
     }
-    for (int i = 0; i < nq; ++i) call += (i ? ",q[" : " q[") + std::to_string((i * 2 + 1) % nq) + "]";
+    for (int i = 0; i < nq; ++i) call += (i ? ",q[" : " q[") + std::to_string(nq - 1 - i) + "]";  // reversed
     const std::string src = "qreg q[" + std::to_string(nq) + "];\n" + call + ";\n";
     const auto with = parse(src, true), without = parse(src, false);
     ASSERT_EQ(with.gates.size(), 1u) << name;
@@ -149,11 +149,17 @@ const std::map<std::string, std::string>& expected_rejections() {
       {"dnn_n33.qasm", "brings the circuit to 33 qubits"},
       {"ising_n34.qasm", "brings the circuit to 34 qubits"},
       {"cc_n12.qasm", "classically controlled gate ('if')"},
-      {"inverseqft_n4.qasm", "mid-circuit measurement"},
-      {"ipea_n2.qasm", "mid-circuit measurement"},
+      {"inverseqft_n4.qasm", "classically controlled gate ('if')"},
       {"qec_sm_n5.qasm", "classically controlled gate ('if')"},
-      {"shor_n5.qasm", "mid-circuit measurement"},
+      {"bb84_n8.qasm", "gate 'x' acts on q[0] after it was measured (line 33): mid-circuit measurement"},
+      {"seca_n11.qasm", "gate 'cx' acts on q[9] after it was measured (line 48): mid-circuit measurement"},
+      {"ipea_n2.qasm", "reset of q[0] after its measurement: mid-circuit reset"},
+      {"shor_n5.qasm", "reset of q[4] after its measurement: mid-circuit reset"},
       {"square_root_n18.qasm", "mid-circuit reset"},
+      // These QASMBench files end with `measure q[i] -> c[i]` but declare neither q nor c.
+      {"vqe_uccsd_n4.qasm", ":225: unknown qreg 'q'"},
+      {"vqe_uccsd_n6.qasm", ":2286: unknown qreg 'q'"},
+      {"vqe_uccsd_n8.qasm", ":10813: unknown qreg 'q'"},
   };
   return m;
 }
@@ -202,7 +208,7 @@ TEST(QsimQasmBench, EveryCircuitRunsOrIsRejectedWithItsReason) {
     EXPECT_EQ(why.rfind((dir / f).string() + ":", 0), 0u) << "reason does not name file:line: " << why;
   }
   for (const auto& [f, why] : expected_rejections()) EXPECT_TRUE(rejected.count(f)) << f << " should be rejected (" << why << ")";
-  EXPECT_GE(simulated, 45);
+  EXPECT_GE(simulated, 40);
 }
 
 }  // namespace

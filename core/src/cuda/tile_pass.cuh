@@ -1,9 +1,27 @@
 #pragma once
-// The one tiled pass every operand goes through: read a 32-line x 32-k tile of the operand in
-// whichever order is coalesced for its strides, transpose it through shared memory, and hand each
-// element to a Writer with k contiguous across the warp (so the TN panels are written coalesced),
-// optionally accumulating the range profile (per-line max / sum with one atomic per warp and line,
-// totals with one atomic per block).
+// The one pass every operand goes through (split, Ozaki slicing, range profile): read the operand
+// once at close to the copy rate and hand it to a Writer in *quads*, 4 consecutive k positions of one
+// line, with the range profile accumulated on the way.
+//
+// Two kernels, chosen per operand from its strides (docs/perf-notes.md, 2.6):
+//  - direct (k contiguous, or k less strided than the lines): one warp = one line segment of
+//    32 x U quads; each lane issues its U loads (16 bytes each when aligned) before using any of them;
+//    no shared memory, no barrier;
+//  - transposing (lines contiguous): tiles of TK positions x 64 lines read with 16-byte loads along
+//    the lines, transposed through shared memory; the next tile is loaded into registers while the
+//    current one is split.
+// Both run a persistent grid (as many blocks as are resident at once) of 256-thread blocks with at
+// most 64 registers per thread (4 blocks per SM).
+//
+// Writer interface:
+//   std::int64_t span;   // output positions per line; a multiple of 4 when the writer stores anything
+//   // Positions ko..ko+3 (ko % 4 == 0): bit e of the result is set when position ko + e holds source
+//   // element kk0 + e (kk0 is set whenever the result is nonzero).
+//   __device__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const;
+//   // Source index of one position, or -1.
+//   __device__ std::int64_t source(std::int64_t ko) const;
+//   // Stores the parts of the quad at positions ko..ko+3 of `line` (x is 0 where quad() has no bit).
+//   template <class T> __device__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const;
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -15,13 +33,9 @@
 
 namespace tcemu::cuda::detail {
 
-inline constexpr int kTile = 32;
-inline constexpr int kTileRows = 8;  // blockDim = (32, 8)
-
-template <class T>
-__device__ __forceinline__ double min_normal() {
-  return static_cast<double>(std::numeric_limits<T>::min());
-}
+inline constexpr int kPassThreads = 256;
+inline constexpr int kPassMinBlocks = 4;  // 64 registers per thread
+inline constexpr int kPassWarps = kPassThreads / 32;
 
 __device__ __forceinline__ unsigned long long warp_max_u64(unsigned long long v) {
   for (int o = 16; o > 0; o >>= 1) {
@@ -41,141 +55,359 @@ __device__ __forceinline__ unsigned long long warp_sum_u64(unsigned long long v)
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   return v;
 }
-__device__ __forceinline__ double warp_sum(double v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
+
+__device__ __forceinline__ unsigned long long dbits(double d) {
+  return static_cast<unsigned long long>(__double_as_longlong(d));
 }
 
-/// Tile kernel. The Writer provides:
-///   std::int64_t span;                       // output positions per line (kp, or chunks * kcp)
-///   __device__ std::int64_t source(std::int64_t ko) const;  // source k index of position ko, or -1
-///   __device__ void operator()(std::int64_t line, std::int64_t ko, double x, bool valid) const;
-/// Work items are (32-line tile, group of kTilesPerItem 32-position tiles); a grid of exactly the
-/// resident blocks walks them (no partial last wave), and the next tile is loaded into registers
-/// while the current one is split (loads in flight during the compute).
-inline constexpr int kTilesPerItem = 8;
-
-template <class T, class Writer>
-__global__ void __launch_bounds__(kTile* kTileRows)
-    tile_pass_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t line_stride,
-                     std::int64_t k_stride, Writer w, ProfileArgs prof) {
-  __shared__ T tile[kTile][kTile + 1];
-  constexpr int R = kTile / kTileRows;
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const bool lines_contiguous = line_stride == 1 && k_stride != 1;
-  const bool profile = prof.totals != nullptr;
-  const std::int64_t tiles = (w.span + kTile - 1) / kTile;
-  const std::int64_t kgroups = (tiles + kTilesPerItem - 1) / kTilesPerItem;
-  const std::int64_t items = (lines + kTile - 1) / kTile * kgroups;
-
-  double tmax = 0, tmin = INFINITY;
+/// Per-thread totals of the range profile (the global max comes from the line maxima, see
+/// profile_finalize). T: float for float data (exact: max/min/compare of floats), double otherwise.
+template <class T>
+struct ProfileAcc {
+  T tmin = std::numeric_limits<T>::infinity();
   unsigned long long nzero = 0, nsub = 0, nnonfin = 0;
+};
 
-  auto load = [&](std::int64_t line0, std::int64_t t, T (&v)[R]) {
+/// Adds the valid elements of one quad to the line's max / sum and the thread's totals. Fast path:
+/// all four present, normal and finite (only max, min and the FP64 sum); else each is classified as
+/// profile_host does (non-finite, zero, subnormal).
+template <class T>
+__device__ __forceinline__ void profile_quad(const T (&x)[4], unsigned mask, T& lmax, double& lsum,
+                                             ProfileAcc<T>& acc) {
+  constexpr T kMinNormal = std::numeric_limits<T>::min();
+  constexpr T kMax = std::numeric_limits<T>::max();
+  T a[4];
+  bool fast = mask == 0xFu;
 #pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const int a = ty + r * kTileRows;
-      const int li = lines_contiguous ? tx : a;
-      const int ki = lines_contiguous ? a : tx;
-      const std::int64_t line = line0 + li, ko = t * kTile + ki;
-      T x = T(0);
-      if (line < lines && ko < w.span) {
-        const std::int64_t kk = w.source(ko);
-        if (kk >= 0) x = data[line * line_stride + kk * k_stride];
+  for (int e = 0; e < 4; ++e) {
+    a[e] = fabs(x[e]);
+    fast &= (a[e] >= kMinNormal) & (a[e] <= kMax);  // false for 0, subnormals, Inf and NaN
+  }
+  if (fast) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      lmax = fmax(lmax, a[e]);
+      acc.tmin = fmin(acc.tmin, a[e]);
+      lsum += static_cast<double>(a[e]);
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      if (!((mask >> e) & 1u)) continue;
+      if (!(a[e] <= kMax)) {
+        ++acc.nnonfin;
+      } else if (a[e] == T(0)) {
+        ++acc.nzero;
+      } else {
+        if (a[e] < kMinNormal) ++acc.nsub;
+        lmax = fmax(lmax, a[e]);
+        acc.tmin = fmin(acc.tmin, a[e]);
+        lsum += static_cast<double>(a[e]);
       }
-      v[r] = x;
+    }
+  }
+}
+
+/// One atomic per line for its max and sum.
+template <class T>
+__device__ __forceinline__ void line_atomics(const ProfileArgs& prof, std::int64_t line, T lmax, double lsum) {
+  const unsigned long long mb = dbits(static_cast<double>(lmax));
+  if (mb != 0) atomicMax(prof.line_max_bits + line, mb);
+  if (lsum != 0) atomicAdd(prof.line_sum + line, lsum);
+}
+
+/// Block reduction of the per-thread totals, one atomic per quantity and block. Every thread of the
+/// block must call it.
+template <class T>
+__device__ __forceinline__ void flush_totals(const ProfileAcc<T>& acc, ProfileTotals* totals) {
+  __shared__ unsigned long long s[4][kPassWarps];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned long long mn = warp_min_u64(dbits(static_cast<double>(acc.tmin)));
+  const unsigned long long z = warp_sum_u64(acc.nzero), sb = warp_sum_u64(acc.nsub),
+                           nf = warp_sum_u64(acc.nnonfin);
+  if (lane == 0) {
+    s[0][warp] = mn;
+    s[1][warp] = z;
+    s[2][warp] = sb;
+    s[3][warp] = nf;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long m = s[0][0], zz = s[1][0], ss = s[2][0], ff = s[3][0];
+    for (int w = 1; w < kPassWarps; ++w) {
+      m = s[0][w] < m ? s[0][w] : m;
+      zz += s[1][w];
+      ss += s[2][w];
+      ff += s[3][w];
+    }
+    atomicMin(&totals->min_nonzero_bits, m);
+    if (zz) atomicAdd(&totals->zeros, zz);
+    if (ss) atomicAdd(&totals->subnormals, ss);
+    if (ff) atomicAdd(&totals->nonfinite, ff);
+  }
+}
+
+/// Elements per 16-byte vector.
+template <class T>
+inline constexpr int kVec = static_cast<int>(16 / sizeof(T));
+
+/// Loads the quad whose element e (bit e of mask) is src[(kk0 + e) * ks]; absent elements are 0.
+/// `vec`: ks == 1 and every full quad starts 16-byte aligned (checked by the launcher).
+template <class T>
+__device__ __forceinline__ void load_quad(const T* __restrict__ src, std::int64_t kk0, std::int64_t ks,
+                                          unsigned mask, bool vec, T (&x)[4]) {
+  if (vec && mask == 0xFu) {
+    if constexpr (sizeof(T) == 4) {
+      const float4 v = __ldg(reinterpret_cast<const float4*>(src + kk0));
+      x[0] = v.x;
+      x[1] = v.y;
+      x[2] = v.z;
+      x[3] = v.w;
+    } else {
+      const double2 v0 = __ldg(reinterpret_cast<const double2*>(src + kk0));
+      const double2 v1 = __ldg(reinterpret_cast<const double2*>(src + kk0 + 2));
+      x[0] = v0.x;
+      x[1] = v0.y;
+      x[2] = v1.x;
+      x[3] = v1.y;
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) x[e] = ((mask >> e) & 1u) ? __ldg(src + (kk0 + e) * ks) : T(0);
+  }
+}
+
+/// Direct kernel: line l's quads are read along k. Work item = (line, segment of 32*U quads), one
+/// warp per item; lane i handles quads i, i+32, ... of the segment.
+template <class T, class Writer>
+__global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
+    pass_direct_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t line_stride,
+                       std::int64_t k_stride, bool vec, Writer w, ProfileArgs prof) {
+  constexpr int U = kVec<T>;  // quads in flight per lane: 64 bytes of loads
+  const int lane = threadIdx.x & 31;
+  const bool profile = prof.totals != nullptr;
+  const std::int64_t nq = (w.span + 3) / 4;
+  const std::int64_t segs = (nq + 32 * U - 1) / (32 * U);
+  const std::int64_t items = lines * segs;
+  const std::int64_t nwarps = std::int64_t{gridDim.x} * kPassWarps;
+  ProfileAcc<T> acc;
+  for (std::int64_t item = std::int64_t{blockIdx.x} * kPassWarps + (threadIdx.x >> 5); item < items;
+       item += nwarps) {
+    const std::int64_t line = item / segs;
+    const std::int64_t qb = (item - line * segs) * (32 * U) + lane;
+    const T* src = data + line * line_stride;
+    T x[U][4];
+    unsigned mask[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {  // all loads first
+      const std::int64_t q = qb + 32 * u;
+      std::int64_t kk0 = 0;
+      mask[u] = q < nq ? w.quad(4 * q, kk0) : 0u;
+      load_quad(src, kk0, k_stride, mask[u], vec, x[u]);
+    }
+    T lmax = 0;
+    double lsum = 0;
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const std::int64_t q = qb + 32 * u;
+      if (q < nq) {
+        if (profile) profile_quad(x[u], mask[u], lmax, lsum, acc);
+        w.write(line, 4 * q, x[u]);
+      }
+    }
+    if (profile) {
+      const unsigned long long mb = warp_max_u64(dbits(static_cast<double>(lmax)));
+      for (int o = 16; o > 0; o >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, o);
+      if (lane == 0) line_atomics(prof, line, __longlong_as_double(static_cast<long long>(mb)), lsum);
+    }
+  }
+  if (profile) flush_totals(acc, prof.totals);
+}
+
+/// Tile of the transposing kernel: TK positions x 64 lines (16 KB), 4 vector loads per thread.
+template <class T>
+struct TileShape {
+  static constexpr int TL = 64;                      // lines per tile
+  static constexpr int TK = sizeof(T) == 4 ? 64 : 32;  // positions per tile
+  static constexpr int VE = kVec<T>;                 // elements per 16-byte load
+  static constexpr int VPR = TL / VE;                // vectors per position row
+  static constexpr int NLOAD = TK * VPR / kPassThreads;
+  static constexpr int NQUAD = TK * TL / 4 / kPassThreads;  // quads split per thread and tile
+  static constexpr int G = 256 / TK;                 // tiles per work item (256 positions)
+  static_assert(NLOAD * kPassThreads == TK * VPR, "tile loads");
+  static_assert(NQUAD == 2 || NQUAD == 4, "quad mapping");
+};
+
+/// Transposing kernel: work item = (64 lines, up to 256 positions), one block per item. Quads of a
+/// tile are taken by warp w as (line 4*(w + 8*(i%2)) + lane/8, quad 8*(i/2) + lane%8) for i < NQUAD:
+/// each thread holds two lines (reduced over 8 lanes at the end of an item), a warp stores 4 runs of
+/// 8 quads, and the shared-memory reads hit 32 different banks.
+template <class T, class Writer>
+__global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
+    pass_transposed_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t line_stride,
+                           std::int64_t k_stride, bool vec, Writer w, ProfileArgs prof) {
+  using S = TileShape<T>;
+  __shared__ T tile[S::TK][S::TL + 1];
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const bool profile = prof.totals != nullptr;
+  const std::int64_t tiles = (w.span + S::TK - 1) / S::TK;
+  const std::int64_t groups = (tiles + S::G - 1) / S::G;
+  const std::int64_t items = (lines + S::TL - 1) / S::TL * groups;
+  ProfileAcc<T> acc;
+
+  T v[S::NLOAD][S::VE];
+  auto load_tile = [&](std::int64_t line0, std::int64_t t) {
+#pragma unroll
+    for (int i = 0; i < S::NLOAD; ++i) {
+      const int f = tid + kPassThreads * i;
+      const int r = f / S::VPR, cv = f % S::VPR;
+      const std::int64_t ko = t * S::TK + r;
+      const std::int64_t kk = ko < w.span ? w.source(ko) : -1;
+      const std::int64_t l = line0 + cv * S::VE;
+      if (kk < 0) {
+#pragma unroll
+        for (int e = 0; e < S::VE; ++e) v[i][e] = T(0);
+      } else if (vec && l + S::VE <= lines) {
+        const T* p = data + kk * k_stride + l;
+        if constexpr (sizeof(T) == 4) {
+          const float4 q = __ldg(reinterpret_cast<const float4*>(p));
+          v[i][0] = q.x;
+          v[i][1] = q.y;
+          v[i][2] = q.z;
+          v[i][3] = q.w;
+        } else {
+          const double2 q = __ldg(reinterpret_cast<const double2*>(p));
+          v[i][0] = q.x;
+          v[i][1] = q.y;
+        }
+      } else {
+#pragma unroll
+        for (int e = 0; e < S::VE; ++e)
+          v[i][e] = l + e < lines ? __ldg(data + (l + e) * line_stride + kk * k_stride) : T(0);
+      }
     }
   };
 
-  for (std::int64_t item = blockIdx.x; item < items; item += gridDim.x) {
-    const std::int64_t line0 = item / kgroups * kTile;
-    const std::int64_t t0 = item % kgroups * kTilesPerItem;
-    const std::int64_t t1 = t0 + kTilesPerItem < tiles ? t0 + kTilesPerItem : tiles;
-    double lmax[R] = {}, lsum[R] = {};
-    T v[R];
-    load(line0, t0, v);
-    for (std::int64_t t = t0; t < t1; ++t) {
+  std::int64_t item = blockIdx.x;
+  if (item < items) {
+    std::int64_t line0 = item / groups * S::TL;
+    std::int64_t t = item % groups * S::G;
+    std::int64_t t_end = t + S::G < tiles ? t + S::G : tiles;
+    T lmax[2] = {T(0), T(0)};
+    double lsum[2] = {0, 0};
+    load_tile(line0, t);
+    for (;;) {
 #pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const int a = ty + r * kTileRows;
-        tile[lines_contiguous ? tx : a][lines_contiguous ? a : tx] = v[r];
+      for (int i = 0; i < S::NLOAD; ++i) {
+        const int f = tid + kPassThreads * i;
+        const int r = f / S::VPR, cv = f % S::VPR;
+#pragma unroll
+        for (int e = 0; e < S::VE; ++e) tile[r][cv * S::VE + e] = v[i][e];
       }
       __syncthreads();
-      if (t + 1 < t1) load(line0, t + 1, v);  // in flight while this tile is split
+      // Next tile of this block (possibly of its next item), loaded while this one is split.
+      const bool item_done = t + 1 >= t_end;
+      std::int64_t n_item = item, n_line0 = line0, n_t = t + 1, n_end = t_end;
+      if (item_done) {
+        n_item = item + gridDim.x;
+        n_line0 = n_item / groups * S::TL;
+        n_t = n_item % groups * S::G;
+        n_end = n_t + S::G < tiles ? n_t + S::G : tiles;
+      }
+      const bool more = n_item < items;
+      if (more) load_tile(n_line0, n_t);
 #pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const int li = ty + r * kTileRows;
-        const std::int64_t line = line0 + li, ko = t * kTile + tx;
+      for (int i = 0; i < S::NQUAD; ++i) {
+        const int g = warp + kPassWarps * i;
+        const int ll = 4 * (g % 16) + (lane >> 3);
+        const int j = 8 * (g / 16) + (lane & 7);
+        const std::int64_t line = line0 + ll, ko = t * S::TK + 4 * j;
         if (line < lines && ko < w.span) {
-          const bool valid = w.source(ko) >= 0;
-          const double x = static_cast<double>(tile[li][tx]);
-          w(line, ko, x, valid);
-          if (profile && valid) {
-            const double a = fabs(x);
-            if (!isfinite(a)) {
-              ++nnonfin;
-            } else if (a == 0) {
-              ++nzero;
-            } else {
-              if (a < min_normal<T>()) ++nsub;
-              lmax[r] = fmax(lmax[r], a);
-              lsum[r] += a;
-              tmax = fmax(tmax, a);
-              tmin = fmin(tmin, a);
-            }
+          T x[4];
+#pragma unroll
+          for (int e = 0; e < 4; ++e) x[e] = tile[4 * j + e][ll];
+          if (profile) {
+            std::int64_t kk0;
+            const unsigned mask = w.quad(ko, kk0);
+            profile_quad(x, mask, lmax[i & 1], lsum[i & 1], acc);
           }
+          w.write(line, ko, x);
+        }
+      }
+      if (item_done && profile) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          unsigned long long mb = dbits(static_cast<double>(lmax[h]));
+          double sm = lsum[h];
+          for (int o = 1; o < 8; o <<= 1) {
+            const unsigned long long ob = __shfl_xor_sync(0xffffffffu, mb, o);
+            mb = ob > mb ? ob : mb;
+            sm += __shfl_xor_sync(0xffffffffu, sm, o);
+          }
+          const std::int64_t line = line0 + 4 * (warp + kPassWarps * h) + (lane >> 3);
+          if ((lane & 7) == 0 && line < lines)
+            line_atomics(prof, line, __longlong_as_double(static_cast<long long>(mb)), sm);
+          lmax[h] = T(0);
+          lsum[h] = 0;
         }
       }
       __syncthreads();
-    }
-    if (profile) {  // one warp = one ty: reduce each of its lines over the 32 lanes
-#pragma unroll
-      for (int r = 0; r < R; ++r) {
-        const std::int64_t line = line0 + ty + r * kTileRows;
-        const unsigned long long mx = warp_max_u64(__double_as_longlong(lmax[r]));
-        const double sm = warp_sum(lsum[r]);
-        if (tx == 0 && line < lines) {
-          if (mx != 0) atomicMax(prof.line_max_bits + line, mx);
-          if (sm != 0) atomicAdd(prof.line_sum + line, sm);
-        }
-      }
+      if (!more) break;
+      item = n_item;
+      line0 = n_line0;
+      t = n_t;
+      t_end = n_end;
     }
   }
-  if (!profile) return;
-  const unsigned long long bmax = warp_max_u64(__double_as_longlong(tmax));
-  const unsigned long long bmin = warp_min_u64(__double_as_longlong(tmin));
-  nzero = warp_sum_u64(nzero);
-  nsub = warp_sum_u64(nsub);
-  nnonfin = warp_sum_u64(nnonfin);
-  if (tx == 0) {
-    if (bmax != 0) atomicMax(&prof.totals->max_bits, bmax);
-    atomicMin(&prof.totals->min_nonzero_bits, bmin);
-    if (nzero) atomicAdd(&prof.totals->zeros, nzero);
-    if (nsub) atomicAdd(&prof.totals->subnormals, nsub);
-    if (nnonfin) atomicAdd(&prof.totals->nonfinite, nnonfin);
-  }
+  if (profile) flush_totals(acc, prof.totals);
 }
 
-/// Launches tile_pass_kernel with as many blocks as fit on the GPU at once (or fewer when there are
-/// fewer work items) and checks the launch.
+/// Runs the pass over `lines` lines of an operand (element (l, kk) at data[l * line_stride +
+/// kk * k_stride]) with `w`. `quads_aligned`: every full quad's source indices start at a multiple of
+/// 4 (then 16-byte loads are used where the strides and the pointer allow). The grid is the number of
+/// blocks resident at once, or fewer when there is less work.
 template <class T, class Writer>
-void launch_tile_pass(const T* data, std::int64_t lines, std::int64_t line_stride,
-                      std::int64_t k_stride, const Writer& w, const ProfileArgs& prof,
-                      cudaStream_t stream) {
+void launch_tile_pass(const T* data, std::int64_t lines, std::int64_t line_stride, std::int64_t k_stride,
+                      const Writer& w, const ProfileArgs& prof, bool quads_aligned, cudaStream_t stream) {
   if (lines <= 0 || w.span <= 0) return;
-  static int per_sm = 0;
-  if (per_sm == 0) {
-    TCEMU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tile_pass_kernel<T, Writer>,
-                                                             kTile * kTileRows, 0));
-    if (per_sm < 1) per_sm = 1;
+  const bool aligned16 = reinterpret_cast<std::uintptr_t>(data) % 16 == 0;
+  const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
+  const bool direct =
+      k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride));
+  if (direct) {
+    static int per_sm = 0;
+    if (per_sm == 0) {
+      TCEMU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pass_direct_kernel<T, Writer>,
+                                                               kPassThreads, 0));
+      if (per_sm < 1) per_sm = 1;
+    }
+    const bool vec = quads_aligned && aligned16 && k_stride == 1 &&
+                     (lines == 1 || line_stride % kVec<T> == 0);
+    const std::int64_t nq = (w.span + 3) / 4;
+    const std::int64_t items = lines * ((nq + 32 * kVec<T> - 1) / (32 * kVec<T>));
+    const std::int64_t need = (items + kPassWarps - 1) / kPassWarps;
+    const std::int64_t resident = std::int64_t{per_sm} * device_sms();
+    const std::int64_t grid = need < resident ? need : resident;
+    pass_direct_kernel<T, Writer><<<static_cast<unsigned>(grid), kPassThreads, 0, stream>>>(
+        data, lines, line_stride, k_stride, vec, w, prof);
+    TCEMU_LAUNCHED("pass_direct_kernel");
+  } else {
+    using S = TileShape<T>;
+    static int per_sm = 0;
+    if (per_sm == 0) {
+      TCEMU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pass_transposed_kernel<T, Writer>,
+                                                               kPassThreads, 0));
+      if (per_sm < 1) per_sm = 1;
+    }
+    const bool vec = aligned16 && line_stride == 1 && k_stride % S::VE == 0;
+    const std::int64_t tiles = (w.span + S::TK - 1) / S::TK;
+    const std::int64_t items = (lines + S::TL - 1) / S::TL * ((tiles + S::G - 1) / S::G);
+    const std::int64_t resident = std::int64_t{per_sm} * device_sms();
+    const std::int64_t grid = items < resident ? items : resident;
+    pass_transposed_kernel<T, Writer><<<static_cast<unsigned>(grid), kPassThreads, 0, stream>>>(
+        data, lines, line_stride, k_stride, vec, w, prof);
+    TCEMU_LAUNCHED("pass_transposed_kernel");
   }
-  const std::int64_t tiles = (w.span + kTile - 1) / kTile;
-  const std::int64_t items = (lines + kTile - 1) / kTile * ((tiles + kTilesPerItem - 1) / kTilesPerItem);
-  const std::int64_t resident = std::int64_t{per_sm} * device_sms();
-  const std::int64_t grid = items < resident ? items : resident;
-  tile_pass_kernel<T, Writer><<<static_cast<unsigned>(grid), dim3(kTile, kTileRows), 0, stream>>>(
-      data, lines, line_stride, k_stride, w, prof);
-  TCEMU_LAUNCHED("tile_pass_kernel");
 }
 
 }  // namespace tcemu::cuda::detail
