@@ -35,6 +35,7 @@ SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcem
                   const std::vector<std::complex<double>>* reference, std::vector<std::complex<double>>* keep_reference) {
   SimOptions opt;
   opt.gemm.scheme = scheme;
+  opt.gemm.range_policy = cfg.range_policy;
   opt.device = cfg.device;
   auto last = Clock::now();
   if (cfg.log)

@@ -29,6 +29,8 @@ struct RunConfig {
   std::uint64_t seed = 1;              ///< sampling seed (the same for every scheme)
   std::vector<std::string> amplitudes; ///< bitstrings whose amplitudes are reported
   bool keep_states = false;            ///< keep final states (for --output, n <= kMaxSavedStateQubits)
+  /// What a block GEMM does when an operand leaves the scheme's range (tcemu::RangePolicy).
+  tcemu::RangePolicy range_policy = tcemu::RangePolicy::fallback;
   /// Progress sink (one line, no newline); empty: silent.
   std::function<void(const std::string&)> log;
 };

@@ -44,6 +44,17 @@ void record(SimStats& stats, const tcemu::GemmReport& r) {
 }
 
 template <class T>
+std::vector<std::complex<T>> block_matrix(const Matrix& m) {
+  std::vector<std::complex<T>> u(m.size());
+  double big = 0;
+  for (const auto& z : m) big = std::max(big, std::abs(z));
+  const double tiny = sizeof(T) == sizeof(double) ? 0.0 : std::ldexp(big, -40);
+  auto clean = [tiny](double x) { return std::fabs(x) < tiny ? T(0) : static_cast<T>(x); };
+  for (std::size_t i = 0; i < m.size(); ++i) u[i] = std::complex<T>(clean(m[i].real()), clean(m[i].imag()));
+  return u;
+}
+
+template <class T>
 SimResult<T> simulate(const std::vector<Block>& blocks, int n, const SimOptions& options) {
   return resolve_device(options.device) == Device::cuda ? simulate_cuda<T>(blocks, n, options)
                                                          : simulate_host<T>(blocks, n, options);
@@ -76,9 +87,7 @@ SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOpt
     const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits)
                                                 : plan_controlled(layout, blk.qubits, blk.controls);
     if (plan.permute) permute_to(plan.layout);
-    const Matrix m = reorder_matrix(blk.matrix, blk.qubits, plan.order);
-    u.assign(m.size(), C());
-    for (std::size_t i = 0; i < m.size(); ++i) u[i] = C(static_cast<T>(m[i].real()), static_cast<T>(m[i].imag()));
+    u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, plan.order));
     const std::int64_t d = std::int64_t(1) << s;
     const auto U = tcemu::row_major<const C>(u.data(), d, d);
     const auto t0 = Clock::now();
@@ -114,6 +123,8 @@ SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOpt
   return res;
 }
 
+template std::vector<std::complex<float>> block_matrix<float>(const Matrix&);
+template std::vector<std::complex<double>> block_matrix<double>(const Matrix&);
 template SimResult<float> simulate<float>(const std::vector<Block>&, int, const SimOptions&);
 template SimResult<double> simulate<double>(const std::vector<Block>&, int, const SimOptions&);
 template SimResult<float> simulate_host<float>(const std::vector<Block>&, int, const SimOptions&);

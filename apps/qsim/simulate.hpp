@@ -18,6 +18,13 @@
 /// amplitudes inside the full-precision exponent range of the FP16-based splits (2^-14 and up) on
 /// large circuits, while |amplitude| <= sigma <= 2^12 stays below their overflow bound (2^15).
 /// The result is divided by sigma again; native fp32/fp64 results are unchanged by it bit for bit.
+///
+/// Rounding noise in block matrices: products of gate matrices leave parts like cos(pi/2) = 6e-17
+/// where the exact value is 0. tcemu's complex GEMM multiplies real and imaginary parts separately, and
+/// its range check would see a row of U whose imaginary parts are all ~1e-17 as a line "below the
+/// full-precision range" and send the whole block to native FP32. For complex64 runs (T = float),
+/// block_matrix() therefore sets real or imaginary parts below 2^-40 max|U| to exactly 0 before
+/// rounding U to float: a change 2^16 times below FP32's resolution. complex128 runs use U unchanged.
 #include <complex>
 #include <cstdint>
 #include <functional>
@@ -88,6 +95,10 @@ SimResult<T> simulate_host(const std::vector<Block>& blocks, int num_qubits, con
 /// the CUDA backend.
 template <class T>
 SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int num_qubits, const SimOptions& options);
+
+/// The block matrix in the state's precision T (see the file comment on rounding noise), row-major.
+template <class T>
+std::vector<std::complex<T>> block_matrix(const Matrix& m);
 
 /// Records one GEMM report in `stats` (used-scheme histogram, fallbacks).
 void record(SimStats& stats, const tcemu::GemmReport& report);

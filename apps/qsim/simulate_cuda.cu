@@ -120,9 +120,7 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
       throw tcemu::InvalidArgument("block " + std::to_string(bi) + " does not fit the circuit");
     const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits) : plan_controlled(layout, blk.qubits, blk.controls);
     if (plan.permute) permute_to(plan.layout);
-    const Matrix m = reorder_matrix(blk.matrix, blk.qubits, plan.order);
-    host_u.resize(m.size());
-    for (std::size_t i = 0; i < m.size(); ++i) host_u[i] = C(static_cast<T>(m[i].real()), static_cast<T>(m[i].imag()));
+    host_u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, plan.order));
     check(cudaMemcpyAsync(u.p, host_u.data(), host_u.size() * sizeof(C), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
     const std::int64_t d = std::int64_t(1) << s, rows = static_cast<std::int64_t>(size >> s);
     const auto U = tcemu::row_major<const C>(u.p, d, d);

@@ -56,11 +56,32 @@ struct SplitSpec {
 };
 
 /// Element-wise split (and/or range profile when prof.totals != nullptr) of one operand into a TN
-/// panel with row length kp (>= k). T = float or double.
+/// panel with row length kp (>= k; a multiple of 4 unless store is none), for parts stored as S.
+/// T = float or double. Instantiations: split_float.cu (none, f64), split_f16.cu, split_bf16.cu,
+/// split_f32.cu (FP32 data, one kernel per split rule), split_double.cu (FP64 data).
+template <class T, Store S>
+void split_operand_store(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                         std::int64_t k_stride, const SplitSpec& spec, void* out, std::int64_t kp,
+                         const ProfileArgs& prof, cudaStream_t stream);
+
+/// split_operand_store for spec.store.
 template <class T>
 void split_operand(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                    std::int64_t k_stride, const SplitSpec& spec, void* out, std::int64_t kp,
-                   const ProfileArgs& prof, cudaStream_t stream);
+                   const ProfileArgs& prof, cudaStream_t stream) {
+  switch (spec.store) {
+    case Store::none:
+      return split_operand_store<T, Store::none>(data, lines, k, line_stride, k_stride, spec, out, kp, prof, stream);
+    case Store::f16:
+      return split_operand_store<T, Store::f16>(data, lines, k, line_stride, k_stride, spec, out, kp, prof, stream);
+    case Store::bf16:
+      return split_operand_store<T, Store::bf16>(data, lines, k, line_stride, k_stride, spec, out, kp, prof, stream);
+    case Store::f32:
+      return split_operand_store<T, Store::f32>(data, lines, k, line_stride, k_stride, spec, out, kp, prof, stream);
+    case Store::f64:
+      return split_operand_store<T, Store::f64>(data, lines, k, line_stride, k_stride, spec, out, kp, prof, stream);
+  }
+}
 
 /// Ozaki slicing of one operand: per line, for each k chunk c (chunk length kc, padded to kcp), the s
 /// slices one after another: slice p (0-based) of element kk = c*kc + l lands at

@@ -5,28 +5,46 @@
 namespace tcemu::cuda::detail {
 namespace {
 
-/// Writes the s slices of each element into its k chunk (layout in kernels.hpp).
+/// Writes the s slices of each element into its k chunk (layout in kernels.hpp). Quads never straddle
+/// a chunk (kcp is a multiple of 16).
 struct OzakiWriter {
   std::int64_t span;  // nchunks * kcp
   std::int64_t k, kc, kcp;
   const int* line_exp;
   int s;
-  bool reversed;
+  bool reversed, one_chunk;
   std::int8_t* out;
 
-  __device__ std::int64_t source(std::int64_t ko) const {
+  __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const {
+    std::int64_t c = 0, l = ko;
+    if (!one_chunk) {
+      c = ko / kcp;
+      l = ko - c * kcp;
+    }
+    kk0 = c * kc + l;
+    const std::int64_t r1 = kc - l, r2 = k - kk0;
+    const std::int64_t r = r1 < r2 ? r1 : r2;
+    return r >= 4 ? 0xFu : (r <= 0 ? 0u : (1u << r) - 1u);
+  }
+  __device__ __forceinline__ std::int64_t source(std::int64_t ko) const {
+    if (one_chunk) return ko < k ? ko : -1;
     const std::int64_t c = ko / kcp, l = ko - c * kcp;
     const std::int64_t kk = c * kc + l;
     return (l < kc && kk < k) ? kk : -1;
   }
-  __device__ void operator()(std::int64_t line, std::int64_t ko, double x, bool valid) const {
-    const std::int64_t c = ko / kcp, l = ko - c * kcp;
-    std::int8_t* dst = out + line * (span * s) + c * (s * kcp) + l;
-    if (reversed) {
-      split::ozaki_slices(valid ? x : 0.0, line_exp[line], 7, s, dst + (s - 1) * kcp, -kcp);
-    } else {
-      split::ozaki_slices(valid ? x : 0.0, line_exp[line], 7, s, dst, kcp);
+  template <class T>
+  __device__ __forceinline__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const {
+    std::int64_t c = 0, l = ko;
+    if (!one_chunk) {
+      c = ko / kcp;
+      l = ko - c * kcp;
     }
+    std::int8_t* dst = out + line * (span * s) + c * (s * kcp) + l;
+    const int e = line_exp[line];
+    const std::int64_t step = reversed ? -kcp : kcp;
+    if (reversed) dst += (s - 1) * kcp;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) split::ozaki_slices(static_cast<double>(x[i]), e, 7, s, dst + i, step);
   }
 };
 
@@ -37,8 +55,9 @@ void ozaki_slice_operand(const T* data, std::int64_t lines, std::int64_t k, std:
                          std::int64_t k_stride, const int* line_exp, int s, bool reversed,
                          std::int64_t kc, std::int64_t kcp, std::int64_t nchunks, std::int8_t* out,
                          cudaStream_t stream) {
-  const OzakiWriter w{nchunks * kcp, k, kc, kcp, line_exp, s, reversed, out};
-  launch_tile_pass(data, lines, line_stride, k_stride, w, ProfileArgs{}, stream);
+  const OzakiWriter w{nchunks * kcp, k, kc, kcp, line_exp, s, reversed, nchunks == 1, out};
+  launch_tile_pass(data, lines, line_stride, k_stride, w, ProfileArgs{}, nchunks == 1 || kc % 4 == 0,
+                   stream);
 }
 
 template void ozaki_slice_operand<float>(const float*, std::int64_t, std::int64_t, std::int64_t,

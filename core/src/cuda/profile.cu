@@ -25,17 +25,49 @@ __global__ void profile_reset_kernel(ProfileArgs p, std::int64_t lines) {
   }
 }
 
-__global__ void profile_finalize_kernel(ProfileArgs p, std::int64_t lines, std::int64_t k) {
+/// Per line: Ozaki exponent; over all lines (block reductions, one atomic per block and quantity):
+/// the global max (the largest line max: the split pass keeps no per-element max), the smallest
+/// nonzero line max and the largest line spread.
+__global__ void __launch_bounds__(256) profile_finalize_kernel(ProfileArgs p, std::int64_t lines, std::int64_t k) {
+  __shared__ unsigned long long s[3][8];
   const std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-  if (i >= lines) return;
-  const unsigned long long mb = p.line_max_bits[i];
-  const double mx = __longlong_as_double(static_cast<long long>(mb));
-  p.line_exp[i] = split::ozaki_line_exponent(mx);
-  if (mx > 0) {
-    atomicMin(&p.totals->min_line_max_bits, mb);
-    const double mean = p.line_sum[i] / static_cast<double>(k);
-    const double spread = log2(mx / mean);
-    if (spread > 0) atomicMax(&p.totals->max_spread_bits, static_cast<unsigned long long>(__double_as_longlong(spread)));
+  unsigned long long mx_bits = 0, min_bits = kInfBits, spread_bits = 0;
+  if (i < lines) {
+    const unsigned long long mb = p.line_max_bits[i];
+    const double mx = __longlong_as_double(static_cast<long long>(mb));
+    p.line_exp[i] = split::ozaki_line_exponent(mx);
+    if (mx > 0) {
+      mx_bits = mb;
+      min_bits = mb;
+      const double mean = p.line_sum[i] / static_cast<double>(k);
+      const double spread = log2(mx / mean);
+      if (spread > 0) spread_bits = static_cast<unsigned long long>(__double_as_longlong(spread));
+    }
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned long long a = __shfl_xor_sync(0xffffffffu, mx_bits, o);
+    const unsigned long long b = __shfl_xor_sync(0xffffffffu, min_bits, o);
+    const unsigned long long c = __shfl_xor_sync(0xffffffffu, spread_bits, o);
+    mx_bits = a > mx_bits ? a : mx_bits;
+    min_bits = b < min_bits ? b : min_bits;
+    spread_bits = c > spread_bits ? c : spread_bits;
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) {
+    s[0][warp] = mx_bits;
+    s[1][warp] = min_bits;
+    s[2][warp] = spread_bits;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < static_cast<int>(blockDim.x) / 32; ++w) {
+      mx_bits = s[0][w] > mx_bits ? s[0][w] : mx_bits;
+      min_bits = s[1][w] < min_bits ? s[1][w] : min_bits;
+      spread_bits = s[2][w] > spread_bits ? s[2][w] : spread_bits;
+    }
+    if (mx_bits != 0) atomicMax(&p.totals->max_bits, mx_bits);
+    if (min_bits != kInfBits) atomicMin(&p.totals->min_line_max_bits, min_bits);
+    if (spread_bits != 0) atomicMax(&p.totals->max_spread_bits, spread_bits);
   }
 }
 

@@ -10,8 +10,10 @@
 //  - transposing (lines contiguous): tiles of TK positions x 64 lines read with 16-byte loads along
 //    the lines, transposed through shared memory; the next tile is loaded into registers while the
 //    current one is split.
-// Both run a persistent grid (as many blocks as are resident at once) of 256-thread blocks with at
-// most 64 registers per thread (4 blocks per SM).
+// Both run a persistent grid (as many blocks as are resident at once) of 256-thread blocks, with at
+// most 64 registers per thread (4 blocks per SM, 64 KB of loads in flight) for the direct kernel and
+// 80 for the transposing one (3 blocks, 48 KB; the prefetched tile needs 16 registers). The split
+// code appears once per kernel (quad loops not unrolled): it is the bulk of the compile time.
 //
 // Writer interface:
 //   std::int64_t span;   // output positions per line; a multiple of 4 when the writer stores anything
@@ -27,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "cuda/check.hpp"
 #include "cuda/kernels.hpp"
@@ -34,7 +37,8 @@
 namespace tcemu::cuda::detail {
 
 inline constexpr int kPassThreads = 256;
-inline constexpr int kPassMinBlocks = 4;  // 64 registers per thread
+inline constexpr int kPassMinBlocks = 4;   // direct kernel: 64 registers per thread
+inline constexpr int kPassMinBlocksT = 3;  // transposing kernel: 80 registers (prefetched tile)
 inline constexpr int kPassWarps = kPassThreads / 32;
 
 __device__ __forceinline__ unsigned long long warp_max_u64(unsigned long long v) {
@@ -62,17 +66,18 @@ __device__ __forceinline__ unsigned long long dbits(double d) {
 
 /// Per-thread totals of the range profile (the global max comes from the line maxima, see
 /// profile_finalize). T: float for float data (exact: max/min/compare of floats), double otherwise.
+/// Counts are per thread (32 bits: a thread never sees 2^32 elements, launch_tile_pass checks).
 template <class T>
 struct ProfileAcc {
   T tmin = std::numeric_limits<T>::infinity();
-  unsigned long long nzero = 0, nsub = 0, nnonfin = 0;
+  unsigned nzero = 0, nsub = 0, nnonfin = 0;
 };
 
-/// Adds the valid elements of one quad to the line's max / sum and the thread's totals. Fast path:
-/// all four present, normal and finite (only max, min and the FP64 sum); else each is classified as
-/// profile_host does (non-finite, zero, subnormal).
+/// Range statistics of the valid elements of one quad: their max and FP64 sum (returned) and the
+/// thread's totals. Fast path: all four present, normal and finite (only max, min and sum); else each
+/// is classified as profile_host does (non-finite, zero, subnormal).
 template <class T>
-__device__ __forceinline__ void profile_quad(const T (&x)[4], unsigned mask, T& lmax, double& lsum,
+__device__ __forceinline__ void profile_quad(const T (&x)[4], unsigned mask, T& qmax, double& qsum,
                                              ProfileAcc<T>& acc) {
   constexpr T kMinNormal = std::numeric_limits<T>::min();
   constexpr T kMax = std::numeric_limits<T>::max();
@@ -84,13 +89,13 @@ __device__ __forceinline__ void profile_quad(const T (&x)[4], unsigned mask, T& 
     fast &= (a[e] >= kMinNormal) & (a[e] <= kMax);  // false for 0, subnormals, Inf and NaN
   }
   if (fast) {
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      lmax = fmax(lmax, a[e]);
-      acc.tmin = fmin(acc.tmin, a[e]);
-      lsum += static_cast<double>(a[e]);
-    }
+    qmax = fmax(fmax(a[0], a[1]), fmax(a[2], a[3]));
+    acc.tmin = fmin(acc.tmin, fmin(fmin(a[0], a[1]), fmin(a[2], a[3])));
+    qsum = (static_cast<double>(a[0]) + static_cast<double>(a[1])) +
+           (static_cast<double>(a[2]) + static_cast<double>(a[3]));
   } else {
+    qmax = T(0);
+    qsum = 0;
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       if (!((mask >> e) & 1u)) continue;
@@ -100,9 +105,9 @@ __device__ __forceinline__ void profile_quad(const T (&x)[4], unsigned mask, T& 
         ++acc.nzero;
       } else {
         if (a[e] < kMinNormal) ++acc.nsub;
-        lmax = fmax(lmax, a[e]);
+        qmax = fmax(qmax, a[e]);
         acc.tmin = fmin(acc.tmin, a[e]);
-        lsum += static_cast<double>(a[e]);
+        qsum += static_cast<double>(a[e]);
       }
     }
   }
@@ -187,14 +192,14 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
   const int lane = threadIdx.x & 31;
   const bool profile = prof.totals != nullptr;
   const std::int64_t nq = (w.span + 3) / 4;
-  const std::int64_t segs = (nq + 32 * U - 1) / (32 * U);
-  const std::int64_t items = lines * segs;
-  const std::int64_t nwarps = std::int64_t{gridDim.x} * kPassWarps;
+  const unsigned segs = static_cast<unsigned>((nq + 32 * U - 1) / (32 * U));
+  const unsigned items = static_cast<unsigned>(lines) * segs;  // < 2^31 (launch_tile_pass)
+  const unsigned nwarps = gridDim.x * kPassWarps;
   ProfileAcc<T> acc;
-  for (std::int64_t item = std::int64_t{blockIdx.x} * kPassWarps + (threadIdx.x >> 5); item < items;
-       item += nwarps) {
-    const std::int64_t line = item / segs;
-    const std::int64_t qb = (item - line * segs) * (32 * U) + lane;
+  for (unsigned item = blockIdx.x * kPassWarps + (threadIdx.x >> 5); item < items; item += nwarps) {
+    const unsigned lu = item / segs;
+    const std::int64_t line = lu;
+    const std::int64_t qb = std::int64_t{item - lu * segs} * (32 * U) + lane;
     const T* src = data + line * line_stride;
     T x[U][4];
     unsigned mask[U];
@@ -207,13 +212,29 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
     }
     T lmax = 0;
     double lsum = 0;
-#pragma unroll
+    // One copy of the split code: the quads are taken out of their registers by selects.
+#pragma unroll 1
     for (int u = 0; u < U; ++u) {
       const std::int64_t q = qb + 32 * u;
-      if (q < nq) {
-        if (profile) profile_quad(x[u], mask[u], lmax, lsum, acc);
-        w.write(line, 4 * q, x[u]);
+      if (q >= nq) break;
+      T xu[4];
+      unsigned mu = mask[0];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) xu[e] = x[0][e];
+#pragma unroll
+      for (int c = 1; c < U; ++c) {
+        mu = u == c ? mask[c] : mu;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) xu[e] = u == c ? x[c][e] : xu[e];
       }
+      if (profile) {
+        T qmax;
+        double qsum;
+        profile_quad(xu, mu, qmax, qsum, acc);
+        lmax = fmax(lmax, qmax);
+        lsum += qsum;
+      }
+      w.write(line, 4 * q, xu);
     }
     if (profile) {
       const unsigned long long mb = warp_max_u64(dbits(static_cast<double>(lmax)));
@@ -243,25 +264,25 @@ struct TileShape {
 /// each thread holds two lines (reduced over 8 lanes at the end of an item), a warp stores 4 runs of
 /// 8 quads, and the shared-memory reads hit 32 different banks.
 template <class T, class Writer>
-__global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
+__global__ void __launch_bounds__(kPassThreads, kPassMinBlocksT)
     pass_transposed_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t line_stride,
                            std::int64_t k_stride, bool vec, Writer w, ProfileArgs prof) {
   using S = TileShape<T>;
   __shared__ T tile[S::TK][S::TL + 1];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const bool profile = prof.totals != nullptr;
-  const std::int64_t tiles = (w.span + S::TK - 1) / S::TK;
-  const std::int64_t groups = (tiles + S::G - 1) / S::G;
-  const std::int64_t items = (lines + S::TL - 1) / S::TL * groups;
+  const unsigned tiles = static_cast<unsigned>((w.span + S::TK - 1) / S::TK);
+  const unsigned groups = (tiles + S::G - 1) / S::G;
+  const unsigned items = static_cast<unsigned>((lines + S::TL - 1) / S::TL) * groups;  // < 2^31
   ProfileAcc<T> acc;
 
   T v[S::NLOAD][S::VE];
-  auto load_tile = [&](std::int64_t line0, std::int64_t t) {
+  auto load_tile = [&](std::int64_t line0, unsigned t) {
 #pragma unroll
     for (int i = 0; i < S::NLOAD; ++i) {
       const int f = tid + kPassThreads * i;
       const int r = f / S::VPR, cv = f % S::VPR;
-      const std::int64_t ko = t * S::TK + r;
+      const std::int64_t ko = std::int64_t{t} * S::TK + r;
       const std::int64_t kk = ko < w.span ? w.source(ko) : -1;
       const std::int64_t l = line0 + cv * S::VE;
       if (kk < 0) {
@@ -288,14 +309,14 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
     }
   };
 
-  std::int64_t item = blockIdx.x;
+  // This block's tiles in order: items blockIdx.x, blockIdx.x + gridDim.x, ...; tiles t of an item
+  // from its group start to the group end (or the last tile).
+  unsigned item = blockIdx.x;
   if (item < items) {
-    std::int64_t line0 = item / groups * S::TL;
-    std::int64_t t = item % groups * S::G;
-    std::int64_t t_end = t + S::G < tiles ? t + S::G : tiles;
+    unsigned lb = item / groups, t = (item - lb * groups) * S::G;
     T lmax[2] = {T(0), T(0)};
     double lsum[2] = {0, 0};
-    load_tile(line0, t);
+    load_tile(std::int64_t{lb} * S::TL, t);
     for (;;) {
 #pragma unroll
       for (int i = 0; i < S::NLOAD; ++i) {
@@ -306,22 +327,22 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
       }
       __syncthreads();
       // Next tile of this block (possibly of its next item), loaded while this one is split.
-      const bool item_done = t + 1 >= t_end;
-      std::int64_t n_item = item, n_line0 = line0, n_t = t + 1, n_end = t_end;
+      const bool item_done = (t + 1) % S::G == 0 || t + 1 >= tiles;
+      unsigned n_item = item, n_lb = lb, n_t = t + 1;
       if (item_done) {
         n_item = item + gridDim.x;
-        n_line0 = n_item / groups * S::TL;
-        n_t = n_item % groups * S::G;
-        n_end = n_t + S::G < tiles ? n_t + S::G : tiles;
+        n_lb = n_item / groups;
+        n_t = (n_item - n_lb * groups) * S::G;
       }
       const bool more = n_item < items;
-      if (more) load_tile(n_line0, n_t);
-#pragma unroll
-      for (int i = 0; i < S::NQUAD; ++i) {
+      if (more) load_tile(std::int64_t{n_lb} * S::TL, n_t);
+      const std::int64_t line0 = std::int64_t{lb} * S::TL;
+#pragma unroll 1
+      for (int i = 0; i < S::NQUAD; ++i) {  // one copy of the split code
         const int g = warp + kPassWarps * i;
         const int ll = 4 * (g % 16) + (lane >> 3);
         const int j = 8 * (g / 16) + (lane & 7);
-        const std::int64_t line = line0 + ll, ko = t * S::TK + 4 * j;
+        const std::int64_t line = line0 + ll, ko = std::int64_t{t} * S::TK + 4 * j;
         if (line < lines && ko < w.span) {
           T x[4];
 #pragma unroll
@@ -329,7 +350,14 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
           if (profile) {
             std::int64_t kk0;
             const unsigned mask = w.quad(ko, kk0);
-            profile_quad(x, mask, lmax[i & 1], lsum[i & 1], acc);
+            T qmax;
+            double qsum;
+            profile_quad(x, mask, qmax, qsum, acc);
+            const bool h = i & 1;
+            lmax[0] = h ? lmax[0] : fmax(lmax[0], qmax);
+            lmax[1] = h ? fmax(lmax[1], qmax) : lmax[1];
+            lsum[0] = h ? lsum[0] : lsum[0] + qsum;
+            lsum[1] = h ? lsum[1] + qsum : lsum[1];
           }
           w.write(line, ko, x);
         }
@@ -354,9 +382,8 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
       __syncthreads();
       if (!more) break;
       item = n_item;
-      line0 = n_line0;
+      lb = n_lb;
       t = n_t;
-      t_end = n_end;
     }
   }
   if (profile) flush_totals(acc, prof.totals);
@@ -370,6 +397,12 @@ template <class T, class Writer>
 void launch_tile_pass(const T* data, std::int64_t lines, std::int64_t line_stride, std::int64_t k_stride,
                       const Writer& w, const ProfileArgs& prof, bool quads_aligned, cudaStream_t stream) {
   if (lines <= 0 || w.span <= 0) return;
+  // 32-bit work-item indices: at least 256 positions per item, so only operands beyond 2^39
+  // elements could overflow them.
+  if ((lines + 63) / 64 * ((w.span + 255) / 256) >= (std::int64_t{1} << 31) ||
+      lines * ((w.span + 128 * kVec<T> - 1) / (128 * kVec<T>)) >= (std::int64_t{1} << 31))
+    throw InvalidArgument("tcemu cuda split: operand too large (" + std::to_string(lines) + " x " +
+                          std::to_string(w.span) + ")");
   const bool aligned16 = reinterpret_cast<std::uintptr_t>(data) % 16 == 0;
   const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
   const bool direct =
