@@ -68,6 +68,31 @@ kmeans700k() {
       2> "$OUT/kmeans700k.err" | tee "$OUT/kmeans700k.txt"; tail -3 "$OUT/kmeans700k.err"
 }
 
+qsim() {
+  local Q="$BUILD/apps/qsim/qsim"
+  stamp "qsim: 28-qubit brickwork, depth 20, fuse 6"
+  "$Q" --generate brickwork:n=28,depth=20,seed=1 --fuse 6 --device cuda -q \
+      --scheme fp32,tf32,bf16,fp16,fp16x2,tf32x2,bf16x3,bf16x9,auto 2>&1 | tee "$OUT/qsim28.txt"
+  stamp "qsim: QASMBench circuits (all that parse), FP32-accurate schemes"
+  for f in ../shared/circuits/qasmbench/*.qasm; do
+    echo "## $(basename "$f")"
+    timeout 120 "$Q" --qasm "$f" --fuse 6 --device cuda -q --scheme fp32,fp16x2,tf32x2,bf16x3 2>&1 | tail -6
+  done > "$OUT/qsim_qasmbench.txt" 2>&1
+  grep -cE "^## " "$OUT/qsim_qasmbench.txt"
+  for d in 5 6 7 8; do
+    stamp "qsim: 30-qubit brickwork, depth 20, fuse $d (fp32 target, then fp64 target)"
+    "$Q" --generate brickwork:n=30,depth=20,seed=1 --fuse $d --device cuda -q \
+        --scheme fp32,fp16x2,tf32x2,bf16x3,auto 2>&1 | tee "$OUT/qsim30_d$d.txt"
+    "$Q" --generate brickwork:n=30,depth=20,seed=1 --fuse $d --device cuda -q --target fp64 \
+        --scheme int8-ozaki,auto 2>&1 | tee "$OUT/qsim30_d${d}_fp64.txt"
+  done
+}
+
+hplai() {
+  stamp "hplai: n = 65536, nb = 1024, every scheme, GPU"
+  "$BUILD/apps/hplai/hplai" --n 65536 --nb 1024 --scheme all --device cuda -q 2>&1 | tee "$OUT/hplai65536.txt"
+}
+
 for job in "$@"; do
   "$job"
 done
