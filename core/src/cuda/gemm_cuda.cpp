@@ -46,17 +46,18 @@ Profiles profile_areas(std::int64_t m, std::int64_t n, Workspace::Impl& ws, cuda
   return p;
 }
 
-/// Finalises both profiles and reads the totals back (one synchronisation).
-std::pair<RangeProfile, RangeProfile> read_profiles(const Profiles& pr, std::int64_t m, std::int64_t n,
-                                                    std::int64_t k, Workspace::Impl& ws,
-                                                    cudaStream_t st) {
+/// Finalises both profiles and queues the copy of their totals to pinned host memory; the totals are
+/// valid on the host once `done` (recorded here, after the copy) has completed.
+const ProfileTotals* queue_profile_readback(const Profiles& pr, std::int64_t m, std::int64_t n,
+                                            std::int64_t k, Workspace::Impl& ws, cudaStream_t st,
+                                            cudaEvent_t done) {
   detail::profile_finalize(pr.x, m, k, st);
   detail::profile_finalize(pr.y, n, k, st);
   auto* h = static_cast<ProfileTotals*>(ws.host(2 * sizeof(ProfileTotals)));
   TCEMU_CUDA(cudaMemcpyAsync(h, pr.x.totals, sizeof(ProfileTotals), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaMemcpyAsync(h + 1, pr.y.totals, sizeof(ProfileTotals), cudaMemcpyDeviceToHost, st));
-  TCEMU_CUDA(cudaStreamSynchronize(st));
-  return {to_profile(h[0], m, k), to_profile(h[1], n, k)};
+  TCEMU_CUDA(cudaEventRecord(done, st));
+  return h;
 }
 
 float elapsed(cudaEvent_t a, cudaEvent_t b) {
@@ -122,7 +123,13 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     } else {
       detail::split_panels<T>(req, p, ws, pr.x, pr.y);  // split fused with the profile
     }
-    auto [px, py] = read_profiles(pr, p.m, p.n, p.k, ws, st);
+    const ProfileTotals* h = queue_profile_readback(pr, p.m, p.n, p.k, ws, st, ev[1]);
+    // The requested split scheme is kept unless the range check falls back to native arithmetic:
+    // queue its products now, so that the GPU works while the host waits for the profile (no idle
+    // gap between the split and the products). After a fallback they are simply not used.
+    if (!profile_only) detail::run_parts_products<T>(req, p, ws, ev[2], detail::kStageProducts);
+    TCEMU_CUDA(cudaEventSynchronize(ev[1]));
+    const RangeProfile px = to_profile(h[0], p.m, p.k), py = to_profile(h[1], p.n, p.k);
     pa = p.swapped ? py : px;
     pb = p.swapped ? px : py;
     s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
@@ -140,9 +147,13 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       detail::run_ozaki<T>(s, p, ws, pr.x.line_exp, pr.y.line_exp, ev[1], ev[2]);
       break;
     default:
-      if (!split_done) detail::split_panels<T>(s, p, ws, ProfileArgs{}, ProfileArgs{});
+      if (split_done) {  // split and products already queued
+        detail::run_parts_products<T>(s, p, ws, ev[2], detail::kStageCombine);
+        break;
+      }
+      detail::split_panels<T>(s, p, ws, ProfileArgs{}, ProfileArgs{});
       TCEMU_CUDA(cudaEventRecord(ev[1], st));
-      detail::run_parts_products<T>(s, p, ws, ev[2]);
+      detail::run_parts_products<T>(s, p, ws, ev[2], detail::kStageProducts | detail::kStageCombine);
       break;
   }
   TCEMU_CUDA(cudaEventRecord(ev[3], st));

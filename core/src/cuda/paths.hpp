@@ -34,10 +34,16 @@ struct Problem {
 template <class T>
 void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws);
 
+/// Stages of run_parts_products (bit mask).
+inline constexpr int kStageProducts = 1;  ///< one GEMM per product group, then after_products is recorded
+inline constexpr int kStageCombine = 2;   ///< the combine into C
+
 /// Split-part schemes: panels (already split into ws slots A/B by split_panels) -> one GEMM per
-/// product group -> combine.
+/// product group -> combine. `stages` selects what is queued (the products may be queued before the
+/// scheme is confirmed, the combine after).
 template <class T>
-void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, cudaEvent_t after_products);
+void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, cudaEvent_t after_products,
+                        int stages);
 
 /// Splits both operands into the part panels of `s` (profile into px/py when given).
 template <class T>

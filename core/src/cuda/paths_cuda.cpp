@@ -179,7 +179,7 @@ void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, con
 
 template <class T>
 void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws,
-                        cudaEvent_t after_products) {
+                        cudaEvent_t after_products, int stages) {
   const PartLayout L = make_part_layout(s.groups, p.swapped);
   const Store st = store_of(s.part);
   const std::int64_t kp = panel_k(p.k);
@@ -197,6 +197,14 @@ void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& w
   const int n0 = static_cast<int>(nfull + (rem > 0 ? 1 : 0));
   float* acc = static_cast<float*>(ws.get(kSlotAccum, sizeof(float) * gstride * (ngroups + n0 - 1), p.stream));
 
+  std::vector<double> scales(ngroups);
+  for (int g = 0; g < ngroups; ++g) scales[g] = std::ldexp(1.0, L.windows[g].scale_exp);
+  if (!(stages & kStageProducts)) {
+    if (stages & kStageCombine)
+      combine_groups<float, T>(acc, gstride, ldacc, ngroups, n0, scales.data(), p.m, p.n, p.alpha, p.beta,
+                               p.c, p.c_rs, p.c_cs, p.stream);
+    return;
+  }
   cublasHandle_t h = ws.handle(p.stream);
   const cudaDataType type = blas_type(s.part);
   const cublasComputeType_t compute =
@@ -205,10 +213,8 @@ void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& w
   const int lda = blas_int(static_cast<std::int64_t>(L.seq_a.size()) * kp, "lda");
   const int ldb = blas_int(static_cast<std::int64_t>(L.seq_b.size()) * kp, "ldb");
   const float one = 1.f, zero = 0.f;
-  std::vector<double> scales(ngroups);
   for (int g = 0; g < ngroups; ++g) {
     const GroupWindow& w = L.windows[g];
-    scales[g] = std::ldexp(1.0, w.scale_exp);
     const char* a = ax + eb * w.off_a * kp;
     const char* b = ay + eb * w.off_b * kp;
     if (g == 0 && nfull > 0) {
@@ -229,8 +235,9 @@ void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& w
                               compute, CUBLAS_GEMM_DEFAULT));
   }
   TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
-  combine_groups<float, T>(acc, gstride, ldacc, ngroups, n0, scales.data(), p.m, p.n, p.alpha, p.beta, p.c,
-                           p.c_rs, p.c_cs, p.stream);
+  if (stages & kStageCombine)
+    combine_groups<float, T>(acc, gstride, ldacc, ngroups, n0, scales.data(), p.m, p.n, p.alpha, p.beta,
+                             p.c, p.c_rs, p.c_cs, p.stream);
 }
 
 template <class T>
@@ -294,7 +301,7 @@ void run_ozaki(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const 
   template void split_panels<T>(const Scheme&, const Problem<T>&, Workspace::Impl&,                \
                                 const ProfileArgs&, const ProfileArgs&);                           \
   template void run_parts_products<T>(const Scheme&, const Problem<T>&, Workspace::Impl&,          \
-                                      cudaEvent_t);                                                \
+                                      cudaEvent_t, int);                                           \
   template void run_ozaki<T>(const Scheme&, const Problem<T>&, Workspace::Impl&, const int*,       \
                              const int*, cudaEvent_t, cudaEvent_t);
 TCEMU_PATHS(float)
