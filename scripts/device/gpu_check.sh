@@ -5,7 +5,10 @@
 # Needs, beside the checkout: .deps/kokkos (a copy of Debian's Trilinos Kokkos: include/trilinos and
 # lib/libtrilinos_kokkos*.so*) and .deps/googletest (Debian's /usr/src/googletest), carried with the
 # call because the GPU image has no Kokkos; scripts/device/prepare_deps.sh makes them.
-# Usage (repository root): OUT=/some/dir scripts/device/gpu_check.sh [quick]
+# Usage (repository root): OUT=/some/dir scripts/device/gpu_check.sh [full|quick|split]
+#   split: the split-pass check (tests, core/src/cuda/split_selftest.cuh, 8192 / knn / kmeans benches);
+#          uses binaries prebuilt here in build-split-bin/ (tests/test_core, core/tcemu-bench,
+#          split_selftest) when they run on the device machine, else builds as the other modes do.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/out}
@@ -20,6 +23,24 @@ stamp() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 stamp "device"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true
 nvcc --version | tail -1; cmake --version | head -1; g++ --version | head -1
+
+# Mode "split" (docs/perf-notes.md 2.6): prebuilt binaries may be carried in $PREBUILT (same CUDA and
+# compiler here: saves the build's device time); used only when every library they need resolves.
+PREBUILT=${PREBUILT:-$ROOT/build-split-bin}
+SELFTEST=""
+export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
+prebuilt_ok() {
+  [ "$MODE" = split ] || return 1
+  for b in tests/test_core core/tcemu-bench split_selftest; do
+    [ -x "$PREBUILT/$b" ] || return 1
+    if ldd "$PREBUILT/$b" | grep -q "not found"; then ldd "$PREBUILT/$b" | grep "not found"; return 1; fi
+  done
+}
+if prebuilt_ok; then
+  stamp "using prebuilt binaries from $PREBUILT"
+  BUILD=$PREBUILT
+  SELFTEST=$PREBUILT/split_selftest
+else
 
 GTEST_ARG=""
 if [ ! -e /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake ] && [ ! -e /usr/lib/cmake/GTest/GTestConfig.cmake ]; then
@@ -48,13 +69,25 @@ if ! cmake --build "$BUILD" -j"$JOBS" --target test_core >> "$OUT/build.log" 2>&
   cmake "$BUILD" >> "$OUT/build.log" 2>&1
   cmake --build "$BUILD" -j"$JOBS" --target test_core >> "$OUT/build.log" 2>&1 || echo "test_core still fails"
 fi
-export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
+if [ "$MODE" = split ]; then  # the split pass self-test (core/src/cuda/split_selftest.cuh)
+  nvcc -x cu -std=c++17 -O2 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -I core/include \
+       -I core/src -c core/src/cuda/split_selftest.cuh -o /tmp/split_selftest.o >> "$OUT/build.log" 2>&1 &&
+    nvcc /tmp/split_selftest.o "$BUILD/core/libtcemu_core.a" -lcublas -o "$BUILD/split_selftest" >> "$OUT/build.log" 2>&1 &&
+    SELFTEST=$BUILD/split_selftest || echo "split_selftest failed to build"
+fi
+fi
 
 if [ -x "$BUILD/tests/test_core" ]; then
   stamp "GPU tests"
   "$BUILD/tests/test_core" --gtest_filter='Cuda*:ComplexGemm*' > "$OUT/tests.log" 2>&1
   echo "test exit code $?"
   grep -E "^\[  (PASSED|FAILED) |^\[  SKIPPED|Failure|ozaki|error|Expected|Which is|actual" "$OUT/tests.log" | head -60
+fi
+if [ -n "$SELFTEST" ]; then
+  stamp "split self-test and pass timings"
+  "$SELFTEST" > "$OUT/split_selftest.log" 2>&1
+  echo "split_selftest exit code $?"
+  grep -E "^FAIL|^  |^SELFTEST|^TIMING|error" "$OUT/split_selftest.log" | head -60
 fi
 
 B="$BUILD/core/tcemu-bench"
@@ -64,7 +97,11 @@ run_bench() {  # name, args...
   stamp "bench $name: $*"
   "$B" "$@" --csv "$OUT/bench_$name.csv" > "$OUT/bench_$name.log" 2>&1 || { echo "bench $name failed"; tail -5 "$OUT/bench_$name.log"; }
 }
-if [ "$MODE" = quick ]; then
+if [ "$MODE" = split ]; then  # acceptance shapes of the split-pass work (docs/perf-notes.md 2.6)
+  run_bench accept32 --shapes 8192 --dists uniform --schemes fp16x2,tf32x2,bf16x3 --fp64-schemes ''
+  run_bench apps --shapes knn,kmeans --dists uniform --schemes fp16x2,tf32x2,bf16x3 --fp64-schemes ''
+  run_bench accept64 --shapes 8192 --dists phi=0.1 --schemes '' --fp64-schemes int8-ozaki
+elif [ "$MODE" = quick ]; then
   run_bench accept32 --shapes 8192 --dists uniform --schemes fp16x2,tf32x2,bf16x3 --fp64-schemes ''
   run_bench accept64 --shapes 8192 --dists phi=0.1,phi=1 --schemes '' --fp64-schemes int8-ozaki
 else
@@ -92,4 +129,4 @@ done > "$OUT/bench.csv"
 cat "$OUT"/bench_*.log > "$OUT/bench.log" 2>/dev/null
 rm -f "$OUT"/bench_*.csv "$OUT"/bench_*.log
 stamp "done"
-grep -E "^8192 " "$OUT/bench.log" | head -90
+grep -E "^(8192|knn|kmeans) " "$OUT/bench.log" | head -90
