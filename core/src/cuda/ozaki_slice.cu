@@ -8,6 +8,7 @@ namespace {
 /// Writes the s slices of each element into its k chunk (layout in kernels.hpp). Quads never straddle
 /// a chunk (kcp is a multiple of 16).
 struct OzakiWriter {
+  static constexpr bool kUnrollQuads = false;
   std::int64_t span;  // nchunks * kcp
   std::int64_t k, kc, kcp;
   const int* line_exp;

@@ -1,6 +1,7 @@
 #pragma once
 // Element-wise split pass (split::split_element, shared with the host backend) fused with the range
-// profile. Instantiated per input type in split_float.cu / split_double.cu.
+// profile. Instantiated per input and storage type in split_float.cu, split_double.cu, split_f16.cu,
+// split_bf16.cu and split_f32.cu (kernels.hpp); the self-test is split_selftest.cuh.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -56,43 +57,98 @@ static __device__ __noinline__ Quad12 split_quad_any(SchemeKind kind, float x0, 
   return q;
 }
 
-/// Stores four part values (each exactly representable in the storage format) at dst (aligned to
-/// 4 elements). FP16: the packed hardware conversion, exact for every finite or infinite value; the
-/// bit-level encoder (NaN as the host writes it) when an input of the quad is not finite.
+/// Number of parts of a compiled-in rule (3 for the run-time kind: all of split::Parts).
+template <SchemeKind K>
+inline constexpr int kPartsOf = (K == SchemeKind::bf16x3 || K == SchemeKind::automatic) ? 3
+                                : (K == SchemeKind::fp16x2 || K == SchemeKind::fp16x2_markidis ||
+                                   K == SchemeKind::fp16x2_egemm || K == SchemeKind::fp16x2_legemm ||
+                                   K == SchemeKind::tf32x2)
+                                    ? 2
+                                    : 1;
+
+/// Part positions written per pass (the catalogue's panels have at most 4; longer sequences are
+/// written in several passes by split_operand_store).
+inline constexpr int kMaxSeqPerPass = 4;
+
+/// FP16 words of four values with the bit-level encoder of float_bits.hpp (NaN as the host writes
+/// it); only for quads with a non-finite input, so kept out of line.
+static __device__ __noinline__ uint2 fp16_words_exact(float v0, float v1, float v2, float v3) {
+  return make_uint2(bits::fp16_bits_rn(v0) | (unsigned{bits::fp16_bits_rn(v1)} << 16),
+                    bits::fp16_bits_rn(v2) | (unsigned{bits::fp16_bits_rn(v3)} << 16));
+}
+
+/// One part of a quad as stored: 2 words (FP16/BF16), 4 words (FP32). FP16 uses the packed hardware
+/// conversion, exact for every value that is already an FP16 value or +-Inf (the parts of finite
+/// inputs); the bit-level encoder when an input of the quad is not finite.
 template <Store S>
-__device__ __forceinline__ void store_quad(typename StoreType<S>::type* dst, const float (&v)[4],
-                                           bool finite) {
+struct Packed;
+template <>
+struct Packed<Store::f16> { unsigned w[2]; };
+template <>
+struct Packed<Store::bf16> { unsigned w[2]; };
+template <>
+struct Packed<Store::f32> { unsigned w[4]; };
+
+template <Store S>
+__device__ __forceinline__ Packed<S> pack_part(const float (&v)[4], bool finite) {
+  Packed<S> r;
   if constexpr (S == Store::f16) {
-    uint2 u;
     if (finite) {
       const __half2 h01 = __floats2half2_rn(v[0], v[1]);
       const __half2 h23 = __floats2half2_rn(v[2], v[3]);
-      u.x = *reinterpret_cast<const unsigned*>(&h01);
-      u.y = *reinterpret_cast<const unsigned*>(&h23);
+      r.w[0] = *reinterpret_cast<const unsigned*>(&h01);
+      r.w[1] = *reinterpret_cast<const unsigned*>(&h23);
     } else {
-      u.x = bits::fp16_bits_rn(v[0]) | (unsigned{bits::fp16_bits_rn(v[1])} << 16);
-      u.y = bits::fp16_bits_rn(v[2]) | (unsigned{bits::fp16_bits_rn(v[3])} << 16);
+      const uint2 u = fp16_words_exact(v[0], v[1], v[2], v[3]);
+      r.w[0] = u.x;
+      r.w[1] = u.y;
     }
-    *reinterpret_cast<uint2*>(dst) = u;
-  } else if constexpr (S == Store::bf16) {
-    uint2 u;  // the upper halves of the FP32 words (the parts are BF16 values)
-    u.x = __byte_perm(bits::f2u(v[0]), bits::f2u(v[1]), 0x7632);
-    u.y = __byte_perm(bits::f2u(v[2]), bits::f2u(v[3]), 0x7632);
-    *reinterpret_cast<uint2*>(dst) = u;
-  } else if constexpr (S == Store::f32) {
-    *reinterpret_cast<float4*>(dst) = make_float4(v[0], v[1], v[2], v[3]);
+  } else if constexpr (S == Store::bf16) {  // the upper halves of the FP32 words
+    r.w[0] = __byte_perm(bits::f2u(v[0]), bits::f2u(v[1]), 0x7632);
+    r.w[1] = __byte_perm(bits::f2u(v[2]), bits::f2u(v[3]), 0x7632);
+  } else {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) r.w[e] = bits::f2u(v[e]);
+  }
+  return r;
+}
+
+/// Plain (weak, write-back) vector stores: a struct assignment is split into 4-byte stores by the
+/// front end, and the __stwb intrinsics become strong stores.
+__device__ __forceinline__ void st_v2(void* p, unsigned a, unsigned b) {
+  asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(a), "r"(b) : "memory");
+}
+__device__ __forceinline__ void st_v4(void* p, unsigned a, unsigned b, unsigned c, unsigned d) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+}
+__device__ __forceinline__ void st_v2(void* p, double a, double b) {
+  asm volatile("st.global.v2.f64 [%0], {%1, %2};" ::"l"(p), "d"(a), "d"(b) : "memory");
+}
+
+/// One 8- or 16-byte store of a packed part.
+template <Store S>
+__device__ __forceinline__ void store_packed(typename StoreType<S>::type* dst, const Packed<S>& p) {
+  if constexpr (S == Store::f32) {
+    st_v4(dst, p.w[0], p.w[1], p.w[2], p.w[3]);
+  } else {
+    st_v2(dst, p.w[0], p.w[1]);
   }
 }
 
-/// Writes parts seq[0..nseq) of each element into the TN panel (see kernels.hpp): one vector store
-/// per part and quad, the sequence read with compile-time indices (no stack frame). K: the split
-/// rule, compiled in; SchemeKind::automatic stands for spec.kind at run time.
+/// Writes parts seq[0..nseq) (nseq <= kMaxSeqPerPass) of each element into the TN panel (see
+/// kernels.hpp): the quad's parts are packed once, then one vector store per position, the sequence
+/// read with compile-time indices (no stack frame). K: the split rule, compiled in;
+/// SchemeKind::automatic stands for spec.kind at run time.
 template <Store S, SchemeKind K>
 struct SplitWriter {
   using P = typename StoreType<S>::type;
+  // Unrolled for the branch-free BF16/TF32 rules; the FP16 rules of float_bits.hpp are branchy
+  // integer code and stay rolled (compile time), as do the profile-only and FP64 writers, whose
+  // per-quad work is small (no spills in the transposing kernel).
+  static constexpr bool kUnrollQuads = (S == Store::bf16 || S == Store::f32) && K != SchemeKind::automatic;
   std::int64_t span;  // kp
   std::int64_t k;
-  std::int64_t pitch;  // nseq * kp
+  std::int64_t pitch;  // (all positions of the panel) * kp
   SplitSpec spec;
   P* out;
 
@@ -113,10 +169,10 @@ struct SplitWriter {
         const double2 a = make_double2(static_cast<double>(x[0]), static_cast<double>(x[1]));
         const double2 b = make_double2(static_cast<double>(x[2]), static_cast<double>(x[3]));
 #pragma unroll
-        for (int q = 0; q < 16; ++q) {
+        for (int q = 0; q < kMaxSeqPerPass; ++q) {
           if (q >= spec.nseq) break;
-          reinterpret_cast<double2*>(dst + q * span)[0] = a;
-          reinterpret_cast<double2*>(dst + q * span)[1] = b;
+          st_v2(dst + q * span, a.x, a.y);
+          st_v2(dst + q * span + 2, b.x, b.y);
         }
       } else {
         // FP32-target schemes see FP64 data rounded to FP32 first (as the host does).
@@ -127,6 +183,7 @@ struct SplitWriter {
           xf[e] = static_cast<float>(x[e]);
           finite &= fabsf(xf[e]) <= 3.402823466e38f;
         }
+        constexpr int NP = kPartsOf<K>;
         float p[3][4];
         if constexpr (K == SchemeKind::automatic) {
           const Quad12 q = split_quad_any(spec.kind, xf[0], xf[1], xf[2], xf[3]);
@@ -137,14 +194,19 @@ struct SplitWriter {
         } else {
           split_quad_k<K>(xf, p);
         }
+        Packed<S> pk[NP];
 #pragma unroll
-        for (int q = 0; q < 16; ++q) {
+        for (int i = 0; i < NP; ++i) pk[i] = pack_part<S>(p[i], finite);
+#pragma unroll
+        for (int q = 0; q < kMaxSeqPerPass; ++q) {
           if (q >= spec.nseq) break;
+          Packed<S> v = pk[0];
           const int s = spec.seq[q];
-          float v[4];
 #pragma unroll
-          for (int e = 0; e < 4; ++e) v[e] = s == 0 ? p[0][e] : (s == 1 ? p[1][e] : p[2][e]);
-          store_quad<S>(dst + q * span, v, finite);
+          for (int i = 1; i < NP; ++i)
+#pragma unroll
+            for (int w = 0; w < static_cast<int>(sizeof(v.w) / 4); ++w) v.w[w] = s == i ? pk[i].w[w] : v.w[w];
+          store_packed<S>(dst + q * span, v);
         }
       }
     }
@@ -153,14 +215,13 @@ struct SplitWriter {
 
 /// Split pass of one operand whose parts are stored as S (see split_operand in kernels.hpp): picks
 /// the writer for spec.kind. FP32 data has a kernel per rule; FP64 data (FP32-target schemes, rare)
-/// shares one kernel per storage type with the rule chosen at run time.
+/// shares one kernel per storage type with the rule chosen at run time. `o` points at the first
+/// position this pass writes, `pitch` is the panel's row pitch.
 template <class T, Store S>
-void split_operand_store(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
-                         std::int64_t k_stride, const SplitSpec& spec, void* out, std::int64_t kp,
-                         const ProfileArgs& prof, cudaStream_t stream) {
-  using P = typename StoreType<S>::type;
-  P* o = static_cast<P*>(out);
-  const std::int64_t pitch = spec.nseq * kp;
+void split_operand_store_pass(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                              std::int64_t k_stride, const SplitSpec& spec,
+                              typename StoreType<S>::type* o, std::int64_t kp, std::int64_t pitch,
+                              const ProfileArgs& prof, cudaStream_t stream) {
   auto run = [&](auto writer) {
     launch_tile_pass(data, lines, line_stride, k_stride, writer, prof, true, stream);
   };
@@ -200,6 +261,27 @@ void split_operand_store(const T* data, std::int64_t lines, std::int64_t k, std:
       default: unsupported();
     }
   }
+}
+
+template <class T, Store S>
+void split_operand_store(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                         std::int64_t k_stride, const SplitSpec& spec, void* out, std::int64_t kp,
+                         const ProfileArgs& prof, cudaStream_t stream) {
+  using P = typename StoreType<S>::type;
+  if (spec.nseq > kMaxSeqPerPass) {  // not in the catalogue: several passes of at most 4 positions
+    for (int q0 = 0; q0 < spec.nseq; q0 += kMaxSeqPerPass) {
+      SplitSpec sub = spec;
+      sub.nseq = spec.nseq - q0 < kMaxSeqPerPass ? spec.nseq - q0 : kMaxSeqPerPass;
+      for (int q = 0; q < sub.nseq; ++q) sub.seq[q] = spec.seq[q0 + q];
+      // Only the first pass profiles; the panel pitch stays that of all positions.
+      split_operand_store_pass<T, S>(data, lines, k, line_stride, k_stride, sub,
+                                     static_cast<P*>(out) + q0 * kp, kp, spec.nseq * kp,
+                                     q0 == 0 ? prof : ProfileArgs{}, stream);
+    }
+    return;
+  }
+  split_operand_store_pass<T, S>(data, lines, k, line_stride, k_stride, spec, static_cast<P*>(out), kp,
+                                 spec.nseq * kp, prof, stream);
 }
 
 }  // namespace tcemu::cuda::detail

@@ -24,6 +24,9 @@
 //   __device__ std::int64_t source(std::int64_t ko) const;
 //   // Stores the parts of the quad at positions ko..ko+3 of `line` (x is 0 where quad() has no bit).
 //   template <class T> __device__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const;
+//   // Whether the quad loops are unrolled (branch-free writers: more independent work per warp;
+//   // branchy ones stay rolled so that their code appears once).
+//   static constexpr bool kUnrollQuads;
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -212,8 +215,10 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
     }
     T lmax = 0;
     double lsum = 0;
-    // One copy of the split code: the quads are taken out of their registers by selects.
-#pragma unroll 1
+    // Cheap (branch-free) writers: unrolled, four independent quads for the scheduler. Others: one
+    // copy of the split code, the quads taken out of their registers by selects (compile time).
+    constexpr int UR = Writer::kUnrollQuads ? U : 1;
+#pragma unroll UR
     for (int u = 0; u < U; ++u) {
       const std::int64_t q = qb + 32 * u;
       if (q >= nq) break;
@@ -337,8 +342,9 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocksT)
       const bool more = n_item < items;
       if (more) load_tile(std::int64_t{n_lb} * S::TL, n_t);
       const std::int64_t line0 = std::int64_t{lb} * S::TL;
-#pragma unroll 1
-      for (int i = 0; i < S::NQUAD; ++i) {  // one copy of the split code
+      constexpr int UR = Writer::kUnrollQuads ? S::NQUAD : 1;
+#pragma unroll UR
+      for (int i = 0; i < S::NQUAD; ++i) {  // one copy of the split code unless the writer is cheap
         const int g = warp + kPassWarps * i;
         const int ll = 4 * (g % 16) + (lane >> 3);
         const int j = 8 * (g / 16) + (lane & 7);

@@ -1,0 +1,421 @@
+// Standalone device self-test and timing of the split / profile / Ozaki slicing pass (not part of the
+// library: the build globs only *.cu and *.cpp). scripts/device/gpu_check.sh compiles it as
+//   nvcc -x cu -std=c++17 -arch=sm_90a -I core/include -I core/src core/src/cuda/split_selftest.cuh \
+//        libtcemu_core.a -lcublas -o split_selftest
+// Checks, bit for bit against the host rules (split::split_element, split::ozaki_slices, the
+// profile_host statistics), every storage type and split rule on operands of every stride pattern
+// (k contiguous, lines contiguous, both strided; aligned and misaligned; sizes off the tile grid;
+// zeros, subnormals, overflow, Inf and NaN), then times the pass at 8192 x 8192 against a device copy.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/kernels.hpp"
+#include "tcemu/split.hpp"
+
+using namespace tcemu;
+using namespace tcemu::cuda::detail;
+
+#define CK(x)                                                                               \
+  do {                                                                                      \
+    cudaError_t e_ = (x);                                                                   \
+    if (e_ != cudaSuccess) {                                                                \
+      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(2);                                                                         \
+    }                                                                                       \
+  } while (0)
+
+namespace {
+
+int g_fail = 0, g_checks = 0;
+
+struct Layout {
+  const char* name;
+  std::int64_t lines, k, line_stride, k_stride, offset;  // offset: elements before element (0, 0)
+};
+
+std::vector<Layout> layouts() {
+  std::vector<Layout> v;
+  auto add = [&](const char* n, std::int64_t L, std::int64_t K, std::int64_t ls, std::int64_t ks,
+                 std::int64_t off) { v.push_back({n, L, K, ls, ks, off}); };
+  add("kcontig-vec", 300, 784, 784, 1, 0);
+  add("kcontig-odd", 77, 53, 53, 1, 0);
+  add("kcontig-pad", 130, 200, 203, 1, 0);
+  add("kcontig-misal", 65, 256, 256, 1, 1);
+  add("kcontig-small-k", 300, 5, 5, 1, 0);
+  add("kcontig-long", 9, 3000, 3000, 1, 0);
+  add("lcontig-vec", 200, 300, 1, 200, 0);
+  add("lcontig-odd", 37, 129, 1, 37, 0);
+  add("lcontig-ld", 130, 70, 1, 136, 0);
+  add("lcontig-misal", 192, 100, 1, 192, 1);
+  add("lcontig-big", 1000, 784, 1, 1000, 0);
+  add("strided-re", 70, 90, 2, 140, 0);   // complex real part, column-major
+  add("strided-k2", 50, 66, 132, 2, 0);   // complex real part, row-major
+  add("one-line", 1, 777, 777, 1, 0);
+  return v;
+}
+
+template <class T>
+std::vector<T> make_data(std::size_t n, std::mt19937_64& rng, bool specials) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::uniform_int_distribution<int> ex(-20, 20), pick(0, 199);
+  std::vector<T> d(n);
+  for (auto& x : d) {
+    x = static_cast<T>(std::ldexp(u(rng), ex(rng)));
+    if (!specials) continue;
+    switch (pick(rng)) {
+      case 0: x = T(0); break;
+      case 1: x = -T(0); break;
+      case 2: x = static_cast<T>(1e-40); break;       // FP32 subnormal
+      case 3: x = static_cast<T>(3e-6); break;        // FP16 subnormal range
+      case 4: x = static_cast<T>(70000.0); break;     // FP16 overflow
+      case 5: x = static_cast<T>(-1e30); break;
+      case 6: x = std::numeric_limits<T>::infinity(); break;
+      case 7: x = std::numeric_limits<T>::quiet_NaN(); break;
+      case 8: x = static_cast<T>(std::ldexp(1.0, -1030)); break;  // FP64 subnormal (0 in float)
+      case 9: x = static_cast<T>(65519.99); break;
+      default: break;
+    }
+  }
+  return d;
+}
+
+std::uint64_t enc(Store st, float v) {
+  switch (st) {
+    case Store::f16: return bits::fp16_bits_rn(v);
+    case Store::bf16: return bits::f2u(v) >> 16;
+    case Store::f32: return bits::f2u(v);
+    default: return 0;
+  }
+}
+
+bool same_part(Store st, std::uint64_t a, std::uint64_t b) {
+  if (a == b) return true;
+  // NaN parts: the payload of x - hi for a NaN x differs between x86 and the GPU (as before).
+  if (st == Store::f32) return std::isnan(bits::u2f(std::uint32_t(a))) && std::isnan(bits::u2f(std::uint32_t(b)));
+  if (st == Store::bf16) return (a & 0x7f80) == 0x7f80 && (a & 0x7f) && (b & 0x7f80) == 0x7f80 && (b & 0x7f);
+  if (st == Store::f16) return (a & 0x7c00) == 0x7c00 && (a & 0x3ff) && (b & 0x7c00) == 0x7c00 && (b & 0x3ff);
+  return false;
+}
+
+void report(bool ok, const std::string& what) {
+  ++g_checks;
+  if (!ok) {
+    ++g_fail;
+    std::printf("FAIL %s\n", what.c_str());
+  }
+}
+
+template <class T>
+struct DeviceOperand {
+  std::vector<T> h;
+  T* d = nullptr;
+  const T* origin = nullptr;  // device address of element (0, 0)
+  Layout L;
+  DeviceOperand(const Layout& lay, std::mt19937_64& rng, bool specials) : L(lay) {
+    const std::int64_t span = (L.lines - 1) * L.line_stride + (L.k - 1) * L.k_stride + 1 + L.offset;
+    h = make_data<T>(static_cast<std::size_t>(span), rng, specials);
+    CK(cudaMalloc(&d, sizeof(T) * span));
+    CK(cudaMemcpy(d, h.data(), sizeof(T) * span, cudaMemcpyHostToDevice));
+    origin = d + L.offset;
+  }
+  ~DeviceOperand() { cudaFree(d); }
+  T at(std::int64_t l, std::int64_t kk) const { return h[L.offset + l * L.line_stride + kk * L.k_stride]; }
+};
+
+template <class T>
+void check_profile(const DeviceOperand<T>& op, const ProfileArgs& pa, const std::string& tag) {
+  const std::int64_t L = op.L.lines, K = op.L.k;
+  ProfileTotals t{};
+  CK(cudaMemcpy(&t, pa.totals, sizeof t, cudaMemcpyDeviceToHost));
+  std::vector<unsigned long long> lmb(L);
+  std::vector<double> lsum(L);
+  std::vector<int> lexp(L);
+  CK(cudaMemcpy(lmb.data(), pa.line_max_bits, 8 * L, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(lsum.data(), pa.line_sum, 8 * L, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(lexp.data(), pa.line_exp, 4 * L, cudaMemcpyDeviceToHost));
+  double gmax = 0, gmin = INFINITY, minline = INFINITY;
+  unsigned long long z = 0, sub = 0, nf = 0;
+  bool lines_ok = true;
+  for (std::int64_t l = 0; l < L; ++l) {
+    double mx = 0, sm = 0;
+    for (std::int64_t kk = 0; kk < K; ++kk) {
+      const double a = std::fabs(static_cast<double>(op.at(l, kk)));
+      if (!std::isfinite(a)) ++nf;
+      else if (a == 0) ++z;
+      else {
+        if (a < static_cast<double>(std::numeric_limits<T>::min())) ++sub;
+        mx = std::max(mx, a);
+        sm += a;
+        gmin = std::min(gmin, a);
+      }
+    }
+    gmax = std::max(gmax, mx);
+    if (mx > 0) minline = std::min(minline, mx);
+    double dmx;
+    std::memcpy(&dmx, &lmb[l], 8);
+    if (dmx != mx || lexp[l] != split::ozaki_line_exponent(mx) ||
+        std::fabs(lsum[l] - sm) > 1e-12 * sm) {
+      if (lines_ok) std::printf("  line %lld: max %g/%g sum %.17g/%.17g exp %d\n", (long long)l, dmx, mx, lsum[l], sm, lexp[l]);
+      lines_ok = false;
+    }
+  }
+  auto d = [](unsigned long long b) { double x; std::memcpy(&x, &b, 8); return x; };
+  report(lines_ok, tag + " profile lines");
+  const bool tot = d(t.max_bits) == gmax && d(t.min_nonzero_bits) == gmin && d(t.min_line_max_bits) == minline &&
+                   t.zeros == z && t.subnormals == sub && t.nonfinite == nf;
+  if (!tot)
+    std::printf("  totals: max %g/%g min %g/%g minline %g/%g zeros %llu/%llu sub %llu/%llu nonfinite %llu/%llu\n",
+                d(t.max_bits), gmax, d(t.min_nonzero_bits), gmin, d(t.min_line_max_bits), minline, t.zeros, z,
+                t.subnormals, sub, t.nonfinite, nf);
+  report(tot, tag + " profile totals");
+}
+
+struct KindCase {
+  SchemeKind kind;
+  Store store;
+  std::vector<int> seq;
+};
+
+template <class T>
+void check_split(const DeviceOperand<T>& op, const KindCase& kc, std::int64_t kp, bool profile) {
+  const std::int64_t L = op.L.lines, K = op.L.k;
+  SplitSpec spec;
+  spec.kind = kc.kind;
+  spec.store = kc.store;
+  spec.nseq = static_cast<int>(kc.seq.size());
+  for (int q = 0; q < spec.nseq; ++q) spec.seq[q] = static_cast<signed char>(kc.seq[q]);
+  const std::size_t eb = kc.store == Store::f64 ? 8 : (kc.store == Store::f32 ? 4 : (kc.store == Store::none ? 0 : 2));
+  const std::size_t bytes = eb * L * spec.nseq * kp;
+  void* out = nullptr;
+  if (bytes) {
+    CK(cudaMalloc(&out, bytes));
+    CK(cudaMemset(out, 0xA5, bytes));  // poison: every position must be written
+  }
+  void* pbuf = nullptr;
+  ProfileArgs pa;
+  if (profile) {
+    CK(cudaMalloc(&pbuf, profile_bytes(L)));
+    pa = profile_layout(pbuf, L);
+    profile_reset(pa, L, nullptr);
+  }
+  split_operand<T>(op.origin, L, K, op.L.line_stride, op.L.k_stride, spec, out, kp, pa, nullptr);
+  if (profile) profile_finalize(pa, L, K, nullptr);
+  CK(cudaDeviceSynchronize());
+  const std::string tag = std::string(sizeof(T) == 4 ? "float " : "double ") + op.L.name + " kind " +
+                          std::to_string(int(kc.kind)) + " store " + std::to_string(int(kc.store)) +
+                          " nseq " + std::to_string(spec.nseq) + " kp " + std::to_string(kp);
+  if (bytes) {
+    std::vector<unsigned char> got(bytes);
+    CK(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDeviceToHost));
+    bool ok = true;
+    std::int64_t bad = 0;
+    for (std::int64_t l = 0; l < L && bad < 3; ++l)
+      for (int q = 0; q < spec.nseq; ++q)
+        for (std::int64_t kk = 0; kk < kp; ++kk) {
+          const std::size_t idx = static_cast<std::size_t>(l * spec.nseq * kp + q * kp + kk);
+          std::uint64_t g = 0, e = 0;
+          std::memcpy(&g, got.data() + idx * eb, eb);
+          if (kc.store == Store::f64) {
+            const double v = kk < K ? static_cast<double>(op.at(l, kk)) : 0.0;
+            std::memcpy(&e, &v, 8);
+            if (g != e && !(std::isnan(v))) {
+              ok = false;
+            }
+          } else {
+            const float x = kk < K ? static_cast<float>(op.at(l, kk)) : 0.f;
+            const split::Parts p = split::split_element(kc.kind, x);
+            e = enc(kc.store, p.p[kc.seq[q]]);
+            if (!same_part(kc.store, g, e)) {
+              if (bad < 3)
+                std::printf("  %s: line %lld pos %d/%lld x=%.9g got %llx want %llx\n", tag.c_str(), (long long)l, q,
+                            (long long)kk, double(x), (unsigned long long)g, (unsigned long long)e);
+              ++bad;
+              ok = false;
+            }
+          }
+        }
+    report(ok, tag + " panel");
+    CK(cudaFree(out));
+  }
+  if (profile) {
+    check_profile(op, pa, tag);
+    CK(cudaFree(pbuf));
+  }
+}
+
+template <class T>
+void check_ozaki(const DeviceOperand<T>& op, int s, bool reversed, std::int64_t kc) {
+  const std::int64_t L = op.L.lines, K = op.L.k;
+  const std::int64_t nchunks = (K + kc - 1) / kc;
+  const std::int64_t kcp = (kc + 15) / 16 * 16;
+  std::vector<int> lexp(L);
+  for (std::int64_t l = 0; l < L; ++l) {
+    double mx = 0;
+    for (std::int64_t kk = 0; kk < K; ++kk) {
+      const double a = std::fabs(double(op.at(l, kk)));
+      if (std::isfinite(a)) mx = std::max(mx, a);
+    }
+    lexp[l] = split::ozaki_line_exponent(mx);
+  }
+  int* dexp = nullptr;
+  CK(cudaMalloc(&dexp, 4 * L));
+  CK(cudaMemcpy(dexp, lexp.data(), 4 * L, cudaMemcpyHostToDevice));
+  const std::size_t bytes = static_cast<std::size_t>(L * nchunks * s * kcp);
+  std::int8_t* out = nullptr;
+  CK(cudaMalloc(&out, bytes));
+  CK(cudaMemset(out, 0x5A, bytes));
+  ozaki_slice_operand<T>(op.origin, L, K, op.L.line_stride, op.L.k_stride, dexp, s, reversed, kc, kcp, nchunks,
+                         out, nullptr);
+  CK(cudaDeviceSynchronize());
+  std::vector<std::int8_t> got(bytes), want(bytes, 0);
+  CK(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDeviceToHost));
+  for (std::int64_t l = 0; l < L; ++l)
+    for (std::int64_t c = 0; c < nchunks; ++c)
+      for (std::int64_t i = 0; i < kcp; ++i) {
+        const std::int64_t kk = c * kc + i;
+        const double x = (i < kc && kk < K) ? double(op.at(l, kk)) : 0.0;
+        const std::int64_t base = l * nchunks * s * kcp + c * s * kcp + i;
+        if (!std::isfinite(x)) {  // no slices for Inf/NaN (the range check keeps them out; the
+          for (int q = 0; q < s; ++q) want[base + q * kcp] = got[base + q * kcp];  // casts differ)
+          continue;
+        }
+        std::int8_t* dst = want.data() + base;
+        if (reversed) split::ozaki_slices(x, lexp[l], 7, s, dst + (s - 1) * kcp, -kcp);
+        else split::ozaki_slices(x, lexp[l], 7, s, dst, kcp);
+      }
+  report(got == want, std::string(sizeof(T) == 4 ? "float " : "double ") + op.L.name + " ozaki s=" +
+                          std::to_string(s) + (reversed ? " reversed" : "") + " kc=" + std::to_string(kc));
+  CK(cudaFree(out));
+  CK(cudaFree(dexp));
+}
+
+template <class T>
+void check_all(std::mt19937_64& rng) {
+  const std::vector<KindCase> kinds = {
+      {SchemeKind::fp16x2, Store::f16, {0, 1}},         {SchemeKind::fp16x2, Store::f16, {1, 0}},
+      {SchemeKind::fp16, Store::f16, {0}},              {SchemeKind::fp16x2_markidis, Store::f16, {1, 1, 0, 0}},
+      {SchemeKind::fp16x2_egemm, Store::f16, {1, 0, 1, 0}}, {SchemeKind::fp16x2_legemm, Store::f16, {0, 1}},
+      {SchemeKind::bf16x3, Store::bf16, {0, 1, 2}},     {SchemeKind::bf16x9, Store::bf16, {2, 1, 0}},
+      {SchemeKind::bf16, Store::bf16, {0}},             {SchemeKind::tf32x2, Store::f32, {1, 0}},
+      {SchemeKind::tf32, Store::f32, {0}},              {SchemeKind::fp32, Store::f32, {0}},
+      {SchemeKind::fp64, Store::f64, {0}},              {SchemeKind::fp32, Store::none, {}},
+  };
+  for (const Layout& lay : layouts()) {
+    for (bool specials : {false, true}) {
+      DeviceOperand<T> op(lay, rng, specials);
+      for (const KindCase& kc : kinds) {
+        const std::int64_t kp = (lay.k + 15) / 16 * 16;
+        check_split(op, kc, kc.store == Store::none ? lay.k : kp, true);
+      }
+      // Unprofiled (resolved-scheme re-split) and the packed native path (kp a multiple of 4 only).
+      check_split(op, kinds[0], (lay.k + 15) / 16 * 16, false);
+      check_split(op, {SchemeKind::fp32, Store::f32, {0}}, (lay.k + 3) / 4 * 4, false);
+      for (bool rev : {false, true}) {
+        check_ozaki(op, 8, rev, lay.k);
+        if (lay.k > 8) check_ozaki(op, 3, rev, (lay.k + 2) / 3);  // several k chunks (possibly unaligned)
+      }
+    }
+  }
+}
+
+template <class T>
+double time_ms(int reps, T&& f) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < 2; ++i) f();
+  std::vector<float> t;
+  for (int i = 0; i < reps; ++i) {
+    CK(cudaEventRecord(a));
+    f();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void timings() {
+  const std::int64_t n = 8192;
+  float* a = nullptr;
+  double* ad = nullptr;
+  void* out = nullptr;
+  void* pbuf = nullptr;
+  CK(cudaMalloc(&a, 4 * n * n));
+  CK(cudaMalloc(&ad, 8 * n * n));
+  CK(cudaMalloc(&out, 8 * n * n + 64));  // tf32x2: 2 parts of 4 bytes
+  CK(cudaMalloc(&pbuf, profile_bytes(n)));
+  {
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<float> h(n * n);
+    for (auto& x : h) x = u(rng);
+    CK(cudaMemcpy(a, h.data(), 4 * n * n, cudaMemcpyHostToDevice));
+    std::vector<double> hd(h.begin(), h.end());
+    CK(cudaMemcpy(ad, hd.data(), 8 * n * n, cudaMemcpyHostToDevice));
+  }
+  const ProfileArgs pa = profile_layout(pbuf, n);
+  const double copy = time_ms(10, [&] { CK(cudaMemcpyAsync(out, a, 4 * n * n, cudaMemcpyDeviceToDevice)); });
+  std::printf("TIMING copy 256 MB: %.3f ms = %.2f TB/s (read + write)\n", copy, 2 * 4.0 * n * n / copy / 1e9);
+  struct K {
+    const char* name;
+    SchemeKind kind;
+    Store st;
+    int nseq, bytes;
+  } ks[] = {{"fp16x2", SchemeKind::fp16x2, Store::f16, 2, 2}, {"tf32x2", SchemeKind::tf32x2, Store::f32, 2, 4},
+            {"bf16x3", SchemeKind::bf16x3, Store::bf16, 3, 2}, {"profile-only", SchemeKind::fp32, Store::none, 0, 0}};
+  for (const K& k : ks) {
+    SplitSpec spec;
+    spec.kind = k.kind;
+    spec.store = k.st;
+    spec.nseq = k.nseq;
+    for (int q = 0; q < k.nseq; ++q) spec.seq[q] = static_cast<signed char>(q);
+    for (int lc = 0; lc < 2; ++lc) {  // lc = 1: lines contiguous (column-major A), else k contiguous (B)
+      const double ms = time_ms(10, [&] {
+        profile_reset(pa, n, nullptr);
+        split_operand<float>(a, n, n, lc ? 1 : n, lc ? n : 1, spec, out, n, pa, nullptr);
+      });
+      const double gb = (4.0 + k.nseq * k.bytes) * n * n / 1e9;
+      std::printf("TIMING split %-12s %s 8192^2 float: %.3f ms, %.2f GB -> %.2f TB/s (%.0f%% of copy)\n", k.name,
+                  lc ? "lines-contig" : "k-contig    ", ms, gb, gb / ms, 100 * (gb / ms) / (2 * 4.0 * n * n / copy / 1e9));
+    }
+  }
+  for (int lc = 0; lc < 2; ++lc) {
+    int* dexp = pa.line_exp;
+    const double ms = time_ms(5, [&] {
+      ozaki_slice_operand<double>(ad, n, n, lc ? 1 : n, lc ? n : 1, dexp, 8, false, n, n, 1,
+                                  static_cast<std::int8_t*>(out), nullptr);
+    });
+    const double gb = (8.0 + 8) * n * n / 1e9;
+    std::printf("TIMING ozaki s=8 %s 8192^2 double: %.3f ms, %.2f GB -> %.2f TB/s\n", lc ? "lines-contig" : "k-contig    ",
+                ms, gb, gb / ms);
+  }
+  CK(cudaFree(a));
+  CK(cudaFree(ad));
+  CK(cudaFree(out));
+  CK(cudaFree(pbuf));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::mt19937_64 rng(12345);
+  check_all<float>(rng);
+  check_all<double>(rng);
+  std::printf("SELFTEST %s: %d checks, %d failed\n", g_fail ? "FAILED" : "PASSED", g_checks, g_fail);
+  if (argc < 2 || std::strcmp(argv[1], "--no-timing") != 0) timings();
+  return g_fail ? 1 : 0;
+}
