@@ -4,6 +4,9 @@
 # the Fashion-MNIST HDF5 files from the carried IDX files (.deps/fashion-mnist, see
 # scripts/device/prepare_deps.sh) and runs the jobs named on the command line:
 #   build | knn | kmeans | kmeans700k | qsim | hplai
+#   tests: the GPU test suites (test_core, test_apps; CPU tests run too)
+#   pack: archive $OUT's files into $PACK_NAME.tgz (last)
+# Binaries built elsewhere (same CUDA 13, sm_90a) can be carried in $BUILD; then skip `build`.
 # Usage (repository root): OUT=/dir scripts/device/apps_gpu.sh build knn kmeans
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,7 +17,11 @@ mkdir -p "$OUT"
 cd "$ROOT"
 t0=$(date +%s)
 stamp() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
-export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
+export LD_LIBRARY_PATH="$BUILD/core:$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
+# QASMBench circuits: ../shared beside the checkout, or the copy carried in .deps/circuits.
+if [ ! -d "$ROOT/../shared/circuits" ] && [ -d "$ROOT/.deps/circuits" ]; then
+  mkdir -p "$ROOT/../shared" && ln -sfn "$ROOT/.deps/circuits" "$ROOT/../shared/circuits"
+fi
 
 build() {
   local gtest_arg=""
@@ -40,6 +47,16 @@ data() {
     stamp "Fashion-MNIST -> HDF5"
     python3 scripts/prepare_fashion_mnist.py --source-dir .deps/fashion-mnist > "$OUT/prepare.log" 2>&1 || tail -5 "$OUT/prepare.log"
   fi
+}
+
+tests() {
+  stamp "test suites on the GPU"
+  export TCEMU_BUILD_DIR="$BUILD" TCEMU_SOURCE_DIR="$ROOT"
+  for t in test_core test_io test_apps; do
+    "$BUILD/tests/$t" --gtest_brief=1 > "$OUT/$t.log" 2>&1
+    echo "$t exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/$t.log" | tr '\n' ' ')"
+    grep -E "FAILED|Failure" "$OUT/$t.log" | head -10
+  done
 }
 
 knn() {
@@ -91,6 +108,13 @@ qsim() {
 hplai() {
   stamp "hplai: n = 65536, nb = 1024, every scheme, GPU"
   "$BUILD/apps/hplai/hplai" --n 65536 --nb 1024 --scheme all --device cuda -q 2>&1 | tee "$OUT/hplai65536.txt"
+}
+
+pack() {  # the device tool brings back at most 8 files: one archive of everything else
+  local name=${PACK_NAME:-results}
+  (cd "$OUT" && find . -maxdepth 1 -type f ! -name '*.tgz' -print0 | xargs -0 tar czf "$name.tgz" && \
+     find . -maxdepth 1 -type f ! -name '*.tgz' -delete)
+  ls -la "$OUT"
 }
 
 for job in "$@"; do

@@ -59,10 +59,16 @@ inline std::string qsim_executable() {
   return (self.parent_path().parent_path() / "apps" / "qsim" / "qsim").string();
 }
 
-/// shared/circuits/qasmbench: next to the source tree ($TCEMU_SOURCE_DIR/../shared), else /work/shared.
+/// shared/circuits/qasmbench next to the source tree: $TCEMU_SOURCE_DIR/../shared, else the source
+/// tree the tests were built from (TCEMU_TEST_SOURCE_DIR/../shared), else /work/shared.
 inline std::filesystem::path qasmbench_dir() {
-  if (const char* s = std::getenv("TCEMU_SOURCE_DIR")) {
-    const auto p = std::filesystem::path(s) / ".." / "shared" / "circuits" / "qasmbench";
+  std::vector<std::filesystem::path> roots;
+  if (const char* s = std::getenv("TCEMU_SOURCE_DIR")) roots.emplace_back(s);
+#ifdef TCEMU_TEST_SOURCE_DIR
+  roots.emplace_back(TCEMU_TEST_SOURCE_DIR);
+#endif
+  for (const auto& r : roots) {
+    const auto p = r / ".." / "shared" / "circuits" / "qasmbench";
     if (std::filesystem::exists(p)) return p;
   }
   return "/work/shared/circuits/qasmbench";
