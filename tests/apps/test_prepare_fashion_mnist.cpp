@@ -49,6 +49,10 @@ class PrepareFashionMnist : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(std::filesystem::exists(script())) << script();
+    // The script needs Debian's python3-numpy and python3-h5py (scripts/setup.sh installs them); a
+    // machine without them (e.g. the lent GPU image) cannot run it at all.
+    if (std::system("/usr/bin/python3 -c 'import numpy, h5py' > /dev/null 2>&1") != 0)
+      GTEST_SKIP() << "/usr/bin/python3 lacks numpy/h5py";
     std::filesystem::create_directories(src_.path() / "in");
     std::filesystem::create_directories(src_.path() / "out");
     // Pixels 0..7 on a coarse grid so that many squared distances tie exactly.
