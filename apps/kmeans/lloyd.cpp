@@ -83,6 +83,24 @@ LloydResult lloyd(const Dataset& data, const std::vector<double>& init, const tc
             best = static_cast<std::int32_t>(j);
           }
         }
+        if (opt.recheck_margin > 0) {  // near-ties: decide with exact FP64 distances
+          const double limit = double(best_d) + opt.recheck_margin * (double(xnorm[i0 + i]) + double(cnorm[best]));
+          int within = 0;
+          for (std::int64_t j = 0; j < k && within < 2; ++j)
+            within += double(xnorm[i0 + i] + cnorm[j] - T(2) * dots[i * k + j]) <= limit;
+          if (within > 1) {
+            double best_exact = std::numeric_limits<double>::infinity();
+            for (std::int64_t j = 0; j < k; ++j) {
+              if (double(xnorm[i0 + i] + cnorm[j] - T(2) * dots[i * k + j]) > limit) continue;
+              const double e = sq_dist(data.point(i0 + i), &r.centroids[j * d], d);
+              if (e < best_exact) {
+                best_exact = e;
+                best = static_cast<std::int32_t>(j);
+              }
+            }
+            ++r.rechecked;
+          }
+        }
         changed |= r.assignment[i0 + i] != best;
         r.assignment[i0 + i] = best;
       }

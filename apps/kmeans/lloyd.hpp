@@ -18,6 +18,13 @@ struct LloydOptions {
   int max_iter = 100;      ///< upper bound on assignment steps
   double tol = 1e-4;       ///< stop when |inertia_prev - inertia| <= tol * inertia
   std::int64_t batch = 65536;  ///< points per distance GEMM (bounds the n x k distance buffer)
+  /// Near-tie re-check: centroids whose GEMM-computed distance lies within
+  /// recheck_margin * (||x||^2 + ||c_best||^2) of the best one are compared again with exact FP64
+  /// distances. FP32 evaluation of ||x||^2 + ||c||^2 - 2 x.c carries an error of a few 2^-24 of that
+  /// sum, so near-ties would otherwise be decided by rounding; the default 2^-16 covers every
+  /// FP32-accurate scheme with wide margin but not the one-pass schemes (error ~2^-8..2^-11), whose
+  /// drift stays visible. 0 disables the re-check (pure GEMM assignment).
+  double recheck_margin = 1.0 / 65536;
 };
 
 /// Outcome of one run.
@@ -28,6 +35,7 @@ struct LloydResult {
   int iterations = 0;
   bool converged = false;                  ///< tol reached (or assignments stopped changing)
   std::int64_t reseeded = 0;               ///< empty clusters reseeded from the farthest points
+  std::int64_t rechecked = 0;              ///< assignments decided by the exact near-tie re-check
   double seconds = 0;                      ///< wall clock of the iterations (init excluded)
   double gemm_seconds = 0;                 ///< part of it spent in the distance GEMMs
   std::string used;                        ///< scheme(s) the GEMMs really ran, e.g. "fp16x2"

@@ -75,7 +75,8 @@ __global__ void centroids_kernel(const double* c64, T* c, T* cnorm, std::int64_t
 
 template <class T>
 __global__ void argmin_kernel(const T* dots, const T* xnorm, const T* cnorm, std::int32_t* assign,
-                              int* changed, std::int64_t n, std::int64_t k) {
+                              int* changed, std::int64_t n, std::int64_t k, const T* x, const double* c64,
+                              std::int64_t d, double margin, unsigned long long* rechecked) {
   const std::int64_t p = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
   const int lane = threadIdx.x % kWarp;
   if (p >= n) return;
@@ -96,8 +97,47 @@ __global__ void argmin_kernel(const T* dots, const T* xnorm, const T* cnorm, std
       best_j = oj;
     }
   }
+  best = __shfl_sync(0xffffffffu, best, 0);
+  best_j = __shfl_sync(0xffffffffu, best_j, 0);
+  if (best_j == 0x7fffffff) best_j = 0;  // all distances NaN: keep cluster 0 (input is finite)
+  if (margin > 0) {
+    // Near-ties (as lloyd() on the host): every centroid within the margin is compared again with an
+    // exact FP64 distance, the warp computing one distance at a time (warp-uniform control flow).
+    const double limit = double(best) + margin * (double(xnorm[p]) + double(cnorm[best_j]));
+    int within = 0;
+    for (std::int64_t j = lane; j < k; j += kWarp)
+      within += double(xnorm[p] + cnorm[j] - T(2) * dots[p * k + j]) <= limit;
+    for (int o = kWarp / 2; o > 0; o /= 2) within += __shfl_down_sync(0xffffffffu, within, o);
+    within = __shfl_sync(0xffffffffu, within, 0);
+    if (within > 1) {
+      double best_exact = INFINITY;
+      int exact_j = best_j;
+      for (std::int64_t j0 = 0; j0 < k; j0 += kWarp) {
+        const std::int64_t j = j0 + lane;
+        const bool cand = j < k && double(xnorm[p] + cnorm[j] - T(2) * dots[p * k + j]) <= limit;
+        unsigned mask = __ballot_sync(0xffffffffu, cand);
+        while (mask) {
+          const int bit = __ffs(mask) - 1;
+          mask &= mask - 1;
+          const std::int64_t jj = j0 + bit;
+          double e = 0;
+          for (std::int64_t l = lane; l < d; l += kWarp) {
+            const double t = double(x[p * d + l]) - c64[jj * d + l];
+            e += t * t;
+          }
+          for (int o = kWarp / 2; o > 0; o /= 2) e += __shfl_down_sync(0xffffffffu, e, o);
+          e = __shfl_sync(0xffffffffu, e, 0);
+          if (e < best_exact) {  // candidates arrive in increasing j: ties keep the lower index
+            best_exact = e;
+            exact_j = int(jj);
+          }
+        }
+      }
+      best_j = exact_j;
+      if (lane == 0) atomicAdd(rechecked, 1ull);
+    }
+  }
   if (lane == 0) {
-    if (best_j == 0x7fffffff) best_j = 0;  // all distances NaN: keep cluster 0 (input is finite)
     if (assign[p] != best_j) *changed = 1;
     assign[p] = best_j;
   }
@@ -210,6 +250,8 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
   DeviceArray<unsigned long long> counts(k);
   DeviceArray<std::int32_t> assign(n), keys(n), iota(n), order(n);
   DeviceArray<int> changed(1);
+  DeviceArray<unsigned long long> rechecked(1);
+  KM_CHECK(cudaMemset(rechecked.ptr, 0, sizeof(unsigned long long)));
   {
     std::vector<T> xt(data.data.begin(), data.data.end());
     KM_CHECK(cudaMemcpy(x.ptr, xt.data(), n * d * sizeof(T), cudaMemcpyHostToDevice));
@@ -246,7 +288,8 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
 
     KM_CHECK(cudaMemset(changed.ptr, 0, sizeof(int)));
     argmin_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(dots.ptr, xnorm.ptr, cnorm.ptr, assign.ptr,
-                                                         changed.ptr, n, k);
+                                                         changed.ptr, n, k, x.ptr, c64.ptr, d,
+                                                         opt.recheck_margin, rechecked.ptr);
     KM_LAUNCHED("argmin");
     KM_CHECK(cudaMemset(inertia.ptr, 0, sizeof(double)));
     dist_own_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(x.ptr, c64.ptr, assign.ptr, dist_own.ptr,
@@ -294,6 +337,9 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
       }
     }
   }
+  unsigned long long h_rechecked = 0;
+  KM_CHECK(cudaMemcpy(&h_rechecked, rechecked.ptr, sizeof(h_rechecked), cudaMemcpyDeviceToHost));
+  r.rechecked = static_cast<std::int64_t>(h_rechecked);
   // Centroids of the final assignment step, and the assignment.
   KM_CHECK(cudaMemcpy(r.centroids.data(), c64.ptr, k * d * sizeof(double), cudaMemcpyDeviceToHost));
   KM_CHECK(cudaMemcpy(r.assignment.data(), assign.ptr, n * sizeof(std::int32_t), cudaMemcpyDeviceToHost));

@@ -38,6 +38,7 @@ const char* kFooter =
     "  d_inertia      |inertia - inertia_fp64| / inertia_fp64\n"
     "  agree, ari     share of points with fp64's cluster index; adjusted Rand index vs fp64\n"
     "  ari_labels     adjusted Rand index vs /labels (when the file has them)\n"
+    "  rechecks       assignments decided by the exact FP64 near-tie re-check (--recheck-margin)\n"
     "\nOutput (--output O.h5, written to a temporary name and renamed on success): per scheme\n"
     "/<scheme>/centroids (k x d float32), /<scheme>/assignments (n int32), /<scheme>/inertia (per iteration).\n"
     "\nErrors print one line 'kmeans: error: <file or option>: <problem>' and exit with status 2.\n"
@@ -52,20 +53,20 @@ struct Row {
 
 void print_table(const std::vector<Row>& rows, const Row& fp64, const Row* fp32,
                  const kmeans::Dataset& data) {
-  std::printf("%-16s %-16s %10s %9s %8s %6s %14s %9s %8s %8s %10s  %s\n", "scheme", "used", "time_ms",
+  std::printf("%-16s %-16s %10s %9s %8s %6s %14s %9s %8s %8s %10s %8s  %s\n", "scheme", "used", "time_ms",
               "ms/iter", "speedup", "iters", "inertia", "d_inertia", "agree", "ari", "ari_labels",
-              "note");
+              "rechecks", "note");
   for (const auto& r : rows) {
     const auto& res = r.result;
     const double ari_labels = data.labels.empty() ? NAN : kmeans::adjusted_rand_index(res.assignment, data.labels);
-    std::printf("%-16s %-16s %10.1f %9.2f %8.2f %6d %14.6e %9.2e %8.5f %8.5f %10.5f  %s\n",
+    std::printf("%-16s %-16s %10.1f %9.2f %8.2f %6d %14.6e %9.2e %8.5f %8.5f %10.5f %8lld  %s\n",
                 r.scheme.c_str(), r.used.c_str(), res.seconds * 1e3,
                 res.seconds * 1e3 / std::max(res.iterations, 1),
                 fp32 ? fp32->result.seconds / res.seconds : NAN, res.iterations, res.inertia.back(),
                 std::fabs(res.inertia.back() - fp64.result.inertia.back()) / fp64.result.inertia.back(),
                 kmeans::agreement(res.assignment, fp64.result.assignment),
                 kmeans::adjusted_rand_index(res.assignment, fp64.result.assignment), ari_labels,
-                r.note.c_str());
+                static_cast<long long>(res.rechecked), r.note.c_str());
   }
 }
 
@@ -77,12 +78,13 @@ void print_json(const std::vector<Row>& rows, const Row& fp64, const Row* fp32,
     const auto& res = rows[i].result;
     std::printf("%s{\"scheme\":\"%s\",\"used\":\"%s\",\"time_ms\":%.6g,\"ms_per_iter\":%.6g,"
                 "\"speedup\":%.6g,\"iterations\":%d,\"inertia\":%.17g,\"ari_vs_fp64\":%.17g,"
-                "\"agreement_vs_fp64\":%.17g,\"ari_vs_labels\":",
+                "\"agreement_vs_fp64\":%.17g,\"rechecked\":%lld,\"ari_vs_labels\":",
                 i ? "," : "", rows[i].scheme.c_str(), rows[i].used.c_str(), res.seconds * 1e3,
                 res.seconds * 1e3 / std::max(res.iterations, 1), fp32 ? fp32->result.seconds / res.seconds : 0.0,
                 res.iterations, res.inertia.back(),
                 kmeans::adjusted_rand_index(res.assignment, fp64.result.assignment),
-                kmeans::agreement(res.assignment, fp64.result.assignment));
+                kmeans::agreement(res.assignment, fp64.result.assignment),
+                static_cast<long long>(res.rechecked));
     if (data.labels.empty()) std::printf("null}");
     else std::printf("%.17g}", kmeans::adjusted_rand_index(res.assignment, data.labels));
   }
@@ -106,6 +108,7 @@ int main(int argc, char** argv) {
   double tol = 1e-4;
   std::uint64_t seed = 1;
   int replicate = 1;
+  double recheck_margin = 1.0 / 65536;
   double noise = 0.0;
   bool json = false, quiet = false, list_schemes = false;
   app.add_option("-i,--input", input, "HDF5 file with /data (n x d float32) (required)");
@@ -121,6 +124,10 @@ int main(int argc, char** argv) {
   app.add_option("--replicate", replicate, "use the data R times (scaled-up studies: Fashion-MNIST x 10 = 700,000 points)")
       ->check(CLI::PositiveNumber);
   app.add_option("--noise", noise, "std. deviation of seeded Gaussian noise added to every copy after the first")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--recheck-margin", recheck_margin,
+                 "re-decide near-ties with exact FP64 distances: centroids within margin*(|x|^2+|c|^2) of the "
+                 "best (default 2^-16; 0 = pure GEMM assignment)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--json", json, "print one JSON object instead of the table");
   app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
@@ -154,6 +161,7 @@ int main(int argc, char** argv) {
     lopt.k = k;
     lopt.max_iter = max_iter;
     lopt.tol = tol;
+    lopt.recheck_margin = recheck_margin;
     // fp64 is the reference and fp32 the speed baseline: run them first, once, whatever the list.
     std::vector<tcemu::Scheme> order = {tcemu::parse_scheme("fp64"), tcemu::parse_scheme("fp32")};
     for (const auto& s : schemes)

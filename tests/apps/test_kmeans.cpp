@@ -184,3 +184,27 @@ TEST(KmeansCli, ErrorsAreOneLineAndLeaveNoOutput) {
   EXPECT_EQ(r.info("/fp16x2/centroids").shape, (std::vector<std::int64_t>{2, 3}));
   std::filesystem::remove_all(dir);
 }
+
+TEST(Kmeans, NearTieRecheckMakesFp32AssignmentsEqualFp64) {
+  // Large offsets make FP32's ||x||^2 + ||c||^2 - 2 x.c lose most of its digits to cancellation, so
+  // points near a boundary are assigned by rounding unless the near-tie re-check decides them.
+  Dataset ds = blobs(6, 150, 16, 21, 4.0);
+  for (auto& v : ds.data) v += 3000.0f;
+  const std::int64_t k = 6;
+  const auto init = initial_centroids(ds, k, Init::random, 4);
+  LloydOptions o;
+  o.k = k;
+  o.tol = 0;
+  o.max_iter = 1;  // one assignment step from identical centroids: only the distances differ
+  tcemu::GemmOptions g64, g32;
+  g64.scheme = tcemu::parse_scheme("fp64");
+  g32.scheme = tcemu::parse_scheme("fp32");
+  const auto ref = lloyd<double>(ds, init, g64, o);
+  const auto with = lloyd<float>(ds, init, g32, o);
+  EXPECT_EQ(with.assignment, ref.assignment);
+  EXPECT_GT(with.rechecked, 0);
+  o.recheck_margin = 0;
+  const auto without = lloyd<float>(ds, init, g32, o);
+  EXPECT_EQ(without.rechecked, 0);
+  EXPECT_NE(without.assignment, ref.assignment) << "data too easy: FP32 rounding decides no assignment";
+}
