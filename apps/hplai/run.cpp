@@ -101,35 +101,6 @@ SchemeResult factor_and_refine(const System& sys, double a_inf, const tcemu::Sch
 
 }  // namespace
 
-const char* to_string(Device d) {
-  switch (d) {
-    case Device::host: return "host";
-    case Device::cuda: return "cuda";
-    default: return "auto";
-  }
-}
-
-Device parse_device(const std::string& name) {
-  if (name == "host") return Device::host;
-  if (name == "cuda") return Device::cuda;
-  if (name == "auto") return Device::automatic;
-  throw tcemu::InvalidArgument("--device '" + name + "': expected host, cuda or auto");
-}
-
-Device resolve_device(Device requested) {
-#if defined(TCEMU_HAVE_CUDA)
-  const bool gpu = tcemu::cuda::device_available();
-  if (requested == Device::cuda && !gpu)
-    throw tcemu::DeviceError("--device cuda: no CUDA device is visible on this machine");
-  if (requested == Device::automatic) return gpu ? Device::cuda : Device::host;
-  return requested;
-#else
-  if (requested == Device::cuda)
-    throw tcemu::DeviceError("--device cuda: this build has no CUDA backend (configure with -DTCEMU_ENABLE_CUDA=ON)");
-  return Device::host;
-#endif
-}
-
 double hpl_flops(std::int64_t n) {
   const double d = static_cast<double>(n);
   return 2.0 / 3.0 * d * d * d + 1.5 * d * d;

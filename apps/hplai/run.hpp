@@ -18,21 +18,16 @@
 #include "refine.hpp"
 #include "tcemu/scheme.hpp"
 
+#include "tcemu/device.hpp"
+
 namespace hplai {
 
-/// Where the job runs.
-enum class Device {
-  host,       ///< CPU: panel loops + CBLAS, trailing updates through tcemu's host backend
-  cuda,       ///< NVIDIA GPU: cuSOLVER/cuBLAS + tcemu's CUDA backend (builds with TCEMU_ENABLE_CUDA)
-  automatic,  ///< cuda when this build has the CUDA backend and the machine a GPU, else host
-};
-/// "host", "cuda", "auto".
-const char* to_string(Device d);
-/// Parses "host" | "cuda" | "auto"; throws tcemu::InvalidArgument naming the value otherwise.
-Device parse_device(const std::string& name);
-/// The device a run uses: automatic -> cuda when available, else host. cuda throws
-/// tcemu::DeviceError when the build has no CUDA backend or no GPU is visible.
-Device resolve_device(Device requested);
+/// Where the job runs (`--device`; tcemu/device.hpp): host = panel loops + CBLAS with tcemu's host
+/// backend, cuda = cuSOLVER/cuBLAS with tcemu's CUDA backend.
+using Device = tcemu::Device;
+using tcemu::parse_device;
+using tcemu::resolve_device;
+using tcemu::to_string;
 
 /// HPL-MxP operation count 2/3 n^3 + 3/2 n^2 (the numerator of the benchmark's GFLOP/s).
 double hpl_flops(std::int64_t n);

@@ -7,34 +7,6 @@
 
 namespace knn {
 
-const char* to_string(Device device) {
-  switch (device) {
-    case Device::host: return "host";
-    case Device::cuda: return "cuda";
-    default: return "auto";
-  }
-}
-
-Device parse_device(const std::string& name) {
-  if (name == "host") return Device::host;
-  if (name == "cuda") return Device::cuda;
-  if (name == "auto") return Device::automatic;
-  throw tcemu::InvalidArgument("--device '" + name + "': expected host, cuda or auto");
-}
-
-Device resolve_device(Device requested) {
-  if (requested == Device::cuda) {
-#if defined(TCEMU_HAVE_CUDA)
-    if (!gpu_available()) throw tcemu::DeviceError("--device cuda: no CUDA device is available");
-    return Device::cuda;
-#else
-    throw tcemu::DeviceError("--device cuda: CUDA backend not available in this build");
-#endif
-  }
-  if (requested == Device::automatic) return gpu_available() ? Device::cuda : Device::host;
-  return Device::host;
-}
-
 template <class T>
 tcemu::GemmReport distance_gemm(Device device, const T* queries, std::int64_t b, const T* train,
                                 std::int64_t n, std::int64_t d, T* dots,

@@ -4,25 +4,16 @@
 #include <cstdint>
 #include <string>
 
+#include "tcemu/device.hpp"
 #include "tcemu/gemm.hpp"
 
 namespace knn {
 
-/// Device requested on the command line.
-enum class Device {
-  host,       ///< CPU: tcemu's host backend (Kokkos host loops + CBLAS)
-  cuda,       ///< NVIDIA GPU through tcemu's CUDA backend
-  automatic,  ///< the GPU when this build and the machine have one, else the host
-};
-
-/// "host", "cuda", "auto".
-const char* to_string(Device device);
-/// Parses "host" | "cuda" | "auto"; throws tcemu::InvalidArgument naming the value otherwise.
-Device parse_device(const std::string& name);
-/// The device a run will use: `automatic` becomes cuda when this build has the CUDA backend and a
-/// GPU is present, else host; `cuda` throws tcemu::DeviceError "--device cuda: CUDA backend not
-/// available in this build" without the backend, or "no CUDA device is available" without a GPU.
-Device resolve_device(Device requested);
+/// The --device option is tcemu's (tcemu/device.hpp).
+using Device = tcemu::Device;
+using tcemu::parse_device;
+using tcemu::resolve_device;
+using tcemu::to_string;
 
 /// The distance GEMM: dots = Q * T^T, i.e. dots(i, j) = x_i . y_j, with
 ///   Q     b x d, row-major (queries),

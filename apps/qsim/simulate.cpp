@@ -17,22 +17,6 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 }  // namespace
 
-const char* to_string(Device d) {
-  switch (d) {
-    case Device::host: return "host";
-    case Device::cuda: return "cuda";
-    case Device::automatic: return "auto";
-  }
-  return "?";
-}
-
-Device parse_device(const std::string& name) {
-  if (name == "host") return Device::host;
-  if (name == "cuda") return Device::cuda;
-  if (name == "auto") return Device::automatic;
-  throw tcemu::InvalidArgument("--device '" + name + "' is not one of: host, cuda, auto");
-}
-
 double state_scale(int n) { return std::ldexp(1.0, std::min(12, n / 2)); }
 
 void record(SimStats& stats, const tcemu::GemmReport& r) {

@@ -35,20 +35,16 @@
 #include "fusion.hpp"
 #include "tcemu/gemm.hpp"
 
+#include "tcemu/device.hpp"
+
 namespace qsim {
 
-/// Where the simulation runs.
-enum class Device {
-  host,       ///< CPU: tcemu's host backend (Kokkos host loops + CBLAS)
-  cuda,       ///< NVIDIA GPU: state in device memory, permutation kernel, tcemu::cuda::complex_gemm_device
-  automatic,  ///< cuda when this build has the CUDA backend and a GPU is present, else host
-};
-/// "host" | "cuda" | "auto"; parse_device throws tcemu::InvalidArgument naming the value otherwise.
-const char* to_string(Device d);
-Device parse_device(const std::string& name);
-/// The device a run will use: automatic -> cuda if cuda_available(), else host. cuda when
-/// unavailable throws tcemu::DeviceError saying why (no CUDA backend in this build, or no GPU).
-Device resolve_device(Device requested);
+/// Where the simulation runs (`--device`; tcemu/device.hpp): host = tcemu's host backend, cuda =
+/// state in device memory, permutation kernel, tcemu::cuda::complex_gemm_device.
+using Device = tcemu::Device;
+using tcemu::parse_device;
+using tcemu::resolve_device;
+using tcemu::to_string;
 /// True when this build has the CUDA backend and the machine a usable GPU.
 bool cuda_available();
 

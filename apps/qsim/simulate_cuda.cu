@@ -62,14 +62,6 @@ unsigned grid_for(std::uint64_t size) { return static_cast<unsigned>(std::min<st
 
 bool cuda_available() { return tcemu::cuda::device_available(); }
 
-Device resolve_device(Device requested) {
-  if (requested == Device::host) return Device::host;
-  const bool gpu = cuda_available();
-  if (requested == Device::cuda && !gpu)
-    throw tcemu::DeviceError("--device cuda: no usable GPU found (the CUDA runtime reports no device)");
-  return gpu ? Device::cuda : Device::host;
-}
-
 template <class T>
 SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOptions& options) {
   using C = std::complex<T>;
