@@ -12,6 +12,7 @@
 #include "problem.hpp"
 #include "report.hpp"
 #include "run.hpp"
+#include "tcemu/app_args.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
@@ -99,9 +100,7 @@ void write_output(const std::string& path, const hplai::RunResult& res) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<char*> kokkos_argv = {argv[0]}, app_argv = {argv[0]};
-  for (int i = 1; i < argc; ++i)
-    (std::string(argv[i]).rfind("--kokkos-", 0) == 0 ? kokkos_argv : app_argv).push_back(argv[i]);
+  tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
 
   CLI::App app{kDescription, "hplai"};
   app.footer(kFooter);
@@ -129,7 +128,7 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
   app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
   try {
-    app.parse(static_cast<int>(app_argv.size()), app_argv.data());
+    app.parse(args.app_argc(), args.app.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -137,8 +136,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return fail(e.what());
   }
-  int kargc = static_cast<int>(kokkos_argv.size());
-  Kokkos::ScopeGuard kokkos(kargc, kokkos_argv.data());
+  int kokkos_argc = args.kokkos_argc();
+  Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
   try {
     const tcemu::Target target = tcemu::parse_target(target_name);
     if (list_schemes) {

@@ -12,6 +12,7 @@
 #include "init.hpp"
 #include "lloyd.hpp"
 #include "lloyd_device.hpp"
+#include "tcemu/app_args.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
@@ -94,9 +95,7 @@ void print_json(const std::vector<Row>& rows, const Row& fp64, const Row* fp32,
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<char*> kokkos_argv = {argv[0]}, app_argv = {argv[0]};
-  for (int i = 1; i < argc; ++i)
-    (std::string(argv[i]).rfind("--kokkos-", 0) == 0 ? kokkos_argv : app_argv).push_back(argv[i]);
+  tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
 
   CLI::App app{kDescription, "kmeans"};
   app.footer(kFooter);
@@ -133,12 +132,12 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
   app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
   try {
-    app.parse(static_cast<int>(app_argv.size()), app_argv.data());
+    app.parse(args.app_argc(), args.app.data());
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  int kargc = static_cast<int>(kokkos_argv.size());
-  Kokkos::ScopeGuard kokkos(kargc, kokkos_argv.data());
+  int kokkos_argc = args.kokkos_argc();
+  Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
   try {
     const tcemu::Target target = tcemu::parse_target(target_name);
     if (list_schemes) {

@@ -14,6 +14,7 @@
 #include "device.hpp"
 #include "report.hpp"
 #include "run.hpp"
+#include "tcemu/app_args.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
@@ -68,9 +69,7 @@ std::string footer() {
 int main(int argc, char** argv) {
   // Kokkos' own options (--kokkos-threads=N, ...) go to Kokkos, everything else to CLI11; Kokkos is
   // started after parsing so that --help shows knn's help only.
-  std::vector<char*> kokkos_argv = {argv[0]}, app_argv = {argv[0]};
-  for (int i = 1; i < argc; ++i)
-    (std::string(argv[i]).rfind("--kokkos-", 0) == 0 ? kokkos_argv : app_argv).push_back(argv[i]);
+  tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
 
   CLI::App app{kDescription, "knn"};
   app.footer(footer());
@@ -104,10 +103,10 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "print only one JSON object (no table, no progress) on stdout");
   app.add_flag("--explain", explain, "print auto's plan (profiles, candidates, pick) of its first batch to stderr");
   app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue for --target and exit");
-  CLI11_PARSE(app, static_cast<int>(app_argv.size()), app_argv.data());
+  CLI11_PARSE(app, args.app_argc(), args.app.data());
 
-  int kokkos_argc = static_cast<int>(kokkos_argv.size());
-  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
+  int kokkos_argc = args.kokkos_argc();
+  Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
 
   const std::string where = input.empty() ? "knn" : input;
   try {
