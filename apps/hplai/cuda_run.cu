@@ -16,6 +16,7 @@
 #include "cuda_run.hpp"
 #include "lu.hpp"
 #include "refine_impl.hpp"
+#include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 #include "tcemu/error.hpp"
 
@@ -44,36 +45,7 @@ void check(cusolverStatus_t s, const char* call, int line) {
 using clock = std::chrono::steady_clock;
 double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
 
-/// Owning device buffer of `n` elements of T.
-template <class T>
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t n) { resize(n); }
-  ~DeviceBuffer() { reset(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-    std::swap(p_, o.p_);
-    std::swap(n_, o.n_);
-    return *this;
-  }
-  void resize(std::size_t n) {
-    if (n <= n_) return;
-    reset();
-    HPLAI_CHECK(cudaMalloc(&p_, n * sizeof(T)));
-    n_ = n;
-  }
-  void reset() {
-    if (p_) cudaFree(p_);
-    p_ = nullptr;
-    n_ = 0;
-  }
-  T* get() const { return p_; }
-
- private:
-  T* p_ = nullptr;
-  std::size_t n_ = 0;
-};
+using tcemu::cuda::DeviceBuffer;
 
 // -------------------------------------------------------------------------------------- kernels
 
@@ -406,22 +378,7 @@ SchemeResult CudaSession::Impl::run(double a_inf, const tcemu::Scheme& scheme, c
   SchemeResult r;
   r.scheme = scheme.name;
   r.storage = std::is_same_v<T, float> ? "fp32" : "fp64";
-  LuOptions lo;
-  lo.nb = opt.nb;
-  lo.gemm.scheme = scheme;
-  lo.scale_operands = opt.scale_operands;
-  auto last = clock::now();
-  if (opt.progress)
-    lo.progress = [&](const PanelProgress& p) {
-      if (since(last) < 1.0 && p.panel != p.panels) return;
-      if (p.panel == p.panels && p.seconds < 1.0) return;
-      last = clock::now();
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "hplai: %-16s panel %lld/%lld (column %lld of %lld) %.1f s\n",
-                    scheme.name.c_str(), static_cast<long long>(p.panel), static_cast<long long>(p.panels),
-                    static_cast<long long>(p.column), static_cast<long long>(n), p.seconds);
-      *opt.progress << buf << std::flush;
-    };
+  const LuOptions lo = lu_options(scheme, opt, n);
   sync();
   const auto t0 = clock::now();
   dim3 block(32, 8), grid(static_cast<unsigned>((n + 31) / 32), static_cast<unsigned>((n + 31) / 32));

@@ -28,6 +28,31 @@ void finish(SchemeResult& r, std::int64_t n) {
   r.pass = r.scaled_residual < kPassThreshold;
 }
 
+}  // namespace
+
+LuOptions lu_options(const tcemu::Scheme& scheme, const RunOptions& opt, std::int64_t n) {
+  LuOptions lo;
+  lo.nb = opt.nb;
+  lo.gemm.scheme = scheme;
+  lo.scale_operands = opt.scale_operands;
+  if (opt.progress)
+    lo.progress = [last = clock::now(), name = scheme.name, out = opt.progress,
+                   n](const PanelProgress& p) mutable {
+      // One line per panel, at most one a second: silent on short runs, steady on long ones.
+      if (since(last) < 1.0 && p.panel != p.panels) return;
+      if (p.panel == p.panels && p.seconds < 1.0) return;
+      last = clock::now();
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "hplai: %-16s panel %lld/%lld (column %lld of %lld) %.1f s\n",
+                    name.c_str(), static_cast<long long>(p.panel), static_cast<long long>(p.panels),
+                    static_cast<long long>(p.column), static_cast<long long>(n), p.seconds);
+      *out << buf << std::flush;
+    };
+  return lo;
+}
+
+namespace {
+
 /// Factor in precision T, refine in FP64.
 template <class T>
 SchemeResult factor_and_refine(const System& sys, double a_inf, const tcemu::Scheme& scheme,
@@ -37,23 +62,7 @@ SchemeResult factor_and_refine(const System& sys, double a_inf, const tcemu::Sch
   r.scheme = scheme.name;
   r.storage = std::is_same_v<T, float> ? "fp32" : "fp64";
 
-  LuOptions lo;
-  lo.nb = opt.nb;
-  lo.gemm.scheme = scheme;
-  lo.scale_operands = opt.scale_operands;
-  auto last = clock::now();
-  if (opt.progress)
-    lo.progress = [&](const PanelProgress& p) {
-      // One line per panel, at most one a second: silent on short runs, steady on long ones.
-      if (since(last) < 1.0 && p.panel != p.panels) return;
-      if (p.panel == p.panels && p.seconds < 1.0) return;
-      last = clock::now();
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "hplai: %-16s panel %lld/%lld (column %lld of %lld) %.1f s\n",
-                    scheme.name.c_str(), static_cast<long long>(p.panel), static_cast<long long>(p.panels),
-                    static_cast<long long>(p.column), static_cast<long long>(n), p.seconds);
-      *opt.progress << buf << std::flush;
-    };
+  const LuOptions lo = lu_options(scheme, opt, n);
 
   const auto t0 = clock::now();
   std::vector<T> lu(sys.A.begin(), sys.A.end());  // round A to the working precision

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "lu.hpp"
 #include "problem.hpp"
 #include "refine.hpp"
 #include "tcemu/scheme.hpp"
@@ -42,6 +43,11 @@ struct RunOptions {
   int repeat = 1;                      ///< runs per row; the one with the median time is reported
   std::ostream* progress = nullptr;    ///< progress lines, or nullptr
 };
+
+/// The factorisation options of one scheme's run, shared by the host and GPU paths: block size,
+/// trailing-update scheme, operand scaling, and a progress reporter writing at most one line a second
+/// to options.progress (n is the matrix order, for the messages).
+LuOptions lu_options(const tcemu::Scheme& scheme, const RunOptions& options, std::int64_t n);
 
 /// One row of the result table. Times in seconds (wall clock).
 struct SchemeResult {

@@ -21,6 +21,16 @@ struct Dataset {
   const float* point(std::int64_t i) const { return data.data() + i * d; }
 };
 
+/// ||x - c||^2 summed in FP64 (x: d floats, c: d doubles).
+inline double sq_distance(const float* x, const double* c, std::int64_t d) {
+  double s = 0;
+  for (std::int64_t j = 0; j < d; ++j) {
+    const double t = double(x[j]) - c[j];
+    s += t * t;
+  }
+  return s;
+}
+
 /// Reads the file. Throws tcemu::IoError (missing file/dataset, wrong rank or dtype, empty, NaN/Inf)
 /// or tcemu::InvalidArgument (labels length != n, /init_centroids with a d other than /data's),
 /// each message starting with the path and naming the dataset.

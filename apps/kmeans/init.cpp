@@ -15,17 +15,6 @@ Init parse_init(const std::string& name) {
   throw tcemu::InvalidArgument("--init '" + name + "' is not one of: kmeans++, random, file");
 }
 
-namespace {
-double sq_dist(const float* x, const double* c, std::int64_t d) {
-  double s = 0;
-  for (std::int64_t j = 0; j < d; ++j) {
-    const double t = double(x[j]) - c[j];
-    s += t * t;
-  }
-  return s;
-}
-}  // namespace
-
 std::vector<double> initial_centroids(const Dataset& data, std::int64_t k, Init init, std::uint64_t seed) {
   const std::int64_t n = data.n, d = data.d;
   std::vector<double> c(k * d);
@@ -52,7 +41,7 @@ std::vector<double> initial_centroids(const Dataset& data, std::int64_t k, Init 
       std::uniform_int_distribution<std::int64_t> first(0, n - 1);
       take(0, first(gen));
       std::vector<double> d2(n);
-      for (std::int64_t i = 0; i < n; ++i) d2[i] = sq_dist(data.point(i), &c[0], d);
+      for (std::int64_t i = 0; i < n; ++i) d2[i] = sq_distance(data.point(i), &c[0], d);
       std::uniform_real_distribution<double> u(0.0, 1.0);
       for (std::int64_t r = 1; r < k; ++r) {
         const double total = std::accumulate(d2.begin(), d2.end(), 0.0);
@@ -71,7 +60,7 @@ std::vector<double> initial_centroids(const Dataset& data, std::int64_t k, Init 
           chosen = first(gen);
         }
         take(r, chosen);
-        for (std::int64_t i = 0; i < n; ++i) d2[i] = std::min(d2[i], sq_dist(data.point(i), &c[r * d], d));
+        for (std::int64_t i = 0; i < n; ++i) d2[i] = std::min(d2[i], sq_distance(data.point(i), &c[r * d], d));
       }
       return c;
     }

@@ -12,14 +12,6 @@ namespace {
 using clock = std::chrono::steady_clock;
 double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
 
-double sq_dist(const float* x, const double* c, std::int64_t d) {
-  double s = 0;
-  for (std::int64_t j = 0; j < d; ++j) {
-    const double t = double(x[j]) - c[j];
-    s += t * t;
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -92,7 +84,7 @@ LloydResult lloyd(const Dataset& data, const std::vector<double>& init, const tc
             double best_exact = std::numeric_limits<double>::infinity();
             for (std::int64_t j = 0; j < k; ++j) {
               if (double(xnorm[i0 + i] + cnorm[j] - T(2) * dots[i * k + j]) > limit) continue;
-              const double e = sq_dist(data.point(i0 + i), &r.centroids[j * d], d);
+              const double e = sq_distance(data.point(i0 + i), &r.centroids[j * d], d);
               if (e < best_exact) {
                 best_exact = e;
                 best = static_cast<std::int32_t>(j);
@@ -109,7 +101,7 @@ LloydResult lloyd(const Dataset& data, const std::vector<double>& init, const tc
     std::vector<double> dist_to_own(n);
     double inertia = 0;
     for (std::int64_t i = 0; i < n; ++i) {
-      dist_to_own[i] = sq_dist(data.point(i), &r.centroids[r.assignment[i] * d], d);
+      dist_to_own[i] = sq_distance(data.point(i), &r.centroids[r.assignment[i] * d], d);
       inertia += dist_to_own[i];
     }
     const double prev = r.inertia.empty() ? std::numeric_limits<double>::infinity() : r.inertia.back();

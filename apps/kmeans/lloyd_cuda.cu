@@ -17,24 +17,12 @@
 #include <vector>
 
 #include "lloyd_device.hpp"
+#include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 #include "tcemu/error.hpp"
 
 namespace kmeans {
 namespace {
-
-#define KM_CHECK(call)                                                                          \
-  do {                                                                                          \
-    const cudaError_t err_ = (call);                                                            \
-    if (err_ != cudaSuccess)                                                                    \
-      throw tcemu::DeviceError(std::string("kmeans: ") + #call + ": " + cudaGetErrorString(err_)); \
-  } while (0)
-#define KM_LAUNCHED(name)                                                                       \
-  do {                                                                                          \
-    const cudaError_t err_ = cudaGetLastError();                                                \
-    if (err_ != cudaSuccess)                                                                    \
-      throw tcemu::DeviceError(std::string("kmeans: kernel ") + name + ": " + cudaGetErrorString(err_)); \
-  } while (0)
 
 constexpr int kWarp = 32;
 constexpr int kBlock = 256;
@@ -215,18 +203,6 @@ __global__ void iota_kernel(std::int32_t* v, std::int64_t n) {
   if (i < n) v[i] = std::int32_t(i);
 }
 
-/// Owning device array.
-template <class U>
-struct DeviceArray {
-  U* ptr = nullptr;
-  explicit DeviceArray(std::size_t count) {
-    KM_CHECK(cudaMalloc(&ptr, std::max<std::size_t>(count, 1) * sizeof(U)));
-  }
-  ~DeviceArray() { cudaFree(ptr); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-};
-
 unsigned blocks_for(std::int64_t threads) { return unsigned((threads + kBlock - 1) / kBlock); }
 
 }  // namespace
@@ -245,60 +221,60 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
   r.assignment.assign(n, 0);
   using clock = std::chrono::steady_clock;
 
-  DeviceArray<T> x(n * d), xnorm(n), c(k * d), cnorm(k), dots(n * k);
-  DeviceArray<double> c64(k * d), sums(k * d), dist_own(n), inertia(1);
-  DeviceArray<unsigned long long> counts(k);
-  DeviceArray<std::int32_t> assign(n), keys(n), iota(n), order(n);
-  DeviceArray<int> changed(1);
-  DeviceArray<unsigned long long> rechecked(1);
-  KM_CHECK(cudaMemset(rechecked.ptr, 0, sizeof(unsigned long long)));
+  tcemu::cuda::DeviceBuffer<T> x(n * d), xnorm(n), c(k * d), cnorm(k), dots(n * k);
+  tcemu::cuda::DeviceBuffer<double> c64(k * d), sums(k * d), dist_own(n), inertia(1);
+  tcemu::cuda::DeviceBuffer<unsigned long long> counts(k);
+  tcemu::cuda::DeviceBuffer<std::int32_t> assign(n), keys(n), iota(n), order(n);
+  tcemu::cuda::DeviceBuffer<int> changed(1);
+  tcemu::cuda::DeviceBuffer<unsigned long long> rechecked(1);
+  TCEMU_CUDA(cudaMemset(rechecked.get(), 0, sizeof(unsigned long long)));
   {
     std::vector<T> xt(data.data.begin(), data.data.end());
-    KM_CHECK(cudaMemcpy(x.ptr, xt.data(), n * d * sizeof(T), cudaMemcpyHostToDevice));
+    TCEMU_CUDA(cudaMemcpy(x.get(), xt.data(), n * d * sizeof(T), cudaMemcpyHostToDevice));
   }
-  KM_CHECK(cudaMemcpy(c64.ptr, init.data(), k * d * sizeof(double), cudaMemcpyHostToDevice));
-  KM_CHECK(cudaMemset(assign.ptr, 0, n * sizeof(std::int32_t)));
-  norms_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(x.ptr, xnorm.ptr, n, d);
-  KM_LAUNCHED("norms");
-  iota_kernel<<<blocks_for(n), kBlock>>>(iota.ptr, n);
-  KM_LAUNCHED("iota");
+  TCEMU_CUDA(cudaMemcpy(c64.get(), init.data(), k * d * sizeof(double), cudaMemcpyHostToDevice));
+  TCEMU_CUDA(cudaMemset(assign.get(), 0, n * sizeof(std::int32_t)));
+  norms_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(x.get(), xnorm.get(), n, d);
+  TCEMU_LAUNCHED("norms");
+  iota_kernel<<<blocks_for(n), kBlock>>>(iota.get(), n);
+  TCEMU_LAUNCHED("iota");
   int key_bits = 1;
   while ((std::int64_t(1) << key_bits) < k) ++key_bits;
   std::size_t sort_bytes = 0;
-  cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, assign.ptr, keys.ptr, iota.ptr, order.ptr, int(n), 0,
+  cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, assign.get(), keys.get(), iota.get(), order.get(), int(n), 0,
                                   key_bits);
-  DeviceArray<unsigned char> sort_tmp(sort_bytes);
-  KM_CHECK(cudaDeviceSynchronize());
+  tcemu::cuda::DeviceBuffer<unsigned char> sort_tmp(sort_bytes);
+  TCEMU_CUDA(cudaDeviceSynchronize());
   // Timed from here: uploading X and allocating are the same for every scheme and excluded.
   const auto t_start = clock::now();
 
   std::vector<unsigned long long> host_counts(k);
   for (int iter = 1; iter <= opt.max_iter; ++iter) {
-    centroids_kernel<T><<<unsigned(k), kBlock>>>(c64.ptr, c.ptr, cnorm.ptr, d);
-    KM_LAUNCHED("centroids");
+    centroids_kernel<T><<<unsigned(k), kBlock>>>(c64.get(), c.get(), cnorm.get(), d);
+    TCEMU_LAUNCHED("centroids");
     const auto tg = clock::now();
-    const GemmReport rep = tcemu::cuda::gemm_device<T>(Op::N, Op::T, T(1), row_major<const T>(x.ptr, n, d),
-                                                row_major<const T>(c.ptr, k, d), T(0),
-                                                row_major(dots.ptr, n, k), gemm, nullptr, nullptr);
-    KM_CHECK(cudaDeviceSynchronize());
+    const GemmReport rep = tcemu::cuda::gemm_device<T>(Op::N, Op::T, T(1), row_major<const T>(x.get(), n, d),
+                                                row_major<const T>(c.get(), k, d), T(0),
+                                                row_major(dots.get(), n, k), gemm, nullptr, nullptr);
+    TCEMU_CUDA(cudaDeviceSynchronize());
     r.gemm_seconds += std::chrono::duration<double>(clock::now() - tg).count();
     if (r.used.empty()) r.used = rep.used.name;
     else if (r.used.find(rep.used.name) == std::string::npos) r.used += "+" + rep.used.name;
     if (r.note.empty() && rep.fell_back) r.note = rep.note;
 
-    KM_CHECK(cudaMemset(changed.ptr, 0, sizeof(int)));
-    argmin_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(dots.ptr, xnorm.ptr, cnorm.ptr, assign.ptr,
-                                                         changed.ptr, n, k, x.ptr, c64.ptr, d,
-                                                         opt.recheck_margin, rechecked.ptr);
-    KM_LAUNCHED("argmin");
-    KM_CHECK(cudaMemset(inertia.ptr, 0, sizeof(double)));
-    dist_own_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(x.ptr, c64.ptr, assign.ptr, dist_own.ptr,
-                                                           inertia.ptr, n, d);
-    KM_LAUNCHED("dist_own");
+    TCEMU_CUDA(cudaMemset(changed.get(), 0, sizeof(int)));
+    argmin_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(dots.get(), xnorm.get(), cnorm.get(), assign.get(),
+                                                         changed.get(), n, k, x.get(), c64.get(), d,
+                                                         opt.recheck_margin, rechecked.get());
+    TCEMU_LAUNCHED("argmin");
+    TCEMU_CUDA(cudaMemset(inertia.get(), 0, sizeof(double)));
+    dist_own_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(x.get(), c64.get(), assign.get(), dist_own.get(),
+                                                           inertia.get(), n, d);
+    TCEMU_LAUNCHED("dist_own");
     double h_inertia = 0;
     int h_changed = 0;
-    KM_CHECK(cudaMemcpy(&h_inertia, inertia.ptr, sizeof(double), cudaMemcpyDeviceToHost));
-    KM_CHECK(cudaMemcpy(&h_changed, changed.ptr, sizeof(int), cudaMemcpyDeviceToHost));
+    TCEMU_CUDA(cudaMemcpy(&h_inertia, inertia.get(), sizeof(double), cudaMemcpyDeviceToHost));
+    TCEMU_CUDA(cudaMemcpy(&h_changed, changed.get(), sizeof(int), cudaMemcpyDeviceToHost));
     h_changed |= iter == 1;
 
     const double prev = r.inertia.empty() ? INFINITY : r.inertia.back();
@@ -311,20 +287,20 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
       break;
     }
     // Update: sort points by cluster, segmented FP64 sums, means.
-    KM_CHECK(cub::DeviceRadixSort::SortPairs(sort_tmp.ptr, sort_bytes, assign.ptr, keys.ptr, iota.ptr,
-                                             order.ptr, int(n), 0, key_bits));
-    KM_CHECK(cudaMemset(sums.ptr, 0, k * d * sizeof(double)));
-    KM_CHECK(cudaMemset(counts.ptr, 0, k * sizeof(unsigned long long)));
-    update_kernel<T><<<unsigned((n + kChunk - 1) / kChunk), kBlock>>>(x.ptr, keys.ptr, order.ptr, sums.ptr,
-                                                                       counts.ptr, n, d);
-    KM_LAUNCHED("update");
-    means_kernel<<<blocks_for(k * d), kBlock>>>(sums.ptr, counts.ptr, c64.ptr, k, d);
-    KM_LAUNCHED("means");
-    KM_CHECK(cudaMemcpy(host_counts.data(), counts.ptr, k * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    TCEMU_CUDA(cub::DeviceRadixSort::SortPairs(sort_tmp.get(), sort_bytes, assign.get(), keys.get(), iota.get(),
+                                             order.get(), int(n), 0, key_bits));
+    TCEMU_CUDA(cudaMemset(sums.get(), 0, k * d * sizeof(double)));
+    TCEMU_CUDA(cudaMemset(counts.get(), 0, k * sizeof(unsigned long long)));
+    update_kernel<T><<<unsigned((n + kChunk - 1) / kChunk), kBlock>>>(x.get(), keys.get(), order.get(), sums.get(),
+                                                                       counts.get(), n, d);
+    TCEMU_LAUNCHED("update");
+    means_kernel<<<blocks_for(k * d), kBlock>>>(sums.get(), counts.get(), c64.get(), k, d);
+    TCEMU_LAUNCHED("means");
+    TCEMU_CUDA(cudaMemcpy(host_counts.data(), counts.get(), k * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     if (std::find(host_counts.begin(), host_counts.end(), 0ull) != host_counts.end()) {
       // Empty clusters take the points farthest from their centroids (as on the host).
       std::vector<double> dist(n);
-      KM_CHECK(cudaMemcpy(dist.data(), dist_own.ptr, n * sizeof(double), cudaMemcpyDeviceToHost));
+      TCEMU_CUDA(cudaMemcpy(dist.data(), dist_own.get(), n * sizeof(double), cudaMemcpyDeviceToHost));
       std::vector<std::int64_t> far(n);
       std::iota(far.begin(), far.end(), 0);
       std::stable_sort(far.begin(), far.end(), [&](std::int64_t a, std::int64_t b) { return dist[a] > dist[b]; });
@@ -332,17 +308,17 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
         if (host_counts[j] > 0) continue;
         const std::int64_t p = far[r.reseeded % n];
         std::vector<double> row(data.point(p), data.point(p) + d);
-        KM_CHECK(cudaMemcpy(c64.ptr + j * d, row.data(), d * sizeof(double), cudaMemcpyHostToDevice));
+        TCEMU_CUDA(cudaMemcpy(c64.get() + j * d, row.data(), d * sizeof(double), cudaMemcpyHostToDevice));
         ++r.reseeded;
       }
     }
   }
   unsigned long long h_rechecked = 0;
-  KM_CHECK(cudaMemcpy(&h_rechecked, rechecked.ptr, sizeof(h_rechecked), cudaMemcpyDeviceToHost));
+  TCEMU_CUDA(cudaMemcpy(&h_rechecked, rechecked.get(), sizeof(h_rechecked), cudaMemcpyDeviceToHost));
   r.rechecked = static_cast<std::int64_t>(h_rechecked);
   // Centroids of the final assignment step, and the assignment.
-  KM_CHECK(cudaMemcpy(r.centroids.data(), c64.ptr, k * d * sizeof(double), cudaMemcpyDeviceToHost));
-  KM_CHECK(cudaMemcpy(r.assignment.data(), assign.ptr, n * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
+  TCEMU_CUDA(cudaMemcpy(r.centroids.data(), c64.get(), k * d * sizeof(double), cudaMemcpyDeviceToHost));
+  TCEMU_CUDA(cudaMemcpy(r.assignment.data(), assign.get(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
   r.seconds = std::chrono::duration<double>(clock::now() - t_start).count();
   return r;
 }

@@ -10,18 +10,12 @@
 #include <vector>
 
 #include "search_device.hpp"
+#include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 #include "tcemu/error.hpp"
 
 namespace knn {
 namespace {
-
-#define KNN_CHECK(call)                                                                          \
-  do {                                                                                           \
-    const cudaError_t err_ = (call);                                                             \
-    if (err_ != cudaSuccess)                                                                     \
-      throw tcemu::DeviceError(std::string("knn: ") + #call + ": " + cudaGetErrorString(err_));  \
-  } while (0)
 
 constexpr int kThreads = 256;
 constexpr int kWarp = 32;
@@ -136,43 +130,29 @@ __global__ void topk_kernel(const T* dots, const T* qnorm, const T* tnorm, std::
   }
 }
 
-template <class T>
-struct DeviceBuffer {
-  T* ptr = nullptr;
-  std::size_t count = 0;
-  void reserve(std::size_t c) {
-    if (c <= count) return;
-    if (ptr) cudaFree(ptr);
-    ptr = nullptr;
-    count = 0;
-    KNN_CHECK(cudaMalloc(&ptr, c * sizeof(T)));
-    count = c;
-  }
-};
-
 /// Device copy of a host array, re-uploaded only when the host pointer or size changes.
 template <class T>
 struct Resident {
-  DeviceBuffer<T> buf;
+  tcemu::cuda::DeviceBuffer<T> buf;
   const T* host = nullptr;
   std::size_t size = 0;
   T* get(const T* h, std::size_t s) {
     if (h != host || s != size) {
-      buf.reserve(s);
-      KNN_CHECK(cudaMemcpy(buf.ptr, h, s * sizeof(T), cudaMemcpyHostToDevice));
+      buf.resize(s);
+      TCEMU_CUDA(cudaMemcpy(buf.get(), h, s * sizeof(T), cudaMemcpyHostToDevice));
       host = h;
       size = s;
     }
-    return buf.ptr;
+    return buf.get();
   }
 };
 
 template <class T>
 struct State {
   Resident<T> train, queries;
-  DeviceBuffer<T> tnorm, qnorm, dots;
-  DeviceBuffer<std::int32_t> idx;
-  DeviceBuffer<double> dist;
+  tcemu::cuda::DeviceBuffer<T> tnorm, qnorm, dots;
+  tcemu::cuda::DeviceBuffer<std::int32_t> idx;
+  tcemu::cuda::DeviceBuffer<double> dist;
 };
 
 template <class T>
@@ -204,14 +184,14 @@ Neighbors search_device(const T* train, const T* queries, std::int64_t n, std::i
   const T* dqueries = st.queries.get(queries, std::size_t(q * d));
   const std::int64_t batch = std::min(options.batch, q);
   const std::int64_t batches = (q + batch - 1) / batch;
-  st.tnorm.reserve(n);
-  st.qnorm.reserve(q);
-  st.dots.reserve(std::size_t(batch * n));
-  st.idx.reserve(std::size_t(batch * k));
-  st.dist.reserve(std::size_t(batch * k));
-  norms_kernel<T><<<unsigned((n * kWarp + kThreads - 1) / kThreads), kThreads>>>(dtrain, st.tnorm.ptr, n, d);
-  norms_kernel<T><<<unsigned((q * kWarp + kThreads - 1) / kThreads), kThreads>>>(dqueries, st.qnorm.ptr, q, d);
-  KNN_CHECK(cudaGetLastError());
+  st.tnorm.resize(n);
+  st.qnorm.resize(q);
+  st.dots.resize(std::size_t(batch * n));
+  st.idx.resize(std::size_t(batch * k));
+  st.dist.resize(std::size_t(batch * k));
+  norms_kernel<T><<<unsigned((n * kWarp + kThreads - 1) / kThreads), kThreads>>>(dtrain, st.tnorm.get(), n, d);
+  norms_kernel<T><<<unsigned((q * kWarp + kThreads - 1) / kThreads), kThreads>>>(dqueries, st.qnorm.get(), q, d);
+  TCEMU_CUDA(cudaGetLastError());
   if (log) {
     *log = SearchLog{};
     log->batches = batches;
@@ -227,7 +207,7 @@ Neighbors search_device(const T* train, const T* queries, std::int64_t n, std::i
     const std::int64_t lo = bi * batch, b = std::min(batch, q - lo);
     const tcemu::GemmReport rep = tcemu::cuda::gemm_device<T>(
         tcemu::Op::N, tcemu::Op::T, T(1), tcemu::row_major<const T>(dqueries + lo * d, b, d),
-        tcemu::row_major<const T>(dtrain, n, d), T(0), tcemu::row_major(st.dots.ptr, b, n), gopt, nullptr,
+        tcemu::row_major<const T>(dtrain, n, d), T(0), tcemu::row_major(st.dots.get(), b, n), gopt, nullptr,
         nullptr);
     if (log) {
       if (bi == 0) log->first = rep;
@@ -238,15 +218,15 @@ Neighbors search_device(const T* train, const T* queries, std::int64_t n, std::i
         if (log->note.empty()) log->note = rep.note;
       }
     }
-    const T* qn = st.qnorm.ptr + lo;
-    if (k <= 16) launch_topk<T, 16>(st.dots.ptr, qn, st.tnorm.ptr, b, n, k, st.idx.ptr, st.dist.ptr);
-    else if (k <= 32) launch_topk<T, 32>(st.dots.ptr, qn, st.tnorm.ptr, b, n, k, st.idx.ptr, st.dist.ptr);
-    else if (k <= 64) launch_topk<T, 64>(st.dots.ptr, qn, st.tnorm.ptr, b, n, k, st.idx.ptr, st.dist.ptr);
-    else launch_topk<T, 128>(st.dots.ptr, qn, st.tnorm.ptr, b, n, k, st.idx.ptr, st.dist.ptr);
-    KNN_CHECK(cudaGetLastError());
-    KNN_CHECK(cudaMemcpy(out.index.data() + lo * k, st.idx.ptr, std::size_t(b * k) * sizeof(std::int32_t),
+    const T* qn = st.qnorm.get() + lo;
+    if (k <= 16) launch_topk<T, 16>(st.dots.get(), qn, st.tnorm.get(), b, n, k, st.idx.get(), st.dist.get());
+    else if (k <= 32) launch_topk<T, 32>(st.dots.get(), qn, st.tnorm.get(), b, n, k, st.idx.get(), st.dist.get());
+    else if (k <= 64) launch_topk<T, 64>(st.dots.get(), qn, st.tnorm.get(), b, n, k, st.idx.get(), st.dist.get());
+    else launch_topk<T, 128>(st.dots.get(), qn, st.tnorm.get(), b, n, k, st.idx.get(), st.dist.get());
+    TCEMU_CUDA(cudaGetLastError());
+    TCEMU_CUDA(cudaMemcpy(out.index.data() + lo * k, st.idx.get(), std::size_t(b * k) * sizeof(std::int32_t),
                          cudaMemcpyDeviceToHost));
-    KNN_CHECK(cudaMemcpy(out.sq_dist.data() + lo * k, st.dist.ptr, std::size_t(b * k) * sizeof(double),
+    TCEMU_CUDA(cudaMemcpy(out.sq_dist.data() + lo * k, st.dist.get(), std::size_t(b * k) * sizeof(double),
                          cudaMemcpyDeviceToHost));
     if (options.on_batch) options.on_batch(bi + 1, batches);
   }

@@ -10,6 +10,7 @@
 
 #include "qubit_layout.hpp"
 #include "simulate.hpp"
+#include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 #include "tcemu/error.hpp"
 
@@ -46,15 +47,7 @@ __global__ void scale_kernel(C* z, T factor, std::uint64_t size) {
     z[i] = C(z[i].real() * factor, z[i].imag() * factor);
 }
 
-/// Device buffer freed on scope exit.
-template <class C>
-struct DeviceBuffer {
-  C* p = nullptr;
-  explicit DeviceBuffer(std::size_t n) { check(cudaMalloc(reinterpret_cast<void**>(&p), n * sizeof(C)), "cudaMalloc"); }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
+using tcemu::cuda::DeviceBuffer;
 
 unsigned grid_for(std::uint64_t size) { return static_cast<unsigned>(std::min<std::uint64_t>((size + 255) / 256, 65535u * 8)); }
 
@@ -84,8 +77,8 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
   } guard{stream};
   DeviceBuffer<C> a(size), b(size), u(std::size_t(1) << (2 * kMaxBlockQubits));
   DeviceBuffer<std::uint32_t> tables(4 * 256);
-  C* cur = a.p;
-  C* other = b.p;
+  C* cur = a.get();
+  C* other = b.get();
   check(cudaMemsetAsync(cur, 0, size * sizeof(C), stream), "cudaMemsetAsync");
   const C first(static_cast<T>(state_scale(n)));
   check(cudaMemcpyAsync(cur, &first, sizeof(C), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
@@ -94,8 +87,8 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
   auto permute_to = [&](const Layout& target) {
     const auto t0 = Clock::now();
     const PermutationTables t = permutation_tables(layout, target);
-    check(cudaMemcpyAsync(tables.p, &t.table[0][0], sizeof t.table, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
-    permute_kernel<C><<<grid_for(size), 256, 0, stream>>>(cur, other, tables.p, size);
+    check(cudaMemcpyAsync(tables.get(), &t.table[0][0], sizeof t.table, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+    permute_kernel<C><<<grid_for(size), 256, 0, stream>>>(cur, other, tables.get(), size);
     check(cudaGetLastError(), "permute_kernel launch");
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (permutation)");
     std::swap(cur, other);
@@ -113,9 +106,9 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
     const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits) : plan_controlled(layout, blk.qubits, blk.controls);
     if (plan.permute) permute_to(plan.layout);
     host_u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, plan.order));
-    check(cudaMemcpyAsync(u.p, host_u.data(), host_u.size() * sizeof(C), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+    check(cudaMemcpyAsync(u.get(), host_u.data(), host_u.size() * sizeof(C), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
     const std::int64_t d = std::int64_t(1) << s, rows = static_cast<std::int64_t>(size >> s);
-    const auto U = tcemu::row_major<const C>(u.p, d, d);
+    const auto U = tcemu::row_major<const C>(u.get(), d, d);
     const auto t0 = Clock::now();
     tcemu::GemmReport rep;
     if (c > 0) {

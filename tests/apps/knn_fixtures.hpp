@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "app_runner.hpp"
 #include "dataset.hpp"
 #include "tcemu/io/hdf5.hpp"
 
@@ -109,39 +110,16 @@ inline void write_ann_file(const std::string& path, const knn::Dataset& data, co
   w.commit();
 }
 
-/// Path of the built knn executable: $TCEMU_BUILD_DIR/apps/knn/knn, or found next to this test.
-inline std::string knn_executable() {
-  if (const char* b = std::getenv("TCEMU_BUILD_DIR")) return std::string(b) + "/apps/knn/knn";
-  const auto self = std::filesystem::read_symlink("/proc/self/exe");  // <build>/tests/test_apps
-  return (self.parent_path().parent_path() / "apps" / "knn" / "knn").string();
-}
+using app_test::Ran;
+using app_test::slurp;
 
-/// Result of running a command.
-struct Ran {
-  int status = -1;  ///< exit status
-  std::string out, err;
-};
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+/// Path of the built knn executable.
+inline std::string knn_executable() { return app_test::app_executable("knn"); }
 
 /// Runs the knn executable with `args` (already shell-quoted where needed), capturing stdout/stderr
 /// into files of `scratch`.
 inline Ran run_knn(const std::string& args, const std::filesystem::path& scratch) {
-  const std::string out = (scratch / "stdout.txt").string(), err = (scratch / "stderr.txt").string();
-  const std::string cmd = "'" + knn_executable() + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  const int raw = std::system(cmd.c_str());
-  Ran r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
+  return app_test::run_executable(knn_executable(), args, scratch);
 }
 
 // ------------------------------------------------------------------------------ a tiny JSON parser

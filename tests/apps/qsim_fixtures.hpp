@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "app_runner.hpp"
+
 #include "circuit.hpp"
 
 namespace qsim_test {
@@ -53,11 +55,7 @@ inline double max_diff(const std::vector<cplx>& a, const std::vector<cplx>& b) {
   return e;
 }
 
-inline std::string qsim_executable() {
-  if (const char* b = std::getenv("TCEMU_BUILD_DIR")) return std::string(b) + "/apps/qsim/qsim";
-  const auto self = std::filesystem::read_symlink("/proc/self/exe");  // <build>/tests/test_apps
-  return (self.parent_path().parent_path() / "apps" / "qsim" / "qsim").string();
-}
+inline std::string qsim_executable() { return app_test::app_executable("qsim"); }
 
 /// shared/circuits/qasmbench next to the source tree: $TCEMU_SOURCE_DIR/../shared, else the source
 /// tree the tests were built from (TCEMU_TEST_SOURCE_DIR/../shared), else /work/shared.
@@ -74,30 +72,12 @@ inline std::filesystem::path qasmbench_dir() {
   return "/work/shared/circuits/qasmbench";
 }
 
-struct Ran {
-  int status = -1;
-  std::string out, err;
-};
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using app_test::Ran;
+using app_test::slurp;
 
 /// Runs qsim with `args` (shell-quoted by the caller), capturing stdout/stderr in `scratch`.
 inline Ran run_qsim(const std::string& args, const std::filesystem::path& scratch) {
-  const std::string out = (scratch / "stdout.txt").string(), err = (scratch / "stderr.txt").string();
-  const std::string cmd = "'" + qsim_executable() + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  const int raw = std::system(cmd.c_str());
-  Ran r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
+  return app_test::run_executable(qsim_executable(), args, scratch);
 }
 
 }  // namespace qsim_test

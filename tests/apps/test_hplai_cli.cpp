@@ -15,6 +15,7 @@
 #include "../io/temp_dir.hpp"
 #include "hplai/problem.hpp"
 #include "hplai/refine.hpp"
+#include "app_runner.hpp"
 #include "knn_fixtures.hpp"  // knn_test::JsonParser (a small JSON parser shared by the app tests)
 #include "tcemu/io/hdf5.hpp"
 
@@ -22,38 +23,15 @@ namespace {
 
 using tcemu::testing::TempDir;
 
-std::string hplai_executable() {
-  if (const char* b = std::getenv("TCEMU_BUILD_DIR")) return std::string(b) + "/apps/hplai/hplai";
-  const auto self = std::filesystem::read_symlink("/proc/self/exe");  // <build>/tests/test_apps
-  return (self.parent_path().parent_path() / "apps" / "hplai" / "hplai").string();
-}
+using app_test::Ran;
 
-struct Ran {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+std::string hplai_executable() { return app_test::app_executable("hplai"); }
 
 class HplaiCli : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(std::filesystem::exists(hplai_executable())) << hplai_executable(); }
 
-  Ran run(const std::string& args) {
-    const std::string out = scratch_.file("stdout.txt"), err = scratch_.file("stderr.txt");
-    const std::string cmd = "'" + hplai_executable() + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int raw = std::system(cmd.c_str());
-    Ran r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
+  Ran run(const std::string& args) { return app_test::run_executable(hplai_executable(), args, scratch_.path()); }
 
   /// Runs with -q (no progress lines) and expects exit status 2, exactly one stderr line "hplai: error: ..." containing every part,
   /// nothing on stdout, and no output file (nor a temporary) left in `dir_`.

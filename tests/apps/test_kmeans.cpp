@@ -9,6 +9,7 @@
 #include <string>
 
 #include "agreement.hpp"
+#include "app_runner.hpp"
 #include "dataset.hpp"
 #include "init.hpp"
 #include "lloyd.hpp"
@@ -64,19 +65,12 @@ std::vector<std::int32_t> direct_lloyd(const Dataset& ds, std::vector<double> c,
   return a;
 }
 
-std::string exe() {
-  const char* dir = std::getenv("TCEMU_BUILD_DIR");
-  return std::string(dir ? dir : TCEMU_TEST_BUILD_DIR) + "/apps/kmeans/kmeans";
-}
-
 int run(const std::string& args, std::string* err = nullptr) {
-  const std::string errfile = std::filesystem::temp_directory_path() / "tcemu_kmeans_stderr.txt";
-  const int rc = std::system((exe() + " " + args + " > /dev/null 2> " + errfile).c_str());
-  if (err) {
-    std::ifstream f(errfile);
-    err->assign(std::istreambuf_iterator<char>(f), {});
-  }
-  return WEXITSTATUS(rc);
+  const auto scratch = std::filesystem::temp_directory_path() / "tcemu_kmeans_cli_run";
+  std::filesystem::create_directories(scratch);
+  const app_test::Ran r = app_test::run_executable(app_test::app_executable("kmeans"), args, scratch);
+  if (err) *err = r.err;
+  return r.status;
 }
 
 }  // namespace

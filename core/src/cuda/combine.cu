@@ -3,7 +3,7 @@
 // intrinsics so that nvcc does not contract a*b + c into an FMA the host reference does not use.
 #include <cmath>
 
-#include "cuda/check.hpp"
+#include "tcemu/cuda/check.hpp"
 #include "cuda/kernels.hpp"
 
 namespace tcemu::cuda::detail {

@@ -2,7 +2,7 @@
 // (min line max, line spread, Ozaki line exponents), matching profile_host (range_profile.cpp).
 #include <cmath>
 
-#include "cuda/check.hpp"
+#include "tcemu/cuda/check.hpp"
 #include "cuda/kernels.hpp"
 #include "tcemu/split.hpp"
 

@@ -2,7 +2,7 @@
 // reference, gathers, conversions and error reductions.
 #include <cmath>
 
-#include "cuda/check.hpp"
+#include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/reference_cuda.hpp"
 
 namespace tcemu::cuda {

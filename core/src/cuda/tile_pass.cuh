@@ -34,7 +34,7 @@
 #include <limits>
 #include <string>
 
-#include "cuda/check.hpp"
+#include "tcemu/cuda/check.hpp"
 #include "cuda/kernels.hpp"
 
 namespace tcemu::cuda::detail {

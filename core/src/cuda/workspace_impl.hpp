@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "cuda/check.hpp"
+#include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 
 namespace tcemu::cuda {
