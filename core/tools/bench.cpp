@@ -113,6 +113,8 @@ struct Config {
   int warmup = 2, repeat = 10, samples = 4096;
   bool errors = true;
   std::uint64_t seed = 20240501;
+  /// CUDA implementations to time for the multi-part schemes (one row each when more than one).
+  std::vector<CudaKernels> kernels = {CudaKernels::automatic};
 };
 
 double flops(const Shape& s) { return (s.complex ? 8.0 : 2.0) * double(s.m) * double(s.n) * double(s.k); }
@@ -363,9 +365,25 @@ class Bench {
   template <class T, class ErrF>
   void tcemu_row(const Shape& s, const Distribution& dist, const Scheme& sc, MatrixView<const T> A,
                  MatrixView<const T> B, MatrixView<T> C, double native, ErrF&& err) {
-    Row r = base_row(s, dist, sc.name, "tcemu", std::is_same_v<T, double> ? "fp64" : "fp32");
+    // Only multi-part split schemes have two CUDA implementations (fused and multi-pass).
+    const bool two_impls = sc.parts >= 2 && !sc.groups.empty();
+    if (!two_impls || cfg_.kernels.size() == 1) {
+      tcemu_row_with(s, dist, sc, sc.name, two_impls ? cfg_.kernels.front() : CudaKernels::automatic, A, B, C,
+                     native, err);
+      return;
+    }
+    for (CudaKernels k : cfg_.kernels)
+      tcemu_row_with(s, dist, sc, sc.name + "/" + to_string(k), k, A, B, C, native, err);
+  }
+
+  template <class T, class ErrF>
+  void tcemu_row_with(const Shape& s, const Distribution& dist, const Scheme& sc, const std::string& method,
+                      CudaKernels kernels, MatrixView<const T> A, MatrixView<const T> B, MatrixView<T> C,
+                      double native, ErrF& err) {
+    Row r = base_row(s, dist, method, "tcemu", std::is_same_v<T, double> ? "fp64" : "fp32");
     GemmOptions opt;
     opt.scheme = sc;
+    opt.cuda_kernels = kernels;
     try {
       fill_value_device(C, T(NAN), nullptr);
       GemmReport rep;
@@ -400,10 +418,10 @@ class Bench {
 };
 
 void print_table(const std::vector<Row>& rows) {
-  std::printf("%-14s %-10s %-17s %-22s %10s %9s %8s %10s %10s  %s\n", "shape", "dist", "method", "used",
+  std::printf("%-14s %-10s %-24s %-22s %10s %9s %8s %10s %10s  %s\n", "shape", "dist", "method", "used",
               "median ms", "TFLOP/s", "speedup", "rel.err", "med.rel", "split/prod/comb ms");
   for (const Row& r : rows) {
-    std::printf("%-14s %-10s %-17s %-22s %10.3f %9.1f %8.2f %10.2e %10.2e  %.2f/%.2f/%.2f %s\n",
+    std::printf("%-14s %-10s %-24s %-22s %10.3f %9.1f %8.2f %10.2e %10.2e  %.2f/%.2f/%.2f %s\n",
                 r.shape.c_str(), r.dist.c_str(), r.method.c_str(), r.used.c_str(), r.median_ms, r.tflops,
                 r.speedup, r.err, r.median_rel_err, r.split_ms, r.products_ms, r.combine_ms, r.note.c_str());
   }
@@ -487,6 +505,11 @@ int main(int argc, char** argv) {
   app.add_option("--samples", cfg.samples, "entries of C checked against double-double (FP64 target)")
       ->capture_default_str();
   app.add_flag("!--no-errors", cfg.errors, "skip the accuracy references (faster)");
+  std::string kernels = "auto";
+  app.add_option("--kernels", kernels,
+                 "CUDA implementations of the multi-part schemes to time: auto, fused, multipass, or a "
+                 "comma list (one row per implementation, method 'scheme/impl')")
+      ->capture_default_str();
   app.add_option("--csv", csv, "also write all rows to this CSV file");
   CLI11_PARSE(app, argc, argv);
 
@@ -495,6 +518,9 @@ int main(int argc, char** argv) {
     if (!cuda::device_available()) throw DeviceError("tcemu-bench: no CUDA device found");
     const std::string device = cuda::device_description();
     std::printf("device: %s\n", device.c_str());
+    cfg.kernels.clear();
+    for (const std::string& k : split_list(kernels)) cfg.kernels.push_back(parse_cuda_kernels(k));
+    if (cfg.kernels.empty()) throw InvalidArgument("--kernels: empty list");
     std::vector<Scheme> s32, s64;
     if (!schemes.empty()) s32 = parse_scheme_list(schemes, Target::fp32);
     if (!fp64_schemes.empty()) s64 = parse_scheme_list(fp64_schemes, Target::fp64);

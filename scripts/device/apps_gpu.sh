@@ -5,6 +5,8 @@
 # scripts/device/prepare_deps.sh) and runs the jobs named on the command line:
 #   build | knn | kmeans | kmeans700k | qsim | hplai
 #   tests: the GPU test suites (test_core, test_apps; CPU tests run too)
+#   probe: tcemu-tcprobe (the Tensor Cores' own accumulation, docs/accuracy.md)
+#   fused: tcemu-bench, fused kernel vs multi-pass vs cuBLAS (docs/perf-notes.md section 4)
 #   pack: archive $OUT's files into $PACK_NAME.tgz (last)
 # Binaries built elsewhere (same CUDA 13, sm_90a) can be carried in $BUILD; then skip `build`.
 # Usage (repository root): OUT=/dir scripts/device/apps_gpu.sh build knn kmeans
@@ -103,6 +105,23 @@ qsim() {
     "$Q" --generate brickwork:n=30,depth=20,seed=1 --fuse $d --device cuda -q --target fp64 \
         --scheme int8-ozaki,auto 2>&1 | tee "$OUT/qsim30_d${d}_fp64.txt"
   done
+}
+
+probe() {
+  stamp "tcemu-tcprobe: Tensor Core accumulation"
+  "$BUILD/core/tcemu-tcprobe" --csv "$OUT/tcprobe.csv" > "$OUT/tcprobe.md" 2>&1; echo "exit $?"; cat "$OUT/tcprobe.md"
+}
+
+fused() {
+  local B="$BUILD/core/tcemu-bench"
+  stamp "bench: fused vs multi-pass, 8192 / knn / kmeans shapes"
+  "$B" --shapes 8192,knn,kmeans --dists uniform --fp64-schemes '' --kernels fused,multipass \
+      --schemes fp32,fp16x2,fp16x2-markidis,fp16x2-egemm,fp16x2-legemm,tf32x2,bf16x3,bf16x9 \
+      --csv "$OUT/bench_fused.csv" 2> "$OUT/bench_fused.err" | tee "$OUT/bench_fused.txt"
+  stamp "bench: complex qsim shapes"
+  "$B" --shapes qsim:28:6,qsim:28:8 --dists uniform --fp64-schemes '' --kernels fused,multipass \
+      --schemes fp32,fp16x2,tf32x2,bf16x3 --csv "$OUT/bench_fused_qsim.csv" 2> "$OUT/bench_fused_qsim.err" |
+      tee "$OUT/bench_fused_qsim.txt"
 }
 
 hplai() {

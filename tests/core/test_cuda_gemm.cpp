@@ -45,8 +45,9 @@ double tolerance(const Scheme& s) {
 }
 
 template <class T>
-void check_scheme_case(const Scheme& scheme, const Case& c, std::uint64_t seed, T alpha, T beta) {
-  SCOPED_TRACE(scheme.name + " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+void check_scheme_case(const Scheme& scheme, const Case& c, std::uint64_t seed, T alpha, T beta,
+                       CudaKernels kernels = CudaKernels::automatic) {
+  SCOPED_TRACE(scheme.name + "/" + to_string(kernels) + " m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
                " k=" + std::to_string(c.k) + " " + c.dist);
   const bool ta = c.opA == Op::T, tb = c.opB == Op::T;
   DualMatrix<T> A(ta ? c.k : c.m, ta ? c.m : c.k, c.la), B(tb ? c.n : c.k, tb ? c.k : c.n, c.lb);
@@ -65,6 +66,7 @@ void check_scheme_case(const Scheme& scheme, const Case& c, std::uint64_t seed, 
 
   GemmOptions opt;
   opt.scheme = scheme;
+  opt.cuda_kernels = kernels;
   static const CostModel model = CostModel::h200_anchors();
   opt.cost_model = &model;  // auto decides identically on both backends
   const GemmReport rd = cuda::gemm_device<T>(c.opA, c.opB, alpha, A.dev().as_const(), B.dev().as_const(),
@@ -125,6 +127,47 @@ TEST(CudaGemm, LargerShapesNotMultipleOf8) {
   for (const char* name : {"fp16x2", "tf32x2", "bf16x3", "fp16x2-legemm"})
     check_scheme_case<float>(parse_scheme(name), big, 77, 1.0f, 0.0f);
   check_scheme_case<double>(parse_scheme("int8-ozaki", Target::fp64), big, 78, 1.0, 0.0);
+}
+
+// The fused kernel (core/src/cuda/fused) and the multi-pass path must both match the host on every
+// scheme that has both, on every case (transposes, strides, row-major C, alpha/beta), FP32 and FP64 data.
+TEST(CudaGemm, FusedAndMultipassMatchHost) {
+  TCEMU_REQUIRE_GPU();
+  std::uint64_t seed = 3000;
+  const Case big{301, 257, 515, Op::N, Op::T, Layout::col, Layout::row, Layout::row, "phi=1"};
+  for (const char* name : {"fp16x2", "fp16x2-markidis", "fp16x2-egemm", "fp16x2-legemm", "tf32x2", "bf16x3", "bf16x9"})
+    for (CudaKernels k : {CudaKernels::fused, CudaKernels::multipass}) {
+      for (const Case& c : kCases) check_scheme_case<float>(parse_scheme(name), c, seed++, 0.75f, -0.5f, k);
+      check_scheme_case<float>(parse_scheme(name), big, seed++, 1.0f, 0.0f, k);
+      check_scheme_case<double>(parse_scheme(name), kCases[3], seed++, 1.0, 0.0, k);
+    }
+}
+
+// Long k: the fused kernel adds every MMA step's sum to its FP32 accumulator with round-to-nearest,
+// so unlike a Tensor Core accumulation over all of k its error must stay at the host's level (CBLAS,
+// FP32 accumulation with RN) instead of growing with k (docs/accuracy.md: Tensor Core accumulation).
+TEST(CudaGemm, FusedLongKAccumulatesLikeFp32) {
+  TCEMU_REQUIRE_GPU();
+  const std::int64_t m = 96, n = 80, k = 16384;
+  for (const char* name : {"fp16x2", "tf32x2", "bf16x3"}) {
+    SCOPED_TRACE(name);
+    DualMatrix<float> A(m, k, Layout::row), B(k, n, Layout::col), C(m, n, Layout::col);
+    fill_random(A.host(), Distribution::parse("uniform"), 41);
+    fill_random(B.host(), Distribution::parse("uniform"), 42);
+    A.upload();
+    B.upload();
+    GemmOptions opt;
+    opt.scheme = parse_scheme(name);
+    opt.cuda_kernels = CudaKernels::fused;
+    cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f, C.dev(), opt, nullptr,
+                             nullptr);
+    const std::vector<float> cd = C.download();
+    gemm_host<float>(Op::N, Op::N, 1.f, A.host().as_const(), B.host().as_const(), 0.f, C.host(), opt);
+    const std::vector<double> R =
+        reference_gemm_fp64<float>(Op::N, Op::N, A.host().as_const(), B.host().as_const());
+    const double ed = rel_err(C, cd, R), eh = rel_err(C, C.h, R);
+    EXPECT_LE(ed, 1.5 * eh) << "fused " << ed << " host " << eh;
+  }
 }
 
 TEST(CudaGemm, RangeFallbackOnDevice) {

@@ -26,12 +26,27 @@ enum class RangePolicy {
   ignore,    ///< compute with the scheme anyway (for studies of out-of-range behaviour)
 };
 
+/// Which implementation the CUDA backend runs for split-part schemes (the host backend ignores it).
+enum class CudaKernels {
+  automatic,  ///< the fused kernel where the scheme has one (fp16x2 family, tf32x2, bf16x3, bf16x9)
+  fused,      ///< same as automatic, but stated: one Tensor Core kernel, all products, combine inside
+  multipass,  ///< one cuBLAS GEMM per product group into device accumulators, then a combine pass
+};
+
+/// Parses "auto", "fused" or "multipass"; throws InvalidArgument naming the value otherwise.
+CudaKernels parse_cuda_kernels(const std::string& name);
+/// "auto", "fused" or "multipass".
+const char* to_string(CudaKernels k);
+
 /// Options of one gemm call.
 struct GemmOptions {
   Scheme scheme = parse_scheme("auto");  ///< scheme to use; "auto" chooses per call
   RangePolicy range_policy = RangePolicy::fallback;
   /// Cost model `auto` uses; nullptr = the backend's own (CostModel::host() on the host).
   const CostModel* cost_model = nullptr;
+  /// CUDA backend only: fused kernel or multi-pass (docs/perf-notes.md section 4 compares them). The
+  /// environment variable TCEMU_CUDA_KERNELS=fused|multipass overrides `automatic`.
+  CudaKernels cuda_kernels = CudaKernels::automatic;
 };
 
 /// What a gemm call did.

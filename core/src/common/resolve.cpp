@@ -56,3 +56,23 @@ Scheme resolve_scheme(const GemmOptions& options, const RangeProfile& a, const R
 }
 
 }  // namespace tcemu
+
+namespace tcemu {
+
+CudaKernels parse_cuda_kernels(const std::string& name) {
+  if (name == "auto" || name == "automatic") return CudaKernels::automatic;
+  if (name == "fused") return CudaKernels::fused;
+  if (name == "multipass" || name == "multi-pass") return CudaKernels::multipass;
+  throw InvalidArgument("unknown CUDA kernel choice '" + name + "' (expected auto, fused or multipass)");
+}
+
+const char* to_string(CudaKernels k) {
+  switch (k) {
+    case CudaKernels::automatic: return "auto";
+    case CudaKernels::fused: return "fused";
+    case CudaKernels::multipass: return "multipass";
+  }
+  return "?";
+}
+
+}  // namespace tcemu

@@ -97,6 +97,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   p.alpha = alpha;
   p.beta = beta;
   p.stream = st;
+  p.kernels = options.cuda_kernels;
 
   cudaEvent_t* ev = ws.ev;
   TCEMU_CUDA(cudaEventRecord(ev[0], st));

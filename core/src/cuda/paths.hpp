@@ -7,6 +7,7 @@
 
 #include "cuda/kernels.hpp"
 #include "cuda/workspace_impl.hpp"
+#include "tcemu/gemm.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace tcemu::cuda::detail {
@@ -27,7 +28,12 @@ struct Problem {
   bool swapped = false;  ///< x is op(B)^T and y is op(A) (C row-major)
   T alpha{}, beta{};
   cudaStream_t stream = nullptr;
+  CudaKernels kernels = CudaKernels::automatic;  ///< GemmOptions::cuda_kernels
 };
+
+/// True when split-part scheme `s` runs as the fused kernel (fused/fused.hpp) under `k` (and the
+/// TCEMU_CUDA_KERNELS environment override of `automatic`).
+bool use_fused(const Scheme& s, CudaKernels k);
 
 /// Native FP32 (cublasSgemm, CUBLAS_DEFAULT_MATH) or FP64 (cublasDgemm), directly on the caller's
 /// memory when cuBLAS can read it, else on packed copies plus a combine.

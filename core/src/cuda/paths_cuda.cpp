@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cuda/fused/fused.hpp"
 #include "cuda/part_layout.hpp"
 #include "cuda/paths.hpp"
 
@@ -108,7 +109,26 @@ std::int64_t acc_chunk(PartType part) {
 /// Split-panel row length: k padded to 16 elements (32-byte rows for 16-bit parts, INT8 alignment).
 std::int64_t panel_k(std::int64_t k) { return round_up(std::max<std::int64_t>(k, 1), 16); }
 
+/// Panel layout of the fused kernel: every part once, in its natural order, on both sides.
+PartLayout natural_layout(const Scheme& s) {
+  PartLayout L;
+  for (int q = 0; q < s.parts; ++q) {
+    L.seq_a.push_back(q);
+    L.seq_b.push_back(q);
+  }
+  return L;
+}
+
 }  // namespace
+
+bool use_fused(const Scheme& s, CudaKernels k) {
+  static const CudaKernels env = [] {
+    const char* e = std::getenv("TCEMU_CUDA_KERNELS");
+    return e && *e ? parse_cuda_kernels(e) : CudaKernels::automatic;
+  }();
+  if (k == CudaKernels::automatic) k = env;
+  return k != CudaKernels::multipass && fused::supported(s);
+}
 
 template <class T>
 void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws) {
@@ -165,7 +185,7 @@ void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws) {
 template <class T>
 void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const ProfileArgs& px,
                   const ProfileArgs& py) {
-  const PartLayout L = make_part_layout(s.groups, p.swapped);
+  const PartLayout L = use_fused(s, p.kernels) ? natural_layout(s) : make_part_layout(s.groups, p.swapped);
   const Store st = store_of(s.part);
   const std::int64_t kp = panel_k(p.k);
   const std::size_t eb = store_bytes(st);
@@ -180,6 +200,19 @@ void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, con
 template <class T>
 void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws,
                         cudaEvent_t after_products, int stages) {
+  if (use_fused(s, p.kernels)) {
+    // One kernel does the products and the combine, so nothing is queued before the scheme is
+    // confirmed (it writes C, which a native fallback may still need to read).
+    if (stages & kStageCombine) {
+      const std::int64_t kp = panel_k(p.k);
+      const std::size_t eb = store_bytes(store_of(s.part));
+      const fused::Panels pn{ws.get(kSlotPartsA, eb * p.m * s.parts * kp, p.stream),
+                             ws.get(kSlotPartsB, eb * p.n * s.parts * kp, p.stream), p.m, p.n, kp};
+      fused::run<T>(s, pn, fused::Epilogue<T>{p.c, p.c_rs, p.c_cs, p.alpha, p.beta}, p.stream);
+    }
+    TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
+    return;
+  }
   const PartLayout L = make_part_layout(s.groups, p.swapped);
   const Store st = store_of(s.part);
   const std::int64_t kp = panel_k(p.k);

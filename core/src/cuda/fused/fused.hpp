@@ -1,0 +1,53 @@
+#pragma once
+// Fused split-part GEMM (DESIGN.md section 6, "fused"): every product of a split scheme in one Tensor
+// Core kernel over the split panels, with the combine in its epilogue.
+//
+// Why: the multi-pass path runs one cuBLAS GEMM per product group into FP32 accumulators in device
+// memory and combines them in a separate pass. The fused kernel keeps one accumulator per group in
+// registers, reads each part tile once per k-tile for all products that use it, and writes C once.
+// It also fixes the accumulation: Hopper's Tensor Cores truncate when they add a product sum into
+// the accumulator (docs/accuracy.md), so the most significant group (hi x hi) is computed by every
+// MMA into a zeroed register fragment and added to its FP32 accumulator with an ordinary
+// round-to-nearest FADD ("promotion" after each MMA, as EGEMM-TC / LE-GEMM do in FP32 registers).
+// The lower groups are 2^-8 (BF16) to 2^-12 (FP16) smaller and accumulate inside the MMA.
+//
+// Kernel: mma.sync (sm_80 and later; on sm_90 it runs on the same Tensor Cores at a lower peak than
+// wgmma), 128 x 128 block tiles, 8 warps of 64 x 32, k-tiles of 64 bytes per row (32 FP16/BF16
+// elements or 16 TF32), a 3-stage cp.async pipeline into XOR-swizzled shared memory, ldmatrix
+// fragments.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "tcemu/scheme.hpp"
+
+namespace tcemu::cuda::detail::fused {
+
+/// Split panels in the layout of kernels.hpp with the parts in their natural order (sequence
+/// 0, 1, ..., parts-1 on both sides): line l, part q, element kk at base[l * parts * kp + q * kp + kk].
+struct Panels {
+  const void* x = nullptr;  ///< m lines (rows of the accumulator)
+  const void* y = nullptr;  ///< n lines (columns of the accumulator)
+  std::int64_t m = 0, n = 0;
+  std::int64_t kp = 0;      ///< padded row length of one part (a multiple of 16 elements)
+};
+
+/// Output: C(i, j) = c[i * c_rs + j * c_cs] = alpha * (2^low_scale_exp * low + hi) + beta * C(i, j),
+/// in the precision of T (beta == 0: C is not read).
+template <class T>
+struct Epilogue {
+  T* c = nullptr;
+  std::int64_t c_rs = 0, c_cs = 0;
+  T alpha{}, beta{};
+};
+
+/// True when `s` has a fused kernel (fp16x2 and its three seed variants, tf32x2, bf16x3, bf16x9) and
+/// the current device can run it (compute capability 8.0 or newer).
+bool supported(const Scheme& s);
+
+/// Runs the fused kernel of `s` on `panels` (split with the natural part order) into the epilogue.
+/// Throws InvalidArgument when `s` has no fused kernel, DeviceError on a launch failure.
+template <class T>
+void run(const Scheme& s, const Panels& panels, const Epilogue<T>& out, cudaStream_t stream);
+
+}  // namespace tcemu::cuda::detail::fused

@@ -1,0 +1,261 @@
+#pragma once
+// The fused split-part kernel template (fused.hpp). One template serves every scheme: the Tensor Core
+// instruction (MmaKind) and the product table (ProductSet) are template parameters.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/fused/fused.hpp"
+#include "tcemu/cuda/check.hpp"
+
+namespace tcemu::cuda::detail::fused {
+
+/// The Tensor Core instruction: m16n8k16 for FP16/BF16 parts, m16n8k8 for TF32 parts. Either way one
+/// step consumes 32 bytes of k per row, so tiles, ldmatrix addressing and fragments are shared.
+enum class MmaKind { f16, bf16, tf32 };
+
+/// Which part products a scheme needs (see scheme.cpp's catalogue).
+enum class ProductSet {
+  hi_cross,  ///< 2 parts: group 0 = (0,0); low = (0,1), (1,0)           fp16x2, fp16x2-legemm, tf32x2
+  all_four,  ///< 2 parts: group 0 = (1,1), (1,0), (0,1), (0,0)           fp16x2-markidis, fp16x2-egemm
+  three,     ///< 3 parts: group 0 = (0,0); low = (0,1),(1,0),(0,2),(1,1),(2,0)           bf16x3
+  nine,      ///< 3 parts: group 0 = (0,0); low = the other eight products                bf16x9
+};
+
+/// Product table: n0 products into the promoted group-0 accumulator, nl into the low accumulator.
+struct ProductList {
+  int parts, n0, nl;
+  int a0[4], b0[4];
+  int al[8], bl[8];
+};
+
+__host__ __device__ constexpr ProductList products_of(ProductSet s) {
+  switch (s) {
+    case ProductSet::hi_cross: return {2, 1, 2, {0}, {0}, {0, 1}, {1, 0}};
+    case ProductSet::all_four: return {2, 4, 0, {1, 1, 0, 0}, {1, 0, 1, 0}, {}, {}};
+    case ProductSet::three: return {3, 1, 5, {0}, {0}, {0, 1, 0, 1, 2}, {1, 0, 2, 1, 0}};
+    case ProductSet::nine: return {3, 1, 8, {0}, {0}, {0, 1, 0, 1, 2, 1, 2, 2}, {1, 0, 2, 1, 0, 2, 1, 2}};
+  }
+  return {};
+}
+
+inline constexpr int kBM = 128, kBN = 128;  // block tile (accumulator rows x columns)
+inline constexpr int kRowBytes = 64;        // bytes of k per tile row and k-tile (4 chunks of 16 B)
+inline constexpr int kStages = 3;
+inline constexpr int kWarpsM = 4, kWarpsN = 4, kThreads = 32 * kWarpsM * kWarpsN;
+inline constexpr int kMT = 2, kNT = 4;      // warp tile 32 x 32: 2 m16 tiles x 4 n8 tiles
+inline constexpr int kWM = 16 * kMT, kWN = 8 * kNT;
+static_assert(kWM * kWarpsM == kBM && kWN * kWarpsN == kBN, "warps must tile the block");
+
+/// Dynamic shared memory of one kernel instance.
+__host__ __device__ constexpr int smem_bytes(ProductSet s) {
+  return kStages * (products_of(s).parts * (kBM + kBN)) * kRowBytes;
+}
+
+/// Kernel parameters (byte addressing of the panels).
+struct Args {
+  const char* x;
+  const char* y;
+  std::int64_t x_row_bytes, y_row_bytes;  ///< parts * kp * element bytes
+  std::int64_t part_bytes;                ///< kp * element bytes
+  int m, n, ktiles, tiles_m, tiles_n;
+  float low_scale;                        ///< 2^scale_exp of the low groups
+};
+
+template <MmaKind K>
+__device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
+                                    float c0, float c1, float c2, float c3) {
+  if constexpr (K == MmaKind::f16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%11,%12,%13};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+  } else if constexpr (K == MmaKind::bf16) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%11,%12,%13};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%10,%11,%12,%13};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+  }
+}
+
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+__device__ __forceinline__ void cp_async16(unsigned dst, const void* src, bool valid) {
+  const int bytes = valid ? 16 : 0;  // 0: zero-fill (rows past m/n, k past the padded part)
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
+}
+
+/// Byte offset of 16-byte chunk `ch` of tile row `row`: XOR swizzle so that the 8 row addresses of
+/// an ldmatrix (rows r..r+7, one chunk) fall in 8 distinct bank groups.
+__device__ __forceinline__ int swz(int row, int ch) { return row * kRowBytes + ((ch ^ ((row >> 1) & 3)) << 4); }
+
+template <MmaKind K, ProductSet PS, class T>
+__global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> e) {
+  constexpr ProductList L = products_of(PS);
+  constexpr int P = L.parts;
+  constexpr int kTileA = kBM * kRowBytes, kTileB = kBN * kRowBytes;
+  constexpr int kStageBytes = P * (kTileA + kTileB);
+  extern __shared__ __align__(128) unsigned char smem[];
+  const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+
+  // Raster: groups of 8 block rows walk the columns together (L2 reuse of the y tiles).
+  const int id = blockIdx.x;
+  const int per_group = 8 * a.tiles_n;
+  const int first_m = (id / per_group) * 8;
+  const int gsz = min(a.tiles_m - first_m, 8);
+  const int bm = first_m + (id % per_group) % gsz;
+  const int bn = (id % per_group) / gsz;
+  const int m0 = bm * kBM, n0 = bn * kBN;
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wm = warp / kWarpsN, wn = warp % kWarpsN;
+
+  auto load_stage = [&](int stage, int kt) {
+    const unsigned s = sbase + stage * kStageBytes;
+    const std::int64_t kb = std::int64_t(kt) * kRowBytes;
+    constexpr int kChunks = P * (kBM + kBN) * 4;
+#pragma unroll
+    for (int c0 = 0; c0 < kChunks; c0 += kThreads) {
+      const int c = c0 + tid;
+      const bool is_y = c >= P * kBM * 4;
+      const int cc = is_y ? c - P * kBM * 4 : c;
+      const int part = cc / (kBM * 4), row = (cc / 4) % kBM, ch = cc % 4;
+      const int line = (is_y ? n0 : m0) + row;
+      const bool valid = line < (is_y ? a.n : a.m) && kb + ch * 16 < a.part_bytes;
+      const char* base = is_y ? a.y : a.x;
+      const char* src = valid ? base + std::int64_t(line) * (is_y ? a.y_row_bytes : a.x_row_bytes) +
+                                    part * a.part_bytes + kb + ch * 16
+                              : base;
+      const unsigned dst = s + (is_y ? P * kTileA : 0) + part * kTileA + swz(row, ch);
+      cp_async16(dst, src, valid);
+    }
+  };
+
+  // fp16x2 / LE-GEMM: the low parts carry a power-of-two scale, so their products cannot share the
+  // group-0 Tensor Core accumulation.
+  constexpr bool kScaledLow = K == MmaKind::f16 && PS == ProductSet::hi_cross;
+  float acc[kMT][kNT][4];
+#pragma unroll
+  for (int i = 0; i < kMT; ++i)
+#pragma unroll
+    for (int j = 0; j < kNT; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < a.ktiles) load_stage(s, s);
+    asm volatile("cp.async.commit_group;\n" ::);
+  }
+
+  for (int kt = 0; kt < a.ktiles; ++kt) {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
+    __syncthreads();
+    {
+      const int next = kt + kStages - 1;
+      if (next < a.ktiles) load_stage(next % kStages, next);
+      asm volatile("cp.async.commit_group;\n" ::);
+    }
+    const unsigned s = sbase + (kt % kStages) * kStageBytes;
+    const unsigned sx = s, sy = s + P * kTileA;
+    // Two 32-byte MMA steps per 64-byte k-tile, not unrolled: unrolling lets the compiler load both
+    // steps' fragments at once, which spills with three parts.
+#pragma unroll 1
+    for (int ks = 0; ks < 2; ++ks) {
+      std::uint32_t bf[P][kNT][2];
+#pragma unroll
+      for (int p = 0; p < P; ++p)
+#pragma unroll
+        for (int nj = 0; nj < kNT / 2; ++nj) {
+          const int j = lane >> 3;
+          const int row = wn * kWN + nj * 16 + (j >> 1) * 8 + (lane & 7);
+          std::uint32_t r[4];
+          ldmatrix_x4(r, sy + p * kTileB + swz(row, ks * 2 + (j & 1)));
+          bf[p][2 * nj][0] = r[0];
+          bf[p][2 * nj][1] = r[1];
+          bf[p][2 * nj + 1][0] = r[2];
+          bf[p][2 * nj + 1][1] = r[3];
+        }
+      std::uint32_t af[P][kMT][4];
+#pragma unroll
+      for (int p = 0; p < P; ++p)
+#pragma unroll
+        for (int mt = 0; mt < kMT; ++mt) {
+          const int j = lane >> 3;
+          const int row = wm * kWM + mt * 16 + (j & 1) * 8 + (lane & 7);
+          ldmatrix_x4(af[p][mt], sx + p * kTileA + swz(row, ks * 2 + (j >> 1)));
+        }
+      // Per output fragment and MMA step: the low products chained inside the Tensor Core from a
+      // zero accumulator, then (same scale) the group-0 products on top, and the step's sum added to
+      // the FP32 accumulator with a round-to-nearest FADD: the Tensor Core's truncating addition
+      // only ever sees one step's partial sums, never the running total. With scaled low parts
+      // (fp16x2: lo carries 2^12) the two chains stay apart and meet in the FP32 registers.
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt) {
+          float t[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+          for (int q = 0; q < L.nl; ++q)
+            mma<K>(t, af[L.al[q]][mt], bf[L.bl[q]][nt], t[0], t[1], t[2], t[3]);
+          if constexpr (kScaledLow) {
+            float h[4];
+            mma<K>(h, af[0][mt], bf[0][nt], 0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc[mt][nt][r] = __fadd_rn(__fmaf_rn(t[r], a.low_scale, acc[mt][nt][r]), h[r]);
+          } else {
+#pragma unroll
+            for (int q = 0; q < L.n0; ++q)
+              mma<K>(t, af[L.a0[q]][mt], bf[L.b0[q]][nt], t[0], t[1], t[2], t[3]);
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc[mt][nt][r] = __fadd_rn(acc[mt][nt][r], t[r]);
+          }
+        }
+    }
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+
+  // Epilogue: C = alpha * acc + beta * C in the precision of T.
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int i = m0 + wm * kWM + mt * 16 + g + (r >> 1) * 8;
+        const int jj = n0 + wn * kWN + nt * 8 + 2 * t + (r & 1);
+        if (i >= a.m || jj >= a.n) continue;
+        const T v = static_cast<T>(acc[mt][nt][r]);
+        T* c = e.c + std::int64_t(i) * e.c_rs + std::int64_t(jj) * e.c_cs;
+        *c = e.beta == T(0) ? e.alpha * v : e.alpha * v + e.beta * *c;
+      }
+}
+
+/// Launches fused_kernel<K, PS, T> (instantiated in fused_<kind>.cu).
+template <MmaKind K, ProductSet PS, class T>
+void launch(const Args& args, const Epilogue<T>& e, cudaStream_t stream) {
+  constexpr int smem = smem_bytes(PS);
+  static const bool configured = [] {
+    TCEMU_CUDA(cudaFuncSetAttribute(fused_kernel<K, PS, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    return true;
+  }();
+  (void)configured;
+  const std::int64_t blocks = std::int64_t(args.tiles_m) * args.tiles_n;
+  fused_kernel<K, PS, T><<<static_cast<unsigned>(blocks), kThreads, smem, stream>>>(args, e);
+  TCEMU_LAUNCHED("fused split-part kernel");
+}
+
+}  // namespace tcemu::cuda::detail::fused
