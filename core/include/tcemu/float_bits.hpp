@@ -7,10 +7,18 @@
 /// the same functions run on the host and inside CUDA kernels (the host backend is the reference for
 /// the device kernels). Results are returned as FP32 values that are exactly representable in the
 /// narrow format (FP16/BF16/TF32 ⊂ FP32), plus FP16 encode/decode for storing parts as 16-bit words.
+///
+/// One exception, for speed: in *device* code the FP16 conversions fp16_bits_rn / fp16_bits_rz /
+/// to_fp16_rn / to_fp16_rz use the hardware conversion (cvt.rn/.rz.f16.f32 through cuda_fp16.h,
+/// without .ftz) for every non-NaN input, which is IEEE-754 RN-even / RZ with FP16 subnormals and the
+/// same overflow rule as the bit-level code, so the results are bit-identical; NaN inputs get the
+/// bit-level encoder's NaN. The bit-level versions stay available everywhere as *_bitlevel, and the
+/// GPU self-test (core/src/cuda/split_selftest.cuh) compares the two on all 2^32 FP32 bit patterns.
 #include <cstdint>
 #include <cstring>
 
 #if defined(__CUDACC__)
+#include <cuda_fp16.h>
 #define TCEMU_HD __host__ __device__ __forceinline__
 #else
 #define TCEMU_HD inline
@@ -72,8 +80,9 @@ TCEMU_HD float to_tf32_rn(float x) { return round_mantissa_rn(x, 10); }
 TCEMU_HD float to_bf16_rn(float x) { return round_mantissa_rn(x, 7); }
 
 /// Encode x as IEEE binary16 with round-to-nearest-even, including FP16 subnormals (quantum 2^-24);
-/// |x| >= 65520 becomes ±Inf, NaN stays NaN (quiet), Inf stays Inf.
-TCEMU_HD std::uint16_t fp16_bits_rn(float x) {
+/// |x| >= 65520 becomes ±Inf, NaN stays NaN (quiet, payload 0x200, sign kept), Inf stays Inf.
+/// Bit-level integer code on host and device: the reference for fp16_bits_rn's device fast path.
+TCEMU_HD std::uint16_t fp16_bits_rn_bitlevel(float x) {
   std::uint32_t u = f2u(x);
   const std::uint16_t sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
   u &= 0x7fffffffu;
@@ -96,8 +105,10 @@ TCEMU_HD std::uint16_t fp16_bits_rn(float x) {
 }
 
 /// Encode x as binary16 rounding toward zero (truncation / "bit-cut"); |x| >= 65536 saturates to
-/// ±65504 (RZ never produces Inf from a finite value); FP16 subnormals are kept, smaller values -> ±0.
-TCEMU_HD std::uint16_t fp16_bits_rz(float x) {
+/// ±65504 (RZ never produces Inf from a finite value); FP16 subnormals are kept, smaller values -> ±0;
+/// NaN -> quiet NaN (payload 0x200, sign kept), Inf stays Inf. Bit-level integer code on host and
+/// device: the reference for fp16_bits_rz's device fast path.
+TCEMU_HD std::uint16_t fp16_bits_rz_bitlevel(float x) {
   std::uint32_t u = f2u(x);
   const std::uint16_t sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
   u &= 0x7fffffffu;
@@ -110,7 +121,7 @@ TCEMU_HD std::uint16_t fp16_bits_rz(float x) {
   return sign | static_cast<std::uint16_t>(mant >> (126u - e));
 }
 
-/// Decode binary16 to FP32 (exact).
+/// Decode binary16 to FP32 (exact; NaN payloads kept). Bit-level integer code on host and device.
 TCEMU_HD float fp16_to_float(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   const std::uint32_t e = (h >> 10) & 0x1fu;
@@ -128,9 +139,65 @@ TCEMU_HD float fp16_to_float(std::uint16_t h) {
   return u2f(sign | ((113u - shift) << 23) | (mant << 13));
 }
 
-/// FP16 value nearest to x (ties to even), returned as FP32.
-TCEMU_HD float to_fp16_rn(float x) { return fp16_to_float(fp16_bits_rn(x)); }
-/// FP16 value obtained by truncating x toward zero, returned as FP32.
-TCEMU_HD float to_fp16_rz(float x) { return fp16_to_float(fp16_bits_rz(x)); }
+/// FP16 value nearest to x (ties to even), returned as FP32; bit-level code on host and device.
+TCEMU_HD float to_fp16_rn_bitlevel(float x) { return fp16_to_float(fp16_bits_rn_bitlevel(x)); }
+/// FP16 value obtained by truncating x toward zero, returned as FP32; bit-level code on host and device.
+TCEMU_HD float to_fp16_rz_bitlevel(float x) { return fp16_to_float(fp16_bits_rz_bitlevel(x)); }
+
+/// What the bit-level FP16 encoders return for a NaN x: the quiet NaN 0x7e00 with x's sign.
+TCEMU_HD std::uint16_t fp16_nan_bits(float x) {
+  return static_cast<std::uint16_t>(((f2u(x) >> 16) & 0x8000u) | 0x7e00u);
+}
+/// fp16_to_float(fp16_nan_bits(x)): the FP32 quiet NaN 0x7fc00000 with x's sign.
+TCEMU_HD float fp16_nan_as_float(float x) { return u2f((f2u(x) & 0x80000000u) | 0x7fc00000u); }
+
+/// Encode x as IEEE binary16 with round-to-nearest-even; the same bits as fp16_bits_rn_bitlevel for
+/// every input. Device code: the hardware conversion (cvt.rn.f16.f32: IEEE RN-even, FP16 subnormals,
+/// overflow to ±Inf from 65520 on), and fp16_nan_bits for NaN (the hardware writes 0x7fff), picked by
+/// a select on `x != x`; host code: the bit-level encoder.
+TCEMU_HD std::uint16_t fp16_bits_rn(float x) {
+#if defined(__CUDA_ARCH__)
+  const std::uint16_t h = __half_as_ushort(__float2half_rn(x));
+  return x != x ? fp16_nan_bits(x) : h;
+#else
+  return fp16_bits_rn_bitlevel(x);
+#endif
+}
+
+/// Encode x as binary16 rounding toward zero; the same bits as fp16_bits_rz_bitlevel for every
+/// input. Device code: the hardware conversion (cvt.rz.f16.f32: IEEE RZ, FP16 subnormals, finite
+/// overflow to ±65504) and fp16_nan_bits for NaN; host code: the bit-level encoder.
+TCEMU_HD std::uint16_t fp16_bits_rz(float x) {
+#if defined(__CUDA_ARCH__)
+  const std::uint16_t h = __half_as_ushort(__float2half_rz(x));
+  return x != x ? fp16_nan_bits(x) : h;
+#else
+  return fp16_bits_rz_bitlevel(x);
+#endif
+}
+
+/// FP16 value nearest to x (ties to even), returned as FP32; the same bits as to_fp16_rn_bitlevel
+/// for every input. Device code: hardware round trip FP32 -> FP16 (RN) -> FP32 (exact), and
+/// fp16_nan_as_float for NaN; host code: the bit-level path.
+TCEMU_HD float to_fp16_rn(float x) {
+#if defined(__CUDA_ARCH__)
+  const float r = __half2float(__float2half_rn(x));
+  return x != x ? fp16_nan_as_float(x) : r;
+#else
+  return to_fp16_rn_bitlevel(x);
+#endif
+}
+
+/// FP16 value obtained by truncating x toward zero, returned as FP32; the same bits as
+/// to_fp16_rz_bitlevel for every input. Device code: hardware round trip FP32 -> FP16 (RZ) -> FP32,
+/// and fp16_nan_as_float for NaN; host code: the bit-level path.
+TCEMU_HD float to_fp16_rz(float x) {
+#if defined(__CUDA_ARCH__)
+  const float r = __half2float(__float2half_rz(x));
+  return x != x ? fp16_nan_as_float(x) : r;
+#else
+  return to_fp16_rz_bitlevel(x);
+#endif
+}
 
 }  // namespace tcemu::bits

@@ -70,8 +70,9 @@ inline constexpr int kPartsOf = (K == SchemeKind::bf16x3 || K == SchemeKind::aut
 /// written in several passes by split_operand_store).
 inline constexpr int kMaxSeqPerPass = 4;
 
-/// FP16 words of four values with the bit-level encoder of float_bits.hpp (NaN as the host writes
-/// it); only for quads with a non-finite input, so kept out of line.
+/// FP16 words of four values with bits::fp16_bits_rn (in device code the hardware conversion with the
+/// bit-level encoder's NaN, so NaN is stored as the host writes it); only for quads with a non-finite
+/// input, so kept out of line.
 static __device__ __noinline__ uint2 fp16_words_exact(float v0, float v1, float v2, float v3) {
   return make_uint2(bits::fp16_bits_rn(v0) | (unsigned{bits::fp16_bits_rn(v1)} << 16),
                     bits::fp16_bits_rn(v2) | (unsigned{bits::fp16_bits_rn(v3)} << 16));
@@ -142,9 +143,10 @@ __device__ __forceinline__ void store_packed(typename StoreType<S>::type* dst, c
 template <Store S, SchemeKind K>
 struct SplitWriter {
   using P = typename StoreType<S>::type;
-  // Unrolled for the branch-free BF16/TF32 rules; the FP16 rules of float_bits.hpp are branchy
-  // integer code and stay rolled (compile time), as do the profile-only and FP64 writers, whose
-  // per-quad work is small (no spills in the transposing kernel).
+  // Unrolled for the branch-free BF16/TF32 rules. The FP16 rules are branch-free in device code too
+  // (hardware conversion, float_bits.hpp) but stay rolled: unrolled, the transposing FP16 kernels
+  // spill 8 bytes on sm_90a (80 registers); the profile-only and FP64 writers stay rolled as well,
+  // their per-quad work is small (no spills in the transposing kernel).
   static constexpr bool kUnrollQuads = (S == Store::bf16 || S == Store::f32) && K != SchemeKind::automatic;
   std::int64_t span;  // kp
   std::int64_t k;

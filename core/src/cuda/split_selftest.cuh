@@ -6,6 +6,11 @@
 // profile_host statistics), every storage type and split rule on operands of every stride pattern
 // (k contiguous, lines contiguous, both strided; aligned and misaligned; sizes off the tile grid;
 // zeros, subnormals, overflow, Inf and NaN), then times the pass at 8192 x 8192 against a device copy.
+// Also proves, exhaustively on the device, that the hardware FP16 conversions used by device code
+// (bits::fp16_bits_rn / fp16_bits_rz / to_fp16_rn / to_fp16_rz) give the bits of the bit-level
+// reference (bits::*_bitlevel, the host's code) for all 2^32 FP32 bit patterns (check_fp16_exhaustive;
+// one line "SELFTEST fp16 exhaustive ...", a "FAIL fp16 exhaustive ..." line and exit code 1 on any
+// mismatch).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -328,6 +333,112 @@ void check_all(std::mt19937_64& rng) {
   }
 }
 
+// ---- Exhaustive check of the device FP16 conversions against the bit-level reference ----
+
+/// The four FP16 conversions of float_bits.hpp whose device code is the hardware conversion.
+constexpr int kFp16Fns = 4;
+constexpr const char* kFp16FnNames[kFp16Fns] = {"fp16_bits_rn", "fp16_bits_rz", "to_fp16_rn", "to_fp16_rz"};
+constexpr unsigned kFp16Block = 256;
+constexpr unsigned kFp16Grid = 4096;  // 2^20 threads, 2^12 patterns each: every lane runs every iteration
+static_assert(std::uint64_t{kFp16Block} * kFp16Grid * 4096 == (std::uint64_t{1} << 32), "covers 2^32");
+
+/// Device result (fast path, as device code uses it) and bit-level reference of conversion `fn` for
+/// the FP32 bit pattern u, both as raw bits (16 for the encoders, 32 for the to_fp16_* values).
+__device__ __forceinline__ void fp16_pair(int fn, std::uint32_t u, std::uint32_t& fast, std::uint32_t& ref) {
+  const float x = bits::u2f(u);
+  switch (fn) {
+    case 0: fast = bits::fp16_bits_rn(x); ref = bits::fp16_bits_rn_bitlevel(x); break;
+    case 1: fast = bits::fp16_bits_rz(x); ref = bits::fp16_bits_rz_bitlevel(x); break;
+    case 2: fast = bits::f2u(bits::to_fp16_rn(x)); ref = bits::f2u(bits::to_fp16_rn_bitlevel(x)); break;
+    default: fast = bits::f2u(bits::to_fp16_rz(x)); ref = bits::f2u(bits::to_fp16_rz_bitlevel(x)); break;
+  }
+}
+
+/// Pattern u = thread + i * 2^20 (consecutive patterns per warp, so the reference's branches are
+/// warp-uniform); mismatches are aggregated per warp (ballot, min-reduce) and added atomically:
+/// count[fn] += mismatches, first[fn] = min(first[fn], smallest mismatching pattern).
+__global__ void __launch_bounds__(kFp16Block) fp16_exhaustive_kernel(unsigned long long* count, unsigned* first) {
+  const std::uint32_t t = blockIdx.x * kFp16Block + threadIdx.x;
+  const unsigned lane = threadIdx.x & 31u;
+  for (std::uint32_t i = 0; i < 4096u; ++i) {
+    const std::uint32_t u = t + (i << 20);
+    unsigned bad = 0;
+#pragma unroll
+    for (int fn = 0; fn < kFp16Fns; ++fn) {
+      std::uint32_t fast, ref;
+      fp16_pair(fn, u, fast, ref);
+      bad |= unsigned(fast != ref) << fn;
+    }
+    if (__ballot_sync(0xffffffffu, bad != 0) == 0) continue;  // the common case: one vote
+#pragma unroll
+    for (int fn = 0; fn < kFp16Fns; ++fn) {
+      const bool b = (bad >> fn) & 1u;
+      const unsigned m = __ballot_sync(0xffffffffu, b);
+      if (m == 0) continue;
+      const unsigned lo = __reduce_min_sync(0xffffffffu, b ? u : 0xffffffffu);
+      if (lane == 0) {
+        atomicAdd(count + fn, static_cast<unsigned long long>(__popc(m)));
+        atomicMin(first + fn, lo);
+      }
+    }
+  }
+}
+
+/// Fast and reference bits of every conversion for one pattern (to report a mismatch).
+__global__ void fp16_pair_kernel(std::uint32_t u, std::uint32_t* out) {
+  for (int fn = 0; fn < kFp16Fns; ++fn) fp16_pair(fn, u, out[2 * fn], out[2 * fn + 1]);
+}
+
+/// Runs fp16_exhaustive_kernel over all 2^32 FP32 bit patterns (NaN included: the device code keeps
+/// the bit-level NaN) and reports one check per conversion; prints one summary line.
+void check_fp16_exhaustive() {
+  unsigned long long* dcount = nullptr;
+  unsigned* dfirst = nullptr;
+  std::uint32_t* dpair = nullptr;
+  CK(cudaMalloc(&dcount, sizeof(unsigned long long) * kFp16Fns));
+  CK(cudaMalloc(&dfirst, sizeof(unsigned) * kFp16Fns));
+  CK(cudaMalloc(&dpair, sizeof(std::uint32_t) * 2 * kFp16Fns));
+  CK(cudaMemset(dcount, 0, sizeof(unsigned long long) * kFp16Fns));
+  CK(cudaMemset(dfirst, 0xff, sizeof(unsigned) * kFp16Fns));
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  CK(cudaEventRecord(a));
+  fp16_exhaustive_kernel<<<kFp16Grid, kFp16Block>>>(dcount, dfirst);
+  CK(cudaGetLastError());
+  CK(cudaEventRecord(b));
+  CK(cudaEventSynchronize(b));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, a, b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  unsigned long long count[kFp16Fns];
+  unsigned first[kFp16Fns];
+  CK(cudaMemcpy(count, dcount, sizeof count, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(first, dfirst, sizeof first, cudaMemcpyDeviceToHost));
+  std::string summary;
+  for (int fn = 0; fn < kFp16Fns; ++fn) {
+    summary += std::string(fn ? ", " : "") + kFp16FnNames[fn] + " " + std::to_string(count[fn]);
+    std::string what = std::string("fp16 exhaustive ") + kFp16FnNames[fn];
+    if (count[fn] != 0) {
+      std::uint32_t pr[2 * kFp16Fns];
+      fp16_pair_kernel<<<1, 1>>>(first[fn], dpair);
+      CK(cudaGetLastError());
+      CK(cudaMemcpy(pr, dpair, sizeof pr, cudaMemcpyDeviceToHost));
+      char buf[256];
+      std::snprintf(buf, sizeof buf, ": %llu mismatches of 2^32, first x = 0x%08x (%.9g): device 0x%x, bit-level 0x%x",
+                    count[fn], first[fn], double(bits::u2f(first[fn])), pr[2 * fn], pr[2 * fn + 1]);
+      what += buf;
+    }
+    report(count[fn] == 0, what);
+  }
+  std::printf("SELFTEST fp16 exhaustive (all 2^32 FP32 patterns, device fast path vs bit-level): %s mismatches, %.1f ms\n",
+              summary.c_str(), ms);
+  CK(cudaFree(dcount));
+  CK(cudaFree(dfirst));
+  CK(cudaFree(dpair));
+}
+
 template <class T>
 double time_ms(int reps, T&& f) {
   cudaEvent_t a, b;
@@ -412,6 +523,7 @@ void timings() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  check_fp16_exhaustive();
   std::mt19937_64 rng(12345);
   check_all<float>(rng);
   check_all<double>(rng);
