@@ -5,6 +5,7 @@
 # scripts/device/prepare_deps.sh) and runs the jobs named on the command line:
 #   build | knn | kmeans | kmeans700k | qsim | hplai
 #   tests: the GPU test suites (test_core, test_apps; CPU tests run too)
+#   selftest: $BUILD/split_selftest (split pass, exhaustive FP16 conversion check)
 #   probe: tcemu-tcprobe (the Tensor Cores' own accumulation, docs/accuracy.md)
 #   fused: tcemu-bench, fused kernel vs multi-pass vs cuBLAS (docs/perf-notes.md section 4)
 #   pack: archive $OUT's files into $PACK_NAME.tgz (last)
@@ -105,6 +106,12 @@ qsim() {
     "$Q" --generate brickwork:n=30,depth=20,seed=1 --fuse $d --device cuda -q --target fp64 \
         --scheme int8-ozaki,auto 2>&1 | tee "$OUT/qsim30_d${d}_fp64.txt"
   done
+}
+
+selftest() {  # split pass self-test incl. the exhaustive FP16 conversion check (core/src/cuda/split_selftest.cuh)
+  stamp "split self-test"
+  "$BUILD/split_selftest" > "$OUT/split_selftest.log" 2>&1; echo "split_selftest exit $?"
+  grep -E "SELFTEST|FAIL" "$OUT/split_selftest.log" | head -10
 }
 
 probe() {

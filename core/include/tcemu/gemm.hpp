@@ -26,11 +26,14 @@ enum class RangePolicy {
   ignore,    ///< compute with the scheme anyway (for studies of out-of-range behaviour)
 };
 
-/// Which implementation the CUDA backend runs for split-part schemes (the host backend ignores it).
+/// Which implementation the CUDA backend runs for multi-part split schemes (the host ignores it).
+/// Measured on an H200 (docs/perf-notes.md section 4): the multi-pass path (cuBLAS wgmma products) is
+/// 1.3-2.6x faster than the fused mma.sync kernel; the fused kernel is 3-5x more accurate (no
+/// truncating Tensor Core accumulation over k) and is what long chains of products (qsim) need.
 enum class CudaKernels {
-  automatic,  ///< the fused kernel where the scheme has one (fp16x2 family, tf32x2, bf16x3, bf16x9)
-  fused,      ///< same as automatic, but stated: one Tensor Core kernel, all products, combine inside
-  multipass,  ///< one cuBLAS GEMM per product group into device accumulators, then a combine pass
+  automatic,  ///< multi-pass (the faster one on Hopper today)
+  fused,      ///< one mma.sync kernel: all products, round-to-nearest promotion per MMA step, combine inside
+  multipass,  ///< one cuBLAS GEMM per product group (into C directly for FP32 C, else into accumulators + combine)
 };
 
 /// Parses "auto", "fused" or "multipass"; throws InvalidArgument naming the value otherwise.
@@ -45,7 +48,8 @@ struct GemmOptions {
   /// Cost model `auto` uses; nullptr = the backend's own (CostModel::host() on the host).
   const CostModel* cost_model = nullptr;
   /// CUDA backend only: fused kernel or multi-pass (docs/perf-notes.md section 4 compares them). The
-  /// environment variable TCEMU_CUDA_KERNELS=fused|multipass overrides `automatic`.
+  /// environment variable TCEMU_CUDA_KERNELS=fused|multipass overrides `automatic`; schemes without a
+  /// fused kernel always run multi-pass.
   CudaKernels cuda_kernels = CudaKernels::automatic;
 };
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <type_traits>
+#include <string>
 #include <vector>
 
 #include "cuda/fused/fused.hpp"
@@ -127,7 +128,7 @@ bool use_fused(const Scheme& s, CudaKernels k) {
     return e && *e ? parse_cuda_kernels(e) : CudaKernels::automatic;
   }();
   if (k == CudaKernels::automatic) k = env;
-  return k != CudaKernels::multipass && fused::supported(s);
+  return k == CudaKernels::fused && fused::supported(s);
 }
 
 template <class T>
@@ -197,6 +198,56 @@ void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, con
                    kp, py, p.stream);
 }
 
+/// True when the group GEMMs can accumulate straight into C: FP32 data, C column-major in the
+/// oriented problem with a leading dimension cuBLAS accepts.
+template <class T>
+bool direct_to_c(const Problem<T>& p) {
+  static const bool disabled = [] {
+    const char* e = std::getenv("TCEMU_CUDA_DIRECT_C");
+    return e && std::string(e) == "0";
+  }();
+  return std::is_same_v<T, float> && !disabled && p.c_rs == 1 && p.c_cs >= std::max<std::int64_t>(1, p.m) &&
+         p.c_cs <= INT_MAX;
+}
+
+/// The multi-pass products of `s` accumulated into C by cuBLAS epilogues (see direct_to_c).
+template <class T>
+void products_into_c(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const PartLayout& L,
+                     std::int64_t kp, std::int64_t kb, std::int64_t nfull, std::int64_t rem,
+                     const std::vector<double>& scales) {
+  if constexpr (std::is_same_v<T, float>) {
+    const std::size_t eb = store_bytes(store_of(s.part));
+    const char* ax = static_cast<const char*>(ws.get(kSlotPartsA, eb * p.m * L.seq_a.size() * kp, p.stream));
+    const char* ay = static_cast<const char*>(ws.get(kSlotPartsB, eb * p.n * L.seq_b.size() * kp, p.stream));
+    cublasHandle_t h = ws.handle(p.stream);
+    const cudaDataType type = blas_type(s.part);
+    const cublasComputeType_t compute =
+        s.part == PartType::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const int m = blas_int(p.m, "m"), n = blas_int(p.n, "n"), ldc = blas_int(p.c_cs, "ldc");
+    const int lda = blas_int(static_cast<std::int64_t>(L.seq_a.size()) * kp, "lda");
+    const int ldb = blas_int(static_cast<std::int64_t>(L.seq_b.size()) * kp, "ldb");
+    float beta = p.beta;
+    auto gemm = [&](const char* a, const char* b, std::int64_t k, float alpha) {
+      TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(k, "k"), &alpha, a, type, lda, b, type,
+                                ldb, &beta, p.c, CUDA_R_32F, ldc, compute, CUBLAS_GEMM_DEFAULT));
+      beta = 1.f;
+    };
+    const int ngroups = static_cast<int>(L.windows.size());
+    for (int g = ngroups - 1; g >= 0; --g) {  // smallest group first
+      const GroupWindow& w = L.windows[g];
+      const char* a = ax + eb * w.off_a * kp;
+      const char* b = ay + eb * w.off_b * kp;
+      const float alpha = static_cast<float>(double(p.alpha) * scales[g]);
+      if (g == 0 && nfull > 0) {
+        for (std::int64_t c = 0; c < nfull; ++c) gemm(a + eb * c * kb, b + eb * c * kb, kb, alpha);
+        if (rem > 0) gemm(a + eb * nfull * kb, b + eb * nfull * kb, rem, alpha);
+      } else {
+        gemm(a, b, w.len * kp, alpha);
+      }
+    }
+  }
+}
+
 template <class T>
 void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws,
                         cudaEvent_t after_products, int stages) {
@@ -232,6 +283,17 @@ void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& w
 
   std::vector<double> scales(ngroups);
   for (int g = 0; g < ngroups; ++g) scales[g] = std::ldexp(1.0, L.windows[g].scale_exp);
+  if (direct_to_c(p)) {
+    // FP32 C that cuBLAS can write: every group GEMM adds into C through its epilogue
+    // (alpha * 2^scale_g, beta = 1 after the first), smallest group first as in the combine; no
+    // accumulators in device memory and no combine pass. With beta == 0 C is never read, so the
+    // GEMMs may run before the scheme is confirmed (a native fallback overwrites C); otherwise they
+    // wait for the combine stage.
+    const bool now = p.beta == T(0) ? (stages & kStageProducts) != 0 : (stages & kStageCombine) != 0;
+    if (now) products_into_c(s, p, ws, L, kp, kb, nfull, rem, scales);
+    if (now || (stages & kStageProducts)) TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
+    return;
+  }
   if (!(stages & kStageProducts)) {
     if (stages & kStageCombine)
       combine_groups<float, T>(acc, gstride, ldacc, ngroups, n0, scales.data(), p.m, p.n, p.alpha, p.beta,
