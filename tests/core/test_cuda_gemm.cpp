@@ -5,6 +5,7 @@
 #if defined(TCEMU_HAVE_CUDA)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -167,8 +168,9 @@ TEST(CudaGemm, FusedLongKAccumulatesLikeFp32) {
         reference_gemm_fp64<float>(Op::N, Op::N, A.host().as_const(), B.host().as_const());
     const double ed = rel_err(C, cd, R), eh = rel_err(C, C.h, R);
     // Measured on an H200: fused 5.7e-7..8.3e-7 vs host 1.7e-7..3.5e-7 (a sequential RN sum over k/16
-    // steps against BLAS's blocked sum); a Tensor Core accumulation over all of k lands near 2e-5.
-    EXPECT_LE(ed, 3.0 * eh) << "fused " << ed << " host " << eh;
+    // steps against BLAS's blocked sum), cuBLAS SGEMM 1.6e-6 at k = 8192; a Tensor Core accumulation
+    // over all of k (truncating, docs/accuracy.md) lands near 2e-5 here.
+    EXPECT_LE(ed, std::max(3.0 * eh, 1e-6)) << "fused " << ed << " host " << eh;
   }
 }
 
