@@ -2,12 +2,13 @@
 // fused_f16.cu, fused_bf16.cu and fused_tf32.cu.
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "cuda/fused/fused_kernel.cuh"
+#include "cuda/fused/wgmma_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused {
 
@@ -22,6 +23,23 @@ TCEMU_FUSED_EXTERN(bf16, three)
 TCEMU_FUSED_EXTERN(bf16, nine)
 TCEMU_FUSED_EXTERN(tf32, hi_cross)
 #undef TCEMU_FUSED_EXTERN
+}  // namespace tcemu::cuda::detail::fused
+
+namespace tcemu::cuda::detail::fused::wg {
+#define TCEMU_WGMMA_EXTERN(K, S, T)                                                                 \
+  extern template void launch<MmaKind::K, ProductSet::S, T>(const Args&, const Epilogue<T>&, cudaStream_t); \
+  extern template bool available<MmaKind::K, ProductSet::S, T>();
+#define TCEMU_WGMMA_EXTERN2(K, S) TCEMU_WGMMA_EXTERN(K, S, float) TCEMU_WGMMA_EXTERN(K, S, double)
+TCEMU_WGMMA_EXTERN2(f16, hi_cross)
+TCEMU_WGMMA_EXTERN2(f16, all_four)
+TCEMU_WGMMA_EXTERN2(bf16, three)
+TCEMU_WGMMA_EXTERN2(bf16, nine)
+TCEMU_WGMMA_EXTERN2(tf32, hi_cross)
+#undef TCEMU_WGMMA_EXTERN2
+#undef TCEMU_WGMMA_EXTERN
+}  // namespace tcemu::cuda::detail::fused::wg
+
+namespace tcemu::cuda::detail::fused {
 
 namespace {
 
@@ -68,6 +86,20 @@ int compute_capability_major() {
   return major;
 }
 
+/// wgmma on compute capability 9.0 unless TCEMU_CUDA_FUSED_MMA=sync asks for the mma.sync kernel.
+bool use_wgmma() {
+  static const bool forced_sync = [] {
+    const char* e = std::getenv("TCEMU_CUDA_FUSED_MMA");
+    return e && std::string(e) == "sync";
+  }();
+  if (forced_sync) return false;
+  int dev = 0, major = 0, minor = 0;
+  TCEMU_CUDA(cudaGetDevice(&dev));
+  TCEMU_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  TCEMU_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  return major == 9 && minor == 0;
+}
+
 }  // namespace
 
 bool supported(const Scheme& s) {
@@ -99,6 +131,31 @@ void run(const Scheme& s, const Panels& pn, const Epilogue<T>& out, cudaStream_t
     throw InvalidArgument("tcemu cuda fused: " + std::to_string(pn.m) + " x " + std::to_string(pn.n) +
                           " needs more blocks than one launch allows");
   a.low_scale = s.groups.size() > 1 ? std::ldexp(1.f, s.groups[1].scale_exp) : 1.f;
+  if (use_wgmma()) {
+    auto go = [&](auto avail, auto launch_fn) {
+      if (!avail()) return false;
+      launch_fn(a, out, stream);
+      return true;
+    };
+    bool done = false;
+    switch (c.set) {
+      case ProductSet::hi_cross:
+        done = c.kind == MmaKind::tf32
+                   ? go(wg::available<MmaKind::tf32, ProductSet::hi_cross, T>, wg::launch<MmaKind::tf32, ProductSet::hi_cross, T>)
+                   : go(wg::available<MmaKind::f16, ProductSet::hi_cross, T>, wg::launch<MmaKind::f16, ProductSet::hi_cross, T>);
+        break;
+      case ProductSet::all_four:
+        done = go(wg::available<MmaKind::f16, ProductSet::all_four, T>, wg::launch<MmaKind::f16, ProductSet::all_four, T>);
+        break;
+      case ProductSet::three:
+        done = go(wg::available<MmaKind::bf16, ProductSet::three, T>, wg::launch<MmaKind::bf16, ProductSet::three, T>);
+        break;
+      case ProductSet::nine:
+        done = go(wg::available<MmaKind::bf16, ProductSet::nine, T>, wg::launch<MmaKind::bf16, ProductSet::nine, T>);
+        break;
+    }
+    if (done) return;
+  }
   switch (c.set) {
     case ProductSet::hi_cross:
       if (c.kind == MmaKind::tf32) return launch<MmaKind::tf32, ProductSet::hi_cross, T>(a, out, stream);

@@ -1,0 +1,14 @@
+// Instantiations of the wgmma fused split-part kernel for MmaKind::f16 (sm_90a; other
+// architectures get a trapping stub that the dispatcher never selects).
+#include "cuda/fused/wgmma_kernel.cuh"
+
+namespace tcemu::cuda::detail::fused::wg {
+template void launch<MmaKind::f16, ProductSet::hi_cross, float>(const Args&, const Epilogue<float>&, cudaStream_t);
+template bool available<MmaKind::f16, ProductSet::hi_cross, float>();
+template void launch<MmaKind::f16, ProductSet::hi_cross, double>(const Args&, const Epilogue<double>&, cudaStream_t);
+template bool available<MmaKind::f16, ProductSet::hi_cross, double>();
+template void launch<MmaKind::f16, ProductSet::all_four, float>(const Args&, const Epilogue<float>&, cudaStream_t);
+template bool available<MmaKind::f16, ProductSet::all_four, float>();
+template void launch<MmaKind::f16, ProductSet::all_four, double>(const Args&, const Epilogue<double>&, cudaStream_t);
+template bool available<MmaKind::f16, ProductSet::all_four, double>();
+}  // namespace tcemu::cuda::detail::fused::wg
