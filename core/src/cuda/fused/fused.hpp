@@ -11,10 +11,11 @@
 // round-to-nearest FADD ("promotion" after each MMA, as EGEMM-TC / LE-GEMM do in FP32 registers).
 // The lower groups are 2^-8 (BF16) to 2^-12 (FP16) smaller and accumulate inside the MMA.
 //
-// Kernel: mma.sync (sm_80 and later; on sm_90 it runs on the same Tensor Cores at a lower peak than
-// wgmma), 128 x 128 block tiles, 8 warps of 64 x 32, k-tiles of 64 bytes per row (32 FP16/BF16
-// elements or 16 TF32), a 3-stage cp.async pipeline into XOR-swizzled shared memory, ldmatrix
-// fragments.
+// Kernels: fused_kernel.cuh, mma.sync (sm_80 and later), 128 x 128 block tiles, 16 warps of 32 x 32,
+// k-tiles of 64 bytes per row (32 FP16/BF16 elements or 16 TF32), a 3-stage cp.async pipeline into
+// XOR-swizzled shared memory, ldmatrix fragments, promotion after every MMA step. wgmma_kernel.cuh:
+// the same on sm_90a wgmma (promotion per 128-byte k-tile), opt-in with TCEMU_CUDA_FUSED_MMA=wgmma
+// because it is slower as written (docs/perf-notes.md section 4.3).
 #include <cuda_runtime.h>
 
 #include <cstdint>
