@@ -18,6 +18,9 @@
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
+#if defined(TCEMU_HAVE_CUDA)
+#include "tcemu/cuda/calibrate.hpp"
+#endif
 
 namespace {
 
@@ -102,6 +105,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--json", json, "print only one JSON object (no table, no progress) on stdout");
   app.add_flag("--explain", explain, "print auto's plan (profiles, candidates, pick) of its first batch to stderr");
+  bool recalibrate = false;
+  app.add_flag("--recalibrate", recalibrate,
+               "GPU: measure auto's cost model on this GPU again (a few seconds), rewrite its cache file\n"
+               "and print it to stderr before the search (otherwise cached, measured on first use)");
   app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue for --target and exit");
   CLI11_PARSE(app, args.app_argc(), args.app.data());
 
@@ -127,6 +134,14 @@ int main(int argc, char** argv) {
       return kExitError;
     }
     const knn::Device device = knn::resolve_device(knn::parse_device(device_name));
+    if (recalibrate) {
+#if defined(TCEMU_HAVE_CUDA)
+      if (device == knn::Device::cuda)
+        std::cerr << tcemu::cuda::describe_cost_model(tcemu::cuda::calibrated_cost_model(nullptr, true));
+      else
+#endif
+        std::cerr << "knn: --recalibrate: nothing to measure on the host (its cost model is fixed)" << std::endl;
+    }
 
     const knn::Dataset data =
         knn::load_dataset(input, app.count("--queries") ? std::optional<std::int64_t>(queries) : std::nullopt, k);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tcemu/complex_gemm.hpp"
+#include "tcemu/cuda/calibrate.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 #include "tcemu/cuda/reference_cuda.hpp"
 
@@ -66,6 +67,26 @@ struct Row {
   std::string note;
 };
 
+/// One scheme's run in an --auto-grid case.
+struct GridTiming {
+  std::string method, used, note;
+  double ms = 0, err = NAN;
+  bool fell_back = false, meets = false;  ///< meets: error <= the case's limit, all outputs finite
+};
+
+/// One (shape, distribution, target) case of --auto-grid.
+struct GridCase {
+  std::string shape, dist, target;
+  std::int64_t m = 0, n = 0, k = 0;
+  double native_err = NAN, err_limit = NAN;  ///< cuBLAS SGEMM/DGEMM's error and 2x it
+  std::vector<GridTiming> timings;           ///< every scheme that meets the target (by catalogue)
+  GridTiming auto_run;                       ///< the auto call itself (profile pass included)
+  Plan plan;                                 ///< auto's plan
+  std::string fastest, pick;
+  double fastest_ms = 0, pick_ms = 0, pick_err = NAN, predicted_ms = NAN, ratio = NAN;
+  bool pick_meets = false, pass = false;
+};
+
 template <class T>
 struct DevMat {
   T* p = nullptr;
@@ -112,6 +133,7 @@ struct Timer {
 struct Config {
   int warmup = 2, repeat = 10, samples = 4096;
   bool errors = true;
+  bool explain = false;  ///< print auto's plan (stderr) for every auto row / grid case
   std::uint64_t seed = 20240501;
   /// CUDA implementations to time for the multi-part schemes (one row each when more than one).
   std::vector<CudaKernels> kernels = {CudaKernels::automatic};
@@ -340,6 +362,120 @@ class Bench {
     }
   }
 
+  /// One case of --auto-grid: every scheme that meets `target` and auto on the same inputs.
+  /// T = float: FP32 target (error: relative Frobenius error against a DGEMM of the inputs, limit 2x
+  /// cuBLAS SGEMM's); T = double: FP64 target (error over --samples entries against double-double,
+  /// limit 2x cuBLAS DGEMM's).
+  template <class T>
+  void auto_case(const Shape& s, const Distribution& dist) {
+    constexpr bool fp64 = std::is_same_v<T, double>;
+    const Target target = fp64 ? Target::fp64 : Target::fp32;
+    GridCase g;
+    g.shape = s.name;
+    g.m = s.m;
+    g.n = s.n;
+    g.k = s.k;
+    g.dist = dist.name();
+    g.target = to_string(target);
+    DevMat<T> A(s.m, s.k), B(s.k, s.n), C(s.m, s.n);
+    fill_random_device(A.view(), dist, cfg_.seed++, nullptr);
+    fill_random_device(B.view(), dist, cfg_.seed++, nullptr);
+    const int m = int(s.m), n = int(s.n), k = int(s.k);
+    std::function<double()> err;
+    std::unique_ptr<DevMat<double>> R;
+    std::vector<std::int64_t> srow, scol;
+    std::vector<double> ref;
+    if constexpr (fp64) {
+      std::tie(srow, scol) = sample_entries(s, cfg_.samples);
+      ref = reference_dd_sampled<double>(Op::N, Op::N, A.cview(), B.cview(), srow, scol, nullptr);
+      err = [&] { return sampled_errors(gather_device<double>(C.cview(), srow, scol, nullptr), ref).first; };
+    } else {
+      DevMat<double> Ad(s.m, s.k), Bd(s.k, s.n);
+      R = std::make_unique<DevMat<double>>(s.m, s.n);
+      to_double_device(A.cview(), Ad.p, s.m, nullptr);
+      to_double_device(B.cview(), Bd.p, s.k, nullptr);
+      const double one = 1, zero = 0;
+      CB(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, Ad.p, m, Bd.p, k, &zero, R->p, m));
+      CK(cudaDeviceSynchronize());
+      err = [&] { return rel_frobenius_device(C.cview(), R->p, s.m, nullptr); };
+    }
+    // The native cuBLAS error sets the limit.
+    {
+      const T one = 1, zero = 0;
+      fill_value_device(C.view(), T(NAN), nullptr);
+      if constexpr (fp64) {
+        CB(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A.p, m, B.p, k, &zero, C.p, m));
+      } else {
+        CB(cublasSgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, A.p, m, B.p, k, &zero, C.p, m));
+      }
+      CK(cudaDeviceSynchronize());
+      g.native_err = err();
+      g.err_limit = 2 * g.native_err;
+    }
+    auto time_scheme = [&](const Scheme& sc) {
+      GridTiming t;
+      t.method = sc.name;
+      GemmOptions opt;
+      opt.scheme = sc;
+      try {
+        fill_value_device(C.view(), T(NAN), nullptr);
+        GemmReport rep;
+        t.ms = timer_
+                   .run([&] { rep = cuda::gemm_device<T>(Op::N, Op::N, T(1), A.cview(), B.cview(), T(0), C.view(),
+                                                         opt, nullptr, &ws_); },
+                        cfg_.warmup, cfg_.repeat)
+                   .first;
+        t.used = rep.used.name;
+        t.fell_back = rep.fell_back;
+        t.err = err();
+        t.meets = std::isfinite(t.err) && t.err <= g.err_limit && count_nonfinite_device(C.cview(), nullptr) == 0;
+        if (sc.kind == SchemeKind::automatic) {
+          g.plan = rep.plan;
+          for (const Candidate& c : rep.plan.candidates)
+            if (c.eligible && c.scheme.name == rep.used.name) g.predicted_ms = 1e3 * c.predicted_seconds;
+        }
+      } catch (const std::exception& e) {
+        t.note = e.what();
+        (void)cudaGetLastError();
+      }
+      return t;
+    };
+    for (const Scheme& sc : catalogue(target))
+      if (sc.kind != SchemeKind::automatic && sc.meets(target)) g.timings.push_back(time_scheme(sc));
+    g.auto_run = time_scheme(parse_scheme("auto", target));
+    g.pick = g.auto_run.used;
+    if (cfg_.explain)
+      std::fprintf(stderr, "auto-grid %s %s %s:\n%s", s.name.c_str(), g.dist.c_str(), g.target.c_str(),
+                   g.plan.explain().c_str());
+    // The pick's own time: the row that ran that scheme directly (the same protocol), else time it.
+    const GridTiming* pick = nullptr;
+    for (const GridTiming& t : g.timings)
+      if (!t.fell_back && t.used == g.pick && t.ms > 0) pick = &t;
+    if (!pick && !g.pick.empty()) {
+      g.timings.push_back(time_scheme(parse_scheme(g.pick, target)));
+      g.timings.back().method = g.pick + " (auto's pick)";
+      pick = &g.timings.back();
+    }
+    const GridTiming* fastest = nullptr;
+    for (const GridTiming& t : g.timings)
+      if (!t.fell_back && t.meets && t.ms > 0 && (!fastest || t.ms < fastest->ms)) fastest = &t;
+    if (fastest) {
+      g.fastest = fastest->used;
+      g.fastest_ms = fastest->ms;
+    }
+    if (pick) {
+      g.pick_ms = pick->ms;
+      g.pick_err = pick->err;
+      g.pick_meets = pick->meets;
+    }
+    g.ratio = g.fastest_ms > 0 && g.pick_ms > 0 ? g.pick_ms / g.fastest_ms : NAN;
+    g.pass = g.pick_meets && g.ratio <= 1.10;
+    grid.push_back(std::move(g));
+  }
+
+  /// Cases of --auto-grid, in the order run.
+  std::vector<GridCase> grid;
+
  private:
   Config cfg_;
   cublasHandle_t h_ = nullptr;
@@ -395,6 +531,8 @@ class Bench {
       r.tflops = flops(s) / (med * 1e-3) / 1e12;
       r.speedup = native > 0 ? native / med : 0;
       r.used = rep.used.name + (rep.fell_back ? " (fallback)" : "");
+      if (cfg_.explain && sc.kind == SchemeKind::automatic)
+        std::fprintf(stderr, "%s %s:\n%s", s.name.c_str(), dist.name().c_str(), rep.plan.explain().c_str());
       const std::int64_t bad = count_nonfinite_device(C.as_const(), nullptr);
       if (bad) r.note = std::to_string(bad) + " non-finite outputs";
       if constexpr (std::is_same_v<std::invoke_result_t<ErrF>, double>) {
@@ -448,6 +586,48 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, const std:
   }
 }
 
+/// The --auto-grid table and its summary line.
+void print_grid(const std::vector<GridCase>& cases) {
+  std::printf("%-18s %-12s %-6s %-14s %10s %-14s %10s %10s %10s %7s %10s %10s  %s\n", "case", "dist", "target",
+              "fastest", "ms", "auto pick", "pick ms", "pred. ms", "auto ms", "ratio", "pick err", "limit",
+              "pass");
+  int passed = 0;
+  for (const GridCase& g : cases) {
+    passed += g.pass;
+    std::printf("%-18s %-12s %-6s %-14s %10.3f %-14s %10.3f %10.3f %10.3f %7.3f %10.2e %10.2e  %s\n", g.shape.c_str(),
+                g.dist.c_str(), g.target.c_str(), g.fastest.c_str(), g.fastest_ms, g.pick.c_str(), g.pick_ms,
+                g.predicted_ms, g.auto_run.ms, g.ratio, g.pick_err, g.err_limit,
+                g.pass ? "yes" : (g.pick_meets ? "no (slower)" : "no (error)"));
+  }
+  std::printf("auto-grid: %d / %zu cases pass (auto's pick meets the target and is within 10%% of the fastest "
+              "scheme that does)\n",
+              passed, cases.size());
+}
+
+/// --csv with --auto-grid: one line per case; `schemes` lists every scheme as name=used/ms/err/meets.
+void write_grid_csv(const std::string& path, const std::vector<GridCase>& cases, const std::string& device) {
+  std::ofstream f(path);
+  if (!f) throw IoError("--csv: cannot write '" + path + "'");
+  f << "device,case,m,n,k,dist,target,fastest,fastest_ms,pick,pick_ms,predicted_ms,auto_ms,ratio,pick_err,"
+       "err_limit,native_err,pass,schemes\n";
+  for (const GridCase& g : cases) {
+    std::string all;
+    for (const GridTiming& t : g.timings) {
+      char b[256];
+      std::snprintf(b, sizeof b, "%s%s=%s/%.4f/%.3e/%d%s", all.empty() ? "" : ";", t.method.c_str(), t.used.c_str(),
+                    t.ms, t.err, int(t.meets), t.fell_back ? "/fallback" : "");
+      all += b;
+    }
+    char buf[1024];
+    std::snprintf(buf, sizeof buf,
+                  "\"%s\",\"%s\",%lld,%lld,%lld,\"%s\",%s,%s,%.6f,%s,%.6f,%.6f,%.6f,%.4f,%.6e,%.6e,%.6e,%d,",
+                  device.c_str(), g.shape.c_str(), (long long)g.m, (long long)g.n, (long long)g.k, g.dist.c_str(),
+                  g.target.c_str(), g.fastest.c_str(), g.fastest_ms, g.pick.c_str(), g.pick_ms, g.predicted_ms,
+                  g.auto_run.ms, g.ratio, g.pick_err, g.err_limit, g.native_err, int(g.pass));
+    f << buf << "\"" << all << "\"\n";
+  }
+}
+
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   std::string cur;
@@ -483,6 +663,11 @@ int main(int argc, char** argv) {
       "samples and median per-entry relative error. Complex shapes (qsim) compare C/ZGEMM with\n"
       "tcemu's 4M complex GEMM.\n"
       "\n"
+      "auto's cost model (--explain, --recalibrate, --auto-grid): measured on this GPU on first use and\n"
+      "cached per GPU model (tcemu/cuda/calibrate.hpp; TCEMU_AUTO_CALIBRATE=0 keeps the H200 anchors).\n"
+      "  tcemu-bench --recalibrate --explain --shapes 4096,knn --dists uniform --schemes auto --fp64-schemes auto\n"
+      "  tcemu-bench --auto-grid --csv auto-grid.csv\n"
+      "\n"
       "Example (the acceptance run of issue 3):\n"
       "  tcemu-bench --shapes 8192 --dists uniform --schemes fp16x2,tf32x2,bf16x3 --fp64-schemes ''\n"
       "  tcemu-bench --shapes 8192 --dists phi=0.1,phi=1 --schemes '' --fp64-schemes int8-ozaki\n"};
@@ -510,7 +695,25 @@ int main(int argc, char** argv) {
                  "CUDA implementations of the multi-part schemes to time: auto, fused, multipass, or a "
                  "comma list (one row per implementation, method 'scheme/impl')")
       ->capture_default_str();
-  app.add_option("--csv", csv, "also write all rows to this CSV file");
+  app.add_option("--csv", csv, "also write all rows to this CSV file (with --auto-grid: one line per case)");
+  app.add_flag("--explain", cfg.explain,
+               "print the cost model auto uses (stdout) and auto's plan of every auto row / grid case "
+               "(stderr): operand profiles, candidates, predicted time and error, where the time came from, pick");
+  bool recalibrate = false, auto_grid = false;
+  app.add_flag("--recalibrate", recalibrate,
+               "measure auto's device cost model again (a few seconds), rewrite its cache file and print it "
+               "(tcemu/cuda/calibrate.hpp); without it the cached model is used, or measured on first use");
+  app.add_flag("--auto-grid", auto_grid,
+               "acceptance grid of auto (issue 4): for every --grid-shapes x --grid-dists x --grid-targets case, "
+               "time every scheme that meets the target and auto on the same inputs (--warmup, --repeat, "
+               "median), check errors (limit: 2x cuBLAS SGEMM's / DGEMM's), print fastest vs auto's pick; "
+               "ignores --shapes/--dists/--schemes/--fp64-schemes");
+  std::string grid_shapes = "8192,4096,1024,knn,kmeans,65536x256x4096,1048576x128x128";
+  std::string grid_dists = "uniform,phi=1", grid_targets = "fp32,fp64";
+  app.add_option("--grid-shapes", grid_shapes, "shapes of --auto-grid (as --shapes, real only)")->capture_default_str();
+  app.add_option("--grid-dists", grid_dists, "distributions of --auto-grid")->capture_default_str();
+  app.add_option("--grid-targets", grid_targets, "targets of --auto-grid: fp32 (float data), fp64 (double data)")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   Kokkos::ScopeGuard kokkos(argc, argv);
@@ -521,6 +724,43 @@ int main(int argc, char** argv) {
     cfg.kernels.clear();
     for (const std::string& k : split_list(kernels)) cfg.kernels.push_back(parse_cuda_kernels(k));
     if (cfg.kernels.empty()) throw InvalidArgument("--kernels: empty list");
+    if (cfg.repeat < 1 || cfg.warmup < 0) throw InvalidArgument("--repeat must be >= 1 and --warmup >= 0");
+    // auto's cost model first, so that a measurement never lands inside a timed run.
+    if (recalibrate) {
+      std::printf("%s", cuda::describe_cost_model(cuda::calibrated_cost_model(nullptr, true)).c_str());
+    } else if (cfg.explain || auto_grid) {
+      std::printf("%s", cuda::describe_cost_model(*cuda::device_cost_model()).c_str());
+    }
+    if (auto_grid) {
+      std::vector<Target> targets;
+      for (const std::string& t : split_list(grid_targets)) {
+        try {
+          targets.push_back(parse_target(t));
+        } catch (const Error& e) {
+          throw InvalidArgument(std::string("--grid-targets: ") + e.what());
+        }
+      }
+      std::vector<Shape> gshapes;
+      for (const std::string& sh : split_list(grid_shapes)) {
+        gshapes.push_back(parse_shape(sh));
+        if (gshapes.back().complex) throw InvalidArgument("--grid-shapes: '" + sh + "' is complex (real shapes only)");
+      }
+      std::vector<Distribution> gdists;
+      for (const std::string& dn : split_list(grid_dists)) gdists.push_back(Distribution::parse(dn));
+      if (targets.empty() || gshapes.empty() || gdists.empty())
+        throw InvalidArgument("--auto-grid: empty --grid-shapes, --grid-dists or --grid-targets");
+      Bench bench(cfg);
+      for (Target t : targets)
+        for (const Shape& shape : gshapes)
+          for (const Distribution& dist : gdists) {
+            std::fprintf(stderr, "auto-grid: %s %s %s\n", shape.name.c_str(), dist.name().c_str(), to_string(t));
+            if (t == Target::fp64) bench.auto_case<double>(shape, dist);
+            else bench.auto_case<float>(shape, dist);
+            if (!csv.empty()) write_grid_csv(csv, bench.grid, device);  // keep partial results
+          }
+      print_grid(bench.grid);
+      return 0;
+    }
     std::vector<Scheme> s32, s64;
     if (!schemes.empty()) s32 = parse_scheme_list(schemes, Target::fp32);
     if (!fp64_schemes.empty()) s64 = parse_scheme_list(fp64_schemes, Target::fp64);

@@ -45,7 +45,9 @@ const char* to_string(CudaKernels k);
 struct GemmOptions {
   Scheme scheme = parse_scheme("auto");  ///< scheme to use; "auto" chooses per call
   RangePolicy range_policy = RangePolicy::fallback;
-  /// Cost model `auto` uses; nullptr = the backend's own (CostModel::host() on the host).
+  /// Cost model `auto` uses; nullptr = the backend's own (CostModel::host() on the host; on the GPU
+  /// the device's measured model, tcemu/cuda/calibrate.hpp, or the H200 anchors under
+  /// TCEMU_AUTO_CALIBRATE=0).
   const CostModel* cost_model = nullptr;
   /// CUDA backend only: fused kernel or multi-pass (docs/perf-notes.md section 4 compares them). The
   /// environment variable TCEMU_CUDA_KERNELS=fused|multipass overrides `automatic`; schemes without a

@@ -2,6 +2,7 @@
 /// \file select.hpp
 /// Automatic split selection (`auto`, DESIGN.md section 4): candidates whose range and accuracy meet
 /// the target, timed by a cost model, fastest one chosen, decision explainable.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,8 +12,54 @@
 
 namespace tcemu {
 
-/// Throughput model of one device: product rates per part type and memory bandwidth.
-/// predict_seconds() = sum over products of 2mnk / rate(part) + bytes moved by split/combine / bandwidth.
+/// Number of terms of a measured cost (see cost_features()).
+inline constexpr int kCostFeatures = 5;
+
+/// The terms a measured cost is linear in, for `scheme` (Ozaki: with its slice count s = parts) on an
+/// m x n x k product:
+///   [0] 1                         fixed cost of a call (launches, the range-profile read-back);
+///   [1] s (Ozaki), else 0         per-slice launches;
+///   [2] (m k + k n) (x s, Ozaki)  operand elements read and split;
+///   [3] m n (x s, Ozaki)          output elements written by the products' epilogues / the combine;
+///   [4] m n k (x s(s+1)/2, Ozaki) multiply-adds of the products (the scheme's product count is in
+///                                 the coefficient for the split schemes).
+/// The operand term is symmetric in m and n, so a prediction does not depend on C's orientation.
+std::array<double, kCostFeatures> cost_features(const Scheme& scheme, std::int64_t m, std::int64_t n,
+                                                std::int64_t k);
+
+/// One timed call used to calibrate a cost model: `scheme` (Ozaki with a fixed slice count) on an
+/// m x n x k product took `seconds` (median of several runs, split included), on the data type of
+/// `target` (fp32: float, fp64: double), i.e. standing for `auto` calls with that target.
+struct CostSample {
+  Scheme scheme;
+  std::int64_t m = 0, n = 0, k = 0;
+  double seconds = 0;
+  Target target = Target::fp32;
+};
+
+/// Measured cost of one scheme kind on one device for the `auto` calls of one target (the target also
+/// fixes the data type it was measured on: fp32 -> float data, fp64 -> double data; native fp64, for
+/// instance, has one fit per target):
+/// seconds = sum_i coef[i] * cost_features(scheme, m, n, k)[i], every coef >= 0.
+struct MeasuredCost {
+  SchemeKind kind = SchemeKind::fp32;
+  Target target = Target::fp32;
+  std::array<double, kCostFeatures> coef{};
+  int points = 0;        ///< samples the fit used
+  double fit_error = 0;  ///< largest |predicted - measured| / measured over those samples
+};
+
+/// Fits a MeasuredCost to samples of one scheme kind and CostSample::target: non-negative least squares on the
+/// relative residuals (every subset of the terms is solved, the best one with all coefficients >= 0
+/// wins; terms that are zero in every sample are left at 0). Throws InvalidArgument when `samples` is
+/// empty or mixes kinds or targets.
+MeasuredCost fit_measured_cost(const std::vector<CostSample>& samples);
+
+/// Throughput model of one device: product rates per part type and memory bandwidth, optionally
+/// with measured per-scheme costs.
+/// predict_seconds(): the MeasuredCost of the scheme when the model has one (see find_measured()),
+/// else the rate formula: sum over products of 2mnk / rate(part) + bytes moved by split/combine /
+/// bandwidth.
 struct CostModel {
   std::string device;          ///< e.g. "host (CBLAS)", "NVIDIA H200 (DESIGN.md anchors)"
   double tflops_fp64 = 0;      ///< native DGEMM rate
@@ -28,8 +75,33 @@ struct CostModel {
   /// cuBLAS rates measured on an H200 at 8192^3 (DESIGN.md section 7), for the multi-pass CUDA backend.
   static CostModel h200_anchors();
 
-  /// Predicted time in seconds of `scheme` (Ozaki: with its slice count) for an m x n x k product.
-  double predict_seconds(const Scheme& scheme, std::int64_t m, std::int64_t n, std::int64_t k) const;
+  /// Measured costs (calibrated models, tcemu/cuda/calibrate.hpp); empty for host() and
+  /// h200_anchors(), whose predictions come from the rates above alone.
+  std::vector<MeasuredCost> measured;
+  /// The timings `measured` was fitted to (kept for --explain and the cache file; may be empty).
+  std::vector<CostSample> samples;
+
+  /// Predicted time in seconds of `scheme` (Ozaki: with its slice count) for an m x n x k product in
+  /// an `auto` call of target `call` (which selects the measured cost: float or double data).
+  double predict_seconds(const Scheme& scheme, std::int64_t m, std::int64_t n, std::int64_t k,
+                         Target call) const;
+  /// The same with call = scheme.target.
+  double predict_seconds(const Scheme& scheme, std::int64_t m, std::int64_t n, std::int64_t k) const {
+    return predict_seconds(scheme, m, n, k, scheme.target);
+  }
+
+  /// The measured cost used for `scheme` in calls of target `call`: the entry of its kind for `call`,
+  /// else one of its kind for the other target, else nullptr (then the rate formula predicts).
+  const MeasuredCost* find_measured(const Scheme& scheme, Target call) const;
+  /// The same with call = scheme.target.
+  const MeasuredCost* find_measured(const Scheme& scheme) const { return find_measured(scheme, scheme.target); }
+
+  /// Text form (the calibration cache file): a version line, the device, the rates, one `fit` line
+  /// per MeasuredCost and one `sample` line per CostSample, then `end`. Numbers in %.17g.
+  std::string to_text() const;
+  /// Parses to_text()'s output. Throws InvalidArgument "<where>: line N: <problem>" on anything
+  /// malformed, truncated (no `end`), of another version, or with negative / non-finite coefficients.
+  static CostModel from_text(const std::string& text, const std::string& where);
 };
 
 /// Ozaki slice count that meets `target` for these operands: bits = target bits (24 or 53) + 1 (the
@@ -45,6 +117,9 @@ struct Candidate {
   double predicted_seconds = 0;
   double predicted_error = 0;     ///< 2^-precision_bits of the scheme (normwise, per element)
   std::string reason;             ///< why not eligible, or "" when eligible
+  /// How predicted_seconds was obtained: "fit +-X%" (a MeasuredCost, X its largest relative residual
+  /// on the calibration samples) or "rates" (the rate formula).
+  std::string cost_source;
 };
 
 /// What `auto` decided for one call.
@@ -55,7 +130,8 @@ struct Plan {
   std::vector<Candidate> candidates;
   std::string device;
 
-  /// Multi-line text for `--explain`: profiles, candidates (time, error, reason), pick.
+  /// Multi-line text for `--explain`: profiles, candidates (eligible, predicted time, predicted error,
+  /// where the time came from, reason), pick and its predicted time.
   std::string explain() const;
 };
 

@@ -34,8 +34,8 @@ CostModel CostModel::h200_anchors() {
   return m;
 }
 
-double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t n,
-                                  std::int64_t k) const {
+double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t n, std::int64_t k,
+                                  Target call) const {
   const double flop = 2.0 * double(m) * double(n) * double(k);
   const double mk = double(m) * double(k), kn = double(k) * double(n), mn = double(m) * double(n);
   const double bw = bandwidth_gbs * 1e9;
@@ -51,6 +51,12 @@ double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t 
     return tflops_fp32;
   };
   if (s.kind == SchemeKind::automatic) throw InvalidArgument("predict_seconds: resolve auto first");
+  if (const MeasuredCost* mc = find_measured(s, call)) {
+    const auto f = cost_features(s, m, n, k);
+    double t = 0;
+    for (int i = 0; i < kCostFeatures; ++i) t += mc->coef[i] * f[i];
+    return t;
+  }
   if (s.is_native()) return flop / (rate(s.part) * 1e12);
   if (s.kind == SchemeKind::int8_ozaki) {
     const int sl = s.parts > 0 ? s.parts : (s.target == Target::fp64 ? 8 : 4);
@@ -95,7 +101,15 @@ Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int
       s = ozaki_scheme(sl, target);
     }
     c.scheme = s;
-    c.predicted_seconds = model.predict_seconds(s, m, n, k);
+    c.predicted_seconds = model.predict_seconds(s, m, n, k, target);
+    if (const MeasuredCost* mc = model.find_measured(s, target)) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "fit +-%.0f%%%s", 100 * mc->fit_error,
+                    mc->target == target ? "" : " (other target)");
+      c.cost_source = buf;
+    } else {
+      c.cost_source = "rates";
+    }
     c.predicted_error = std::ldexp(1.0, -s.precision_bits);
     if (!s.meets(target)) {
       c.reason = std::to_string(s.precision_bits) + " bits < " + to_string(target) + " accuracy";
@@ -121,16 +135,24 @@ std::string Plan::explain() const {
   os << "auto (target " << to_string(target) << ", cost model: " << device << ")\n";
   os << "  profile A: " << profile_a.summary() << "\n";
   os << "  profile B: " << profile_b.summary() << "\n";
-  std::snprintf(line, sizeof line, "  %-16s %-9s %-13s %-10s %s\n", "candidate", "eligible",
-                "predicted ms", "error", "reason");
+  std::snprintf(line, sizeof line, "  %-16s %-9s %-13s %-11s %-24s %s\n", "candidate", "eligible",
+                "predicted ms", "pred. error", "time from", "reason");
   os << line;
+  const Candidate* pick = nullptr;
   for (const auto& c : candidates) {
-    std::snprintf(line, sizeof line, "  %-16s %-9s %-13.4g %-10.2e %s\n", c.scheme.name.c_str(),
+    std::snprintf(line, sizeof line, "  %-16s %-9s %-13.4g %-11.2e %-24s %s\n", c.scheme.name.c_str(),
                   c.eligible ? "yes" : "no", c.predicted_seconds * 1e3, c.predicted_error,
-                  c.reason.c_str());
+                  c.cost_source.c_str(), c.reason.c_str());
+    os << line;
+    if (c.eligible && c.scheme.name == chosen.name) pick = &c;
+  }
+  os << "  pick: " << chosen.name;
+  if (pick) {
+    std::snprintf(line, sizeof line, " (predicted %.4g ms, error %.2e)", pick->predicted_seconds * 1e3,
+                  pick->predicted_error);
     os << line;
   }
-  os << "  pick: " << chosen.name << "\n";
+  os << "\n";
   return os.str();
 }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "cuda/paths.hpp"
+#include "tcemu/cuda/calibrate.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 
 namespace tcemu::cuda {
@@ -77,6 +78,12 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   GemmReport report;
   report.requested = report.used = options.scheme;
   if (a.rows == 0 || b.cols == 0) return report;
+  // auto's cost model: the caller's, else the device's measured one (tcemu/cuda/calibrate.hpp; may
+  // measure on first use, with its own workspace, so before this call touches `ws`).
+  static const CostModel anchors = CostModel::h200_anchors();
+  std::shared_ptr<const CostModel> device_model;
+  if (options.scheme.kind == SchemeKind::automatic && !options.cost_model) device_model = device_cost_model();
+  const CostModel& model = device_model ? *device_model : anchors;
   Workspace& wso = wsp ? *wsp : default_workspace();
   Workspace::Impl& ws = wso.impl();
   cudaStream_t st = stream;
@@ -107,7 +114,6 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   }
 
   const Scheme& req = options.scheme;
-  const CostModel model = CostModel::h200_anchors();
   RangeProfile pa, pb;
   Scheme s;
   bool split_done = false;

@@ -6,9 +6,11 @@
 /// How a call runs (all on `stream`):
 ///  1. one tiled pass per operand splits it into the scheme's parts *and* computes its range profile
 ///     (block reductions + atomics into a small device struct; the profile is copied back once);
-///  2. the scheme is resolved exactly as on the host (tcemu::resolve_scheme: `auto` with
-///     CostModel::h200_anchors() unless GemmOptions::cost_model says otherwise, Ozaki slice count,
-///     range check and fallback), so GemmReport means the same on both backends;
+///  2. the scheme is resolved exactly as on the host (tcemu::resolve_scheme: `auto` with the device's
+///     measured cost model, tcemu/cuda/calibrate.hpp (measured on first use and cached per GPU model;
+///     TCEMU_AUTO_CALIBRATE=0: CostModel::h200_anchors()), unless GemmOptions::cost_model says
+///     otherwise; Ozaki slice count, range check and fallback), so GemmReport means the same on both
+///     backends;
 ///  3. one cuBLAS GEMM per product group, the products of a group concatenated along k
 ///     ([A_hi | A_lo] . [B_lo ; B_hi]) into one FP32 accumulator per group: FP16/BF16 parts through
 ///     cublasGemmEx (FP32 compute), TF32 parts (TF32-exact FP32 words) with CUBLAS_COMPUTE_32F_FAST_TF32,

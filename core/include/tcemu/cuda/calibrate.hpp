@@ -1,0 +1,85 @@
+#pragma once
+/// \file cuda/calibrate.hpp
+/// The measured cost model `auto` uses on the GPU (issue 4): the time of every scheme `auto` can
+/// choose, measured on this GPU on a few shape classes, fitted per scheme and cached on disk per GPU
+/// model.
+///
+/// What is measured (calibrated_cost_model): with CUDA events on the legacy default stream, one
+/// warm-up and the median of 5 timed gemm_device calls (multi-pass kernels, range policy `ignore`,
+/// uniform(-1,1) data, split and range profile included, i.e. what a call costs), for
+///   FP32 target, float data:  fp32, fp64, fp16x2, tf32x2, bf16x3, bf16x9, int8-ozaki:4, int8-ozaki:7
+///   FP64 target, double data: fp64, int8-ozaki:6, int8-ozaki:8, int8-ozaki:11
+/// on five shapes (m x n x k), each chosen so that one cost term dominates:
+///   256^3 (fixed cost), 4096^3 (products), 8192 x 8192 x 64 (output), 32768 x 64 x 2048 (operand
+///   split), 16384 x 1024 x 784 (a tall-skinny mix, the knn/kmeans class).
+/// Per scheme kind and target a MeasuredCost (select.hpp) is fitted: time = fixed + a (mk + kn) +
+/// b mn + c mnk (Ozaki: with its slice count s in the terms, see cost_features()), by non-negative
+/// least squares on the relative residuals. Schemes that `auto` never picks (the one-pass floors and
+/// the FP16 variants below FP32 accuracy) keep the rate formula (Candidate::cost_source "rates").
+/// FP32-target schemes on double data (rounded to float first) are predicted with the float-data fit.
+/// On an H200 the whole calibration takes a few seconds (at most ~30 s); a progress line goes to
+/// stderr.
+///
+/// Cache: $XDG_CACHE_HOME/tcemu/ (else $HOME/.cache/tcemu/), one text file per GPU model, driver,
+/// CUDA runtime and cuBLAS version (calibration_cache_path()), in CostModel::to_text() form, written to
+/// a temporary name and renamed. A file that does not parse is reported in one line on stderr and
+/// measured again. Without HOME and XDG_CACHE_HOME the model lives in the process only.
+///
+/// Policy (environment variable TCEMU_AUTO_CALIBRATE, read at every gemm_device call with `auto` and
+/// no GemmOptions::cost_model):
+///   unset, "", "1", "auto"   the cached model; measured on first use when there is none (default);
+///   "cache"                  the cached model, else CostModel::h200_anchors() (never measures);
+///   "0", "off", "anchors"    CostModel::h200_anchors() (no file access; the test suites set this);
+///   "force", "recalibrate"   measured again once per process on first use, then cached.
+/// Any other value throws InvalidArgument naming the variable. If a measurement fails (e.g. out of
+/// device memory) one line goes to stderr and the anchors serve for the rest of the process.
+///
+/// Applications add `--recalibrate` by calling calibrated_cost_model(nullptr, true) once before their
+/// work (or by running with TCEMU_AUTO_CALIBRATE=force), and `--explain` by printing
+/// GemmReport::plan.explain() of an `auto` call.
+///
+/// No CUDA header is included.
+#include <memory>
+#include <string>
+
+#include "tcemu/cuda/gemm_cuda.hpp"
+#include "tcemu/select.hpp"
+
+namespace tcemu::cuda {
+
+/// What device_cost_model() does, from TCEMU_AUTO_CALIBRATE (see the file comment).
+enum class CalibrationPolicy {
+  measure_once,  ///< cache, else measure (default)
+  cache_only,    ///< cache, else anchors
+  anchors,       ///< CostModel::h200_anchors()
+  force,         ///< measure once per process, ignoring the cache
+};
+
+/// Reads TCEMU_AUTO_CALIBRATE; throws InvalidArgument "TCEMU_AUTO_CALIBRATE: ..." on an unknown value.
+CalibrationPolicy calibration_policy_from_env();
+
+/// Cache file of the current device: <cache dir>/cost-model-v1-<GPU name>-sm<cc>-drv<driver>-rt<runtime>
+/// -cublas<version>.txt (name characters other than [A-Za-z0-9.-] become '_'); "" when neither
+/// XDG_CACHE_HOME nor HOME is set. Throws DeviceError without a device.
+std::string calibration_cache_path();
+
+/// The measured cost model of the current device. Unless `recalibrate`, returns the model already
+/// measured or loaded in this process, else the cache file's (calibration_cache_path()), else
+/// measures (see the file comment), writes the cache and returns it. With `recalibrate` it always
+/// measures and rewrites the cache. `ws` is the workspace the timed calls use (nullptr: a private one,
+/// freed afterwards; the calls overwrite its buffers). Throws DeviceError when a CUDA call fails
+/// (e.g. out of memory), InvalidArgument never (a corrupt cache is re-measured).
+CostModel calibrated_cost_model(Workspace* ws, bool recalibrate);
+
+/// The model gemm_device's `auto` uses when GemmOptions::cost_model is nullptr, per
+/// calibration_policy_from_env(); memoised per device and process (thread-safe). Never throws for a
+/// failed measurement (one line on stderr, then the anchors); throws InvalidArgument for a bad
+/// TCEMU_AUTO_CALIBRATE.
+std::shared_ptr<const CostModel> device_cost_model();
+
+/// Multi-line text of a calibrated model for --recalibrate / --explain: the device, one line per fit
+/// (coefficients as fixed us, operand GB/s-equivalent, output GB/s-equivalent, TFLOP/s-equivalent,
+/// largest relative residual) and the samples with their predicted times.
+std::string describe_cost_model(const CostModel& model);
+
+}  // namespace tcemu::cuda

@@ -1,0 +1,328 @@
+// Measured cost model of `auto` on the GPU: timing of the schemes on a few shape classes, fit per
+// scheme (fit_measured_cost), on-disk cache per GPU model, policy (TCEMU_AUTO_CALIBRATE). See
+// tcemu/cuda/calibrate.hpp.
+#include "tcemu/cuda/calibrate.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+#include "tcemu/cuda/check.hpp"
+#include "tcemu/cuda/reference_cuda.hpp"
+
+namespace tcemu::cuda {
+namespace {
+
+/// The shape classes timed, each dominated by one cost term (calibrate.hpp).
+struct CalShape {
+  std::int64_t m, n, k;
+};
+constexpr CalShape kShapes[] = {
+    {256, 256, 256},       // fixed cost
+    {1024, 1024, 1024},    // small: fixed cost + products
+    {4096, 4096, 4096},    // products
+    {8192, 8192, 8192},    // products at the largest size in use
+    {8192, 8192, 64},      // output (epilogues, combine)
+    {32768, 64, 2048},     // operand split
+    {16384, 1024, 784},    // tall-skinny mix (knn / kmeans class)
+};
+constexpr int kWarmup = 1;
+constexpr int kRepeat = 5;
+
+std::recursive_mutex g_mu;
+std::map<int, std::shared_ptr<const CostModel>> g_measured;  ///< calibrated_cost_model's, per device
+std::map<int, std::shared_ptr<const CostModel>> g_in_use;    ///< device_cost_model's, per device
+std::map<int, bool> g_forced;                                  ///< "force" already honoured, per device
+
+int current_device() {
+  int dev = 0;
+  TCEMU_CUDA(cudaGetDevice(&dev));
+  return dev;
+}
+
+std::string sanitize(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') ? c : '_';
+  return out;
+}
+
+std::vector<Scheme> schemes_for(Target t) {
+  if (t == Target::fp32)
+    return {parse_scheme("fp32"),   parse_scheme("fp64"),   parse_scheme("fp16x2"),
+            parse_scheme("tf32x2"), parse_scheme("bf16x3"), parse_scheme("bf16x9"),
+            ozaki_scheme(4, Target::fp32), ozaki_scheme(7, Target::fp32)};
+  return {parse_scheme("fp64", Target::fp64), ozaki_scheme(6, Target::fp64), ozaki_scheme(8, Target::fp64),
+          ozaki_scheme(11, Target::fp64)};
+}
+
+/// Times every scheme of `t` on every shape class with data of type T; appends the samples.
+template <class T>
+void measure(Target t, Workspace& ws, std::vector<CostSample>& out) {
+  std::int64_t mk = 0, kn = 0, mn = 0;
+  for (const CalShape& s : kShapes) {
+    mk = std::max(mk, s.m * s.k);
+    kn = std::max(kn, s.k * s.n);
+    mn = std::max(mn, s.m * s.n);
+  }
+  DeviceBuffer<T> A(static_cast<std::size_t>(mk)), B(static_cast<std::size_t>(kn)),
+      C(static_cast<std::size_t>(mn));
+  fill_random_device(col_major(A.get(), mk, 1), Distribution{}, 0x5eed0001, nullptr);
+  fill_random_device(col_major(B.get(), kn, 1), Distribution{}, 0x5eed0002, nullptr);
+  cudaEvent_t e0, e1;
+  TCEMU_CUDA(cudaEventCreate(&e0));
+  TCEMU_CUDA(cudaEventCreate(&e1));
+  struct Events {
+    cudaEvent_t a, b;
+    ~Events() {
+      cudaEventDestroy(a);
+      cudaEventDestroy(b);
+    }
+  } guard{e0, e1};
+  const bool saved = ws.record_timings;
+  ws.record_timings = false;
+  try {
+    for (const CalShape& sh : kShapes) {
+      const MatrixView<const T> a = col_major<const T>(A.get(), sh.m, sh.k);
+      const MatrixView<const T> b = col_major<const T>(B.get(), sh.k, sh.n);
+      const MatrixView<T> c = col_major(C.get(), sh.m, sh.n);
+      for (const Scheme& sc : schemes_for(t)) {
+        GemmOptions o;
+        o.scheme = sc;
+        o.range_policy = RangePolicy::ignore;  // uniform data is in range; never time a fallback
+        o.cuda_kernels = CudaKernels::multipass;
+        auto call = [&] { gemm_device<T>(Op::N, Op::N, T(1), a, b, T(0), c, o, nullptr, &ws); };
+        for (int i = 0; i < kWarmup; ++i) call();
+        TCEMU_CUDA(cudaDeviceSynchronize());
+        std::vector<float> ms;
+        for (int i = 0; i < kRepeat; ++i) {
+          TCEMU_CUDA(cudaEventRecord(e0, nullptr));
+          call();
+          TCEMU_CUDA(cudaEventRecord(e1, nullptr));
+          TCEMU_CUDA(cudaEventSynchronize(e1));
+          float v = 0;
+          TCEMU_CUDA(cudaEventElapsedTime(&v, e0, e1));
+          ms.push_back(v);
+        }
+        std::sort(ms.begin(), ms.end());
+        out.push_back(CostSample{sc, sh.m, sh.n, sh.k, 1e-3 * double(ms[ms.size() / 2]), t});
+      }
+    }
+  } catch (...) {
+    ws.record_timings = saved;
+    throw;
+  }
+  ws.record_timings = saved;
+}
+
+/// Measures the whole table and fits it (calibrate.hpp).
+CostModel measure_model(Workspace* wsp, const std::string& cache) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string dev = device_description();
+  std::fprintf(stderr, "tcemu: measuring the cost model of auto on %s (%zu shapes x 12 schemes, a few s)%s%s\n",
+               dev.c_str(), sizeof kShapes / sizeof kShapes[0], cache.empty() ? "" : "; cache: ",
+               cache.c_str());
+  TCEMU_CUDA(cudaDeviceSynchronize());
+  std::unique_ptr<Workspace> own;
+  if (!wsp) own = std::make_unique<Workspace>();
+  Workspace& ws = wsp ? *wsp : *own;
+  std::vector<CostSample> samples;
+  measure<float>(Target::fp32, ws, samples);
+  measure<double>(Target::fp64, ws, samples);
+  if (own) own->release();
+
+  CostModel m = CostModel::h200_anchors();
+  m.device = dev + " (measured)";
+  m.samples = samples;
+  // One fit per (kind, target), in the order measured.
+  std::vector<std::pair<SchemeKind, Target>> keys;
+  for (const CostSample& s : samples) {
+    const auto key = std::make_pair(s.scheme.kind, s.target);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  for (const auto& [kind, target] : keys) {
+    std::vector<CostSample> group;
+    for (const CostSample& s : samples)
+      if (s.scheme.kind == kind && s.target == target) group.push_back(s);
+    m.measured.push_back(fit_measured_cost(group));
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "tcemu: cost model measured in %.1f s (%zu timings, %zu fits)\n", secs, samples.size(),
+               m.measured.size());
+  return m;
+}
+
+/// Writes the cache under a temporary name and renames it; one line on stderr when that fails.
+void write_cache(const std::string& path, const CostModel& m) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << m.to_text();
+    f.flush();
+    if (!f) {
+      std::fprintf(stderr, "tcemu: %s: cannot write the cost model cache (kept in memory only)\n", tmp.c_str());
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    std::fprintf(stderr, "tcemu: %s: cannot rename the cost model cache into place: %s\n", path.c_str(),
+                 ec.message().c_str());
+    fs::remove(tmp, ec);
+  }
+}
+
+/// The cache file's model, or nullptr when there is none or it is corrupt (reported in one line).
+std::shared_ptr<const CostModel> read_cache(const std::string& path) {
+  if (path.empty()) return nullptr;
+  std::ifstream f(path);
+  if (!f) return nullptr;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  try {
+    CostModel m = CostModel::from_text(ss.str(), path);
+    for (Target t : {Target::fp32, Target::fp64})
+      for (const Scheme& s : schemes_for(t)) {
+        const MeasuredCost* c = m.find_measured(s, t);
+        if (!c || c->target != t)
+          throw InvalidArgument(path + ": no " + to_string(t) + "-target fit for " + s.name);
+      }
+    return std::make_shared<const CostModel>(std::move(m));
+  } catch (const Error& e) {
+    std::fprintf(stderr, "tcemu: corrupt cost model cache, measuring again: %s\n", e.what());
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+CalibrationPolicy calibration_policy_from_env() {
+  const char* v = std::getenv("TCEMU_AUTO_CALIBRATE");
+  const std::string s = v ? v : "";
+  if (s.empty() || s == "1" || s == "auto") return CalibrationPolicy::measure_once;
+  if (s == "cache") return CalibrationPolicy::cache_only;
+  if (s == "0" || s == "off" || s == "anchors") return CalibrationPolicy::anchors;
+  if (s == "force" || s == "recalibrate") return CalibrationPolicy::force;
+  throw InvalidArgument("TCEMU_AUTO_CALIBRATE: unknown value '" + s +
+                        "' (expected 1/auto, cache, 0/off/anchors or force/recalibrate)");
+}
+
+std::string calibration_cache_path() {
+  std::string dir;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) dir = std::string(x) + "/tcemu";
+  else if (const char* h = std::getenv("HOME"); h && *h) dir = std::string(h) + "/.cache/tcemu";
+  else return "";
+  cudaDeviceProp p{};
+  TCEMU_CUDA(cudaGetDeviceProperties(&p, current_device()));
+  int drv = 0, rt = 0, cb_major = 0, cb_minor = 0, cb_patch = 0;
+  TCEMU_CUDA(cudaDriverGetVersion(&drv));
+  TCEMU_CUDA(cudaRuntimeGetVersion(&rt));
+  TCEMU_CUBLAS(cublasGetProperty(MAJOR_VERSION, &cb_major));
+  TCEMU_CUBLAS(cublasGetProperty(MINOR_VERSION, &cb_minor));
+  TCEMU_CUBLAS(cublasGetProperty(PATCH_LEVEL, &cb_patch));
+  char name[512];
+  std::snprintf(name, sizeof name, "cost-model-v1-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt",
+                sanitize(p.name).c_str(), p.major, p.minor, drv, rt, cb_major, cb_minor, cb_patch);
+  return dir + "/" + name;
+}
+
+CostModel calibrated_cost_model(Workspace* ws, bool recalibrate) {
+  std::lock_guard<std::recursive_mutex> lock(g_mu);
+  const int dev = current_device();
+  const std::string path = calibration_cache_path();
+  if (!recalibrate) {
+    if (auto it = g_measured.find(dev); it != g_measured.end()) return *it->second;
+    if (auto m = read_cache(path)) {
+      g_measured[dev] = m;
+      return *m;
+    }
+  }
+  auto m = std::make_shared<const CostModel>(measure_model(ws, path));
+  write_cache(path, *m);
+  g_measured[dev] = m;
+  g_in_use[dev] = m;  // a recalibration also replaces what auto uses
+  if (recalibrate) g_forced[dev] = true;  // TCEMU_AUTO_CALIBRATE=force is then honoured already
+  return *m;
+}
+
+std::shared_ptr<const CostModel> device_cost_model() {
+  static const auto anchors = std::make_shared<const CostModel>(CostModel::h200_anchors());
+  const CalibrationPolicy policy = calibration_policy_from_env();
+  if (policy == CalibrationPolicy::anchors) return anchors;
+  std::lock_guard<std::recursive_mutex> lock(g_mu);
+  const int dev = current_device();
+  const bool forced = policy == CalibrationPolicy::force && !g_forced[dev];
+  if (!forced)
+    if (auto it = g_in_use.find(dev); it != g_in_use.end()) return it->second;
+  std::shared_ptr<const CostModel> m;
+  try {
+    if (policy == CalibrationPolicy::cache_only) {
+      if (auto it = g_measured.find(dev); it != g_measured.end()) m = it->second;
+      else m = read_cache(calibration_cache_path());
+      if (!m) m = anchors;
+    } else {
+      m = std::make_shared<const CostModel>(calibrated_cost_model(nullptr, forced));
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "tcemu: cost model calibration failed, auto uses the H200 anchors: %s\n", e.what());
+    (void)cudaGetLastError();
+    m = anchors;
+  }
+  if (policy == CalibrationPolicy::force) g_forced[dev] = true;
+  g_in_use[dev] = m;
+  return m;
+}
+
+std::string describe_cost_model(const CostModel& model) {
+  std::ostringstream os;
+  char line[512];
+  os << "cost model: " << model.device << "\n";
+  if (model.measured.empty()) {
+    os << "  (no measured costs: rate formula only)\n";
+    return os.str();
+  }
+  std::snprintf(line, sizeof line, "  %-12s %-6s %10s %12s %14s %14s %14s %8s\n", "fit", "target", "fixed us",
+                "per slice us", "operand ps/el", "output ps/el", "eff. TFLOP/s", "max res");
+  os << line;
+  for (const MeasuredCost& c : model.measured) {
+    std::string name = "?";
+    for (const Scheme& x : catalogue(c.target))
+      if (x.kind == c.kind) name = c.kind == SchemeKind::int8_ozaki ? "int8-ozaki" : x.name;
+    std::snprintf(line, sizeof line, "  %-12s %-6s %10.2f %12.2f %14.2f %14.2f %14.1f %7.1f%%\n", name.c_str(),
+                  to_string(c.target), c.coef[0] * 1e6, c.coef[1] * 1e6, c.coef[2] * 1e12, c.coef[3] * 1e12,
+                  c.coef[4] > 0 ? 2.0 / c.coef[4] / 1e12 : 0.0, 100 * c.fit_error);
+    os << line;
+  }
+  if (!model.samples.empty()) {
+    std::snprintf(line, sizeof line, "  %-14s %-6s %-20s %12s %12s %8s\n", "sample", "target", "m x n x k",
+                  "measured ms", "predicted ms", "error");
+    os << line;
+    for (const CostSample& c : model.samples) {
+      const double p = model.predict_seconds(c.scheme, c.m, c.n, c.k, c.target);
+      char shape[64];
+      std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)c.m, (long long)c.n, (long long)c.k);
+      std::snprintf(line, sizeof line, "  %-14s %-6s %-20s %12.4f %12.4f %+7.1f%%\n", c.scheme.name.c_str(),
+                    to_string(c.target), shape, c.seconds * 1e3, p * 1e3,
+                    100 * (p - c.seconds) / c.seconds);
+      os << line;
+    }
+  }
+  return os.str();
+}
+
+}  // namespace tcemu::cuda
