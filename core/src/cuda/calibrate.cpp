@@ -236,7 +236,8 @@ std::string calibration_cache_path() {
   TCEMU_CUBLAS(cublasGetProperty(MINOR_VERSION, &cb_minor));
   TCEMU_CUBLAS(cublasGetProperty(PATCH_LEVEL, &cb_patch));
   char name[512];
-  std::snprintf(name, sizeof name, "cost-model-v1-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt",
+  // v2: the multi-pass chunk length follows k (paths_cuda.cpp acc_chunk); v1 timings are stale.
+  std::snprintf(name, sizeof name, "cost-model-v2-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt",
                 sanitize(p.name).c_str(), p.major, p.minor, drv, rt, cb_major, cb_minor, cb_patch);
   return dir + "/" + name;
 }

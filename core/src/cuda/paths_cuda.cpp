@@ -91,20 +91,23 @@ SplitSpec spec_for(SchemeKind kind, Store store, const std::vector<int>& seq) {
 }
 
 /// Length of the k chunks of the most significant product group (0 = no chunking). Hopper's Tensor
-/// Cores accumulate in FP32 with truncation once per MMA step (k = 16 for FP16/BF16, 8 for TF32), so
-/// the accumulation error grows about linearly with k: measured on an H200 at k = 8192, every FP32
-/// scheme landed near 1e-5 (6x cuBLAS SGEMM's 1.6e-6), bf16x9 included. Cutting the dominant group's
-/// k into chunks whose results are added with round-to-nearest in the combine bounds that term; the
-/// lower groups are 2^-8 (BF16) to 2^-12 (FP16) smaller and keep one accumulator. Overridable with
-/// the environment variable TCEMU_CUDA_ACC_CHUNK (elements of k; 0 disables).
-std::int64_t acc_chunk(PartType part) {
+/// Cores add each MMA step's products into the accumulator with a 25-bit window and round toward zero
+/// (docs/accuracy.md), so the accumulation error grows linearly with the steps per accumulator: at
+/// k = 8192 without chunks every FP32 scheme landed near 1e-5 (6x cuBLAS SGEMM). Chunks of the
+/// dominant group are added with round-to-nearest (the lower groups are 2^-8..2^-12 smaller).
+/// SGEMM's own error grows with k, so the chunk follows k: k/4 clamped to [512, 2048] for FP16/BF16
+/// parts and k/8 clamped to [256, 1024] for TF32 (TF32 steps are k = 8): at 8192 this is the measured
+/// 2048/1024 (1.5x SGEMM's error), at 4096 it halves the chunk where a fixed 2048 gave 2.1x SGEMM's
+/// error (auto grid, docs/cost-model.md). TCEMU_CUDA_ACC_CHUNK (elements of k; 0 disables) overrides.
+std::int64_t acc_chunk(PartType part, std::int64_t k) {
   static const long long env = [] {
     const char* e = std::getenv("TCEMU_CUDA_ACC_CHUNK");
     return e ? std::atoll(e) : -1LL;
   }();
   if (env >= 0) return round_up(env, 16);
-  // Error ~ truncations per chunk: 2048/16 = 1024/8 = 128 MMA steps; see docs/perf-notes.md.
-  return part == PartType::tf32 ? 1024 : 2048;
+  const bool tf32 = part == PartType::tf32;
+  const std::int64_t lo = tf32 ? 256 : 512, hi = tf32 ? 1024 : 2048;
+  return std::clamp(round_up(k / (tf32 ? 8 : 4), 16), lo, hi);
 }
 
 /// Split-panel row length: k padded to 16 elements (32-byte rows for 16-bit parts, INT8 alignment).
@@ -275,7 +278,7 @@ void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& w
   const int ngroups = static_cast<int>(L.windows.size());
   // Group 0 (the most significant) in k chunks of kb, one FP32 accumulator each (see acc_chunk).
   const std::int64_t k0 = L.windows[0].len * kp;
-  const std::int64_t kb = s.parts > 1 ? acc_chunk(s.part) : 0;
+  const std::int64_t kb = s.parts > 1 ? acc_chunk(s.part, p.k) : 0;
   const std::int64_t nfull = kb > 0 && k0 > kb ? k0 / kb : 0;
   const std::int64_t rem = nfull > 0 ? k0 - nfull * kb : k0;
   const int n0 = static_cast<int>(nfull + (rem > 0 ? 1 : 0));

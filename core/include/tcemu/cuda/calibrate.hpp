@@ -58,7 +58,7 @@ enum class CalibrationPolicy {
 /// Reads TCEMU_AUTO_CALIBRATE; throws InvalidArgument "TCEMU_AUTO_CALIBRATE: ..." on an unknown value.
 CalibrationPolicy calibration_policy_from_env();
 
-/// Cache file of the current device: <cache dir>/cost-model-v1-<GPU name>-sm<cc>-drv<driver>-rt<runtime>
+/// Cache file of the current device: <cache dir>/cost-model-v2-<GPU name>-sm<cc>-drv<driver>-rt<runtime>
 /// -cublas<version>.txt (name characters other than [A-Za-z0-9.-] become '_'); "" when neither
 /// XDG_CACHE_HOME nor HOME is set. Throws DeviceError without a device.
 std::string calibration_cache_path();
