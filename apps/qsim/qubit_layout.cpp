@@ -63,7 +63,7 @@ std::vector<int> order_of(const Layout& l, int lo, int count) {
 
 }  // namespace
 
-BlockPlan plan_dense(const Layout& current, const std::vector<int>& qubits) {
+BlockPlan plan_dense(const Layout& current, const std::vector<int>& qubits, bool allow_high) {
   const int n = static_cast<int>(current.qubit_at.size());
   const int s = static_cast<int>(qubits.size());
   BlockPlan plan;
@@ -71,7 +71,7 @@ BlockPlan plan_dense(const Layout& current, const std::vector<int>& qubits) {
   if (occupies(current, qubits, 0)) {
     plan.placement = Placement::low;
     plan.order = order_of(current, 0, s);
-  } else if (occupies(current, qubits, n - s)) {
+  } else if (allow_high && occupies(current, qubits, n - s)) {
     plan.placement = Placement::high;
     plan.order = order_of(current, n - s, s);
   } else {

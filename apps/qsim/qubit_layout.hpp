@@ -47,8 +47,10 @@ struct BlockPlan {
 };
 
 /// Plans a dense block on `qubits` (any order) given the current layout: no permutation when they
-/// already form the lowest or the highest positions, else a minimal swap of qubits into the low ones.
-BlockPlan plan_dense(const Layout& current, const std::vector<int>& qubits);
+/// already form the lowest or (with allow_high) the highest positions, else a minimal swap of qubits
+/// into the low ones. allow_high = false plans only Placement::low (the GPU path when its complex
+/// GEMM uses the real embedding, which needs the state as the left, row-major operand; docs/qsim.md).
+BlockPlan plan_dense(const Layout& current, const std::vector<int>& qubits, bool allow_high = true);
 
 /// Plans a controlled block: targets at the low positions, controls at the highest ones (so that the
 /// rows where every control is 1 are the last 2^(n-t-c) rows of the 2^(n-t) x 2^t view).

@@ -6,7 +6,9 @@
 /// (T = double: fp64 and FP64-target schemes), held in two buffers: one GEMM (or permutation) reads
 /// one and writes the other, then they swap. Per block (qubit_layout.hpp):
 ///   1. plan: are the block's qubits already the lowest (or highest) bit positions of the stored
-///      index? If not, permute the state (one gather pass) so that they are the lowest;
+///      index? If not, permute the state (one gather pass) so that they are the lowest. (The GPU
+///      path, while its complex GEMM uses the real embedding, accepts only the lowest: see
+///      simulate_cuda.cu and docs/qsim.md);
 ///   2. re-index the block matrix U to the order its qubits have in the layout; round it to T;
 ///   3. GEMM: low placement M' = M U^T with M the row-major 2^(n-s) x 2^s view; high placement
 ///      M' = U M with M the row-major 2^s x 2^(n-s) view; a controlled block runs M' = M U^T on the

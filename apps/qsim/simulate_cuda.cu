@@ -1,6 +1,13 @@
 // CUDA twin of the host simulator (simulate.hpp): the state lives in device memory, permutations run
 // as a gather kernel with the same tables as the host (qubit_layout.hpp), and each block is one
 // tcemu::cuda::complex_gemm_device call on device pointers. Compiled only with TCEMU_ENABLE_CUDA.
+//
+// Placements: the block GEMM of the `low` placement (state rows x 2^s times U^T, row-major, real
+// alpha and beta, separate buffers) is the real-embedding case of complex_gemm_device (one real GEMM
+// instead of 4M's four plus a combine); `high` (U times the state) is not, so while the embedding is
+// in use (TCEMU_CUDA_COMPLEX unset, auto or embed) dense blocks are planned `low` only and a block
+// whose qubits sit at the top positions is permuted down first. TCEMU_CUDA_COMPLEX=4m restores the
+// previous behaviour (4M, `high` placements allowed). docs/qsim.md explains the trade.
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -83,6 +90,9 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
   const C first(static_cast<T>(state_scale(n)));
   check(cudaMemcpyAsync(cur, &first, sizeof(C), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
   tcemu::cuda::Workspace& ws = tcemu::cuda::default_workspace();
+  // One method for the whole run (the environment is read once; see the file comment).
+  const tcemu::cuda::ComplexMethod method = tcemu::cuda::complex_method_from_env();
+  const bool allow_high = method == tcemu::cuda::ComplexMethod::four_m;
   Layout layout = Layout::identity(n);
   auto permute_to = [&](const Layout& target) {
     const auto t0 = Clock::now();
@@ -103,7 +113,8 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
     const int c = static_cast<int>(blk.controls.size());
     if (s < 1 || s + c > n || s > kMaxBlockQubits)
       throw tcemu::InvalidArgument("block " + std::to_string(bi) + " does not fit the circuit");
-    const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits) : plan_controlled(layout, blk.qubits, blk.controls);
+    const BlockPlan plan =
+        blk.controls.empty() ? plan_dense(layout, blk.qubits, allow_high) : plan_controlled(layout, blk.qubits, blk.controls);
     if (plan.permute) permute_to(plan.layout);
     host_u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, plan.order));
     check(cudaMemcpyAsync(u.get(), host_u.data(), host_u.size() * sizeof(C), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
@@ -114,17 +125,17 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
     if (c > 0) {
       const std::int64_t count = rows >> c, first_row = rows - count;
       rep = tcemu::cuda::complex_gemm_device<T>(tcemu::Op::N, tcemu::Op::T, C(1), tcemu::row_major<const C>(cur + first_row * d, count, d),
-                                                U, C(0), tcemu::row_major<C>(other + first_row * d, count, d), options.gemm, stream, &ws);
+                                                U, C(0), tcemu::row_major<C>(other + first_row * d, count, d), options.gemm, stream, &ws, method);
       check(cudaMemcpyAsync(cur + first_row * d, other + first_row * d, std::size_t(count * d) * sizeof(C), cudaMemcpyDeviceToDevice,
                             stream),
             "cudaMemcpyAsync");
     } else if (plan.placement == Placement::low) {
       rep = tcemu::cuda::complex_gemm_device<T>(tcemu::Op::N, tcemu::Op::T, C(1), tcemu::row_major<const C>(cur, rows, d), U, C(0),
-                                                tcemu::row_major<C>(other, rows, d), options.gemm, stream, &ws);
+                                                tcemu::row_major<C>(other, rows, d), options.gemm, stream, &ws, method);
       std::swap(cur, other);
     } else {
       rep = tcemu::cuda::complex_gemm_device<T>(tcemu::Op::N, tcemu::Op::N, C(1), U, tcemu::row_major<const C>(cur, d, rows), C(0),
-                                                tcemu::row_major<C>(other, d, rows), options.gemm, stream, &ws);
+                                                tcemu::row_major<C>(other, d, rows), options.gemm, stream, &ws, method);
       std::swap(cur, other);
     }
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (block GEMM)");

@@ -117,6 +117,22 @@ TEST(QsimLayout, PlansAvoidPermutationsWhenPossible) {
   EXPECT_GE(p.layout.position_of[1], 4);
 }
 
+TEST(QsimLayout, LowOnlyPlansPermuteTopBlocksDown) {
+  // The GPU path with the complex GEMM's real embedding plans `low` placements only.
+  const qsim::Layout l = qsim::Layout::identity(6);
+  auto p = qsim::plan_dense(l, {5, 4}, /*allow_high=*/false);
+  EXPECT_TRUE(p.permute);
+  EXPECT_EQ(p.placement, qsim::Placement::low);
+  EXPECT_EQ(p.layout.qubit_at, (std::vector<int>{5, 4, 2, 3, 1, 0}));  // 5 <-> 0 and 4 <-> 1 only
+  EXPECT_EQ(p.order, (std::vector<int>{5, 4}));
+  p = qsim::plan_dense(l, {1, 0, 2}, false);  // already low: unchanged
+  EXPECT_FALSE(p.permute);
+  EXPECT_EQ(p.placement, qsim::Placement::low);
+  p = qsim::plan_dense(l, {0, 1, 2, 3, 4, 5}, false);  // the whole register is low and high at once
+  EXPECT_FALSE(p.permute);
+  EXPECT_EQ(p.placement, qsim::Placement::low);
+}
+
 TEST(QsimLayout, PermutationMovesAmplitudesWithTheirQubits) {
   const int n = 10;
   std::vector<std::complex<double>> src(std::size_t(1) << n), dst(src.size()), back(src.size());

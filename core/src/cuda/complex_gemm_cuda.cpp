@@ -1,25 +1,40 @@
-// Complex GEMM on the device as four real emulated GEMMs (4M; complex_gemm.hpp).
+// Complex GEMM on the device (gemm_cuda.hpp, complex_gemm_device): 4M = four real emulated GEMMs on
+// the real/imaginary views plus a complex combine (complex_gemm.hpp), or, when op(A) and C are rows
+// of interleaved re/im and alpha, beta are real, the real embedding: op(A) read as a real m x 2k
+// matrix, op(B) expanded on the device to the 2k x 2n real matrix [[Re, Im], [-Im, Re]] per element
+// (complex_embed.cu), C written as a real m x 2n matrix by ONE real gemm_device call.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
 #include "cuda/kernels.hpp"
 #include "cuda/workspace_impl.hpp"
 #include "tcemu/complex_gemm.hpp"
+#include "tcemu/error.hpp"
 
 namespace tcemu::cuda {
+namespace {
+
+/// Byte range [lo, hi) spanned by the elements of a view (strides of any sign).
+template <class Z>
+std::pair<std::uintptr_t, std::uintptr_t> byte_extent(const Z* data, std::int64_t rows, std::int64_t cols,
+                                                      std::int64_t rs, std::int64_t cs) {
+  std::int64_t lo = 0, hi = 0;
+  const std::int64_t r = (rows - 1) * rs, c = (cols - 1) * cs;
+  lo += std::min<std::int64_t>(r, 0) + std::min<std::int64_t>(c, 0);
+  hi += std::max<std::int64_t>(r, 0) + std::max<std::int64_t>(c, 0);
+  const auto base = reinterpret_cast<std::uintptr_t>(data);
+  const auto sz = static_cast<std::int64_t>(sizeof(Z));
+  return {base + static_cast<std::uintptr_t>(lo * sz), base + static_cast<std::uintptr_t>((hi + 1) * sz)};
+}
 
 template <class T>
-GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
-                               MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,
-                               std::complex<T> beta, MatrixView<std::complex<T>> C,
-                               const GemmOptions& options, Stream stream, Workspace* wsp) {
-  const auto a = A.apply(opA);
-  const auto b = B.apply(opB);
-  check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, C.rows, C.cols);
+GemmReport complex_gemm_4m(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
+                           std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
+                           const GemmOptions& options, Stream stream, Workspace& ws) {
   const std::int64_t m = a.rows, n = b.cols;
-  if (m == 0 || n == 0) {
-    GemmReport r;
-    r.requested = r.used = options.scheme;
-    return r;
-  }
-  Workspace& ws = wsp ? *wsp : default_workspace();
   const std::int64_t ld = (m + 3) / 4 * 4;
   T* re = static_cast<T*>(ws.impl().get(kSlotComplexRe, sizeof(T) * ld * n, stream));
   T* im = static_cast<T*>(ws.impl().get(kSlotComplexIm, sizeof(T) * ld * n, stream));
@@ -36,15 +51,92 @@ GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
   return merge_reports(r, 4);
 }
 
-template GemmReport complex_gemm_device<float>(Op, Op, std::complex<float>,
-                                               MatrixView<const std::complex<float>>,
-                                               MatrixView<const std::complex<float>>, std::complex<float>,
-                                               MatrixView<std::complex<float>>, const GemmOptions&, Stream,
-                                               Workspace*);
-template GemmReport complex_gemm_device<double>(Op, Op, std::complex<double>,
-                                                MatrixView<const std::complex<double>>,
-                                                MatrixView<const std::complex<double>>,
-                                                std::complex<double>, MatrixView<std::complex<double>>,
-                                                const GemmOptions&, Stream, Workspace*);
+/// The real embedding (preconditions: complex_embedding_applies). Br lives in kSlotComplexRe, which
+/// gemm_device never uses, column-major 2k x 2n: each line of op(B) (a column of Br) is contiguous
+/// along k, the layout the split pass and cuBLAS read directly.
+template <class T>
+GemmReport complex_gemm_embed(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
+                              T alpha, T beta, MatrixView<std::complex<T>> C, const GemmOptions& options,
+                              Stream stream, Workspace& ws) {
+  const std::int64_t m = a.rows, k = a.cols, n = b.cols;
+  const std::int64_t ldbr = std::max<std::int64_t>(2 * k, 1);
+  T* br = static_cast<T*>(ws.impl().get(kSlotComplexRe, sizeof(T) * ldbr * 2 * n, stream));
+  detail::embed_complex_operand<T>(reinterpret_cast<const T*>(b.data), k, n, b.row_stride, b.col_stride, br,
+                                   ldbr, stream);
+  // With a single column the column stride is irrelevant: re and im of an element are adjacent.
+  const MatrixView<const T> Ar{reinterpret_cast<const T*>(a.data), m, 2 * k, 2 * a.row_stride, 1};
+  const MatrixView<const T> Br{br, 2 * k, 2 * n, 1, ldbr};
+  const MatrixView<T> Cr{reinterpret_cast<T*>(C.data), m, 2 * n, 2 * C.row_stride, 1};
+  return gemm_device<T>(Op::N, Op::N, alpha, Ar, Br, beta, Cr, options, stream, &ws);
+}
+
+}  // namespace
+
+ComplexMethod complex_method_from_env() {
+  const char* e = std::getenv("TCEMU_CUDA_COMPLEX");
+  if (e == nullptr) return ComplexMethod::automatic;
+  const std::string v = e;
+  if (v.empty() || v == "auto") return ComplexMethod::automatic;
+  if (v == "4m" || v == "4M") return ComplexMethod::four_m;
+  if (v == "embed") return ComplexMethod::embed;
+  throw InvalidArgument("environment variable TCEMU_CUDA_COMPLEX = '" + v +
+                        "': expected 4m, embed or auto (unset = auto)");
+}
+
+template <class T>
+bool complex_embedding_applies(Op opA, std::complex<T> alpha, MatrixView<const std::complex<T>> A,
+                               std::complex<T> beta, MatrixView<std::complex<T>> C) {
+  if (alpha.imag() != T(0) || beta.imag() != T(0)) return false;
+  const auto a = A.apply(opA);
+  if (!(a.col_stride == 1 || a.cols <= 1)) return false;
+  if (!(C.col_stride == 1 || C.cols <= 1)) return false;
+  if (a.rows <= 0 || a.cols <= 0 || C.rows <= 0 || C.cols <= 0) return true;  // nothing is read from A
+  const auto ea = byte_extent(a.data, a.rows, a.cols, a.row_stride, a.col_stride);
+  const auto ec = byte_extent(C.data, C.rows, C.cols, C.row_stride, C.col_stride);
+  return ea.second <= ec.first || ec.second <= ea.first;
+}
+
+template <class T>
+GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
+                               MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,
+                               std::complex<T> beta, MatrixView<std::complex<T>> C,
+                               const GemmOptions& options, Stream stream, Workspace* wsp, ComplexMethod method) {
+  const auto a = A.apply(opA);
+  const auto b = B.apply(opB);
+  check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, C.rows, C.cols);
+  const std::int64_t m = a.rows, n = b.cols;
+  if (m == 0 || n == 0) {
+    GemmReport r;
+    r.requested = r.used = options.scheme;
+    return r;
+  }
+  Workspace& ws = wsp ? *wsp : default_workspace();
+  const bool embed = method != ComplexMethod::four_m && complex_embedding_applies<T>(opA, alpha, A, beta, C);
+  if (embed) return complex_gemm_embed<T>(a, b, alpha.real(), beta.real(), C, options, stream, ws);
+  return complex_gemm_4m<T>(a, b, alpha, beta, C, options, stream, ws);
+}
+
+template <class T>
+GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
+                               MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,
+                               std::complex<T> beta, MatrixView<std::complex<T>> C,
+                               const GemmOptions& options, Stream stream, Workspace* ws) {
+  return complex_gemm_device<T>(opA, opB, alpha, A, B, beta, C, options, stream, ws, complex_method_from_env());
+}
+
+#define TCEMU_COMPLEX_DEVICE(T)                                                                       \
+  template bool complex_embedding_applies<T>(Op, std::complex<T>, MatrixView<const std::complex<T>>,  \
+                                             std::complex<T>, MatrixView<std::complex<T>>);           \
+  template GemmReport complex_gemm_device<T>(Op, Op, std::complex<T>, MatrixView<const std::complex<T>>, \
+                                             MatrixView<const std::complex<T>>, std::complex<T>,      \
+                                             MatrixView<std::complex<T>>, const GemmOptions&, Stream, \
+                                             Workspace*);                                             \
+  template GemmReport complex_gemm_device<T>(Op, Op, std::complex<T>, MatrixView<const std::complex<T>>, \
+                                             MatrixView<const std::complex<T>>, std::complex<T>,      \
+                                             MatrixView<std::complex<T>>, const GemmOptions&, Stream, \
+                                             Workspace*, ComplexMethod);
+TCEMU_COMPLEX_DEVICE(float)
+TCEMU_COMPLEX_DEVICE(double)
+#undef TCEMU_COMPLEX_DEVICE
 
 }  // namespace tcemu::cuda

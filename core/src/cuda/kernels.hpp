@@ -123,4 +123,12 @@ void complex_combine(const T* re, const T* im, std::int64_t ldacc, std::int64_t 
                      T alpha_re, T alpha_im, T beta_re, T beta_im, T* c, std::int64_t c_rs,
                      std::int64_t c_cs, cudaStream_t stream);
 
+/// Real embedding of a complex k x n operand (complex_embed.cu): b is the interleaved storage of
+/// B(j, c) at complex offset j * b_rs + c * b_cs (any strides); writes the column-major 2k x 2n real
+/// matrix br (leading dimension ldbr >= 2k) with Br[2j, 2c] = Re B, Br[2j+1, 2c] = -Im B,
+/// Br[2j, 2c+1] = Im B, Br[2j+1, 2c+1] = Re B (exact copies and sign flips).
+template <class T>
+void embed_complex_operand(const T* b, std::int64_t k, std::int64_t n, std::int64_t b_rs,
+                           std::int64_t b_cs, T* br, std::int64_t ldbr, cudaStream_t stream);
+
 }  // namespace tcemu::cuda::detail

@@ -18,8 +18,9 @@ enum Slot : int {
   kSlotPartsA,    ///< split parts / Ozaki slices of op(A) (or of the operand playing A)
   kSlotPartsB,    ///< same for op(B)
   kSlotAccum,     ///< FP32/FP64/INT32 accumulators of the product groups
-  kSlotComplexRe, ///< complex GEMM: real part of op(A) op(B)
-  kSlotComplexIm, ///< complex GEMM: imaginary part
+  kSlotComplexRe, ///< complex GEMM: 4M's real part of op(A) op(B), or the embedding's real 2k x 2n
+                  ///< matrix Br built from op(B) (complex_gemm_cuda.cpp; gemm_device never uses it)
+  kSlotComplexIm, ///< complex GEMM (4M): imaginary part
   kSlotCount
 };
 

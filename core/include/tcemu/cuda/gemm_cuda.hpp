@@ -25,6 +25,10 @@
 ///  16) instead of s(s+1)/2 (a group is cut further when (i+j-1) * k * 127^2 would reach 2^31); one
 ///  fused kernel sums the INT32 results exactly per i+j, then in FP64 from the least significant group
 ///  up, scales by 2^(eA_i + eB_j) and applies alpha/beta. The result equals the host's bit for bit.
+///  Complex GEMMs (complex_gemm_device) run either as 4M (four real GEMMs plus a combine) or, when
+///  op(A) and C are rows of interleaved re/im and alpha, beta are real, as ONE real GEMM on the real
+///  embedding (A viewed as m x 2k real, B expanded to a 2k x 2n real matrix); TCEMU_CUDA_COMPLEX=4m
+///  or =embed forces the choice.
 ///
 /// This header does not include any CUDA header, so CPU-only code may include it; a stream is passed
 /// as `cudaStream_t` (which is `CUstream_st*`, declared here).
@@ -107,12 +111,82 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
 template <class T>
 RangeProfile profile_device(MatrixView<const T> opX, Side side, Stream stream, Workspace* ws);
 
-/// Complex C = alpha * op(A) * op(B) + beta * C on the GPU as four real emulated GEMMs (4M; see
-/// complex_gemm.hpp for the formula, the report and the error behaviour). Views of device memory.
+/// How complex_gemm_device computes (see there).
+enum class ComplexMethod {
+  automatic,  ///< the real embedding where it applies (complex_embedding_applies), else 4M
+  four_m,     ///< always 4M: four real GEMMs on the real/imaginary views and a complex combine
+  embed,      ///< the real embedding where it applies, else 4M (today the same as automatic; kept
+              ///< apart so that a later cost rule for `automatic` cannot change a forced run)
+};
+
+/// The method chosen by the environment variable TCEMU_CUDA_COMPLEX, read at every call:
+/// "4m" (or "4M") -> four_m, "embed" -> embed, unset, "" or "auto" -> automatic. Throws
+/// InvalidArgument naming the variable for any other value.
+ComplexMethod complex_method_from_env();
+
+/// True when complex_gemm_device can compute C = alpha op(A) op(B) + beta C as one real GEMM by the
+/// real embedding: alpha and beta real (imaginary parts == 0), op(A) and C with column stride 1
+/// (rows of interleaved re/im; any row stride) or a single column, and the storage of C not
+/// overlapping that of op(A) (the embedded GEMM writes C while it may still read A; 4M writes C only
+/// in its final combine). op(B) may have any strides and may overlap C.
+template <class T>
+bool complex_embedding_applies(Op opA, std::complex<T> alpha, MatrixView<const std::complex<T>> A,
+                               std::complex<T> beta, MatrixView<std::complex<T>> C);
+
+/// Complex C = alpha * op(A) * op(B) + beta * C on the GPU. Views of device memory, any strides;
+/// op(A) m x k, op(B) k x n, C m x n; C is not read when beta == 0. Two methods, each running the
+/// caller's `options` (scheme, auto, range policy) on real emulated GEMMs through gemm_device:
+///
+///  * 4M (complex_gemm.hpp has the formula, the report and the error behaviour): four real GEMMs on
+///    strided real/imaginary views (Ar Br, -Ai Bi, Ar Bi, Ai Br; each profiles and splits its two
+///    operands), accumulating into two m x n workspace matrices, then one combine kernel
+///    C = alpha (Re + i Im) + beta C. Any alpha, beta and layouts; C may alias A or B.
+///  * Real embedding (used where complex_embedding_applies): with op(A) and C stored as rows of
+///    interleaved (re, im), op(A) *is* the real m x 2k matrix Ar = [Re a_i1, Im a_i1, Re a_i2, ...]
+///    (row stride 2 x the complex row stride, column stride 1) and C the real m x 2n matrix Cr. A
+///    small kernel builds the 2k x 2n real matrix Br from op(B) in the workspace (slot
+///    kSlotComplexRe, column-major, one pass over B):
+///        Br[2j, 2c] = Re B(j, c),   Br[2j, 2c+1] = Im B(j, c),
+///        Br[2j+1, 2c] = -Im B(j, c), Br[2j+1, 2c+1] = Re B(j, c),
+///    and ONE real GEMM Cr = Re(alpha) Ar Br + Re(beta) Cr gives the complex product: column 2c of
+///    Ar Br is sum_j (Re a Re b - Im a Im b), column 2c+1 is sum_j (Re a Im b + Im a Re b). The
+///    same 8mnk real flops as 4M, but op(A) is read, profiled and split once (4M: four times, two of
+///    each view), there is one range-profile read-back instead of four, no m x n workspace matrices
+///    and no complex combine pass: the real GEMM writes C itself, as for any real output. This is
+///    qsim's hot call (state rows x 2^s times U^T, apps/qsim/simulate_cuda.cu).
+///
+/// Accuracy of the embedding: each entry of C is one real dot product of length 2k in which the real
+/// and imaginary products are summed together (4M: two products of length k added once in T), so
+/// the error is that of the real scheme at length 2k, FP32-class or FP64-class as the scheme
+/// promises, bounded by its error on sum_j (|Re a||Re b| + |Im a||Im b|) (resp. the Im analogue)
+/// per entry, the same kind of bound as 4M's. The range profile and the split now see the real and
+/// imaginary parts of a row of op(A) (and of a column of op(B)) as one line, which is what the split
+/// should use anyway: a line counts as "below the full-precision range" only when both parts are
+/// small (fewer spurious range fallbacks than 4M, whose imaginary-part lines of a nearly real
+/// matrix look tiny), and `auto` decides once for the whole product. Per-line scaling (int8-ozaki's
+/// line exponents) is then shared by the two parts of a line: a part much smaller than its partner
+/// on the same line gets an absolute error relative to the partner, as in a native complex GEMM's
+/// norm-wise bound; force 4M where each part must keep its own scaling. The embedded dot products
+/// are twice as long, so the Tensor Cores' in-MMA accumulation (docs/perf-notes.md section 2.1)
+/// runs over 2k terms instead of k plus one round-to-nearest add.
+///
+/// Choosing: `method` automatic (and the overload without it, which reads TCEMU_CUDA_COMPLEX through
+/// complex_method_from_env()) takes the embedding wherever it applies: it never does more work than
+/// 4M. TCEMU_CUDA_COMPLEX=4m forces 4M everywhere; TCEMU_CUDA_COMPLEX=embed (or auto/unset) uses the
+/// embedding where it applies and 4M elsewhere (a non-embeddable call never fails because of the
+/// method). The report is gemm_device's for the embedding (its split timing does not include the
+/// Br build) and merge_reports of the four products for 4M.
 template <class T>
 GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
                                MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,
                                std::complex<T> beta, MatrixView<std::complex<T>> C,
                                const GemmOptions& options, Stream stream, Workspace* ws);
+/// The same with an explicit method (the environment variable is not read).
+template <class T>
+GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
+                               MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,
+                               std::complex<T> beta, MatrixView<std::complex<T>> C,
+                               const GemmOptions& options, Stream stream, Workspace* ws,
+                               ComplexMethod method);
 
 }  // namespace tcemu::cuda

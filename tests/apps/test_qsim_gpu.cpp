@@ -1,0 +1,86 @@
+// qsim's GPU path (skipped without a GPU): with the complex GEMM's real embedding (the default) dense
+// blocks are planned `low` only; with TCEMU_CUDA_COMPLEX=4m `high` placements are allowed again. Both
+// must give the direct gate-by-gate state; the low-only plan never needs fewer permutations.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "circuit_generators.hpp"
+#include "fusion.hpp"
+#include "qsim_fixtures.hpp"
+#include "simulate.hpp"
+#include "tcemu/scheme.hpp"
+
+namespace {
+
+using qsim_test::cplx;
+
+/// Sets TCEMU_CUDA_COMPLEX for the scope, restoring the old value.
+class ComplexMethodEnv {
+ public:
+  explicit ComplexMethodEnv(const char* value) {
+    if (const char* old = std::getenv("TCEMU_CUDA_COMPLEX")) {
+      had_ = true;
+      old_ = old;
+    }
+    setenv("TCEMU_CUDA_COMPLEX", value, 1);
+  }
+  ~ComplexMethodEnv() {
+    if (had_) setenv("TCEMU_CUDA_COMPLEX", old_.c_str(), 1);
+    else unsetenv("TCEMU_CUDA_COMPLEX");
+  }
+  ComplexMethodEnv(const ComplexMethodEnv&) = delete;
+  ComplexMethodEnv& operator=(const ComplexMethodEnv&) = delete;
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+template <class T>
+std::vector<cplx> simulate_gpu(const qsim::Circuit& c, int fuse, const char* scheme, tcemu::Target target,
+                               qsim::SimStats* stats) {
+  qsim::SimOptions opt;
+  opt.device = qsim::Device::cuda;
+  opt.gemm.scheme = tcemu::parse_scheme(scheme, target);
+  const auto res = qsim::simulate<T>(qsim::fuse(c, fuse), c.num_qubits, opt);
+  *stats = res.stats;
+  std::vector<cplx> out(res.state.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = {res.state[i].real(), res.state[i].imag()};
+  return out;
+}
+
+}  // namespace
+
+TEST(QsimGpu, LowOnlyPlanningWithEmbeddingMatchesDirect) {
+  if (!qsim::cuda_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
+  // Brickwork and Sycamore-like blocks land on the top qubits (high placements under 4M); the random
+  // circuit has controlled blocks.
+  for (const auto& c : {qsim::brickwork(11, 9, 5, 3), qsim::sycamore(12, 8, 2, true),
+                        qsim::random_circuit(10, 60, 4)}) {
+    const auto want = qsim_test::direct_simulation(c);
+    for (int fuse : {2, 4}) {
+      SCOPED_TRACE(c.name + " fuse=" + std::to_string(fuse));
+      qsim::SimStats s4, se;
+      std::vector<cplx> psi4, psie;
+      {
+        ComplexMethodEnv env("4m");
+        psi4 = simulate_gpu<double>(c, fuse, "fp64", tcemu::Target::fp64, &s4);
+      }
+      {
+        ComplexMethodEnv env("embed");
+        psie = simulate_gpu<double>(c, fuse, "fp64", tcemu::Target::fp64, &se);
+      }
+      EXPECT_LT(qsim_test::max_diff(psi4, want), 1e-12);
+      EXPECT_LT(qsim_test::max_diff(psie, want), 1e-12);
+      EXPECT_GE(se.permutations, s4.permutations);
+      EXPECT_EQ(se.blocks, s4.blocks);
+      // An FP32-accurate emulation through the embedding: complex64 state, error at FP32 level.
+      ComplexMethodEnv env("embed");
+      qsim::SimStats sf;
+      const auto psif = simulate_gpu<float>(c, fuse, "tf32x2", tcemu::Target::fp32, &sf);
+      EXPECT_LT(qsim_test::max_diff(psif, want), 1e-5);
+    }
+  }
+}
