@@ -95,10 +95,13 @@ SplitSpec spec_for(SchemeKind kind, Store store, const std::vector<int>& seq) {
 /// (docs/accuracy.md), so the accumulation error grows linearly with the steps per accumulator: at
 /// k = 8192 without chunks every FP32 scheme landed near 1e-5 (6x cuBLAS SGEMM). Chunks of the
 /// dominant group are added with round-to-nearest (the lower groups are 2^-8..2^-12 smaller).
-/// SGEMM's own error grows with k, so the chunk follows k: k/4 clamped to [512, 2048] for FP16/BF16
-/// parts and k/8 clamped to [256, 1024] for TF32 (TF32 steps are k = 8): at 8192 this is the measured
-/// 2048/1024 (1.5x SGEMM's error), at 4096 it halves the chunk where a fixed 2048 gave 2.1x SGEMM's
-/// error (auto grid, docs/cost-model.md). TCEMU_CUDA_ACC_CHUNK (elements of k; 0 disables) overrides.
+/// SGEMM's own error grows like sqrt(k) (H200, uniform data: about 1.8e-8 sqrt(k)), the chunks' error
+/// like their length L (about 1.2e-9 L for FP16/BF16 parts, twice that for TF32), so L = 24 sqrt(k)
+/// (12 sqrt(k) for TF32) keeps the scheme at about 1.6x SGEMM's error at every k: clamped to
+/// [512, 2048] ([256, 1024]), and no chunking when k <= 1.25 L (a short rest chunk costs a GEMM and
+/// gains little). Measured: 8192 -> 2048 (2.46e-6 vs SGEMM 1.62e-6), 4096 -> 1536, knn's k = 784 -> none
+/// (9.7e-7 vs 5.0e-7); a fixed 2048 gave 2.1x SGEMM's error at k = 4096 (docs/cost-model.md).
+/// TCEMU_CUDA_ACC_CHUNK (elements of k; 0 disables) overrides.
 std::int64_t acc_chunk(PartType part, std::int64_t k) {
   static const long long env = [] {
     const char* e = std::getenv("TCEMU_CUDA_ACC_CHUNK");
@@ -107,7 +110,9 @@ std::int64_t acc_chunk(PartType part, std::int64_t k) {
   if (env >= 0) return round_up(env, 16);
   const bool tf32 = part == PartType::tf32;
   const std::int64_t lo = tf32 ? 256 : 512, hi = tf32 ? 1024 : 2048;
-  return std::clamp(round_up(k / (tf32 ? 8 : 4), 16), lo, hi);
+  const double len = (tf32 ? 12.0 : 24.0) * std::sqrt(static_cast<double>(k));
+  const std::int64_t c = std::clamp(round_up(static_cast<std::int64_t>(len), 16), lo, hi);
+  return k <= c + c / 4 ? 0 : c;
 }
 
 /// Split-panel row length: k padded to 16 elements (32-byte rows for 16-bit parts, INT8 alignment).
