@@ -101,6 +101,31 @@ __device__ __forceinline__ void cp_async16(unsigned dst, const void* src, bool v
 /// an ldmatrix (rows r..r+7, one chunk) fall in 8 distinct bank groups.
 __device__ __forceinline__ int swz(int row, int ch) { return row * kRowBytes + ((ch ^ ((row >> 1) & 3)) << 4); }
 
+/// Block tile (row, column) of blockIdx.x: groups of 8 block rows walk the columns together, so
+/// the y tiles of a column stay in L2 while 8 x tiles use them.
+__device__ __forceinline__ int2 block_tile(const Args& a) {
+  const int id = blockIdx.x;
+  const int per_group = 8 * a.tiles_n;
+  const int first_m = (id / per_group) * 8;
+  const int gsz = min(a.tiles_m - first_m, 8);
+  return make_int2(first_m + (id % per_group) % gsz, (id % per_group) / gsz);
+}
+
+/// Raises the dynamic shared memory limit of `Kernel` once (one static per kernel instance) and
+/// launches it on the tile grid of `args`.
+template <auto Kernel, class T>
+void launch_on_tiles(int smem, int threads, const Args& args, const Epilogue<T>& e, cudaStream_t stream,
+                     const char* name) {
+  static const bool configured = [smem] {
+    TCEMU_CUDA(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    return true;
+  }();
+  (void)configured;
+  const std::int64_t blocks = std::int64_t(args.tiles_m) * args.tiles_n;
+  Kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(args, e);
+  ::tcemu::cuda::detail::check_cuda(cudaGetLastError(), name, __FILE__, __LINE__);
+}
+
 template <MmaKind K, ProductSet PS, class T>
 __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> e) {
   constexpr ProductList L = products_of(PS);
@@ -110,14 +135,8 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
   extern __shared__ __align__(128) unsigned char smem[];
   const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
 
-  // Raster: groups of 8 block rows walk the columns together (L2 reuse of the y tiles).
-  const int id = blockIdx.x;
-  const int per_group = 8 * a.tiles_n;
-  const int first_m = (id / per_group) * 8;
-  const int gsz = min(a.tiles_m - first_m, 8);
-  const int bm = first_m + (id % per_group) % gsz;
-  const int bn = (id % per_group) / gsz;
-  const int m0 = bm * kBM, n0 = bn * kBN;
+  const int2 tile = block_tile(a);
+  const int m0 = tile.x * kBM, n0 = tile.y * kBN;
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp / kWarpsN, wn = warp % kWarpsN;
@@ -247,15 +266,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
 /// Launches fused_kernel<K, PS, T> (instantiated in fused_<kind>.cu).
 template <MmaKind K, ProductSet PS, class T>
 void launch(const Args& args, const Epilogue<T>& e, cudaStream_t stream) {
-  constexpr int smem = smem_bytes(PS);
-  static const bool configured = [] {
-    TCEMU_CUDA(cudaFuncSetAttribute(fused_kernel<K, PS, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    return true;
-  }();
-  (void)configured;
-  const std::int64_t blocks = std::int64_t(args.tiles_m) * args.tiles_n;
-  fused_kernel<K, PS, T><<<static_cast<unsigned>(blocks), kThreads, smem, stream>>>(args, e);
-  TCEMU_LAUNCHED("fused split-part kernel");
+  launch_on_tiles<fused_kernel<K, PS, T>>(smem_bytes(PS), kThreads, args, e, stream, "launch of the fused split-part kernel");
 }
 
 }  // namespace tcemu::cuda::detail::fused

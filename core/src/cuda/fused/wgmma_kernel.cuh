@@ -78,12 +78,8 @@ __global__ void __launch_bounds__(kThreads, 1) wgmma_kernel(Args a, Epilogue<T> 
   const unsigned sraw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
   const unsigned sbase = (sraw + 1023u) & ~1023u;  // swizzle atoms need 1024-byte alignment
 
-  const int id = blockIdx.x;
-  const int per_group = 8 * a.tiles_n;
-  const int first_m = (id / per_group) * 8;
-  const int gsz = min(a.tiles_m - first_m, 8);
-  const int m0 = (first_m + (id % per_group) % gsz) * kBM;
-  const int n0 = ((id % per_group) / gsz) * kBN;
+  const int2 tile = block_tile(a);
+  const int m0 = tile.x * kBM, n0 = tile.y * kBN;
   const int tid = threadIdx.x, wgi = tid >> 7;
 
   auto load_stage = [&](int stage, int kt) {
@@ -185,15 +181,8 @@ bool available() {
 /// Launches wgmma_kernel<K, PS, T> (sm_90a only; instantiated in fused_wgmma_<kind>.cu).
 template <MmaKind K, ProductSet PS, class T>
 void launch(const Args& args, const Epilogue<T>& e, cudaStream_t stream) {
-  constexpr int smem = wg_smem_bytes(PS);
-  static const bool configured = [] {
-    TCEMU_CUDA(cudaFuncSetAttribute(wgmma_kernel<K, PS, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    return true;
-  }();
-  (void)configured;
-  const std::int64_t blocks = std::int64_t(args.tiles_m) * args.tiles_n;
-  wgmma_kernel<K, PS, T><<<static_cast<unsigned>(blocks), kThreads, smem, stream>>>(args, e);
-  TCEMU_LAUNCHED("fused split-part kernel (wgmma)");
+  launch_on_tiles<wgmma_kernel<K, PS, T>>(wg_smem_bytes(PS), kThreads, args, e, stream,
+                                          "launch of the fused split-part kernel (wgmma)");
 }
 
 }  // namespace tcemu::cuda::detail::fused::wg
