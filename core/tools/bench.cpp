@@ -18,6 +18,7 @@
 #include "tcemu/complex_gemm.hpp"
 #include "tcemu/cuda/calibrate.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
+#include "tcemu/cuda/hybrid_cuda.hpp"
 #include "tcemu/cuda/reference_cuda.hpp"
 
 namespace {
@@ -137,6 +138,9 @@ struct Config {
   std::uint64_t seed = 20240501;
   /// CUDA implementations to time for the multi-part schemes (one row each when more than one).
   std::vector<CudaKernels> kernels = {CudaKernels::automatic};
+  /// > 0: the last fraction of op(A)'s rows is scaled by 2^20 (outside fp16x2's range) and an APE
+  /// hybrid row (tcemu/hybrid.hpp) is added after the schemes.
+  double hybrid_rows = 0;
 };
 
 double flops(const Shape& s) { return (s.complex ? 8.0 : 2.0) * double(s.m) * double(s.n) * double(s.k); }
@@ -180,6 +184,7 @@ class Bench {
     DevMat<float> A(s.m, s.k), B(s.k, s.n), C(s.m, s.n);
     fill_random_device(A.view(), dist, cfg_.seed++, nullptr);
     fill_random_device(B.view(), dist, cfg_.seed++, nullptr);
+    if (cfg_.hybrid_rows > 0) scale_last_rows(A, cfg_.hybrid_rows, 1048576.0f);
     std::unique_ptr<DevMat<double>> R;
     if (cfg_.errors) {  // FP64 reference: DGEMM of the same inputs, rounded once (error ~1e-16)
       DevMat<double> Ad(s.m, s.k), Bd(s.k, s.n);
@@ -228,6 +233,47 @@ class Bench {
     for (const Scheme& sc : schemes) {
       tcemu_row<float>(s, dist, sc, A.cview(), B.cview(), C.view(), native, err);
     }
+    if (cfg_.hybrid_rows > 0) hybrid_row(s, dist, A.cview(), B.cview(), C.view(), native, err);
+  }
+
+  /// Scales rows [m (1 - fraction), m) of the column-major A by `factor` (cublasSdgmm into a copy).
+  void scale_last_rows(DevMat<float>& A, double fraction, float factor) {
+    const std::int64_t first = A.rows - static_cast<std::int64_t>(fraction * double(A.rows));
+    std::vector<float> d(static_cast<std::size_t>(A.rows), 1.f);
+    for (std::int64_t i = std::max<std::int64_t>(0, first); i < A.rows; ++i) d[i] = factor;
+    DevMat<float> dv(A.rows, 1), tmp(A.rows, A.cols);
+    CK(cudaMemcpy(dv.p, d.data(), sizeof(float) * d.size(), cudaMemcpyHostToDevice));
+    CB(cublasSdgmm(h_, CUBLAS_SIDE_LEFT, int(A.rows), int(A.cols), A.p, int(A.rows), dv.p, 1, tmp.p, int(A.rows)));
+    CK(cudaMemcpy(A.p, tmp.p, sizeof(float) * A.rows * A.cols, cudaMemcpyDeviceToDevice));
+  }
+
+  /// APE hybrid execution (fp16x2 where in range, bf16x3 elsewhere) on the same inputs.
+  template <class ErrF>
+  void hybrid_row(const Shape& s, const Distribution& dist, MatrixView<const float> A, MatrixView<const float> B,
+                  MatrixView<float> C, double native, ErrF& err) {
+    Row r = base_row(s, dist, "ape-hybrid", "tcemu", "fp32");
+    try {
+      HybridOptions o;
+      o.base.cuda_kernels = cfg_.kernels.front();
+      const cuda::DeviceBackend<float> backend{nullptr, &ws_};
+      fill_value_device(C, NAN, nullptr);
+      HybridReport rep;
+      const auto [med, mn] = timer_.run(
+          [&] { rep = gemm_hybrid<float>(Op::N, Op::N, 1.f, A, B, 0.f, C, o, backend); }, cfg_.warmup, cfg_.repeat);
+      r.median_ms = med;
+      r.min_ms = mn;
+      r.tflops = flops(s) / (med * 1e-3) / 1e12;
+      r.speedup = native > 0 ? native / med : 0;
+      r.err = err();
+      char used[96];
+      std::snprintf(used, sizeof used, "%d fast + %d wide calls", rep.calls_fast, rep.calls_wide);
+      r.used = used;
+      std::snprintf(used, sizeof used, "%.0f%% of C with %s", 100 * rep.fraction_fast, o.fast.name.c_str());
+      r.note = used;
+    } catch (const std::exception& e) {
+      r.note = e.what();
+    }
+    rows.push_back(r);
   }
 
   /// FP64 data: DGEMM, cuBLAS FP64 fixed-point emulation, tcemu FP64-target schemes; error of all of
@@ -695,6 +741,10 @@ int main(int argc, char** argv) {
                  "CUDA implementations of the multi-part schemes to time: auto, fused, multipass, or a "
                  "comma list (one row per implementation, method 'scheme/impl')")
       ->capture_default_str();
+  app.add_option("--hybrid-rows", cfg.hybrid_rows,
+                 "FP32 data: scale this fraction of A's last rows by 2^20 (outside fp16x2's range) and add an "
+                 "APE hybrid row (fp16x2 where in range, bf16x3 elsewhere; tcemu/hybrid.hpp)")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--csv", csv, "also write all rows to this CSV file (with --auto-grid: one line per case)");
   app.add_flag("--explain", cfg.explain,
                "print the cost model auto uses (stdout) and auto's plan of every auto row / grid case "
