@@ -36,6 +36,7 @@ SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcem
   SimOptions opt;
   opt.gemm.scheme = scheme;
   opt.gemm.range_policy = cfg.range_policy;
+  opt.gemm.cuda_kernels = cfg.cuda_kernels;
   opt.device = cfg.device;
   auto last = Clock::now();
   if (cfg.log)

@@ -117,6 +117,7 @@ TEST_F(QsimCli, ErrorsExitWith2AndLeaveNoOutput) {
   expect_error("--generate ghz:n=3 --scheme nope", {"unknown scheme 'nope'"});
   expect_error("--generate ghz:n=3 --target fp16", {"fp16"});
   expect_error("--generate ghz:n=3 --device tpu", {"--device 'tpu'"});
+  expect_error("--generate ghz:n=3 --kernels fast", {"--kernels 'fast' is not one of: auto, multipass, fused"});
   expect_error("--generate ghz:n=31", {"n=31 is outside 1..30"});
   expect_error("--generate brickwork:n=8,depht=3", {"unknown key 'depht'"});
   expect_error("--generate warp:n=3", {"unknown generator 'warp'"});
