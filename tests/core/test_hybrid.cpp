@@ -30,6 +30,20 @@ struct Operands {
   MatrixView<const float> B() const { return {b.data(), k, n, 1, k}; }
 };
 
+/// HostBackend that counts the range profiles it is asked for.
+struct CountingBackend {
+  HostBackend<float> host;
+  mutable int profiles_a = 0, profiles_b = 0;
+  RangeProfile profile(MatrixView<const float> x, Side side) const {
+    ++(side == Side::A ? profiles_a : profiles_b);
+    return host.profile(x, side);
+  }
+  GemmReport gemm(MatrixView<const float> a, MatrixView<const float> b, float alpha, float beta, MatrixView<float> c,
+                  const GemmOptions& o) const {
+    return host.gemm(a, b, alpha, beta, c, o);
+  }
+};
+
 TEST(Hybrid, LabelRuns) {
   using R = std::vector<std::pair<std::int64_t, std::int64_t>>;
   EXPECT_EQ(detail::label_runs({}), R{});
@@ -53,6 +67,14 @@ TEST(Hybrid, OutOfRangeRowsRunWide) {
   EXPECT_EQ(rep.calls_wide, 1);
   EXPECT_DOUBLE_EQ(rep.fraction_fast, 0.5);
   ASSERT_EQ(rep.calls.size(), 2u);
+  // B is in range as a whole: one profile labels all its blocks; A needs its blocks profiled.
+  const CountingBackend counting;
+  std::vector<float> c3(op.m * op.n);
+  const HybridReport rc = gemm_hybrid<float>(Op::N, Op::N, 1.f, op.A(), op.B(), 0.f,
+                                             MatrixView<float>{c3.data(), op.m, op.n, op.n, 1}, o, counting);
+  EXPECT_EQ(rc.fast_a, rep.fast_a);
+  EXPECT_EQ(counting.profiles_b, 1);
+  EXPECT_EQ(counting.profiles_a, 1 + 4);
   EXPECT_EQ(rep.calls[0].used.name, "fp16x2");
   EXPECT_FALSE(rep.calls[0].fell_back);
   EXPECT_EQ(rep.calls[1].used.name, "bf16x3");

@@ -74,10 +74,16 @@ HybridReport gemm_hybrid(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixV
   auto cols_of = [](auto x, std::int64_t c0, std::int64_t c1) {
     return decltype(x){x.data + c0 * x.col_stride, x.rows, c1 - c0, x.row_stride, x.col_stride};
   };
+  // An operand in range as a whole is in range in every block (the rules are monotone: non-finite
+  // count, max |x|, smallest line maximum), so it needs one profile, not one per block.
+  const bool a_fast = range_violation(o.fast, backend.profile(a, Side::A)).empty();
+  const bool b_fast = range_violation(o.fast, backend.profile(b, Side::B)).empty();
   for (std::int64_t r = 0; r < m; r += bs)
-    rep.fast_a.push_back(range_violation(o.fast, backend.profile(rows_of(a, r, std::min(m, r + bs)), Side::A)).empty());
+    rep.fast_a.push_back(a_fast ||
+                         range_violation(o.fast, backend.profile(rows_of(a, r, std::min(m, r + bs)), Side::A)).empty());
   for (std::int64_t c = 0; c < n; c += bs)
-    rep.fast_b.push_back(range_violation(o.fast, backend.profile(cols_of(b, c, std::min(n, c + bs)), Side::B)).empty());
+    rep.fast_b.push_back(b_fast ||
+                         range_violation(o.fast, backend.profile(cols_of(b, c, std::min(n, c + bs)), Side::B)).empty());
   const auto runs_a = detail::label_runs(rep.fast_a), runs_b = detail::label_runs(rep.fast_b);
   GemmOptions sub = o.base;
   if (static_cast<int>(runs_a.size()) > o.max_runs || static_cast<int>(runs_b.size()) > o.max_runs) {
