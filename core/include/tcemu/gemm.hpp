@@ -28,7 +28,7 @@ enum class RangePolicy {
 
 /// Which implementation the CUDA backend runs for multi-part split schemes (the host ignores it).
 /// Measured on an H200 (docs/perf-notes.md section 4): the multi-pass path (cuBLAS wgmma products) is
-/// 1.8-2.6x faster than the fused mma.sync kernel; the fused kernel is 3-5x more accurate (no
+/// 1.7-2.6x faster than the fused mma.sync kernel; the fused kernel is 3-5x more accurate (no
 /// truncating Tensor Core accumulation over k) and is what long chains of products (qsim) need.
 enum class CudaKernels {
   automatic,  ///< multi-pass (the faster one on Hopper today)
