@@ -19,6 +19,7 @@
 #include "tcemu/cuda/calibrate.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 #include "tcemu/cuda/hybrid_cuda.hpp"
+#include "tcemu/cuda/timing.hpp"
 #include "tcemu/cuda/reference_cuda.hpp"
 
 namespace {
@@ -102,34 +103,11 @@ struct DevMat {
   MatrixView<const T> cview() const { return col_major<const T>(p, rows, cols); }
 };
 
-struct Timer {
-  cudaEvent_t a, b;
-  Timer() {
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-  }
-  ~Timer() {
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-  }
-  /// Median and minimum of `reps` timed runs (ms) after `warmup` untimed ones; CUDA events.
-  std::pair<double, double> run(const std::function<void()>& f, int warmup, int reps) {
-    for (int i = 0; i < warmup; ++i) f();
-    CK(cudaDeviceSynchronize());
-    std::vector<double> t;
-    for (int i = 0; i < reps; ++i) {
-      CK(cudaEventRecord(a, nullptr));
-      f();
-      CK(cudaEventRecord(b, nullptr));
-      CK(cudaEventSynchronize(b));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    return {t[t.size() / 2], t.front()};
-  }
-};
+/// cuda::time_runs as (median, min) in ms.
+std::pair<double, double> timed(const std::function<void()>& f, int warmup, int reps) {
+  const cuda::RunTimes t = cuda::time_runs(f, warmup, reps);
+  return {t.median_ms, t.min_ms};
+}
 
 struct Config {
   int warmup = 2, repeat = 10, samples = 4096;
@@ -204,7 +182,7 @@ class Bench {
       Row r = base_row(s, dist, name, "cublas", "fp32");
       try {
         fill_value_device(C.view(), NAN, nullptr);
-        const auto [med, mn] = timer_.run(f, cfg_.warmup, cfg_.repeat);
+        const auto [med, mn] = timed(f, cfg_.warmup, cfg_.repeat);
         r.median_ms = med;
         r.min_ms = mn;
         r.tflops = flops(s) / (med * 1e-3) / 1e12;
@@ -258,7 +236,7 @@ class Bench {
       const cuda::DeviceBackend<float> backend{nullptr, &ws_};
       fill_value_device(C, NAN, nullptr);
       HybridReport rep;
-      const auto [med, mn] = timer_.run(
+      const auto [med, mn] = timed(
           [&] { rep = gemm_hybrid<float>(Op::N, Op::N, 1.f, A, B, 0.f, C, o, backend); }, cfg_.warmup, cfg_.repeat);
       r.median_ms = med;
       r.min_ms = mn;
@@ -296,7 +274,7 @@ class Bench {
       Row r = base_row(s, dist, name, "cublas", "fp64");
       try {
         fill_value_device(C.view(), double(NAN), nullptr);
-        const auto [med, mn] = timer_.run(f, cfg_.warmup, cfg_.repeat);
+        const auto [med, mn] = timed(f, cfg_.warmup, cfg_.repeat);
         r.median_ms = med;
         r.min_ms = mn;
         r.tflops = flops(s) / (med * 1e-3) / 1e12;
@@ -360,7 +338,7 @@ class Bench {
     const std::string tname = fp64 ? "fp64" : "fp32";
     Row r = base_row(s, dist, fp64 ? "cublas-zgemm" : "cublas-cgemm", "cublas", tname);
     fill_value_device(real_view(C.view()), T(NAN), nullptr);
-    const auto [med, mn] = timer_.run(
+    const auto [med, mn] = timed(
         [&] {
           if constexpr (std::is_same_v<T, double>) {
             const cuDoubleComplex one{1, 0}, zero{0, 0};
@@ -389,7 +367,7 @@ class Bench {
       try {
         GemmReport rep;
         fill_value_device(real_view(C.view()), T(NAN), nullptr);
-        const auto [tm, tmin] = timer_.run(
+        const auto [tm, tmin] = timed(
             [&] {
               rep = cuda::complex_gemm_device<T>(Op::N, Op::N, Z(1), A.cview(), B.cview(), Z(0), C.view(),
                                                  opt, nullptr, &ws_);
@@ -466,10 +444,9 @@ class Bench {
       try {
         fill_value_device(C.view(), T(NAN), nullptr);
         GemmReport rep;
-        t.ms = timer_
-                   .run([&] { rep = cuda::gemm_device<T>(Op::N, Op::N, T(1), A.cview(), B.cview(), T(0), C.view(),
-                                                         opt, nullptr, &ws_); },
-                        cfg_.warmup, cfg_.repeat)
+        t.ms = timed([&] { rep = cuda::gemm_device<T>(Op::N, Op::N, T(1), A.cview(), B.cview(), T(0), C.view(), opt,
+                                                      nullptr, &ws_); },
+                     cfg_.warmup, cfg_.repeat)
                    .first;
         t.used = rep.used.name;
         t.fell_back = rep.fell_back;
@@ -526,7 +503,6 @@ class Bench {
   Config cfg_;
   cublasHandle_t h_ = nullptr;
   cuda::Workspace ws_;
-  Timer timer_;
 
   Row base_row(const Shape& s, const Distribution& d, const std::string& method, const std::string& kind,
                const std::string& target) {
@@ -569,7 +545,7 @@ class Bench {
     try {
       fill_value_device(C, T(NAN), nullptr);
       GemmReport rep;
-      const auto [med, mn] = timer_.run(
+      const auto [med, mn] = timed(
           [&] { rep = cuda::gemm_device<T>(Op::N, Op::N, T(1), A, B, T(0), C, opt, nullptr, &ws_); },
           cfg_.warmup, cfg_.repeat);
       r.median_ms = med;

@@ -16,6 +16,7 @@
 #include "hplai/problem.hpp"
 #include "hplai/refine.hpp"
 #include "app_runner.hpp"
+#include "cli_expect.hpp"
 #include "knn_fixtures.hpp"  // knn_test::JsonParser (a small JSON parser shared by the app tests)
 #include "tcemu/io/hdf5.hpp"
 
@@ -40,14 +41,7 @@ class HplaiCli : public ::testing::Test {
     const std::string out = dir_.file("out.h5");
     const auto before = dir_.entries().size();
     const Ran r = run(args + " -q --output '" + out + "'");
-    EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_EQ(r.err.rfind("hplai: error: ", 0), 0u) << r.err;
-    ASSERT_FALSE(r.err.empty());
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
-    for (const auto& p : parts) EXPECT_NE(r.err.find(p), std::string::npos) << "'" << p << "' not in: " << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out;
-    EXPECT_FALSE(std::filesystem::exists(out));
-    EXPECT_EQ(dir_.entries().size(), before) << "a file was left behind";
+    app_test::expect_cli_error("hplai", r, parts, out, before, dir_.entries().size());
   }
 
   /// Writes /A (rows x cols) and /b (len) as float64.

@@ -1,6 +1,8 @@
 // The knn executable: every bad-input error (one line, exit 2, no output file), --json, --output.
 #include <gtest/gtest.h>
 
+#include "cli_expect.hpp"
+
 #include <cmath>
 
 #include "../io/temp_dir.hpp"
@@ -36,14 +38,7 @@ class KnnCli : public ::testing::Test {
     const std::string out = dir_.file("out.h5");
     const auto before = dir_.entries().size();
     const knn_test::Ran r = run_knn(args + " --output '" + out + "'", dir_.path());
-    EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_EQ(r.err.rfind("knn: error: ", 0), 0u) << r.err;
-    ASSERT_FALSE(r.err.empty());
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
-    for (const auto& p : parts) EXPECT_NE(r.err.find(p), std::string::npos) << "'" << p << "' not in: " << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out;
-    EXPECT_FALSE(std::filesystem::exists(out));
-    EXPECT_EQ(dir_.entries().size(), before) << "a file was left behind";
+    app_test::expect_cli_error("knn", r, parts, out, before, dir_.entries().size());
   }
 
   TempDir dir_;

@@ -2,6 +2,8 @@
 // (one line, exit status 2, no output file left behind).
 #include <gtest/gtest.h>
 
+#include "cli_expect.hpp"
+
 #include <fstream>
 
 #include "../io/temp_dir.hpp"
@@ -93,14 +95,7 @@ class QsimCli : public ::testing::Test {
     const std::string out = dir_.file("out.h5");
     const auto before = dir_.entries().size();
     const auto r = qsim_test::run_qsim(args + " -q --output '" + out + "'", dir_.path());
-    EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_EQ(r.err.rfind("qsim: error: ", 0), 0u) << r.err;
-    ASSERT_FALSE(r.err.empty());
-    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "not one line: " << r.err;
-    for (const auto& p : parts) EXPECT_NE(r.err.find(p), std::string::npos) << "'" << p << "' not in: " << r.err;
-    EXPECT_TRUE(r.out.empty()) << r.out;
-    EXPECT_FALSE(std::filesystem::exists(out));
-    EXPECT_EQ(dir_.entries().size(), before) << "a file was left behind";
+    app_test::expect_cli_error("qsim", r, parts, out, before, dir_.entries().size());
   }
   std::string write_text(const std::string& name, const std::string& text) {
     const std::string p = dir_.file(name);

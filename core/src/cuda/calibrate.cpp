@@ -2,6 +2,7 @@
 // scheme (fit_measured_cost), on-disk cache per GPU model, policy (TCEMU_AUTO_CALIBRATE). See
 // tcemu/cuda/calibrate.hpp.
 #include "tcemu/cuda/calibrate.hpp"
+#include "tcemu/cuda/timing.hpp"
 
 #include <unistd.h>
 
@@ -79,16 +80,6 @@ void measure(Target t, Workspace& ws, std::vector<CostSample>& out) {
       C(static_cast<std::size_t>(mn));
   fill_random_device(col_major(A.get(), mk, 1), Distribution{}, 0x5eed0001, nullptr);
   fill_random_device(col_major(B.get(), kn, 1), Distribution{}, 0x5eed0002, nullptr);
-  cudaEvent_t e0, e1;
-  TCEMU_CUDA(cudaEventCreate(&e0));
-  TCEMU_CUDA(cudaEventCreate(&e1));
-  struct Events {
-    cudaEvent_t a, b;
-    ~Events() {
-      cudaEventDestroy(a);
-      cudaEventDestroy(b);
-    }
-  } guard{e0, e1};
   const bool saved = ws.record_timings;
   ws.record_timings = false;
   try {
@@ -101,21 +92,9 @@ void measure(Target t, Workspace& ws, std::vector<CostSample>& out) {
         o.scheme = sc;
         o.range_policy = RangePolicy::ignore;  // uniform data is in range; never time a fallback
         o.cuda_kernels = CudaKernels::multipass;
-        auto call = [&] { gemm_device<T>(Op::N, Op::N, T(1), a, b, T(0), c, o, nullptr, &ws); };
-        for (int i = 0; i < kWarmup; ++i) call();
-        TCEMU_CUDA(cudaDeviceSynchronize());
-        std::vector<float> ms;
-        for (int i = 0; i < kRepeat; ++i) {
-          TCEMU_CUDA(cudaEventRecord(e0, nullptr));
-          call();
-          TCEMU_CUDA(cudaEventRecord(e1, nullptr));
-          TCEMU_CUDA(cudaEventSynchronize(e1));
-          float v = 0;
-          TCEMU_CUDA(cudaEventElapsedTime(&v, e0, e1));
-          ms.push_back(v);
-        }
-        std::sort(ms.begin(), ms.end());
-        out.push_back(CostSample{sc, sh.m, sh.n, sh.k, 1e-3 * double(ms[ms.size() / 2]), t});
+        const RunTimes rt =
+            time_runs([&] { gemm_device<T>(Op::N, Op::N, T(1), a, b, T(0), c, o, nullptr, &ws); }, kWarmup, kRepeat);
+        out.push_back(CostSample{sc, sh.m, sh.n, sh.k, 1e-3 * rt.median_ms, t});
       }
     }
   } catch (...) {

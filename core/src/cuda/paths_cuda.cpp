@@ -218,39 +218,61 @@ bool direct_to_c(const Problem<T>& p) {
          p.c_cs <= INT_MAX;
 }
 
-/// The multi-pass products of `s` accumulated into C by cuBLAS epilogues (see direct_to_c).
+/// The split panels seen by cuBLAS, shared by both multi-pass product paths.
+struct PanelGemm {
+  const char* ax;
+  const char* ay;
+  std::size_t eb;       ///< bytes per part element
+  std::int64_t kp;      ///< padded part length
+  cublasHandle_t h;
+  cudaDataType type;
+  cublasComputeType_t compute;
+  int m, n, lda, ldb;
+  /// Start of group window `w` in the x / y panel, `off` elements further along k.
+  const char* a(const GroupWindow& w, std::int64_t off = 0) const { return ax + eb * (w.off_a * kp + off); }
+  const char* b(const GroupWindow& w, std::int64_t off = 0) const { return ay + eb * (w.off_b * kp + off); }
+  /// C(m x n, ldc) = alpha * panel product over `k` elements from a / b + beta * C, FP32 output.
+  void gemm(const char* a, const char* b, std::int64_t k, float alpha, float beta, float* c, std::int64_t ldc) const {
+    TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(k, "k"), &alpha, a, type, lda, b, type, ldb,
+                              &beta, c, CUDA_R_32F, blas_int(ldc, "ldc"), compute, CUBLAS_GEMM_DEFAULT));
+  }
+};
+
 template <class T>
-void products_into_c(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const PartLayout& L,
-                     std::int64_t kp, std::int64_t kb, std::int64_t nfull, std::int64_t rem,
-                     const std::vector<double>& scales) {
+PanelGemm panel_gemm(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const PartLayout& L, std::int64_t kp) {
+  const std::size_t eb = store_bytes(store_of(s.part));
+  return PanelGemm{static_cast<const char*>(ws.get(kSlotPartsA, eb * p.m * L.seq_a.size() * kp, p.stream)),
+                   static_cast<const char*>(ws.get(kSlotPartsB, eb * p.n * L.seq_b.size() * kp, p.stream)),
+                   eb,
+                   kp,
+                   ws.handle(p.stream),
+                   blas_type(s.part),
+                   s.part == PartType::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                   blas_int(p.m, "m"),
+                   blas_int(p.n, "n"),
+                   blas_int(static_cast<std::int64_t>(L.seq_a.size()) * kp, "lda"),
+                   blas_int(static_cast<std::int64_t>(L.seq_b.size()) * kp, "ldb")};
+}
+
+/// The multi-pass products accumulated into C by cuBLAS epilogues (see direct_to_c): alpha * 2^scale_g,
+/// beta = 1 after the first GEMM, smallest group first, group 0 chunk by chunk.
+template <class T>
+void products_into_c(const Problem<T>& p, const PanelGemm& G, const PartLayout& L, std::int64_t kb,
+                     std::int64_t nfull, std::int64_t rem, const std::vector<double>& scales) {
   if constexpr (std::is_same_v<T, float>) {
-    const std::size_t eb = store_bytes(store_of(s.part));
-    const char* ax = static_cast<const char*>(ws.get(kSlotPartsA, eb * p.m * L.seq_a.size() * kp, p.stream));
-    const char* ay = static_cast<const char*>(ws.get(kSlotPartsB, eb * p.n * L.seq_b.size() * kp, p.stream));
-    cublasHandle_t h = ws.handle(p.stream);
-    const cudaDataType type = blas_type(s.part);
-    const cublasComputeType_t compute =
-        s.part == PartType::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    const int m = blas_int(p.m, "m"), n = blas_int(p.n, "n"), ldc = blas_int(p.c_cs, "ldc");
-    const int lda = blas_int(static_cast<std::int64_t>(L.seq_a.size()) * kp, "lda");
-    const int ldb = blas_int(static_cast<std::int64_t>(L.seq_b.size()) * kp, "ldb");
     float beta = p.beta;
     auto gemm = [&](const char* a, const char* b, std::int64_t k, float alpha) {
-      TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(k, "k"), &alpha, a, type, lda, b, type,
-                                ldb, &beta, p.c, CUDA_R_32F, ldc, compute, CUBLAS_GEMM_DEFAULT));
+      G.gemm(a, b, k, alpha, beta, p.c, p.c_cs);
       beta = 1.f;
     };
-    const int ngroups = static_cast<int>(L.windows.size());
-    for (int g = ngroups - 1; g >= 0; --g) {  // smallest group first
+    for (int g = static_cast<int>(L.windows.size()) - 1; g >= 0; --g) {
       const GroupWindow& w = L.windows[g];
-      const char* a = ax + eb * w.off_a * kp;
-      const char* b = ay + eb * w.off_b * kp;
       const float alpha = static_cast<float>(double(p.alpha) * scales[g]);
       if (g == 0 && nfull > 0) {
-        for (std::int64_t c = 0; c < nfull; ++c) gemm(a + eb * c * kb, b + eb * c * kb, kb, alpha);
-        if (rem > 0) gemm(a + eb * nfull * kb, b + eb * nfull * kb, rem, alpha);
+        for (std::int64_t c = 0; c < nfull; ++c) gemm(G.a(w, c * kb), G.b(w, c * kb), kb, alpha);
+        if (rem > 0) gemm(G.a(w, nfull * kb), G.b(w, nfull * kb), rem, alpha);
       } else {
-        gemm(a, b, w.len * kp, alpha);
+        gemm(G.a(w), G.b(w), w.len * G.kp, alpha);
       }
     }
   }
@@ -259,11 +281,11 @@ void products_into_c(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, 
 template <class T>
 void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws,
                         cudaEvent_t after_products, int stages) {
+  const std::int64_t kp = panel_k(p.k);
   if (use_fused(s, p.kernels)) {
     // One kernel does the products and the combine, so nothing is queued before the scheme is
     // confirmed (it writes C, which a native fallback may still need to read).
     if (stages & kStageCombine) {
-      const std::int64_t kp = panel_k(p.k);
       const std::size_t eb = store_bytes(store_of(s.part));
       const fused::Panels pn{ws.get(kSlotPartsA, eb * p.m * s.parts * kp, p.stream),
                              ws.get(kSlotPartsB, eb * p.n * s.parts * kp, p.stream), p.m, p.n, kp};
@@ -273,69 +295,48 @@ void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& w
     return;
   }
   const PartLayout L = make_part_layout(s.groups, p.swapped);
-  const Store st = store_of(s.part);
-  const std::int64_t kp = panel_k(p.k);
-  const std::size_t eb = store_bytes(st);
-  const char* ax = static_cast<const char*>(ws.get(kSlotPartsA, eb * p.m * L.seq_a.size() * kp, p.stream));
-  const char* ay = static_cast<const char*>(ws.get(kSlotPartsB, eb * p.n * L.seq_b.size() * kp, p.stream));
-  const std::int64_t ldacc = round_up(p.m, 4);
-  const std::int64_t gstride = ldacc * p.n;
   const int ngroups = static_cast<int>(L.windows.size());
-  // Group 0 (the most significant) in k chunks of kb, one FP32 accumulator each (see acc_chunk).
+  // Group 0 (the most significant) in k chunks of kb (see acc_chunk).
   const std::int64_t k0 = L.windows[0].len * kp;
   const std::int64_t kb = s.parts > 1 ? acc_chunk(s.part, p.k) : 0;
   const std::int64_t nfull = kb > 0 && k0 > kb ? k0 / kb : 0;
   const std::int64_t rem = nfull > 0 ? k0 - nfull * kb : k0;
   const int n0 = static_cast<int>(nfull + (rem > 0 ? 1 : 0));
-  float* acc = static_cast<float*>(ws.get(kSlotAccum, sizeof(float) * gstride * (ngroups + n0 - 1), p.stream));
-
   std::vector<double> scales(ngroups);
   for (int g = 0; g < ngroups; ++g) scales[g] = std::ldexp(1.0, L.windows[g].scale_exp);
   if (direct_to_c(p)) {
-    // FP32 C that cuBLAS can write: every group GEMM adds into C through its epilogue
-    // (alpha * 2^scale_g, beta = 1 after the first), smallest group first as in the combine; no
+    // FP32 C that cuBLAS can write: every group GEMM adds into C through its epilogue; no
     // accumulators in device memory and no combine pass. With beta == 0 C is never read, so the
     // GEMMs may run before the scheme is confirmed (a native fallback overwrites C); otherwise they
     // wait for the combine stage.
     const bool now = p.beta == T(0) ? (stages & kStageProducts) != 0 : (stages & kStageCombine) != 0;
-    if (now) products_into_c(s, p, ws, L, kp, kb, nfull, rem, scales);
+    if (now) products_into_c(p, panel_gemm(s, p, ws, L, kp), L, kb, nfull, rem, scales);
     if (now || (stages & kStageProducts)) TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
     return;
   }
+  // Otherwise one FP32 accumulator per group (group 0: one per chunk), then the combine.
+  const std::int64_t ldacc = round_up(p.m, 4);
+  const std::int64_t gstride = ldacc * p.n;
+  float* acc = static_cast<float*>(ws.get(kSlotAccum, sizeof(float) * gstride * (ngroups + n0 - 1), p.stream));
   if (!(stages & kStageProducts)) {
     if (stages & kStageCombine)
       combine_groups<float, T>(acc, gstride, ldacc, ngroups, n0, scales.data(), p.m, p.n, p.alpha, p.beta,
                                p.c, p.c_rs, p.c_cs, p.stream);
     return;
   }
-  cublasHandle_t h = ws.handle(p.stream);
-  const cudaDataType type = blas_type(s.part);
-  const cublasComputeType_t compute =
-      s.part == PartType::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  const int m = blas_int(p.m, "m"), n = blas_int(p.n, "n");
-  const int lda = blas_int(static_cast<std::int64_t>(L.seq_a.size()) * kp, "lda");
-  const int ldb = blas_int(static_cast<std::int64_t>(L.seq_b.size()) * kp, "ldb");
+  const PanelGemm G = panel_gemm(s, p, ws, L, kp);
   const float one = 1.f, zero = 0.f;
   for (int g = 0; g < ngroups; ++g) {
     const GroupWindow& w = L.windows[g];
-    const char* a = ax + eb * w.off_a * kp;
-    const char* b = ay + eb * w.off_b * kp;
     if (g == 0 && nfull > 0) {
-      TCEMU_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(kb, "k chunk"), &one,
-                                              a, type, lda, kb, b, type, ldb, kb, &zero, acc, CUDA_R_32F,
-                                              blas_int(ldacc, "ldc"), gstride, blas_int(nfull, "chunks"),
-                                              compute, CUBLAS_GEMM_DEFAULT));
-      if (rem > 0)
-        TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(rem, "k rest"), &one,
-                                  a + eb * nfull * kb, type, lda, b + eb * nfull * kb, type, ldb, &zero,
-                                  acc + nfull * gstride, CUDA_R_32F, blas_int(ldacc, "ldc"), compute,
-                                  CUBLAS_GEMM_DEFAULT));
+      TCEMU_CUBLAS(cublasGemmStridedBatchedEx(G.h, CUBLAS_OP_T, CUBLAS_OP_N, G.m, G.n, blas_int(kb, "k chunk"), &one,
+                                              G.a(w), G.type, G.lda, kb, G.b(w), G.type, G.ldb, kb, &zero, acc,
+                                              CUDA_R_32F, blas_int(ldacc, "ldc"), gstride, blas_int(nfull, "chunks"),
+                                              G.compute, CUBLAS_GEMM_DEFAULT));
+      if (rem > 0) G.gemm(G.a(w, nfull * kb), G.b(w, nfull * kb), rem, one, zero, acc + nfull * gstride, ldacc);
       continue;
     }
-    float* out = acc + (g == 0 ? 0 : (n0 + g - 1) * gstride);
-    TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(w.len * kp, "k x parts"), &one, a,
-                              type, lda, b, type, ldb, &zero, out, CUDA_R_32F, blas_int(ldacc, "ldc"),
-                              compute, CUBLAS_GEMM_DEFAULT));
+    G.gemm(G.a(w), G.b(w), w.len * kp, one, zero, acc + (g == 0 ? 0 : (n0 + g - 1) * gstride), ldacc);
   }
   TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
   if (stages & kStageCombine)

@@ -79,11 +79,13 @@ bool table_matches(const Scheme& s, ProductSet set) {
   return s.groups[0].scale_exp == 0 && g0 == want0 && low == wantl;
 }
 
-int compute_capability_major() {
-  int dev = 0, major = 0;
+/// Compute capability of the current device as 10 * major + minor (80, 90, ...).
+int compute_capability() {
+  int dev = 0, major = 0, minor = 0;
   TCEMU_CUDA(cudaGetDevice(&dev));
   TCEMU_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  return major;
+  TCEMU_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  return 10 * major + minor;
 }
 
 /// The wgmma kernel only on request (TCEMU_CUDA_FUSED_MMA=wgmma) and on compute capability 9.0: measured
@@ -94,19 +96,14 @@ bool use_wgmma() {
     const char* e = std::getenv("TCEMU_CUDA_FUSED_MMA");
     return e && std::string(e) == "wgmma";
   }();
-  if (!requested) return false;
-  int dev = 0, major = 0, minor = 0;
-  TCEMU_CUDA(cudaGetDevice(&dev));
-  TCEMU_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  TCEMU_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  return major == 9 && minor == 0;
+  return requested && compute_capability() == 90;
 }
 
 }  // namespace
 
 bool supported(const Scheme& s) {
   const Choice c = choice_for(s.kind);
-  return c.ok && table_matches(s, c.set) && compute_capability_major() >= 8;
+  return c.ok && table_matches(s, c.set) && compute_capability() >= 80;
 }
 
 template <class T>
