@@ -92,8 +92,11 @@ void check_scheme_case(const Scheme& scheme, const Case& c, std::uint64_t seed, 
   const double ed = rel_err(C, cd, R), eh = rel_err(C, ch, R);
   // Against FP64: the device is as accurate as the host reference up to the Tensor Cores' truncating
   // FP32 accumulation, measured on an H200 at about 1.2e-9 * k (FP16/BF16) and 2.4e-9 * k (TF32) per
-  // unchunked accumulator (docs/perf-notes.md); 3e-9 * k bounds both.
-  EXPECT_LE(ed, 2 * eh + 3e-9 * double(c.k) + 1e-7) << "device err " << ed << " host err " << eh;
+  // unchunked accumulator (docs/perf-notes.md); 3e-9 * k bounds both. The constant allows two
+  // truncations of the last partial sum (2 * 2^-23 relative): the Hopper fused kernel promotes once
+  // per 128-byte k-tile, so at small k its whole sum is one Tensor Core chain (measured: bf16x3 at
+  // k = 53, 4.1e-7 against a host error of 6.4e-8).
+  EXPECT_LE(ed, 2 * eh + 3e-9 * double(c.k) + 2.4e-7) << "device err " << ed << " host err " << eh;
 }
 
 TEST(CudaGemm, EverySchemeMatchesHostFloat) {

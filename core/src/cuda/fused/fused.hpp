@@ -6,16 +6,18 @@
 // memory and combines them in a separate pass. The fused kernel keeps one accumulator per group in
 // registers, reads each part tile once per k-tile for all products that use it, and writes C once.
 // It also fixes the accumulation: Hopper's Tensor Cores truncate when they add a product sum into
-// the accumulator (docs/accuracy.md), so the most significant group (hi x hi) is computed by every
-// MMA into a zeroed register fragment and added to its FP32 accumulator with an ordinary
-// round-to-nearest FADD ("promotion" after each MMA, as EGEMM-TC / LE-GEMM do in FP32 registers).
+// the accumulator (docs/accuracy.md), so the most significant group (hi x hi) is computed into a
+// zeroed register fragment and added to its FP32 accumulator with an ordinary round-to-nearest FADD
+// ("promotion", as EGEMM-TC / LE-GEMM do in FP32 registers): after every MMA step of 32 bytes of k
+// (mma.sync kernel) or every 128-byte k-tile (wgmma kernel).
 // The lower groups are 2^-8 (BF16) to 2^-12 (FP16) smaller and accumulate inside the MMA.
 //
-// Kernels: fused_kernel.cuh, mma.sync (sm_80 and later), 128 x 128 block tiles, 16 warps of 32 x 32,
-// k-tiles of 64 bytes per row (32 FP16/BF16 elements or 16 TF32), a 3-stage cp.async pipeline into
-// XOR-swizzled shared memory, ldmatrix fragments, promotion after every MMA step. wgmma_kernel.cuh:
-// the same on sm_90a wgmma (promotion per 128-byte k-tile), opt-in with TCEMU_CUDA_FUSED_MMA=wgmma
-// because it is slower as written (docs/perf-notes.md section 4.3).
+// Kernels: wgmma_kernel.cuh on compute capability 9.0 (sm_90a): warp-specialised, a TMA producer
+// warpgroup and two wgmma consumer warpgroups of 64 x 128, 128-byte k-tiles in mbarrier-guarded
+// stages, promotion per k-tile (docs/perf-notes.md section 5). fused_kernel.cuh elsewhere (sm_80
+// and later) and on request (TCEMU_CUDA_FUSED_MMA=mma.sync): mma.sync, 128 x 128 block tiles, 16
+// warps of 32 x 32, k-tiles of 64 bytes per row, a 3-stage cp.async pipeline into XOR-swizzled shared
+// memory, ldmatrix fragments, promotion after every MMA step.
 #include <cuda_runtime.h>
 
 #include <cstdint>

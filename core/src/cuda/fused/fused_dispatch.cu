@@ -8,6 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include <cudaTypedefs.h>
+
+#include <cstdint>
+
 #include "cuda/fused/wgmma_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused {
@@ -37,6 +41,36 @@ TCEMU_WGMMA_EXTERN2(bf16, nine)
 TCEMU_WGMMA_EXTERN2(tf32, hi_cross)
 #undef TCEMU_WGMMA_EXTERN2
 #undef TCEMU_WGMMA_EXTERN
+}  // namespace tcemu::cuda::detail::fused::wg
+
+namespace tcemu::cuda::detail::fused::wg {
+
+CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes) {
+  using Encode = PFN_cuTensorMapEncodeTiled_v12000;
+  static const Encode encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    TCEMU_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || !fn)
+      throw DeviceError("tcemu cuda fused: the driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or newer)");
+    return reinterpret_cast<Encode>(fn);
+  }();
+  CUtensorMap map{};
+  const cuuint64_t dims[3] = {cuuint64_t(part_bytes / elem_bytes), cuuint64_t(parts), cuuint64_t(lines)};
+  const cuuint64_t strides[2] = {cuuint64_t(part_bytes), cuuint64_t(part_bytes) * cuuint64_t(parts)};
+  const cuuint32_t box[3] = {cuuint32_t(kRowBytes / elem_bytes), 1, cuuint32_t(kBM)};
+  const cuuint32_t estride[3] = {1, 1, 1};
+  const CUtensorMapDataType type = elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  const CUresult r = encode(&map, type, 3, const_cast<void*>(base), dims, strides, box, estride,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw DeviceError("tcemu cuda fused: cuTensorMapEncodeTiled failed (error " + std::to_string(int(r)) +
+                      ") for a panel of " + std::to_string(lines) + " lines x " + std::to_string(parts) +
+                      " parts x " + std::to_string(part_bytes) + " bytes");
+  return map;
+}
+
 }  // namespace tcemu::cuda::detail::fused::wg
 
 namespace tcemu::cuda::detail::fused {
@@ -88,16 +122,19 @@ int compute_capability() {
   return 10 * major + minor;
 }
 
-/// The wgmma kernel only on request (TCEMU_CUDA_FUSED_MMA=wgmma) and on compute capability 9.0: measured
-/// on an H200 it is correct but 1.6x slower than the mma.sync kernel (it waits for every k-tile's wgmma
-/// group before the promotion; docs/perf-notes.md section 4.3).
+/// Which fused kernel runs on compute capability 9.0: the warp-specialised wgmma kernel unless
+/// TCEMU_CUDA_FUSED_MMA=mma.sync asks for the mma.sync one (other devices always run mma.sync).
 bool use_wgmma() {
-  static const bool requested = [] {
+  static const bool forced_mma_sync = [] {
     const char* e = std::getenv("TCEMU_CUDA_FUSED_MMA");
-    return e && std::string(e) == "wgmma";
+    if (!e || !*e || std::string(e) == "wgmma") return false;
+    if (std::string(e) == "mma.sync") return true;
+    throw InvalidArgument("TCEMU_CUDA_FUSED_MMA='" + std::string(e) + "': expected wgmma or mma.sync");
   }();
-  return requested && compute_capability() == 90;
+  return !forced_mma_sync && compute_capability() == 90;
 }
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 
@@ -130,7 +167,7 @@ void run(const Scheme& s, const Panels& pn, const Epilogue<T>& out, cudaStream_t
     throw InvalidArgument("tcemu cuda fused: " + std::to_string(pn.m) + " x " + std::to_string(pn.n) +
                           " needs more blocks than one launch allows");
   a.low_scale = s.groups.size() > 1 ? std::ldexp(1.f, s.groups[1].scale_exp) : 1.f;
-  if (use_wgmma()) {
+  if (use_wgmma() && aligned16(pn.x) && aligned16(pn.y)) {
     auto go = [&](auto avail, auto launch_fn) {
       if (!avail()) return false;
       launch_fn(a, out, stream);

@@ -1,22 +1,33 @@
 #pragma once
-// wgmma (sm_90a) variant of the fused split-part kernel (fused.hpp): same panels, same products and
-// promotion as fused_kernel.cuh, on Hopper's asynchronous warpgroup MMA. Operands come from 128-byte
-// swizzled shared memory (8-row atoms of 1024 bytes, chunk c of row r at chunk c ^ (r % 8)) filled
-// by cp.async; two consumer warpgroups of 64 rows each; every k-tile (128 bytes of k per row) ends
-// with wgmma.wait_group 0 and the round-to-nearest promotion of its sum into the FP32 accumulator.
+// wgmma (sm_90a) variant of the fused split-part kernel (fused.hpp): same panels, products and
+// promotion as fused_kernel.cuh, on Hopper's asynchronous warpgroup MMA, warp-specialised:
+//  - warpgroup 0 is the producer: one thread issues TMA loads (cp.async.bulk.tensor, 128-byte swizzle)
+//    of every part tile of a k-tile into one pipeline stage and arms the stage's "full" mbarrier;
+//  - warpgroups 1 and 2 are consumers of 64 accumulator rows each: wait for "full", issue the k-tile's
+//    wgmma groups, wait for them, promote the Tensor Core sum into the FP32 accumulator with a
+//    round-to-nearest FADD, and release the stage through its "empty" mbarrier.
+// The two consumers share each stage but are not kept in lockstep (no CTA barrier in the main loop),
+// so while one waits for its wgmma group and promotes, the other's group keeps the Tensor Cores busy.
+// Registers: the producer gives its registers up (setmaxnreg.dec 40), the consumers take 232 each.
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 #include "cuda/fused/fused_kernel.cuh"
+#include "tcemu/error.hpp"
 
 namespace tcemu::cuda::detail::fused::wg {
 
-inline constexpr int kBM = 128, kBN = 128, kRowBytes = 128, kThreads = 256;
+inline constexpr int kBM = 128, kBN = 128, kRowBytes = 128;
+inline constexpr int kConsumers = 2, kThreads = 128 * (kConsumers + 1);
+inline constexpr int kTileBytes = kBM * kRowBytes;  // one part tile: 128 lines x 128 bytes of k (kBM == kBN)
 
 __host__ __device__ constexpr int wg_stages(ProductSet s) { return products_of(s).parts == 2 ? 3 : 2; }
+__host__ __device__ constexpr int wg_stage_bytes(ProductSet s) { return 2 * products_of(s).parts * kTileBytes; }
 __host__ __device__ constexpr int wg_smem_bytes(ProductSet s) {
-  return wg_stages(s) * products_of(s).parts * (kBM + kBN) * kRowBytes + 1024;  // + alignment slack
+  return wg_stages(s) * wg_stage_bytes(s) + 2 * 8 * wg_stages(s) + 1024;  // + barriers + alignment slack
 }
 
 /// Shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row groups 1024 bytes apart.
@@ -54,107 +65,141 @@ __device__ __forceinline__ void wgmma(float (&d)[64], std::uint64_t da, std::uin
 #endif
 }
 
-__device__ __forceinline__ void wg_fence() {
+
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#endif
+__device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wg_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
-__device__ __forceinline__ void wg_commit_wait0() {
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-#endif
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
+__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred done;\nWAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+/// TMA load of box (c0 = k element, c1 = part, c2 = first line) of a 3-D panel map into shared memory.
+__device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap* map, unsigned bar, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+#endif
 
 template <MmaKind K, ProductSet PS, class T>
-__global__ void __launch_bounds__(kThreads, 1) wgmma_kernel(Args a, Epilogue<T> e) {
+__global__ void __launch_bounds__(kThreads, 1)
+    wgmma_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_y, Args a, Epilogue<T> e) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr ProductList L = products_of(PS);
-  constexpr int P = L.parts, S = wg_stages(PS);
-  constexpr int kTile = kBM * kRowBytes;  // bytes of one part tile (kBM == kBN)
-  constexpr int kStageBytes = 2 * P * kTile;
+  constexpr int P = L.parts, S = wg_stages(PS), kStageBytes = wg_stage_bytes(PS);
+  constexpr int kElemsPerTile = K == MmaKind::tf32 ? kRowBytes / 4 : kRowBytes / 2;
   constexpr bool kScaledLow = K == MmaKind::f16 && PS == ProductSet::hi_cross;
   extern __shared__ unsigned char smem_raw[];
   const unsigned sraw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
   const unsigned sbase = (sraw + 1023u) & ~1023u;  // swizzle atoms need 1024-byte alignment
+  const unsigned full0 = sbase + S * kStageBytes, empty0 = full0 + 8 * S;
 
   const int2 tile = block_tile(a);
   const int m0 = tile.x * kBM, n0 = tile.y * kBN;
   const int tid = threadIdx.x, wgi = tid >> 7;
 
-  auto load_stage = [&](int stage, int kt) {
-    const unsigned s = sbase + stage * kStageBytes;
-    const std::int64_t kb = std::int64_t(kt) * kRowBytes;
-    constexpr int kChunks = 2 * P * kBM * 8;
-#pragma unroll 4
-    for (int c = tid; c < kChunks; c += kThreads) {
-      const int tile = c / (kBM * 8);  // x parts first, then y parts
-      const int row = (c / 8) % kBM, ch = c % 8;
-      const bool is_y = tile >= P;
-      const int part = is_y ? tile - P : tile;
-      const int line = (is_y ? n0 : m0) + row;
-      const bool valid = line < (is_y ? a.n : a.m) && kb + ch * 16 < a.part_bytes;
-      const char* base = is_y ? a.y : a.x;
-      const char* src = valid ? base + std::int64_t(line) * (is_y ? a.y_row_bytes : a.x_row_bytes) +
-                                    part * a.part_bytes + kb + ch * 16
-                              : base;
-      cp_async16(s + tile * kTile + row * kRowBytes + ((ch ^ (row & 7)) << 4), src, valid);
+  if (tid == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(full0 + 8 * s, 1);
+      mbar_init(empty0 + 8 * s, kConsumers * 4);  // one arrival per consumer warp
     }
-  };
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
 
-  float acc[64], t[64];
-  [[maybe_unused]] float accl[kScaledLow ? 64 : 1];
+  if (wgi == 0) {  // producer
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+    if (tid == 0) {
+      for (int kt = 0; kt < a.ktiles; ++kt) {
+        const int s = kt % S;
+        mbar_wait(empty0 + 8 * s, ((kt / S) & 1) ^ 1);
+        const unsigned full = full0 + 8 * s, dst = sbase + s * kStageBytes;
+        mbar_expect_tx(full, kStageBytes);
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+          tma_load(dst + p * kTileBytes, &map_x, full, kt * kElemsPerTile, p, m0);
+          tma_load(dst + (P + p) * kTileBytes, &map_y, full, kt * kElemsPerTile, p, n0);
+        }
+      }
+    }
+    return;
+  }
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+
+  const int cw = wgi - 1;  // consumer: accumulator rows cw * 64 .. cw * 64 + 63 of the block tile
+  float acc[64];
 #pragma unroll
   for (int r = 0; r < 64; ++r) acc[r] = 0.f;
+  [[maybe_unused]] float accl[kScaledLow ? 64 : 1];
   if constexpr (kScaledLow) {
 #pragma unroll
     for (int r = 0; r < 64; ++r) accl[r] = 0.f;
   }
-
-#pragma unroll
-  for (int s = 0; s < S - 1; ++s) {
-    if (s < a.ktiles) load_stage(s, s);
-    asm volatile("cp.async.commit_group;\n" ::);
-  }
-  for (int kt = 0; kt < a.ktiles; ++kt) {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 2));
-    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // cp.async writes -> wgmma reads
-    __syncthreads();
-    {
-      const int next = kt + S - 1;
-      if (next < a.ktiles) load_stage(next % S, next);
-      asm volatile("cp.async.commit_group;\n" ::);
-    }
-    const unsigned s = sbase + (kt % S) * kStageBytes;
-    const unsigned sx = s + wgi * 64 * kRowBytes;  // this warpgroup's 64 rows of each x tile
-    const unsigned sy = s + P * kTile;
+  // One k-tile's wgmma group into `tt` (which starts from zero), committed, not waited for.
+  auto issue = [&](float(&tt)[64], int kt) {
+    const int s = kt % S;
+    mbar_wait(full0 + 8 * s, (kt / S) & 1);
+    const unsigned st = sbase + s * kStageBytes;
+    const unsigned sx = st + cw * 64 * kRowBytes;  // this consumer's 64 rows of each x tile
+    const unsigned sy = st + P * kTileBytes;
     wg_fence();
 #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {  // 32 bytes of k per wgmma
       if constexpr (kScaledLow) {
-        wgmma<K>(accl, desc(sx + ks * 32), desc(sy + kTile + ks * 32), kt > 0 || ks > 0);
-        wgmma<K>(accl, desc(sx + kTile + ks * 32), desc(sy + ks * 32), 1);
-        wgmma<K>(t, desc(sx + ks * 32), desc(sy + ks * 32), ks > 0);
+        wgmma<K>(accl, desc(sx + ks * 32), desc(sy + kTileBytes + ks * 32), 1);
+        wgmma<K>(accl, desc(sx + kTileBytes + ks * 32), desc(sy + ks * 32), 1);
+        wgmma<K>(tt, desc(sx + ks * 32), desc(sy + ks * 32), ks > 0);
       } else {
 #pragma unroll
         for (int q = 0; q < L.nl; ++q)
-          wgmma<K>(t, desc(sx + L.al[q] * kTile + ks * 32), desc(sy + L.bl[q] * kTile + ks * 32), ks > 0 || q > 0);
+          wgmma<K>(tt, desc(sx + L.al[q] * kTileBytes + ks * 32), desc(sy + L.bl[q] * kTileBytes + ks * 32),
+                   ks > 0 || q > 0);
 #pragma unroll
         for (int q = 0; q < L.n0; ++q)
-          wgmma<K>(t, desc(sx + L.a0[q] * kTile + ks * 32), desc(sy + L.b0[q] * kTile + ks * 32),
+          wgmma<K>(tt, desc(sx + L.a0[q] * kTileBytes + ks * 32), desc(sy + L.b0[q] * kTileBytes + ks * 32),
                    ks > 0 || q > 0 || L.nl > 0);
       }
     }
-    wg_commit_wait0();
+    wg_commit();
+  };
+  // After k-tile kt's group completed: release its stage, promote its sum with round-to-nearest.
+  auto retire = [&](const float(&tt)[64], int kt) {
+    if ((tid & 31) == 0) mbar_arrive(empty0 + 8 * (kt % S));
 #pragma unroll
-    for (int r = 0; r < 64; ++r) acc[r] = __fadd_rn(acc[r], t[r]);
+    for (int r = 0; r < 64; ++r) acc[r] = __fadd_rn(acc[r], tt[r]);
+  };
+  // Each k-tile's group is waited for before its promotion (as DeepGEMM does for FP8): a second
+  // temporary to overlap them would be read while the other's group is in flight, which makes
+  // ptxas serialise every wgmma (C7514). The other consumer's group keeps the Tensor Cores busy.
+  float t[64];
+  for (int kt = 0; kt < a.ktiles; ++kt) {
+    issue(t, kt);
+    wg_wait<0>();
+    retire(t, kt);
   }
-  asm volatile("cp.async.wait_group 0;\n" ::);
 
   const int lane = tid & 31, warp = (tid >> 5) & 3, g = lane >> 2, q4 = lane & 3;
 #pragma unroll
   for (int r = 0; r < 64; ++r) {
-    const int i = m0 + wgi * 64 + warp * 16 + g + ((r >> 1) & 1) * 8;
+    const int i = m0 + cw * 64 + warp * 16 + g + ((r >> 1) & 1) * 8;
     const int j = n0 + (r >> 2) * 8 + 2 * q4 + (r & 1);
     if (i >= a.m || j >= a.n) continue;
     float v = acc[r];
@@ -178,11 +223,31 @@ bool available() {
   return attr.binaryVersion == 90;
 }
 
+/// TMA descriptor of one split panel (fused.hpp: line l, part q, element kk at
+/// base[(l * parts + q) * kp + kk]) as a 3-D tensor (kk, q, l), box = 128 bytes of k x 1 part x 128
+/// lines, 128-byte swizzle; k past the padded part and lines past the end read as zeros.
+/// Throws DeviceError when the driver rejects it (e.g. a base address that is not 16-byte aligned).
+CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes);
+
 /// Launches wgmma_kernel<K, PS, T> (sm_90a only; instantiated in fused_wgmma_<kind>.cu).
 template <MmaKind K, ProductSet PS, class T>
-void launch(const Args& args, const Epilogue<T>& e, cudaStream_t stream) {
-  launch_on_tiles<wgmma_kernel<K, PS, T>>(wg_smem_bytes(PS), kThreads, args, e, stream,
-                                          "launch of the fused split-part kernel (wgmma)");
+void launch(const Args& mma_sync_args, const Epilogue<T>& e, cudaStream_t stream) {
+  Args args = mma_sync_args;  // same tiles, but k-tiles of 128 bytes instead of the mma.sync kernel's 64
+  args.ktiles = static_cast<int>((args.part_bytes + kRowBytes - 1) / kRowBytes);
+  constexpr int eb = K == MmaKind::tf32 ? 4 : 2;
+  constexpr int P = products_of(PS).parts;
+  const CUtensorMap mx = panel_map(args.x, args.m, P, args.part_bytes, eb);
+  const CUtensorMap my = panel_map(args.y, args.n, P, args.part_bytes, eb);
+  static const bool configured = [] {
+    TCEMU_CUDA(cudaFuncSetAttribute(wgmma_kernel<K, PS, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    wg_smem_bytes(PS)));
+    return true;
+  }();
+  (void)configured;
+  const std::int64_t blocks = std::int64_t(args.tiles_m) * args.tiles_n;
+  wgmma_kernel<K, PS, T><<<static_cast<unsigned>(blocks), kThreads, wg_smem_bytes(PS), stream>>>(mx, my, args, e);
+  ::tcemu::cuda::detail::check_cuda(cudaGetLastError(), "launch of the fused split-part kernel (wgmma)", __FILE__,
+                                    __LINE__);
 }
 
 }  // namespace tcemu::cuda::detail::fused::wg
