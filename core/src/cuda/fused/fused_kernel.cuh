@@ -101,15 +101,17 @@ __device__ __forceinline__ void cp_async16(unsigned dst, const void* src, bool v
 /// an ldmatrix (rows r..r+7, one chunk) fall in 8 distinct bank groups.
 __device__ __forceinline__ int swz(int row, int ch) { return row * kRowBytes + ((ch ^ ((row >> 1) & 3)) << 4); }
 
-/// Block tile (row, column) of blockIdx.x: groups of 8 block rows walk the columns together, so
-/// the y tiles of a column stay in L2 while 8 x tiles use them.
-__device__ __forceinline__ int2 block_tile(const Args& a) {
-  const int id = blockIdx.x;
+/// Block tile (row, column) of tile number `id`: groups of 8 block rows walk the columns together,
+/// so the y tiles of a column stay in L2 while 8 x tiles use them.
+__device__ __forceinline__ int2 tile_coords(const Args& a, int id) {
   const int per_group = 8 * a.tiles_n;
   const int first_m = (id / per_group) * 8;
   const int gsz = min(a.tiles_m - first_m, 8);
   return make_int2(first_m + (id % per_group) % gsz, (id % per_group) / gsz);
 }
+
+/// Block tile of blockIdx.x (one block per tile).
+__device__ __forceinline__ int2 block_tile(const Args& a) { return tile_coords(a, blockIdx.x); }
 
 /// Raises the dynamic shared memory limit of `Kernel` once (one static per kernel instance) and
 /// launches it on the tile grid of `args`.

@@ -12,6 +12,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -112,9 +113,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const unsigned sbase = (sraw + 1023u) & ~1023u;  // swizzle atoms need 1024-byte alignment
   const unsigned full0 = sbase + S * kStageBytes, empty0 = full0 + 8 * S;
 
-  const int2 tile = block_tile(a);
-  const int m0 = tile.x * kBM, n0 = tile.y * kBN;
   const int tid = threadIdx.x, wgi = tid >> 7;
+  const int ntiles = a.tiles_m * a.tiles_n;
 
   if (tid == 0) {
     for (int s = 0; s < S; ++s) {
@@ -125,18 +125,26 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   __syncthreads();
 
+  // Persistent: block b takes tiles b, b + gridDim.x, ...; the stage ring and its phases run on
+  // across tiles (`it` counts k-tiles since the start), so the producer loads the next tile while
+  // the consumers write the last one.
   if (wgi == 0) {  // producer
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
     if (tid == 0) {
-      for (int kt = 0; kt < a.ktiles; ++kt) {
-        const int s = kt % S;
-        mbar_wait(empty0 + 8 * s, ((kt / S) & 1) ^ 1);
-        const unsigned full = full0 + 8 * s, dst = sbase + s * kStageBytes;
-        mbar_expect_tx(full, kStageBytes);
+      int it = 0;
+      for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        const int2 tc = tile_coords(a, tile);
+        const int m0 = tc.x * kBM, n0 = tc.y * kBN;
+        for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
+          const int s = it % S;
+          mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);
+          const unsigned full = full0 + 8 * s, dst = sbase + s * kStageBytes;
+          mbar_expect_tx(full, kStageBytes);
 #pragma unroll
-        for (int p = 0; p < P; ++p) {
-          tma_load(dst + p * kTileBytes, &map_x, full, kt * kElemsPerTile, p, m0);
-          tma_load(dst + (P + p) * kTileBytes, &map_y, full, kt * kElemsPerTile, p, n0);
+          for (int p = 0; p < P; ++p) {
+            tma_load(dst + p * kTileBytes, &map_x, full, kt * kElemsPerTile, p, m0);
+            tma_load(dst + (P + p) * kTileBytes, &map_y, full, kt * kElemsPerTile, p, n0);
+          }
         }
       }
     }
@@ -146,17 +154,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int cw = wgi - 1;  // consumer: accumulator rows cw * 64 .. cw * 64 + 63 of the block tile
   float acc[64];
-#pragma unroll
-  for (int r = 0; r < 64; ++r) acc[r] = 0.f;
   [[maybe_unused]] float accl[kScaledLow ? 64 : 1];
-  if constexpr (kScaledLow) {
-#pragma unroll
-    for (int r = 0; r < 64; ++r) accl[r] = 0.f;
-  }
   // One k-tile's wgmma group into `tt` (which starts from zero), committed, not waited for.
-  auto issue = [&](float(&tt)[64], int kt) {
-    const int s = kt % S;
-    mbar_wait(full0 + 8 * s, (kt / S) & 1);
+  auto issue = [&](float(&tt)[64], int it) {
+    const int s = it % S;
+    mbar_wait(full0 + 8 * s, (it / S) & 1);
     const unsigned st = sbase + s * kStageBytes;
     const unsigned sx = st + cw * 64 * kRowBytes;  // this consumer's 64 rows of each x tile
     const unsigned sy = st + P * kTileBytes;
@@ -180,32 +182,42 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     wg_commit();
   };
-  // After k-tile kt's group completed: release its stage, promote its sum with round-to-nearest.
-  auto retire = [&](const float(&tt)[64], int kt) {
-    if ((tid & 31) == 0) mbar_arrive(empty0 + 8 * (kt % S));
+  // After the group of k-tile number `it` completed: release its stage, promote its sum (RN).
+  auto retire = [&](const float(&tt)[64], int it) {
+    if ((tid & 31) == 0) mbar_arrive(empty0 + 8 * (it % S));
 #pragma unroll
     for (int r = 0; r < 64; ++r) acc[r] = __fadd_rn(acc[r], tt[r]);
   };
-  // Each k-tile's group is waited for before its promotion (as DeepGEMM does for FP8): a second
-  // temporary to overlap them would be read while the other's group is in flight, which makes
-  // ptxas serialise every wgmma (C7514). The other consumer's group keeps the Tensor Cores busy.
-  float t[64];
-  for (int kt = 0; kt < a.ktiles; ++kt) {
-    issue(t, kt);
-    wg_wait<0>();
-    retire(t, kt);
-  }
-
   const int lane = tid & 31, warp = (tid >> 5) & 3, g = lane >> 2, q4 = lane & 3;
+  int it = 0;
+  for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+    const int2 tc = tile_coords(a, tile);
+    const int m0 = tc.x * kBM, n0 = tc.y * kBN;
 #pragma unroll
-  for (int r = 0; r < 64; ++r) {
-    const int i = m0 + cw * 64 + warp * 16 + g + ((r >> 1) & 1) * 8;
-    const int j = n0 + (r >> 2) * 8 + 2 * q4 + (r & 1);
-    if (i >= a.m || j >= a.n) continue;
-    float v = acc[r];
-    if constexpr (kScaledLow) v = __fmaf_rn(accl[r], a.low_scale, v);
-    T* c = e.c + std::int64_t(i) * e.c_rs + std::int64_t(j) * e.c_cs;
-    *c = e.beta == T(0) ? e.alpha * static_cast<T>(v) : e.alpha * static_cast<T>(v) + e.beta * *c;
+    for (int r = 0; r < 64; ++r) acc[r] = 0.f;
+    if constexpr (kScaledLow) {
+#pragma unroll
+      for (int r = 0; r < 64; ++r) accl[r] = 0.f;
+    }
+    // Each k-tile's group is waited for before its promotion (as DeepGEMM does for FP8): a second
+    // temporary to overlap them would be read while the other's group is in flight, which makes
+    // ptxas serialise every wgmma (C7514). The other consumer's group keeps the Tensor Cores busy.
+    float t[64];
+    for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
+      issue(t, it);
+      wg_wait<0>();
+      retire(t, it);
+    }
+#pragma unroll
+    for (int r = 0; r < 64; ++r) {
+      const int i = m0 + cw * 64 + warp * 16 + g + ((r >> 1) & 1) * 8;
+      const int j = n0 + (r >> 2) * 8 + 2 * q4 + (r & 1);
+      if (i >= a.m || j >= a.n) continue;
+      float v = acc[r];
+      if constexpr (kScaledLow) v = __fmaf_rn(accl[r], a.low_scale, v);
+      T* c = e.c + std::int64_t(i) * e.c_rs + std::int64_t(j) * e.c_cs;
+      *c = e.beta == T(0) ? e.alpha * static_cast<T>(v) : e.alpha * static_cast<T>(v) + e.beta * *c;
+    }
   }
 #else
   __trap();  // compiled for an architecture without wgmma: the host never selects this (see dispatch)
@@ -244,8 +256,12 @@ void launch(const Args& mma_sync_args, const Epilogue<T>& e, cudaStream_t stream
     return true;
   }();
   (void)configured;
-  const std::int64_t blocks = std::int64_t(args.tiles_m) * args.tiles_n;
-  wgmma_kernel<K, PS, T><<<static_cast<unsigned>(blocks), kThreads, wg_smem_bytes(PS), stream>>>(mx, my, args, e);
+  int dev = 0, sms = 0;  // per call: the current device may change between calls
+  TCEMU_CUDA(cudaGetDevice(&dev));
+  TCEMU_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const std::int64_t tiles = std::int64_t(args.tiles_m) * args.tiles_n;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, sms));  // one block per SM
+  wgmma_kernel<K, PS, T><<<blocks, kThreads, wg_smem_bytes(PS), stream>>>(mx, my, args, e);
   ::tcemu::cuda::detail::check_cuda(cudaGetLastError(), "launch of the fused split-part kernel (wgmma)", __FILE__,
                                     __LINE__);
 }
