@@ -49,7 +49,7 @@ def main():
     axes[1][0].set_ylabel("rel. Frobenius error vs FP64")
     axes[0][0].legend()
     axes[1][0].legend(fontsize=8)
-    fig.suptitle("tcemu on NVIDIA H200: fused mma.sync kernel vs multi-pass (cuBLAS products), uniform(-1,1)")
+    fig.suptitle("tcemu on NVIDIA H200: fused wgmma kernel (sm_90a) vs multi-pass (cuBLAS products), uniform(-1,1)")
     fig.tight_layout()
     fig.savefig(OUT, dpi=110)
     print("wrote", OUT)

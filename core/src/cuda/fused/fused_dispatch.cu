@@ -45,7 +45,8 @@ TCEMU_WGMMA_EXTERN2(tf32, hi_cross)
 
 namespace tcemu::cuda::detail::fused::wg {
 
-CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes) {
+CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes,
+                      int row_bytes) {
   using Encode = PFN_cuTensorMapEncodeTiled_v12000;
   static const Encode encode = [] {
     void* fn = nullptr;
@@ -58,11 +59,12 @@ CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int6
   CUtensorMap map{};
   const cuuint64_t dims[3] = {cuuint64_t(part_bytes / elem_bytes), cuuint64_t(parts), cuuint64_t(lines)};
   const cuuint64_t strides[2] = {cuuint64_t(part_bytes), cuuint64_t(part_bytes) * cuuint64_t(parts)};
-  const cuuint32_t box[3] = {cuuint32_t(kRowBytes / elem_bytes), 1, cuuint32_t(kBM)};
+  const cuuint32_t box[3] = {cuuint32_t(row_bytes / elem_bytes), 1, cuuint32_t(kBM)};
   const cuuint32_t estride[3] = {1, 1, 1};
   const CUtensorMapDataType type = elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_UINT16;
   const CUresult r = encode(&map, type, 3, const_cast<void*>(base), dims, strides, box, estride,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            row_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw DeviceError("tcemu cuda fused: cuTensorMapEncodeTiled failed (error " + std::to_string(int(r)) +

@@ -1,6 +1,7 @@
 #pragma once
-// wgmma (sm_90a) variant of the fused split-part kernel (fused.hpp): same panels, products and
-// promotion as fused_kernel.cuh, on Hopper's asynchronous warpgroup MMA, warp-specialised:
+// wgmma (sm_90a) variant of the fused split-part kernel (fused.hpp): same panels and products as
+// fused_kernel.cuh, promotion once per 128-byte k-tile (4 MMA steps), on Hopper's asynchronous
+// warpgroup MMA, persistent (one block per SM walks the 128 x 128 tiles) and warp-specialised:
 //  - warpgroup 0 is the producer: one thread issues TMA loads (cp.async.bulk.tensor, 128-byte swizzle)
 //    of every part tile of a k-tile into one pipeline stage and arms the stage's "full" mbarrier;
 //  - warpgroups 1 and 2 are consumers of 64 accumulator rows each: wait for "full", issue the k-tile's
@@ -21,23 +22,28 @@
 
 namespace tcemu::cuda::detail::fused::wg {
 
-inline constexpr int kBM = 128, kBN = 128, kRowBytes = 128;
+inline constexpr int kBM = 128, kBN = 128;
 inline constexpr int kConsumers = 2, kThreads = 128 * (kConsumers + 1);
-inline constexpr int kTileBytes = kBM * kRowBytes;  // one part tile: 128 lines x 128 bytes of k (kBM == kBN)
+inline constexpr int kRingBytes = 192 * 1024;  // shared memory for the stage ring
 
-__host__ __device__ constexpr int wg_stages(ProductSet s) { return products_of(s).parts == 2 ? 3 : 2; }
-__host__ __device__ constexpr int wg_stage_bytes(ProductSet s) { return 2 * products_of(s).parts * kTileBytes; }
-__host__ __device__ constexpr int wg_smem_bytes(ProductSet s) {
-  return wg_stages(s) * wg_stage_bytes(s) + 2 * 8 * wg_stages(s) + 1024;  // + barriers + alignment slack
-}
+/// Stage geometry for k-tiles of RB bytes of k per line (128: 128-byte swizzle, 64: 64-byte swizzle).
+template <int RB>
+struct Ring {
+  static_assert(RB == 64 || RB == 128, "k-tiles of 64 or 128 bytes");
+  static constexpr int kTileBytes = kBM * RB;  // one part tile: 128 lines x RB bytes of k (kBM == kBN)
+  static constexpr int stage_bytes(ProductSet s) { return 2 * products_of(s).parts * kTileBytes; }
+  static constexpr int stages(ProductSet s) { return kRingBytes / stage_bytes(s); }
+  static constexpr int smem_bytes(ProductSet s) { return stages(s) * stage_bytes(s) + 16 * stages(s) + 1024; }
+};
 
-/// Shared-memory matrix descriptor: K-major, 128-byte swizzle, 8-row groups 1024 bytes apart.
+/// Shared-memory matrix descriptor: K-major, RB-byte swizzle, 8-row groups 8 * RB bytes apart.
+template <int RB>
 __device__ __forceinline__ std::uint64_t desc(unsigned saddr) {
   std::uint64_t d = 0;
   d |= std::uint64_t((saddr & 0x3FFFF) >> 4);
-  d |= std::uint64_t(1) << 16;             // leading byte offset (unused for swizzled K-major)
-  d |= std::uint64_t(1024 >> 4) << 32;     // stride byte offset: next 8-row group
-  d |= std::uint64_t(1) << 62;             // 128-byte swizzle
+  d |= std::uint64_t(1) << 16;                      // leading byte offset (unused for swizzled K-major)
+  d |= std::uint64_t((8 * RB) >> 4) << 32;          // stride byte offset: next 8-row group
+  d |= std::uint64_t(RB == 128 ? 1 : 2) << 62;      // 1: 128-byte swizzle, 2: 64-byte swizzle
   return d;
 }
 
@@ -100,13 +106,14 @@ __device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap* map, u
 }
 #endif
 
-template <MmaKind K, ProductSet PS, class T>
+template <MmaKind K, ProductSet PS, class T, int RB>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_y, Args a, Epilogue<T> e) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr ProductList L = products_of(PS);
-  constexpr int P = L.parts, S = wg_stages(PS), kStageBytes = wg_stage_bytes(PS);
-  constexpr int kElemsPerTile = K == MmaKind::tf32 ? kRowBytes / 4 : kRowBytes / 2;
+  constexpr int P = L.parts, S = Ring<RB>::stages(PS), kStageBytes = Ring<RB>::stage_bytes(PS);
+  constexpr int kTileBytes = Ring<RB>::kTileBytes, kSteps = RB / 32;
+  constexpr int kElemsPerTile = K == MmaKind::tf32 ? RB / 4 : RB / 2;
   constexpr bool kScaledLow = K == MmaKind::f16 && PS == ProductSet::hi_cross;
   extern __shared__ unsigned char smem_raw[];
   const unsigned sraw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
@@ -157,26 +164,27 @@ __global__ void __launch_bounds__(kThreads, 1)
   [[maybe_unused]] float accl[kScaledLow ? 64 : 1];
   // One k-tile's wgmma group into `tt` (which starts from zero), committed, not waited for.
   auto issue = [&](float(&tt)[64], int it) {
+    constexpr ProductList L = products_of(PS);  // local: a captured table would live on the stack
     const int s = it % S;
     mbar_wait(full0 + 8 * s, (it / S) & 1);
     const unsigned st = sbase + s * kStageBytes;
-    const unsigned sx = st + cw * 64 * kRowBytes;  // this consumer's 64 rows of each x tile
+    const unsigned sx = st + cw * 64 * RB;  // this consumer's 64 rows of each x tile
     const unsigned sy = st + P * kTileBytes;
     wg_fence();
 #pragma unroll
-    for (int ks = 0; ks < 4; ++ks) {  // 32 bytes of k per wgmma
+    for (int ks = 0; ks < kSteps; ++ks) {  // 32 bytes of k per wgmma
       if constexpr (kScaledLow) {
-        wgmma<K>(accl, desc(sx + ks * 32), desc(sy + kTileBytes + ks * 32), 1);
-        wgmma<K>(accl, desc(sx + kTileBytes + ks * 32), desc(sy + ks * 32), 1);
-        wgmma<K>(tt, desc(sx + ks * 32), desc(sy + ks * 32), ks > 0);
+        wgmma<K>(accl, desc<RB>(sx + ks * 32), desc<RB>(sy + kTileBytes + ks * 32), 1);
+        wgmma<K>(accl, desc<RB>(sx + kTileBytes + ks * 32), desc<RB>(sy + ks * 32), 1);
+        wgmma<K>(tt, desc<RB>(sx + ks * 32), desc<RB>(sy + ks * 32), ks > 0);
       } else {
 #pragma unroll
         for (int q = 0; q < L.nl; ++q)
-          wgmma<K>(tt, desc(sx + L.al[q] * kTileBytes + ks * 32), desc(sy + L.bl[q] * kTileBytes + ks * 32),
+          wgmma<K>(tt, desc<RB>(sx + L.al[q] * kTileBytes + ks * 32), desc<RB>(sy + L.bl[q] * kTileBytes + ks * 32),
                    ks > 0 || q > 0);
 #pragma unroll
         for (int q = 0; q < L.n0; ++q)
-          wgmma<K>(tt, desc(sx + L.a0[q] * kTileBytes + ks * 32), desc(sy + L.b0[q] * kTileBytes + ks * 32),
+          wgmma<K>(tt, desc<RB>(sx + L.a0[q] * kTileBytes + ks * 32), desc<RB>(sy + L.b0[q] * kTileBytes + ks * 32),
                    ks > 0 || q > 0 || L.nl > 0);
       }
     }
@@ -224,11 +232,11 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-/// True when wgmma_kernel<K, PS, T> was compiled with wgmma for the current device (sm_90a cubin).
+/// True when the wgmma kernels of <K, PS, T> were compiled with wgmma for the current device (sm_90a).
 template <MmaKind K, ProductSet PS, class T>
 bool available() {
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, wgmma_kernel<K, PS, T>) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attr, wgmma_kernel<K, PS, T, 128>) != cudaSuccess) {
     (void)cudaGetLastError();
     return false;
   }
@@ -236,23 +244,23 @@ bool available() {
 }
 
 /// TMA descriptor of one split panel (fused.hpp: line l, part q, element kk at
-/// base[(l * parts + q) * kp + kk]) as a 3-D tensor (kk, q, l), box = 128 bytes of k x 1 part x 128
-/// lines, 128-byte swizzle; k past the padded part and lines past the end read as zeros.
-/// Throws DeviceError when the driver rejects it (e.g. a base address that is not 16-byte aligned).
-CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes);
+/// base[(l * parts + q) * kp + kk]) as a 3-D tensor (kk, q, l), box = `row_bytes` of k x 1 part x 128
+/// lines, swizzled by `row_bytes` (64 or 128); k past the padded part and lines past the end read as
+/// zeros. Throws DeviceError when the driver rejects it (e.g. a base address that is not 16-byte aligned).
+CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes,
+                      int row_bytes);
 
-/// Launches wgmma_kernel<K, PS, T> (sm_90a only; instantiated in fused_wgmma_<kind>.cu).
-template <MmaKind K, ProductSet PS, class T>
-void launch(const Args& mma_sync_args, const Epilogue<T>& e, cudaStream_t stream) {
-  Args args = mma_sync_args;  // same tiles, but k-tiles of 128 bytes instead of the mma.sync kernel's 64
-  args.ktiles = static_cast<int>((args.part_bytes + kRowBytes - 1) / kRowBytes);
+template <MmaKind K, ProductSet PS, class T, int RB>
+void launch_rb(const Args& mma_sync_args, const Epilogue<T>& e, cudaStream_t stream) {
+  Args args = mma_sync_args;  // same tiles, k-tiles of RB bytes instead of the mma.sync kernel's 64
+  args.ktiles = static_cast<int>((args.part_bytes + RB - 1) / RB);
   constexpr int eb = K == MmaKind::tf32 ? 4 : 2;
   constexpr int P = products_of(PS).parts;
-  const CUtensorMap mx = panel_map(args.x, args.m, P, args.part_bytes, eb);
-  const CUtensorMap my = panel_map(args.y, args.n, P, args.part_bytes, eb);
+  const CUtensorMap mx = panel_map(args.x, args.m, P, args.part_bytes, eb, RB);
+  const CUtensorMap my = panel_map(args.y, args.n, P, args.part_bytes, eb, RB);
   static const bool configured = [] {
-    TCEMU_CUDA(cudaFuncSetAttribute(wgmma_kernel<K, PS, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    wg_smem_bytes(PS)));
+    TCEMU_CUDA(cudaFuncSetAttribute(wgmma_kernel<K, PS, T, RB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    Ring<RB>::smem_bytes(PS)));
     return true;
   }();
   (void)configured;
@@ -261,9 +269,17 @@ void launch(const Args& mma_sync_args, const Epilogue<T>& e, cudaStream_t stream
   TCEMU_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const std::int64_t tiles = std::int64_t(args.tiles_m) * args.tiles_n;
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, sms));  // one block per SM
-  wgmma_kernel<K, PS, T><<<blocks, kThreads, wg_smem_bytes(PS), stream>>>(mx, my, args, e);
+  wgmma_kernel<K, PS, T, RB><<<blocks, kThreads, Ring<RB>::smem_bytes(PS), stream>>>(mx, my, args, e);
   ::tcemu::cuda::detail::check_cuda(cudaGetLastError(), "launch of the fused split-part kernel (wgmma)", __FILE__,
                                     __LINE__);
+}
+
+/// Launches the wgmma kernel of <K, PS, T> (sm_90a only; instantiated in fused_wgmma_<kind>.cu).
+/// 128-byte k-tiles: 64-byte ones (twice the promotions, a 6-stage ring) measured 34 % slower for
+/// fp16x2 and 17 % for tf32x2 at 8192 (docs/perf-notes.md section 5.3).
+template <MmaKind K, ProductSet PS, class T>
+void launch(const Args& args, const Epilogue<T>& e, cudaStream_t stream) {
+  launch_rb<K, PS, T, 128>(args, e, stream);
 }
 
 }  // namespace tcemu::cuda::detail::fused::wg
