@@ -3,8 +3,6 @@
 #include "cuda/fused/fused_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused {
-template void launch<MmaKind::bf16, ProductSet::three, float>(const Args&, const Epilogue<float>&, cudaStream_t);
-template void launch<MmaKind::bf16, ProductSet::three, double>(const Args&, const Epilogue<double>&, cudaStream_t);
-template void launch<MmaKind::bf16, ProductSet::nine, float>(const Args&, const Epilogue<float>&, cudaStream_t);
-template void launch<MmaKind::bf16, ProductSet::nine, double>(const Args&, const Epilogue<double>&, cudaStream_t);
+TCEMU_FUSED_LAUNCH(, bf16, three)
+TCEMU_FUSED_LAUNCH(, bf16, nine)
 }  // namespace tcemu::cuda::detail::fused

@@ -16,34 +16,19 @@
 
 namespace tcemu::cuda::detail::fused {
 
-#define TCEMU_FUSED_EXTERN(K, S)                                                                     \
-  extern template void launch<MmaKind::K, ProductSet::S, float>(const Args&, const Epilogue<float>&, \
-                                                                cudaStream_t);                       \
-  extern template void launch<MmaKind::K, ProductSet::S, double>(const Args&, const Epilogue<double>&, \
-                                                                 cudaStream_t);
-TCEMU_FUSED_EXTERN(f16, hi_cross)
-TCEMU_FUSED_EXTERN(f16, all_four)
-TCEMU_FUSED_EXTERN(bf16, three)
-TCEMU_FUSED_EXTERN(bf16, nine)
-TCEMU_FUSED_EXTERN(tf32, hi_cross)
-#undef TCEMU_FUSED_EXTERN
+TCEMU_FUSED_LAUNCH(extern, f16, hi_cross)
+TCEMU_FUSED_LAUNCH(extern, f16, all_four)
+TCEMU_FUSED_LAUNCH(extern, bf16, three)
+TCEMU_FUSED_LAUNCH(extern, bf16, nine)
+TCEMU_FUSED_LAUNCH(extern, tf32, hi_cross)
 }  // namespace tcemu::cuda::detail::fused
 
 namespace tcemu::cuda::detail::fused::wg {
-#define TCEMU_WGMMA_EXTERN(K, S, T)                                                                 \
-  extern template void launch<MmaKind::K, ProductSet::S, T>(const Args&, const Epilogue<T>&, cudaStream_t); \
-  extern template bool available<MmaKind::K, ProductSet::S, T>();
-#define TCEMU_WGMMA_EXTERN2(K, S) TCEMU_WGMMA_EXTERN(K, S, float) TCEMU_WGMMA_EXTERN(K, S, double)
-TCEMU_WGMMA_EXTERN2(f16, hi_cross)
-TCEMU_WGMMA_EXTERN2(f16, all_four)
-TCEMU_WGMMA_EXTERN2(bf16, three)
-TCEMU_WGMMA_EXTERN2(bf16, nine)
-TCEMU_WGMMA_EXTERN2(tf32, hi_cross)
-#undef TCEMU_WGMMA_EXTERN2
-#undef TCEMU_WGMMA_EXTERN
-}  // namespace tcemu::cuda::detail::fused::wg
-
-namespace tcemu::cuda::detail::fused::wg {
+TCEMU_WGMMA_LAUNCH(extern, f16, hi_cross)
+TCEMU_WGMMA_LAUNCH(extern, f16, all_four)
+TCEMU_WGMMA_LAUNCH(extern, bf16, three)
+TCEMU_WGMMA_LAUNCH(extern, bf16, nine)
+TCEMU_WGMMA_LAUNCH(extern, tf32, hi_cross)
 
 CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes,
                       int row_bytes) {
@@ -138,6 +123,13 @@ bool use_wgmma() {
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
+/// The wgmma kernel of <K, S> when asked for and compiled for this device, else the mma.sync one.
+template <MmaKind K, ProductSet S, class T>
+void launch_kernel(bool wgmma, const Args& a, const Epilogue<T>& out, cudaStream_t stream) {
+  if (wgmma && wg::available<K, S, T>()) return wg::launch<K, S, T>(a, out, stream);
+  launch<K, S, T>(a, out, stream);
+}
+
 }  // namespace
 
 bool supported(const Scheme& s) {
@@ -162,45 +154,20 @@ void run(const Scheme& s, const Panels& pn, const Epilogue<T>& out, cudaStream_t
   a.x_row_bytes = a.y_row_bytes = parts * a.part_bytes;
   a.m = static_cast<int>(pn.m);
   a.n = static_cast<int>(pn.n);
-  a.ktiles = static_cast<int>((a.part_bytes + kRowBytes - 1) / kRowBytes);
   a.tiles_m = static_cast<int>((pn.m + kBM - 1) / kBM);
   a.tiles_n = static_cast<int>((pn.n + kBN - 1) / kBN);
   if (std::int64_t(a.tiles_m) * a.tiles_n > INT_MAX)
     throw InvalidArgument("tcemu cuda fused: " + std::to_string(pn.m) + " x " + std::to_string(pn.n) +
                           " needs more blocks than one launch allows");
   a.low_scale = s.groups.size() > 1 ? std::ldexp(1.f, s.groups[1].scale_exp) : 1.f;
-  if (use_wgmma() && aligned16(pn.x) && aligned16(pn.y)) {
-    auto go = [&](auto avail, auto launch_fn) {
-      if (!avail()) return false;
-      launch_fn(a, out, stream);
-      return true;
-    };
-    bool done = false;
-    switch (c.set) {
-      case ProductSet::hi_cross:
-        done = c.kind == MmaKind::tf32
-                   ? go(wg::available<MmaKind::tf32, ProductSet::hi_cross, T>, wg::launch<MmaKind::tf32, ProductSet::hi_cross, T>)
-                   : go(wg::available<MmaKind::f16, ProductSet::hi_cross, T>, wg::launch<MmaKind::f16, ProductSet::hi_cross, T>);
-        break;
-      case ProductSet::all_four:
-        done = go(wg::available<MmaKind::f16, ProductSet::all_four, T>, wg::launch<MmaKind::f16, ProductSet::all_four, T>);
-        break;
-      case ProductSet::three:
-        done = go(wg::available<MmaKind::bf16, ProductSet::three, T>, wg::launch<MmaKind::bf16, ProductSet::three, T>);
-        break;
-      case ProductSet::nine:
-        done = go(wg::available<MmaKind::bf16, ProductSet::nine, T>, wg::launch<MmaKind::bf16, ProductSet::nine, T>);
-        break;
-    }
-    if (done) return;
-  }
+  const bool wgmma = use_wgmma() && aligned16(pn.x) && aligned16(pn.y);
   switch (c.set) {
     case ProductSet::hi_cross:
-      if (c.kind == MmaKind::tf32) return launch<MmaKind::tf32, ProductSet::hi_cross, T>(a, out, stream);
-      return launch<MmaKind::f16, ProductSet::hi_cross, T>(a, out, stream);
-    case ProductSet::all_four: return launch<MmaKind::f16, ProductSet::all_four, T>(a, out, stream);
-    case ProductSet::three: return launch<MmaKind::bf16, ProductSet::three, T>(a, out, stream);
-    case ProductSet::nine: return launch<MmaKind::bf16, ProductSet::nine, T>(a, out, stream);
+      if (c.kind == MmaKind::tf32) return launch_kernel<MmaKind::tf32, ProductSet::hi_cross>(wgmma, a, out, stream);
+      return launch_kernel<MmaKind::f16, ProductSet::hi_cross>(wgmma, a, out, stream);
+    case ProductSet::all_four: return launch_kernel<MmaKind::f16, ProductSet::all_four>(wgmma, a, out, stream);
+    case ProductSet::three: return launch_kernel<MmaKind::bf16, ProductSet::three>(wgmma, a, out, stream);
+    case ProductSet::nine: return launch_kernel<MmaKind::bf16, ProductSet::nine>(wgmma, a, out, stream);
   }
 }
 

@@ -3,8 +3,6 @@
 #include "cuda/fused/fused_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused {
-template void launch<MmaKind::f16, ProductSet::hi_cross, float>(const Args&, const Epilogue<float>&, cudaStream_t);
-template void launch<MmaKind::f16, ProductSet::hi_cross, double>(const Args&, const Epilogue<double>&, cudaStream_t);
-template void launch<MmaKind::f16, ProductSet::all_four, float>(const Args&, const Epilogue<float>&, cudaStream_t);
-template void launch<MmaKind::f16, ProductSet::all_four, double>(const Args&, const Epilogue<double>&, cudaStream_t);
+TCEMU_FUSED_LAUNCH(, f16, hi_cross)
+TCEMU_FUSED_LAUNCH(, f16, all_four)
 }  // namespace tcemu::cuda::detail::fused

@@ -58,7 +58,8 @@ struct Args {
   const char* y;
   std::int64_t x_row_bytes, y_row_bytes;  ///< parts * kp * element bytes
   std::int64_t part_bytes;                ///< kp * element bytes
-  int m, n, ktiles, tiles_m, tiles_n;
+  int m, n, tiles_m, tiles_n;
+  int ktiles;                             ///< set by each kernel's launch for its own k-tile width
   float low_scale;                        ///< 2^scale_exp of the low groups
 };
 
@@ -268,7 +269,17 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
 /// Launches fused_kernel<K, PS, T> (instantiated in fused_<kind>.cu).
 template <MmaKind K, ProductSet PS, class T>
 void launch(const Args& args, const Epilogue<T>& e, cudaStream_t stream) {
-  launch_on_tiles<fused_kernel<K, PS, T>>(smem_bytes(PS), kThreads, args, e, stream, "launch of the fused split-part kernel");
+  Args a = args;
+  a.ktiles = static_cast<int>((a.part_bytes + kRowBytes - 1) / kRowBytes);
+  launch_on_tiles<fused_kernel<K, PS, T>>(smem_bytes(PS), kThreads, a, e, stream, "launch of the fused split-part kernel");
 }
+
+/// Explicit instantiations (PREFIX empty, in fused_<kind>.cu) or their declarations (PREFIX extern,
+/// in fused_dispatch.cu) of launch<K, S, float / double>.
+#define TCEMU_FUSED_LAUNCH(PREFIX, K, S)                                                                    \
+  PREFIX template void launch<MmaKind::K, ProductSet::S, float>(const Args&, const Epilogue<float>&,        \
+                                                                cudaStream_t);                              \
+  PREFIX template void launch<MmaKind::K, ProductSet::S, double>(const Args&, const Epilogue<double>&,      \
+                                                                 cudaStream_t);
 
 }  // namespace tcemu::cuda::detail::fused

@@ -3,6 +3,5 @@
 #include "cuda/fused/fused_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused {
-template void launch<MmaKind::tf32, ProductSet::hi_cross, float>(const Args&, const Epilogue<float>&, cudaStream_t);
-template void launch<MmaKind::tf32, ProductSet::hi_cross, double>(const Args&, const Epilogue<double>&, cudaStream_t);
+TCEMU_FUSED_LAUNCH(, tf32, hi_cross)
 }  // namespace tcemu::cuda::detail::fused

@@ -3,12 +3,6 @@
 #include "cuda/fused/wgmma_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused::wg {
-template void launch<MmaKind::bf16, ProductSet::three, float>(const Args&, const Epilogue<float>&, cudaStream_t);
-template bool available<MmaKind::bf16, ProductSet::three, float>();
-template void launch<MmaKind::bf16, ProductSet::three, double>(const Args&, const Epilogue<double>&, cudaStream_t);
-template bool available<MmaKind::bf16, ProductSet::three, double>();
-template void launch<MmaKind::bf16, ProductSet::nine, float>(const Args&, const Epilogue<float>&, cudaStream_t);
-template bool available<MmaKind::bf16, ProductSet::nine, float>();
-template void launch<MmaKind::bf16, ProductSet::nine, double>(const Args&, const Epilogue<double>&, cudaStream_t);
-template bool available<MmaKind::bf16, ProductSet::nine, double>();
+TCEMU_WGMMA_LAUNCH(, bf16, three)
+TCEMU_WGMMA_LAUNCH(, bf16, nine)
 }  // namespace tcemu::cuda::detail::fused::wg

@@ -3,12 +3,6 @@
 #include "cuda/fused/wgmma_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused::wg {
-template void launch<MmaKind::f16, ProductSet::hi_cross, float>(const Args&, const Epilogue<float>&, cudaStream_t);
-template bool available<MmaKind::f16, ProductSet::hi_cross, float>();
-template void launch<MmaKind::f16, ProductSet::hi_cross, double>(const Args&, const Epilogue<double>&, cudaStream_t);
-template bool available<MmaKind::f16, ProductSet::hi_cross, double>();
-template void launch<MmaKind::f16, ProductSet::all_four, float>(const Args&, const Epilogue<float>&, cudaStream_t);
-template bool available<MmaKind::f16, ProductSet::all_four, float>();
-template void launch<MmaKind::f16, ProductSet::all_four, double>(const Args&, const Epilogue<double>&, cudaStream_t);
-template bool available<MmaKind::f16, ProductSet::all_four, double>();
+TCEMU_WGMMA_LAUNCH(, f16, hi_cross)
+TCEMU_WGMMA_LAUNCH(, f16, all_four)
 }  // namespace tcemu::cuda::detail::fused::wg

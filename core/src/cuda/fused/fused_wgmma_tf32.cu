@@ -3,8 +3,5 @@
 #include "cuda/fused/wgmma_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused::wg {
-template void launch<MmaKind::tf32, ProductSet::hi_cross, float>(const Args&, const Epilogue<float>&, cudaStream_t);
-template bool available<MmaKind::tf32, ProductSet::hi_cross, float>();
-template void launch<MmaKind::tf32, ProductSet::hi_cross, double>(const Args&, const Epilogue<double>&, cudaStream_t);
-template bool available<MmaKind::tf32, ProductSet::hi_cross, double>();
+TCEMU_WGMMA_LAUNCH(, tf32, hi_cross)
 }  // namespace tcemu::cuda::detail::fused::wg

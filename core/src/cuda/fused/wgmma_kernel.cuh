@@ -18,6 +18,7 @@
 #include <string>
 
 #include "cuda/fused/fused_kernel.cuh"
+#include "cuda/kernels.hpp"
 #include "tcemu/error.hpp"
 
 namespace tcemu::cuda::detail::fused::wg {
@@ -250,36 +251,37 @@ bool available() {
 CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes,
                       int row_bytes);
 
-template <MmaKind K, ProductSet PS, class T, int RB>
-void launch_rb(const Args& mma_sync_args, const Epilogue<T>& e, cudaStream_t stream) {
-  Args args = mma_sync_args;  // same tiles, k-tiles of RB bytes instead of the mma.sync kernel's 64
-  args.ktiles = static_cast<int>((args.part_bytes + RB - 1) / RB);
-  constexpr int eb = K == MmaKind::tf32 ? 4 : 2;
-  constexpr int P = products_of(PS).parts;
-  const CUtensorMap mx = panel_map(args.x, args.m, P, args.part_bytes, eb, RB);
-  const CUtensorMap my = panel_map(args.y, args.n, P, args.part_bytes, eb, RB);
+/// Launches the wgmma kernel of <K, PS, T> (sm_90a only; instantiated in fused_wgmma_<kind>.cu) with
+/// one block per SM. 128-byte k-tiles: 64-byte ones (twice the promotions, a 6-stage ring) measured
+/// 34-39 % slower for fp16x2 and 18-21 % for tf32x2 at 8192 (docs/perf-notes.md section 5.3).
+template <MmaKind K, ProductSet PS, class T>
+void launch(const Args& args, const Epilogue<T>& e, cudaStream_t stream) {
+  constexpr int RB = 128, eb = K == MmaKind::tf32 ? 4 : 2, P = products_of(PS).parts;
+  Args a = args;
+  a.ktiles = static_cast<int>((a.part_bytes + RB - 1) / RB);
+  const CUtensorMap mx = panel_map(a.x, a.m, P, a.part_bytes, eb, RB);
+  const CUtensorMap my = panel_map(a.y, a.n, P, a.part_bytes, eb, RB);
   static const bool configured = [] {
     TCEMU_CUDA(cudaFuncSetAttribute(wgmma_kernel<K, PS, T, RB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     Ring<RB>::smem_bytes(PS)));
     return true;
   }();
   (void)configured;
-  int dev = 0, sms = 0;  // per call: the current device may change between calls
-  TCEMU_CUDA(cudaGetDevice(&dev));
-  TCEMU_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  const std::int64_t tiles = std::int64_t(args.tiles_m) * args.tiles_n;
-  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, sms));  // one block per SM
-  wgmma_kernel<K, PS, T, RB><<<blocks, kThreads, Ring<RB>::smem_bytes(PS), stream>>>(mx, my, args, e);
+  const std::int64_t tiles = std::int64_t(a.tiles_m) * a.tiles_n;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, device_sms()));
+  wgmma_kernel<K, PS, T, RB><<<blocks, kThreads, Ring<RB>::smem_bytes(PS), stream>>>(mx, my, a, e);
   ::tcemu::cuda::detail::check_cuda(cudaGetLastError(), "launch of the fused split-part kernel (wgmma)", __FILE__,
                                     __LINE__);
 }
 
-/// Launches the wgmma kernel of <K, PS, T> (sm_90a only; instantiated in fused_wgmma_<kind>.cu).
-/// 128-byte k-tiles: 64-byte ones (twice the promotions, a 6-stage ring) measured 34 % slower for
-/// fp16x2 and 17 % for tf32x2 at 8192 (docs/perf-notes.md section 5.3).
-template <MmaKind K, ProductSet PS, class T>
-void launch(const Args& args, const Epilogue<T>& e, cudaStream_t stream) {
-  launch_rb<K, PS, T, 128>(args, e, stream);
-}
+/// Explicit instantiations (PREFIX empty, in fused_wgmma_<kind>.cu) or their declarations (PREFIX
+/// extern, in fused_dispatch.cu) of launch and available for <K, S, float / double>.
+#define TCEMU_WGMMA_LAUNCH(PREFIX, K, S)                                                                       \
+  PREFIX template void launch<MmaKind::K, ProductSet::S, float>(const Args&, const Epilogue<float>&,           \
+                                                                cudaStream_t);                                 \
+  PREFIX template bool available<MmaKind::K, ProductSet::S, float>();                                          \
+  PREFIX template void launch<MmaKind::K, ProductSet::S, double>(const Args&, const Epilogue<double>&,         \
+                                                                 cudaStream_t);                                \
+  PREFIX template bool available<MmaKind::K, ProductSet::S, double>();
 
 }  // namespace tcemu::cuda::detail::fused::wg
