@@ -62,7 +62,7 @@ TEST_P(SchemeAccuracy, ProductErrorWithinDocumentedBoundOnEveryDistribution) {
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, SchemeAccuracy,
                          ::testing::Values("fp32", "fp64", "tf32", "bf16", "fp16", "fp16x2",
-                                           "fp16x2-markidis", "fp16x2-egemm", "fp16x2-legemm",
+                                           "fp16x2-markidis", "fp16x2-egemm", "fp16x2-legemm", "fp16x2-aligned",
                                            "tf32x2", "bf16x3", "bf16x9", "int8-ozaki", "auto"),
                          [](const auto& info) {
                            std::string n = info.param;
@@ -228,4 +228,34 @@ TEST(GemmHost, KokkosViewsDispatchToTheHostBackend) {
       for (int l = 0; l < k; ++l) ref += double(A(i, l)) * double(B(l, j));
       EXPECT_NEAR(C(i, j), ref, 1e-5 * (1 + std::fabs(ref)));
     }
+}
+
+// fp16x2-aligned really runs (no fallback) on flat lines at any magnitude, thanks to the operand
+// scaling, and falls back with a note on lines whose spread would cost it accuracy.
+TEST(GemmHost, AlignedSplitRunsAtEveryMagnitudeAndRejectsWideSpreads) {
+  const Scheme s = parse_scheme("fp16x2-aligned");
+  for (int scale : {-40, 0, 40}) {
+    Product p = make(64, 48, 300, Distribution::parse("uniform"), 31);
+    for (float& v : p.A) v = std::ldexp(v, scale);
+    const double sgemm = frob_error(p, parse_scheme("fp32"));
+    GemmReport rep;
+    const double err = frob_error(p, s, &rep);
+    EXPECT_FALSE(rep.fell_back) << rep.note;
+    EXPECT_EQ(rep.used.name, "fp16x2-aligned");
+    EXPECT_LE(err, 4 * sgemm) << "scale 2^" << scale;
+    EXPECT_GT(err, 0.0);
+  }
+  Product wide = make(64, 48, 300, Distribution::parse("phi=4"), 32);
+  GemmReport rep;
+  frob_error(wide, s, &rep);
+  EXPECT_TRUE(rep.fell_back);
+  EXPECT_NE(rep.note.find("nonzero |x|"), std::string::npos) << rep.note;
+  // Sparse flat lines (a state early in a circuit): zeros do not count, the scheme runs.
+  Product sparse = make(64, 48, 300, Distribution::parse("uniform"), 33);
+  for (std::size_t i = 0; i < sparse.A.size(); ++i)
+    if (i % 16 != 0) sparse.A[i] = 0.f;
+  const double sgemm = frob_error(sparse, parse_scheme("fp32"));
+  const double err = frob_error(sparse, s, &rep);
+  EXPECT_FALSE(rep.fell_back) << rep.note;
+  EXPECT_LE(err, 4 * sgemm);
 }

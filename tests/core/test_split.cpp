@@ -5,8 +5,11 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "tcemu/range_profile.hpp"
+#include "tcemu/float_bits.hpp"
 #include "tcemu/split.hpp"
 
 using namespace tcemu;
@@ -162,4 +165,75 @@ TEST(Split, OzakiSlicesAreExactAndNeverMinus128) {
   EXPECT_EQ(split::ozaki_bits_per_slice((1 << 17) + 1), 6);
   EXPECT_EQ(split::ozaki_line_exponent(0.0), 0);
   EXPECT_EQ(split::ozaki_line_exponent(1.0), 1);  // 1 < 2^1: a power of two needs the next exponent
+}
+
+// fp16x2-aligned: hi sits on its line's grid 2^(e + sigma - 10) with at most 11 significant bits, so
+// any 16 hi x hi products of a row and a column sum exactly in FP32 (the Tensor Core step cannot
+// truncate them); hi + lo is within 2^-22 of the line maximum; the operand maximum lands in
+// [2^14, 2^15) after scaling, for operands from 2^-40 to 2^40.
+TEST(SplitAligned, PartsSitOnTheLineGridAndRecombineWithin2ToMinus22OfTheLineMax) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int scale : {-40, -3, 0, 12, 40}) {
+    const int lines = 16, len = 64;
+    std::vector<float> x(lines * len);
+    for (int l = 0; l < lines; ++l)
+      for (int j = 0; j < len; ++j)  // lines 0..15 binades below the first
+        x[l * len + j] = float(std::ldexp(u(gen), scale - l));
+    double op_max = 0;
+    for (float v : x) op_max = std::max(op_max, double(std::fabs(v)));
+    const int sigma = split::aligned_scale_exp(op_max);
+    EXPECT_GE(std::ldexp(op_max, sigma), std::ldexp(1.0, 14)) << scale;
+    EXPECT_LT(std::ldexp(op_max, sigma), std::ldexp(1.0, 15)) << scale;
+    std::vector<double> hi_units(lines * len);
+    for (int l = 0; l < lines; ++l) {
+      double lmax = 0;
+      for (int j = 0; j < len; ++j) lmax = std::max(lmax, double(std::fabs(x[l * len + j])));
+      const int e = split::ozaki_line_exponent(lmax);
+      const double unit = std::ldexp(1.0, e + sigma - split::kAlignedGridBits);
+      for (int j = 0; j < len; ++j) {
+        const float v = x[l * len + j];
+        const split::Parts p = split::split_aligned(v, sigma, e);
+        ASSERT_EQ(bits::to_fp16_rn(p.p[0]), p.p[0]) << "hi not an FP16 value";
+        ASSERT_EQ(bits::to_fp16_rn(p.p[1]), p.p[1]) << "lo not an FP16 value";
+        const double h = double(p.p[0]) / unit;
+        ASSERT_EQ(h, std::nearbyint(h)) << "hi off the grid, scale " << scale << " line " << l;
+        ASSERT_LE(std::fabs(h), 1024.0);
+        hi_units[l * len + j] = h;
+        const double err = std::fabs(double(p.p[0]) + double(p.p[1]) - std::ldexp(double(v), sigma));
+        ASSERT_LE(err, std::ldexp(lmax, sigma - 22)) << "scale " << scale << " line " << l << " x " << v;
+      }
+    }
+    // 16 hi x hi products of line 0 and line 1 (in grid units): the sum is an integer below 2^24.
+    for (int j0 = 0; j0 < len; j0 += 16) {
+      double s = 0;
+      for (int j = j0; j < j0 + 16; ++j) s += hi_units[j] * hi_units[len + j];
+      EXPECT_LT(std::fabs(s), std::ldexp(1.0, 24));
+      EXPECT_EQ(double(float(s)), s);
+    }
+  }
+}
+
+TEST(SplitAligned, RangeCheckRejectsLowLinesHugeOperandsAndWideSpreads) {
+  const Scheme s = scheme_of(SchemeKind::fp16x2_aligned);
+  RangeProfile p;
+  p.max_abs = 3.0;
+  p.min_line_max = std::ldexp(3.0, -16);
+  p.max_line_spread_bits = 9.0;  // sparse lines: zeros split exactly, only the nonzero spread counts
+  p.max_line_spread_nonzero_bits = 2.0;
+  EXPECT_EQ(range_violation(s, p), "");
+  p.min_line_max = std::ldexp(3.0, -18);
+  EXPECT_NE(range_violation(s, p).find("below the operand's max"), std::string::npos) << range_violation(s, p);
+  p.min_line_max = 1.0;
+  p.max_line_spread_nonzero_bits = 6.0;
+  EXPECT_NE(range_violation(s, p).find("nonzero |x|"), std::string::npos) << range_violation(s, p);
+  p.max_line_spread_nonzero_bits = 1.0;
+  p.max_abs = std::ldexp(1.0, 80);
+  p.min_line_max = p.max_abs;
+  EXPECT_NE(range_violation(s, p).find("scaling range"), std::string::npos) << range_violation(s, p);
+  p.max_abs = p.min_line_max = std::ldexp(1.0, -50);  // tiny but flat: scaled by 2^60, in range
+  EXPECT_EQ(range_violation(s, p), "");
+  p.max_abs = p.min_line_max = std::ldexp(1.0, -80);  // beyond the scaling bound 2^60
+  EXPECT_NE(range_violation(s, p).find("after the operand's scaling by 2^60"), std::string::npos)
+      << range_violation(s, p);
 }

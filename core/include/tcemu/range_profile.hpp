@@ -25,6 +25,9 @@ struct RangeProfile {
   /// max over lines of log2(line max / mean |x| of the line): the mantissa bits a shared-exponent
   /// (Ozaki) split spends on the spread inside a line.
   double max_line_spread_bits = 0;
+  /// As max_line_spread_bits with the mean over the line's nonzero |x| only (zeros split exactly in
+  /// every scheme): the bits fp16x2-aligned's per-line grid spends on the spread.
+  double max_line_spread_nonzero_bits = 0;
   std::int64_t zeros = 0;
   std::int64_t subnormals = 0;     ///< FP32 subnormal elements (or FP64 subnormal for double input)
   std::int64_t nonfinite = 0;      ///< Inf and NaN

@@ -27,6 +27,7 @@ enum class SchemeKind {
   fp16x2_markidis,  ///< Markidis: hi = RZ(x), lo = RZ(x-hi), unscaled, 4 products, one accumulator
   fp16x2_egemm,     ///< EGEMM-TC: round-split hi = RN(x), lo = RN(x-hi), unscaled, 4 products
   fp16x2_legemm,    ///< LE-GEMM: hi = bit-cut(x), lo = RZ((x-hi)*2^10), 3 products, 2 accumulators
+  fp16x2_aligned,   ///< hi on a per-line grid (exact hi*hi on Tensor Cores), lo = fp16(x-hi), 4 products
   tf32x2,           ///< APE FP32-T / "3xTF32": hi, lo TF32 RN-even, 3 products
   bf16x3,           ///< APE FP32-B: hi, mi, lo BF16 RN-even, 6 products
   bf16x9,           ///< hi, mi, lo BF16, all 9 products
@@ -47,6 +48,7 @@ enum class SplitRule {
   round_split,  ///< EGEMM-TC round-split (hi RN-even, lo RN-even, unscaled)
   bitcut_rz,    ///< LE-GEMM: hi truncated (bit-cut), residual scaled 2^10 and rounded toward zero
   int_slices,   ///< Ozaki: fixed-point slices of a shared power-of-two exponent, truncated
+  line_aligned, ///< hi rounded RN-even to a grid set by the line's maximum, lo = RN(x - hi)
 };
 
 /// One product of parts: part `a` of A times part `b` of B.

@@ -28,7 +28,7 @@ struct Parts {
 
 /// Splits x (FP32) by the rule of `kind`; the result holds `parts` values exactly representable in
 /// the scheme's part type. Native kinds return {x}. Not defined for int8_ozaki / automatic (use
-/// ozaki_slices()). Inf/NaN propagate into the parts (the range check keeps them away).
+/// ozaki_slices()) and fp16x2_aligned (its grid depends on the line: split_aligned()). Inf/NaN propagate into the parts (the range check keeps them away).
 TCEMU_HD Parts split_element(SchemeKind kind, float x) {
   using namespace tcemu::bits;
   Parts r;
@@ -112,6 +112,47 @@ TCEMU_HD int ozaki_line_exponent(double line_max) {
   int e = 0;
   (void)std::frexp(line_max, &e);  // line_max = f * 2^e, f in [0.5, 1)
   return e;
+}
+
+/// fp16x2-aligned (tcemu; docs/accuracy.md "fp16x2-aligned"): bits of the high part's grid below
+/// its line's exponent. hi = u * RN(x / u) with u = 2^(e - 10), e the line exponent (every |x| of the
+/// line < 2^e), so |hi / u| <= 2^10 and hi * hi products of a row and a column are integer multiples
+/// of u_row * u_col below 2^20 of it: a Tensor Core step of 16 of them, and a chain of 16 steps,
+/// sums them without the 25-bit truncation that biases the standard split (qsim's norm loss).
+inline constexpr int kAlignedGridBits = 10;
+/// Operands are scaled by 2^sigma before the split so that the largest |x| of the operand lies in
+/// [2^14, 2^15): hi <= 2^15 stays finite in FP16 and lo = x - hi (|lo| <= u / 2) keeps 11 bits
+/// down to lines 2^-16 below the operand's maximum (lower lines: the FP16 subnormal floor 2^-24).
+inline constexpr int kAlignedTopExp = 15;
+/// Largest line spread (RangeProfile::max_line_spread_bits, log2 of line max / mean |x|) at which
+/// fp16x2-aligned stays within FP32 accuracy: its absolute error per element is 2^-22 of the line's
+/// maximum, so elements far below it lose relative bits (measured, tests/core/test_gemm_host.cpp:
+/// phi = 1 data, spread 5.3 bits, within 4x SGEMM's error; phi = 2, 6.9 bits, 1.3x over it).
+inline constexpr double kAlignedMaxSpreadBits = 5.0;
+/// Bound of |sigma|: 2^-(sigma_A + sigma_B), the factor that undoes the scaling, stays a normal FP32.
+inline constexpr int kAlignedMaxScaleExp = 60;
+
+/// Power-of-two scale exponent sigma of an operand whose largest finite |x| is max_abs (see
+/// kAlignedTopExp): 15 - ozaki_line_exponent(max_abs), clamped to +-60; 0 for an all-zero operand.
+TCEMU_HD int aligned_scale_exp(double max_abs) {
+  if (!(max_abs > 0)) return 0;
+  const int s = kAlignedTopExp - ozaki_line_exponent(max_abs);
+  return s > kAlignedMaxScaleExp ? kAlignedMaxScaleExp : (s < -kAlignedMaxScaleExp ? -kAlignedMaxScaleExp : s);
+}
+
+/// Parts of x for fp16x2-aligned: xs = x * 2^sigma (exact), e = line_exp + sigma the scaled line
+/// exponent (line_exp = ozaki_line_exponent of the line's max |x|), hi = 2^(e-10) * RN-even(xs /
+/// 2^(e-10)) (then RN to FP16, an identity for in-range lines), lo = RN-even FP16 of xs - hi (exact
+/// in FP32). Parts stay scaled: they represent x * 2^sigma (recombine(): hi + lo).
+TCEMU_HD Parts split_aligned(float x, int sigma, int line_exp) {
+  using namespace tcemu::bits;
+  const float xs = ldexpf(x, sigma);
+  const int unit_exp = line_exp + sigma - kAlignedGridBits;
+  const float hi = to_fp16_rn(ldexpf(rintf(ldexpf(xs, -unit_exp)), unit_exp));
+  Parts r;
+  r.p[0] = hi;
+  r.p[1] = to_fp16_rn(xs - hi);
+  return r;
 }
 
 /// Cuts x into s INT8 slices of `bits` bits (sign-magnitude, |slice| <= 2^bits - 1 <= 127, never

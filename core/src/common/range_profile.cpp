@@ -1,5 +1,6 @@
 // Range profile of an operand (per line: max, mean |x|; totals of zeros, subnormals, non-finite).
 #include "tcemu/range_profile.hpp"
+#include "tcemu/split.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <cmath>
@@ -67,6 +68,9 @@ RangeProfile profile_host(MatrixView<const T> x, Side side) {
       min_line_max = std::min(min_line_max, s.max_abs);
       const double mean = s.sum_abs / static_cast<double>(v.cols);
       p.max_line_spread_bits = std::max(p.max_line_spread_bits, std::log2(s.max_abs / mean));
+      const double nnz = static_cast<double>(v.cols - s.zeros - s.nonfinite);
+      p.max_line_spread_nonzero_bits =
+          std::max(p.max_line_spread_nonzero_bits, std::log2(s.max_abs / (s.sum_abs / nnz)));
     }
     p.zeros += s.zeros;
     p.subnormals += s.subnormals;
@@ -90,6 +94,31 @@ std::string range_violation(const Scheme& scheme, const RangeProfile& p) {
     return buf;
   }
   if (scheme.kind == SchemeKind::int8_ozaki) return "";
+  if (scheme.kind == SchemeKind::fp16x2_aligned) {
+    // The operand is scaled so that its maximum lies in [2^14, 2^15) (split::aligned_scale_exp).
+    const int e = split::ozaki_line_exponent(p.max_abs), sigma = split::aligned_scale_exp(p.max_abs);
+    if (p.max_abs > 0 && e + sigma > split::kAlignedTopExp) {
+      std::snprintf(buf, sizeof buf, "max |x| = %.6g >= 2^%d, beyond the scaling range of %s", p.max_abs,
+                    split::kAlignedTopExp + split::kAlignedMaxScaleExp, scheme.name.c_str());
+      return buf;
+    }
+    if (p.min_line_max > 0 && split::ozaki_line_exponent(p.min_line_max) + sigma < -1) {
+      std::snprintf(buf, sizeof buf,
+                    "a line (row of op(A) / column of op(B)) has max |x| = %.6g, below 2^-2 even after the "
+                    "operand's scaling by 2^%d (lines more than 2^16 below the operand's max %.6g), so its "
+                    "low parts fall below FP16's range",
+                    p.min_line_max, sigma, p.max_abs);
+      return buf;
+    }
+    if (p.max_line_spread_nonzero_bits > split::kAlignedMaxSpreadBits) {
+      std::snprintf(buf, sizeof buf,
+                    "a line's max |x| is 2^%.1f times the mean of its nonzero |x| (more than 2^%.0f): the "
+                    "line's grid leaves its small elements too few bits",
+                    p.max_line_spread_nonzero_bits, split::kAlignedMaxSpreadBits);
+      return buf;
+    }
+    return "";
+  }
   if (p.max_abs >= scheme.max_abs) {
     std::snprintf(buf, sizeof buf, "max |x| = %.6g >= %.6g, where a %s part overflows", p.max_abs,
                   scheme.max_abs, to_string(scheme.part));

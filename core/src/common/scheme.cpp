@@ -41,6 +41,7 @@ const char* split_rule_name(SplitRule r) {
     case SplitRule::round_split: return "round-split (RN)";
     case SplitRule::bitcut_rz: return "bit-cut + RZ residual";
     case SplitRule::int_slices: return "truncate (fixed point)";
+    case SplitRule::line_aligned: return "line-aligned hi, RN lo";
   }
   return "?";
 }
@@ -116,6 +117,15 @@ Scheme by_kind(SchemeKind kind, Target target) {
       return make(kind, "fp16x2-legemm", Target::fp32, P::fp16, 2, 3, R::bitcut_rz, -14, 65536.0, 20,
                   "[-14, 15]", "LE-GEMM (Zhang et al., JSA 2025)",
                   {group({{0, 0}}), group({{0, 1}, {1, 0}}, -10)});
+    case K::fp16x2_aligned:
+      // Operands scaled by 2^sigma (line maxima up to 2^15), hi on its line's grid; lines 2^-16 and
+      // more below the operand's maximum lose lo bits to FP16's subnormal floor (min_exp is not
+      // used: range_violation checks the spread between lines instead). The promoted group holds
+      // the exact hi x hi chains, every other product shares the low accumulator (unscaled lo).
+      return make(kind, "fp16x2-aligned", Target::fp32, P::fp16, 2, 4, R::line_aligned, -1074,
+                  std::ldexp(1.0, 75), 22, "lines >= 2^-16 max",
+                  "tcemu: per-line aligned hi (exact hi*hi TC chains)",
+                  {group({{0, 0}}), group({{0, 1}, {1, 0}, {1, 1}})});
     case K::tf32x2:
       return make(kind, "tf32x2", Target::fp32, P::tf32, 2, 3, R::rn, -114, rn_overflow_bound(10), 22,
                   "[-114, 127]", "APE FP32-T / 3xTF32", {group({{0, 0}}), group({{0, 1}, {1, 0}})});
@@ -153,6 +163,7 @@ const std::vector<SchemeKind>& display_order() {
   static const std::vector<K> order = {K::fp64,          K::fp32,         K::tf32,
                                        K::bf16,          K::fp16,         K::fp16x2,
                                        K::fp16x2_markidis, K::fp16x2_egemm, K::fp16x2_legemm,
+                                       K::fp16x2_aligned,
                                        K::tf32x2,        K::bf16x3,       K::bf16x9,
                                        K::int8_ozaki,    K::automatic};
   return order;

@@ -111,7 +111,12 @@ Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int
       c.cost_source = "rates";
     }
     c.predicted_error = std::ldexp(1.0, -s.precision_bits);
-    if (!s.meets(target)) {
+    const bool unmeasured = !model.measured.empty() && !model.find_measured(s, target);
+    if (unmeasured && !s.is_native()) {
+      // Rates alone leave out the fixed and split costs that the measured fits include, so an
+      // unmeasured scheme would look cheaper than it is next to measured ones.
+      c.reason = "no measured cost in this model (recalibrate to include it)";
+    } else if (!s.meets(target)) {
       c.reason = std::to_string(s.precision_bits) + " bits < " + to_string(target) + " accuracy";
     } else {
       const std::string va = range_violation(s, a), vb = range_violation(s, b);

@@ -1,10 +1,12 @@
 // CUDA backend entry: orientation, range profile (fused with the split), scheme resolution shared
 // with the host (resolve_scheme), dispatch to the paths, timings.
+#include <cmath>
 #include <cstring>
 
 #include "cuda/paths.hpp"
 #include "tcemu/cuda/calibrate.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
+#include "tcemu/split.hpp"
 
 namespace tcemu::cuda {
 namespace {
@@ -27,6 +29,7 @@ RangeProfile to_profile(const ProfileTotals& t, std::int64_t lines, std::int64_t
   p.min_abs_nonzero = std::isfinite(mn) ? mn : 0.0;
   p.min_line_max = std::isfinite(ml) ? ml : 0.0;
   p.max_line_spread_bits = bits_to_double(t.max_spread_bits);
+  p.max_line_spread_nonzero_bits = bits_to_double(t.max_spread_nz_bits);
   p.zeros = static_cast<std::int64_t>(t.zeros);
   p.subnormals = static_cast<std::int64_t>(t.subnormals);
   p.nonfinite = static_cast<std::int64_t>(t.nonfinite);
@@ -122,7 +125,9 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
   } else {
     pr = profile_areas(p.m, p.n, ws, st);
-    const bool profile_only = req.kind == SchemeKind::automatic || req.kind == SchemeKind::int8_ozaki;
+    // auto and Ozaki choose after the profile; fp16x2-aligned splits with its line exponents.
+    const bool profile_only = req.kind == SchemeKind::automatic || req.kind == SchemeKind::int8_ozaki ||
+                              req.kind == SchemeKind::fp16x2_aligned;
     if (profile_only) {
       const detail::SplitSpec none{};
       detail::split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, none, nullptr, p.k, pr.x, st);
@@ -141,6 +146,13 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     pb = p.swapped ? px : py;
     s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
     split_done = !profile_only && s.kind == req.kind;
+    if (s.kind == SchemeKind::fp16x2_aligned) {
+      p.line_exp_x = pr.x.line_exp;
+      p.line_exp_y = pr.y.line_exp;
+      p.scale_exp_x = split::aligned_scale_exp(px.max_abs);
+      p.scale_exp_y = split::aligned_scale_exp(py.max_abs);
+      p.alpha = static_cast<T>(static_cast<double>(alpha) * std::ldexp(1.0, -p.scale_exp_x - p.scale_exp_y));
+    }
   }
 
   switch (s.kind) {

@@ -24,6 +24,7 @@ struct ProfileTotals {
   unsigned long long min_line_max_bits; ///< min nonzero line maximum (+Inf when none)
   unsigned long long max_spread_bits;   ///< max over nonzero lines of log2(line max / mean |x|), >= 0
   unsigned long long zeros, subnormals, nonfinite;
+  unsigned long long max_spread_nz_bits; ///< as max_spread_bits with the mean over the nonzero |x| only
 };
 
 /// Device pointers the profile accumulates into (lines entries each for the per-line arrays).
@@ -31,6 +32,7 @@ struct ProfileArgs {
   ProfileTotals* totals = nullptr;
   unsigned long long* line_max_bits = nullptr;  ///< per line: max finite |x| (double bits)
   double* line_sum = nullptr;                   ///< per line: sum of finite nonzero |x|
+  int* line_nnz = nullptr;                      ///< per line: number of finite nonzero |x|
   int* line_exp = nullptr;                      ///< per line: ozaki_line_exponent(line max)
 };
 
@@ -53,6 +55,10 @@ struct SplitSpec {
   Store store = Store::none;
   int nseq = 0;
   signed char seq[16] = {};
+  /// fp16x2-aligned only: per line split::ozaki_line_exponent of its max |x| (the profile's
+  /// line_exp), and the operand's scale exponent sigma (split::aligned_scale_exp).
+  const int* line_exp = nullptr;
+  int scale_exp = 0;
 };
 
 /// Element-wise split (and/or range profile when prof.totals != nullptr) of one operand into a TN

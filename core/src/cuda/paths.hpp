@@ -29,6 +29,11 @@ struct Problem {
   T alpha{}, beta{};
   cudaStream_t stream = nullptr;
   CudaKernels kernels = CudaKernels::automatic;  ///< GemmOptions::cuda_kernels
+  /// fp16x2-aligned: per-line exponents of x and y (device, from the profile) and the operands'
+  /// scale exponents; alpha then already carries 2^-(scale_exp_x + scale_exp_y).
+  const int* line_exp_x = nullptr;
+  const int* line_exp_y = nullptr;
+  int scale_exp_x = 0, scale_exp_y = 0;
 };
 
 /// True when split-part scheme `s` runs as the fused kernel (fused/fused.hpp) under `k` (and the

@@ -200,10 +200,17 @@ void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, con
   const std::size_t eb = store_bytes(st);
   void* ax = ws.get(kSlotPartsA, eb * p.m * L.seq_a.size() * kp, p.stream);
   void* ay = ws.get(kSlotPartsB, eb * p.n * L.seq_b.size() * kp, p.stream);
-  split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, spec_for(s.kind, st, L.seq_a), ax,
-                   kp, px, p.stream);
-  split_operand<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, spec_for(s.kind, st, L.seq_b), ay,
-                   kp, py, p.stream);
+  SplitSpec sa = spec_for(s.kind, st, L.seq_a), sb = spec_for(s.kind, st, L.seq_b);
+  if (s.kind == SchemeKind::fp16x2_aligned) {
+    if (!p.line_exp_x || !p.line_exp_y)
+      throw InvalidArgument("tcemu cuda: fp16x2-aligned needs the line exponents of a profile pass");
+    sa.line_exp = p.line_exp_x;
+    sa.scale_exp = p.scale_exp_x;
+    sb.line_exp = p.line_exp_y;
+    sb.scale_exp = p.scale_exp_y;
+  }
+  split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, sa, ax, kp, px, p.stream);
+  split_operand<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, sb, ay, kp, py, p.stream);
 }
 
 /// True when the group GEMMs can accumulate straight into C: FP32 data, C column-major in the

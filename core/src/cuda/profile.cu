@@ -16,11 +16,12 @@ std::size_t align256(std::size_t n) { return (n + 255) / 256 * 256; }
 __global__ void profile_reset_kernel(ProfileArgs p, std::int64_t lines) {
   const std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
   if (i == 0) {
-    *p.totals = ProfileTotals{0, kInfBits, kInfBits, 0, 0, 0, 0};
+    *p.totals = ProfileTotals{0, kInfBits, kInfBits, 0, 0, 0, 0, 0};
   }
   if (i < lines) {
     p.line_max_bits[i] = 0;
     p.line_sum[i] = 0;
+    p.line_nnz[i] = 0;
     p.line_exp[i] = 0;
   }
 }
@@ -29,9 +30,9 @@ __global__ void profile_reset_kernel(ProfileArgs p, std::int64_t lines) {
 /// the global max (the largest line max: the split pass keeps no per-element max), the smallest
 /// nonzero line max and the largest line spread.
 __global__ void __launch_bounds__(256) profile_finalize_kernel(ProfileArgs p, std::int64_t lines, std::int64_t k) {
-  __shared__ unsigned long long s[3][8];
+  __shared__ unsigned long long s[4][8];
   const std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-  unsigned long long mx_bits = 0, min_bits = kInfBits, spread_bits = 0;
+  unsigned long long mx_bits = 0, min_bits = kInfBits, spread_bits = 0, spread_nz_bits = 0;
   if (i < lines) {
     const unsigned long long mb = p.line_max_bits[i];
     const double mx = __longlong_as_double(static_cast<long long>(mb));
@@ -42,12 +43,16 @@ __global__ void __launch_bounds__(256) profile_finalize_kernel(ProfileArgs p, st
       const double mean = p.line_sum[i] / static_cast<double>(k);
       const double spread = log2(mx / mean);
       if (spread > 0) spread_bits = static_cast<unsigned long long>(__double_as_longlong(spread));
+      const double spread_nz = log2(mx / (p.line_sum[i] / static_cast<double>(p.line_nnz[i])));
+      if (spread_nz > 0) spread_nz_bits = static_cast<unsigned long long>(__double_as_longlong(spread_nz));
     }
   }
   for (int o = 16; o > 0; o >>= 1) {
     const unsigned long long a = __shfl_xor_sync(0xffffffffu, mx_bits, o);
     const unsigned long long b = __shfl_xor_sync(0xffffffffu, min_bits, o);
     const unsigned long long c = __shfl_xor_sync(0xffffffffu, spread_bits, o);
+    const unsigned long long d = __shfl_xor_sync(0xffffffffu, spread_nz_bits, o);
+    spread_nz_bits = d > spread_nz_bits ? d : spread_nz_bits;
     mx_bits = a > mx_bits ? a : mx_bits;
     min_bits = b < min_bits ? b : min_bits;
     spread_bits = c > spread_bits ? c : spread_bits;
@@ -57,6 +62,7 @@ __global__ void __launch_bounds__(256) profile_finalize_kernel(ProfileArgs p, st
     s[0][warp] = mx_bits;
     s[1][warp] = min_bits;
     s[2][warp] = spread_bits;
+    s[3][warp] = spread_nz_bits;
   }
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -64,10 +70,12 @@ __global__ void __launch_bounds__(256) profile_finalize_kernel(ProfileArgs p, st
       mx_bits = s[0][w] > mx_bits ? s[0][w] : mx_bits;
       min_bits = s[1][w] < min_bits ? s[1][w] : min_bits;
       spread_bits = s[2][w] > spread_bits ? s[2][w] : spread_bits;
+      spread_nz_bits = s[3][w] > spread_nz_bits ? s[3][w] : spread_nz_bits;
     }
     if (mx_bits != 0) atomicMax(&p.totals->max_bits, mx_bits);
     if (min_bits != kInfBits) atomicMin(&p.totals->min_line_max_bits, min_bits);
     if (spread_bits != 0) atomicMax(&p.totals->max_spread_bits, spread_bits);
+    if (spread_nz_bits != 0) atomicMax(&p.totals->max_spread_nz_bits, spread_nz_bits);
   }
 }
 
@@ -75,7 +83,7 @@ __global__ void __launch_bounds__(256) profile_finalize_kernel(ProfileArgs p, st
 
 std::size_t profile_bytes(std::int64_t lines) {
   return align256(sizeof(ProfileTotals)) + align256(sizeof(unsigned long long) * lines) +
-         align256(sizeof(double) * lines) + align256(sizeof(int) * lines);
+         align256(sizeof(double) * lines) + 2 * align256(sizeof(int) * lines);
 }
 
 ProfileArgs profile_layout(void* base, std::int64_t lines) {
@@ -87,6 +95,8 @@ ProfileArgs profile_layout(void* base, std::int64_t lines) {
   p += align256(sizeof(unsigned long long) * lines);
   a.line_sum = reinterpret_cast<double*>(p);
   p += align256(sizeof(double) * lines);
+  a.line_nnz = reinterpret_cast<int*>(p);
+  p += align256(sizeof(int) * lines);
   a.line_exp = reinterpret_cast<int*>(p);
   return a;
 }

@@ -57,12 +57,23 @@ static __device__ __noinline__ Quad12 split_quad_any(SchemeKind kind, float x0, 
   return q;
 }
 
+/// fp16x2-aligned parts of four elements of one line (scaled line exponent from the profile).
+__device__ __forceinline__ void split_quad_aligned(const float (&x)[4], int sigma, int line_exp, float (&p)[3][4]) {
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const split::Parts r = split::split_aligned(x[e], sigma, line_exp);
+    p[0][e] = r.p[0];
+    p[1][e] = r.p[1];
+    p[2][e] = 0.f;
+  }
+}
+
 /// Number of parts of a compiled-in rule (3 for the run-time kind: all of split::Parts).
 template <SchemeKind K>
 inline constexpr int kPartsOf = (K == SchemeKind::bf16x3 || K == SchemeKind::automatic) ? 3
                                 : (K == SchemeKind::fp16x2 || K == SchemeKind::fp16x2_markidis ||
                                    K == SchemeKind::fp16x2_egemm || K == SchemeKind::fp16x2_legemm ||
-                                   K == SchemeKind::tf32x2)
+                                   K == SchemeKind::fp16x2_aligned || K == SchemeKind::tf32x2)
                                     ? 2
                                     : 1;
 
@@ -187,12 +198,18 @@ struct SplitWriter {
         }
         constexpr int NP = kPartsOf<K>;
         float p[3][4];
-        if constexpr (K == SchemeKind::automatic) {
-          const Quad12 q = split_quad_any(spec.kind, xf[0], xf[1], xf[2], xf[3]);
+        if constexpr (K == SchemeKind::fp16x2_aligned) {
+          split_quad_aligned(xf, spec.scale_exp, spec.line_exp[line], p);
+        } else if constexpr (K == SchemeKind::automatic) {
+          if (spec.kind == SchemeKind::fp16x2_aligned) {
+            split_quad_aligned(xf, spec.scale_exp, spec.line_exp[line], p);
+          } else {
+            const Quad12 q = split_quad_any(spec.kind, xf[0], xf[1], xf[2], xf[3]);
 #pragma unroll
-          for (int i = 0; i < 3; ++i)
+            for (int i = 0; i < 3; ++i)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) p[i][e] = q.p[i][e];
+              for (int e = 0; e < 4; ++e) p[i][e] = q.p[i][e];
+          }
         } else {
           split_quad_k<K>(xf, p);
         }
@@ -246,6 +263,8 @@ void split_operand_store_pass(const T* data, std::int64_t lines, std::int64_t k,
       case SchemeKind::fp16x2_egemm: return run(SplitWriter<S, SchemeKind::fp16x2_egemm>{kp, k, pitch, spec, o});
       case SchemeKind::fp16x2_legemm:
         return run(SplitWriter<S, SchemeKind::fp16x2_legemm>{kp, k, pitch, spec, o});
+      case SchemeKind::fp16x2_aligned:
+        return run(SplitWriter<S, SchemeKind::fp16x2_aligned>{kp, k, pitch, spec, o});
       default: unsupported();
     }
   } else if constexpr (S == Store::bf16) {

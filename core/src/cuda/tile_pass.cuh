@@ -80,7 +80,7 @@ struct ProfileAcc {
 /// thread's totals. Fast path: all four present, normal and finite (only max, min and sum); else each
 /// is classified as profile_host does (non-finite, zero, subnormal).
 template <class T>
-__device__ __forceinline__ void profile_quad(const T (&x)[4], unsigned mask, T& qmax, double& qsum,
+__device__ __forceinline__ void profile_quad(const T (&x)[4], unsigned mask, T& qmax, double& qsum, int& qnnz,
                                              ProfileAcc<T>& acc) {
   constexpr T kMinNormal = std::numeric_limits<T>::min();
   constexpr T kMax = std::numeric_limits<T>::max();
@@ -96,9 +96,11 @@ __device__ __forceinline__ void profile_quad(const T (&x)[4], unsigned mask, T& 
     acc.tmin = fmin(acc.tmin, fmin(fmin(a[0], a[1]), fmin(a[2], a[3])));
     qsum = (static_cast<double>(a[0]) + static_cast<double>(a[1])) +
            (static_cast<double>(a[2]) + static_cast<double>(a[3]));
+    qnnz = 4;
   } else {
     qmax = T(0);
     qsum = 0;
+    qnnz = 0;
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       if (!((mask >> e) & 1u)) continue;
@@ -111,17 +113,20 @@ __device__ __forceinline__ void profile_quad(const T (&x)[4], unsigned mask, T& 
         qmax = fmax(qmax, a[e]);
         acc.tmin = fmin(acc.tmin, a[e]);
         qsum += static_cast<double>(a[e]);
+        ++qnnz;
       }
     }
   }
 }
 
-/// One atomic per line for its max and sum.
+/// One atomic per line for its max, sum and nonzero count.
 template <class T>
-__device__ __forceinline__ void line_atomics(const ProfileArgs& prof, std::int64_t line, T lmax, double lsum) {
+__device__ __forceinline__ void line_atomics(const ProfileArgs& prof, std::int64_t line, T lmax, double lsum,
+                                             int lnnz) {
   const unsigned long long mb = dbits(static_cast<double>(lmax));
   if (mb != 0) atomicMax(prof.line_max_bits + line, mb);
   if (lsum != 0) atomicAdd(prof.line_sum + line, lsum);
+  if (lnnz != 0) atomicAdd(prof.line_nnz + line, lnnz);
 }
 
 /// Block reduction of the per-thread totals, one atomic per quantity and block. Every thread of the
@@ -215,6 +220,7 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
     }
     T lmax = 0;
     double lsum = 0;
+    int lnnz = 0;
     // Cheap (branch-free) writers: unrolled, four independent quads for the scheduler. Others: one
     // copy of the split code, the quads taken out of their registers by selects (compile time).
     constexpr int UR = Writer::kUnrollQuads ? U : 1;
@@ -235,16 +241,19 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocks)
       if (profile) {
         T qmax;
         double qsum;
-        profile_quad(xu, mu, qmax, qsum, acc);
+        int qnnz;
+        profile_quad(xu, mu, qmax, qsum, qnnz, acc);
         lmax = fmax(lmax, qmax);
         lsum += qsum;
+        lnnz += qnnz;
       }
       w.write(line, 4 * q, xu);
     }
     if (profile) {
       const unsigned long long mb = warp_max_u64(dbits(static_cast<double>(lmax)));
       for (int o = 16; o > 0; o >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, o);
-      if (lane == 0) line_atomics(prof, line, __longlong_as_double(static_cast<long long>(mb)), lsum);
+      lnnz = __reduce_add_sync(0xffffffffu, lnnz);
+      if (lane == 0) line_atomics(prof, line, __longlong_as_double(static_cast<long long>(mb)), lsum, lnnz);
     }
   }
   if (profile) flush_totals(acc, prof.totals);
@@ -321,6 +330,7 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocksT)
     unsigned lb = item / groups, t = (item - lb * groups) * S::G;
     T lmax[2] = {T(0), T(0)};
     double lsum[2] = {0, 0};
+    int lnnz[2] = {0, 0};
     load_tile(std::int64_t{lb} * S::TL, t);
     for (;;) {
 #pragma unroll
@@ -358,8 +368,11 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocksT)
             const unsigned mask = w.quad(ko, kk0);
             T qmax;
             double qsum;
-            profile_quad(x, mask, qmax, qsum, acc);
+            int qnnz;
+            profile_quad(x, mask, qmax, qsum, qnnz, acc);
             const bool h = i & 1;
+            lnnz[0] = h ? lnnz[0] : lnnz[0] + qnnz;
+            lnnz[1] = h ? lnnz[1] + qnnz : lnnz[1];
             lmax[0] = h ? lmax[0] : fmax(lmax[0], qmax);
             lmax[1] = h ? fmax(lmax[1], qmax) : lmax[1];
             lsum[0] = h ? lsum[0] : lsum[0] + qsum;
@@ -373,16 +386,19 @@ __global__ void __launch_bounds__(kPassThreads, kPassMinBlocksT)
         for (int h = 0; h < 2; ++h) {
           unsigned long long mb = dbits(static_cast<double>(lmax[h]));
           double sm = lsum[h];
+          int nz = lnnz[h];
           for (int o = 1; o < 8; o <<= 1) {
             const unsigned long long ob = __shfl_xor_sync(0xffffffffu, mb, o);
             mb = ob > mb ? ob : mb;
             sm += __shfl_xor_sync(0xffffffffu, sm, o);
+            nz += __shfl_xor_sync(0xffffffffu, nz, o);
           }
           const std::int64_t line = line0 + 4 * (warp + kPassWarps * h) + (lane >> 3);
           if ((lane & 7) == 0 && line < lines)
-            line_atomics(prof, line, __longlong_as_double(static_cast<long long>(mb)), sm);
+            line_atomics(prof, line, __longlong_as_double(static_cast<long long>(mb)), sm, nz);
           lmax[h] = T(0);
           lsum[h] = 0;
+          lnnz[h] = 0;
         }
       }
       __syncthreads();

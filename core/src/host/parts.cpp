@@ -2,6 +2,7 @@
 // of FP16/BF16/TF32 parts are exact in FP32, so this reproduces the schemes' arithmetic except the
 // Tensor Cores' round-toward-zero accumulation (DESIGN.md section 6).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <vector>
@@ -41,6 +42,47 @@ std::vector<float*> split_operand(SchemeKind kind, int parts, MatrixView<const T
   return out;
 }
 
+/// Largest finite |x| of each line of x: rows (by_rows) or columns, as split::ozaki_line_exponent
+/// needs them, and the operand's maximum (the profile's max_abs).
+template <class T>
+std::vector<double> line_maxima(MatrixView<const T> x, bool by_rows, double& max_abs) {
+  const std::int64_t lines = by_rows ? x.rows : x.cols, len = by_rows ? x.cols : x.rows;
+  std::vector<double> mx(static_cast<std::size_t>(lines), 0.0);
+  for (std::int64_t l = 0; l < lines; ++l)
+    for (std::int64_t j = 0; j < len; ++j) {
+      const double v = std::fabs(static_cast<double>(by_rows ? x(l, j) : x(j, l)));
+      if (std::isfinite(v) && v > mx[l]) mx[l] = v;
+    }
+  max_abs = 0;
+  for (double v : mx) max_abs = std::max(max_abs, v);
+  return mx;
+}
+
+/// fp16x2-aligned split of x into two row-major FP32 arrays (slots first_slot, first_slot + 1):
+/// lines are rows (A) or columns (B); returns the operand's scale exponent sigma.
+template <class T>
+int split_aligned_operand(MatrixView<const T> x, bool by_rows, int first_slot, std::vector<float*>& out) {
+  double max_abs = 0;
+  const std::vector<double> mx = line_maxima(x, by_rows, max_abs);
+  const int sigma = split::aligned_scale_exp(max_abs);
+  out = {scratch<float>(first_slot, x.rows * x.cols), scratch<float>(first_slot + 1, x.rows * x.cols)};
+  float* p0 = out[0];
+  float* p1 = out[1];
+  const double* m = mx.data();
+  const std::int64_t cols = x.cols;
+  Kokkos::parallel_for(
+      "tcemu::split_aligned_host", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, x.rows),
+      [=](std::int64_t i) {
+        for (std::int64_t j = 0; j < cols; ++j) {
+          const int e = split::ozaki_line_exponent(m[by_rows ? i : j]);
+          const split::Parts s = split::split_aligned(static_cast<float>(x(i, j)), sigma, e);
+          p0[i * cols + j] = s.p[0];
+          p1[i * cols + j] = s.p[1];
+        }
+      });
+  return sigma;
+}
+
 }  // namespace
 
 template <class T>
@@ -48,8 +90,14 @@ void gemm_parts(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<cons
                 MatrixView<T> C, Timings& t) {
   const std::int64_t m = a.rows, n = b.cols, k = a.cols;
   auto t0 = clock::now();
-  const auto ap = split_operand(s.kind, s.parts, a, 0);
-  const auto bp = split_operand(s.kind, s.parts, b, 3);
+  std::vector<float*> ap, bp;
+  int unscale_exp = 0;  // fp16x2-aligned: the parts hold A * 2^sigma_A and B * 2^sigma_B
+  if (s.kind == SchemeKind::fp16x2_aligned) {
+    unscale_exp = -split_aligned_operand(a, true, 0, ap) - split_aligned_operand(b, false, 3, bp);
+  } else {
+    ap = split_operand(s.kind, s.parts, a, 0);
+    bp = split_operand(s.kind, s.parts, b, 3);
+  }
   t.split += since(t0);
 
   t0 = clock::now();
@@ -69,7 +117,7 @@ void gemm_parts(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<cons
   std::vector<T> scale;
   for (std::size_t g = 0; g < s.groups.size(); ++g) {
     accp.push_back(acc[g]);
-    scale.push_back(static_cast<T>(std::ldexp(1.0, s.groups[g].scale_exp)));
+    scale.push_back(static_cast<T>(std::ldexp(1.0, s.groups[g].scale_exp + unscale_exp)));
   }
   const int groups = static_cast<int>(accp.size());
   const float* const* accs = accp.data();

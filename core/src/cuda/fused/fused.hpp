@@ -44,8 +44,8 @@ struct Epilogue {
   T alpha{}, beta{};
 };
 
-/// True when `s` has a fused kernel (fp16x2 and its three seed variants, tf32x2, bf16x3, bf16x9) and
-/// the current device can run it (compute capability 8.0 or newer).
+/// True when `s` has a fused kernel (fp16x2 and its three seed variants, fp16x2-aligned, tf32x2,
+/// bf16x3, bf16x9) and the current device can run it (compute capability 8.0 or newer).
 bool supported(const Scheme& s);
 
 /// Runs the fused kernel of `s` on `panels` (split with the natural part order) into the epilogue.

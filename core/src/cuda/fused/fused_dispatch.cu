@@ -18,6 +18,7 @@ namespace tcemu::cuda::detail::fused {
 
 TCEMU_FUSED_LAUNCH(extern, f16, hi_cross)
 TCEMU_FUSED_LAUNCH(extern, f16, all_four)
+TCEMU_FUSED_LAUNCH(extern, f16, hi_low3)
 TCEMU_FUSED_LAUNCH(extern, bf16, three)
 TCEMU_FUSED_LAUNCH(extern, bf16, nine)
 TCEMU_FUSED_LAUNCH(extern, tf32, hi_cross)
@@ -26,6 +27,7 @@ TCEMU_FUSED_LAUNCH(extern, tf32, hi_cross)
 namespace tcemu::cuda::detail::fused::wg {
 TCEMU_WGMMA_LAUNCH(extern, f16, hi_cross)
 TCEMU_WGMMA_LAUNCH(extern, f16, all_four)
+TCEMU_WGMMA_LAUNCH(extern, f16, hi_low3)
 TCEMU_WGMMA_LAUNCH(extern, bf16, three)
 TCEMU_WGMMA_LAUNCH(extern, bf16, nine)
 TCEMU_WGMMA_LAUNCH(extern, tf32, hi_cross)
@@ -76,6 +78,7 @@ Choice choice_for(SchemeKind k) {
     case SchemeKind::fp16x2_legemm: return {true, MmaKind::f16, ProductSet::hi_cross};
     case SchemeKind::fp16x2_markidis:
     case SchemeKind::fp16x2_egemm: return {true, MmaKind::f16, ProductSet::all_four};
+    case SchemeKind::fp16x2_aligned: return {true, MmaKind::f16, ProductSet::hi_low3};
     case SchemeKind::tf32x2: return {true, MmaKind::tf32, ProductSet::hi_cross};
     case SchemeKind::bf16x3: return {true, MmaKind::bf16, ProductSet::three};
     case SchemeKind::bf16x9: return {true, MmaKind::bf16, ProductSet::nine};
@@ -166,6 +169,7 @@ void run(const Scheme& s, const Panels& pn, const Epilogue<T>& out, cudaStream_t
       if (c.kind == MmaKind::tf32) return launch_kernel<MmaKind::tf32, ProductSet::hi_cross>(wgmma, a, out, stream);
       return launch_kernel<MmaKind::f16, ProductSet::hi_cross>(wgmma, a, out, stream);
     case ProductSet::all_four: return launch_kernel<MmaKind::f16, ProductSet::all_four>(wgmma, a, out, stream);
+    case ProductSet::hi_low3: return launch_kernel<MmaKind::f16, ProductSet::hi_low3>(wgmma, a, out, stream);
     case ProductSet::three: return launch_kernel<MmaKind::bf16, ProductSet::three>(wgmma, a, out, stream);
     case ProductSet::nine: return launch_kernel<MmaKind::bf16, ProductSet::nine>(wgmma, a, out, stream);
   }

@@ -5,4 +5,5 @@
 namespace tcemu::cuda::detail::fused {
 TCEMU_FUSED_LAUNCH(, f16, hi_cross)
 TCEMU_FUSED_LAUNCH(, f16, all_four)
+TCEMU_FUSED_LAUNCH(, f16, hi_low3)
 }  // namespace tcemu::cuda::detail::fused

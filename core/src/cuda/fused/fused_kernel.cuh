@@ -18,6 +18,7 @@ enum class MmaKind { f16, bf16, tf32 };
 enum class ProductSet {
   hi_cross,  ///< 2 parts: group 0 = (0,0); low = (0,1), (1,0)           fp16x2, fp16x2-legemm, tf32x2
   all_four,  ///< 2 parts: group 0 = (1,1), (1,0), (0,1), (0,0)           fp16x2-markidis, fp16x2-egemm
+  hi_low3,   ///< 2 parts: group 0 = (0,0); low = (0,1), (1,0), (1,1)      fp16x2-aligned
   three,     ///< 3 parts: group 0 = (0,0); low = (0,1),(1,0),(0,2),(1,1),(2,0)           bf16x3
   nine,      ///< 3 parts: group 0 = (0,0); low = the other eight products                bf16x9
 };
@@ -33,10 +34,17 @@ __host__ __device__ constexpr ProductList products_of(ProductSet s) {
   switch (s) {
     case ProductSet::hi_cross: return {2, 1, 2, {0}, {0}, {0, 1}, {1, 0}};
     case ProductSet::all_four: return {2, 4, 0, {1, 1, 0, 0}, {1, 0, 1, 0}, {}, {}};
+    case ProductSet::hi_low3: return {2, 1, 3, {0}, {0}, {0, 1, 1}, {1, 0, 1}};
     case ProductSet::three: return {3, 1, 5, {0}, {0}, {0, 1, 0, 1, 2}, {1, 0, 2, 1, 0}};
     case ProductSet::nine: return {3, 1, 8, {0}, {0}, {0, 1, 0, 1, 2, 1, 2, 2}, {1, 0, 2, 1, 0, 2, 1, 2}};
   }
   return {};
+}
+
+/// True when the low products chain apart from group 0 and meet it in FP32 registers (scaled by
+/// Args::low_scale): FP16 parts of fp16x2 / LE-GEMM (scaled lo) and fp16x2-aligned (exact hi x hi).
+__host__ __device__ constexpr bool separate_low(MmaKind k, ProductSet s) {
+  return k == MmaKind::f16 && (s == ProductSet::hi_cross || s == ProductSet::hi_low3);
 }
 
 inline constexpr int kBM = 128, kBN = 128;  // block tile (accumulator rows x columns)
@@ -165,9 +173,9 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
     }
   };
 
-  // fp16x2 / LE-GEMM: the low parts carry a power-of-two scale, so their products cannot share the
-  // group-0 Tensor Core accumulation.
-  constexpr bool kScaledLow = K == MmaKind::f16 && PS == ProductSet::hi_cross;
+  // Separate chains for the low products and group 0: fp16x2 / LE-GEMM's low parts carry a
+  // power-of-two scale; fp16x2-aligned's group 0 must start each step from zero to stay exact.
+  constexpr bool kSeparateLow = separate_low(K, PS);
   float acc[kMT][kNT][4];
 #pragma unroll
   for (int i = 0; i < kMT; ++i)
@@ -232,7 +240,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
 #pragma unroll
           for (int q = 0; q < L.nl; ++q)
             mma<K>(t, af[L.al[q]][mt], bf[L.bl[q]][nt], t[0], t[1], t[2], t[3]);
-          if constexpr (kScaledLow) {
+          if constexpr (kSeparateLow) {
             float h[4];
             mma<K>(h, af[0][mt], bf[0][nt], 0.f, 0.f, 0.f, 0.f);
 #pragma unroll

@@ -5,4 +5,5 @@
 namespace tcemu::cuda::detail::fused::wg {
 TCEMU_WGMMA_LAUNCH(, f16, hi_cross)
 TCEMU_WGMMA_LAUNCH(, f16, all_four)
+TCEMU_WGMMA_LAUNCH(, f16, hi_low3)
 }  // namespace tcemu::cuda::detail::fused::wg

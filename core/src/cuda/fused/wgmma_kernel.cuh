@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   constexpr int P = L.parts, S = Ring<RB>::stages(PS), kStageBytes = Ring<RB>::stage_bytes(PS);
   constexpr int kTileBytes = Ring<RB>::kTileBytes, kSteps = RB / 32;
   constexpr int kElemsPerTile = K == MmaKind::tf32 ? RB / 4 : RB / 2;
-  constexpr bool kScaledLow = K == MmaKind::f16 && PS == ProductSet::hi_cross;
+  constexpr bool kSeparateLow = separate_low(K, PS);
   extern __shared__ unsigned char smem_raw[];
   const unsigned sraw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
   const unsigned sbase = (sraw + 1023u) & ~1023u;  // swizzle atoms need 1024-byte alignment
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   const int cw = wgi - 1;  // consumer: accumulator rows cw * 64 .. cw * 64 + 63 of the block tile
   float acc[64];
-  [[maybe_unused]] float accl[kScaledLow ? 64 : 1];
+  [[maybe_unused]] float accl[kSeparateLow ? 64 : 1];
   // One k-tile's wgmma group into `tt` (which starts from zero), committed, not waited for.
   auto issue = [&](float(&tt)[64], int it) {
     constexpr ProductList L = products_of(PS);  // local: a captured table would live on the stack
@@ -174,9 +174,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     wg_fence();
 #pragma unroll
     for (int ks = 0; ks < kSteps; ++ks) {  // 32 bytes of k per wgmma
-      if constexpr (kScaledLow) {
-        wgmma<K>(accl, desc<RB>(sx + ks * 32), desc<RB>(sy + kTileBytes + ks * 32), 1);
-        wgmma<K>(accl, desc<RB>(sx + kTileBytes + ks * 32), desc<RB>(sy + ks * 32), 1);
+      if constexpr (kSeparateLow) {
+#pragma unroll
+        for (int q = 0; q < L.nl; ++q)
+          wgmma<K>(accl, desc<RB>(sx + L.al[q] * kTileBytes + ks * 32), desc<RB>(sy + L.bl[q] * kTileBytes + ks * 32), 1);
         wgmma<K>(tt, desc<RB>(sx + ks * 32), desc<RB>(sy + ks * 32), ks > 0);
       } else {
 #pragma unroll
@@ -204,7 +205,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int m0 = tc.x * kBM, n0 = tc.y * kBN;
 #pragma unroll
     for (int r = 0; r < 64; ++r) acc[r] = 0.f;
-    if constexpr (kScaledLow) {
+    if constexpr (kSeparateLow) {
 #pragma unroll
       for (int r = 0; r < 64; ++r) accl[r] = 0.f;
     }
@@ -223,7 +224,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int j = n0 + (r >> 2) * 8 + 2 * q4 + (r & 1);
       if (i >= a.m || j >= a.n) continue;
       float v = acc[r];
-      if constexpr (kScaledLow) v = __fmaf_rn(accl[r], a.low_scale, v);
+      if constexpr (kSeparateLow) v = __fmaf_rn(accl[r], a.low_scale, v);
       T* c = e.c + std::int64_t(i) * e.c_rs + std::int64_t(j) * e.c_cs;
       *c = e.beta == T(0) ? e.alpha * static_cast<T>(v) : e.alpha * static_cast<T>(v) + e.beta * *c;
     }
