@@ -10,7 +10,11 @@
 // previous behaviour (4M, `high` placements allowed). docs/qsim.md explains the trade.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <vector>
 #include <cmath>
 #include <complex>
 #include <string>
@@ -44,6 +48,91 @@ __global__ void permute_kernel(const C* __restrict__ src, C* __restrict__ dst, c
        i += std::uint64_t(gridDim.x) * blockDim.x) {
     const std::uint32_t old = t[i & 255] | t[256 + ((i >> 8) & 255)] | t[512 + ((i >> 16) & 255)] | t[768 + ((i >> 24) & 255)];
     dst[i] = src[old];
+  }
+}
+
+/// Tile plan of a permutation whose lowest positions change qubits (see tiled_permute_kernel): T =
+/// the dst bit positions {0..4} and the dst positions of src bits 0..4 (m = |T| <= 10 bits).
+struct TilePlan {
+  std::uint32_t dst_off[1024];  ///< local dst index w -> dst offset (w's bits deposited at T)
+  std::uint32_t src_off[1024];  ///< local src index r -> src offset (r's bits at old(T), ascending)
+  std::uint16_t w2r[1024];      ///< the src-local index of the element at dst-local index w
+  std::uint32_t base[4][256];   ///< tile number b -> dst base (b's bits deposited at the other positions)
+  int m = 0;
+};
+
+TilePlan tile_plan(const PermutationTables& t, int n) {
+  auto old_of = [&](std::uint32_t d) {
+    return t.table[0][d & 255] | t.table[1][(d >> 8) & 255] | t.table[2][(d >> 16) & 255] | t.table[3][(d >> 24) & 255];
+  };
+  int src_bit_of[32];  // dst bit j holds src bit src_bit_of[j]
+  for (int j = 0; j < n; ++j) {
+    const std::uint32_t o = old_of(std::uint32_t(1) << j);
+    int b = 0;
+    while ((std::uint32_t(1) << b) != o) ++b;
+    src_bit_of[j] = b;
+  }
+  std::vector<int> tdst, other;
+  for (int j = 0; j < n; ++j) (j < 5 || src_bit_of[j] < 5 ? tdst : other).push_back(j);
+  std::vector<int> tsrc;
+  for (int j : tdst) tsrc.push_back(src_bit_of[j]);
+  std::sort(tsrc.begin(), tsrc.end());
+  TilePlan p{};
+  p.m = static_cast<int>(tdst.size());
+  for (std::uint32_t w = 0; w < (1u << p.m); ++w) {
+    std::uint32_t d = 0, r = 0;
+    for (int i = 0; i < p.m; ++i) d |= ((w >> i) & 1u) << tdst[i];
+    const std::uint32_t o = old_of(d);
+    for (int i = 0; i < p.m; ++i) r |= ((o >> tsrc[i]) & 1u) << i;
+    p.dst_off[w] = d;
+    p.w2r[w] = static_cast<std::uint16_t>(r);
+    std::uint32_t so = 0;
+    for (int i = 0; i < p.m; ++i) so |= ((w >> i) & 1u) << tsrc[i];
+    p.src_off[w] = so;
+  }
+  for (int k = 0; k < 4; ++k)
+    for (std::uint32_t v = 0; v < 256; ++v) {
+      std::uint32_t d = 0;
+      for (int i = 0; i < 8; ++i) {
+        const int bit = 8 * k + i;
+        if (((v >> i) & 1u) && bit < static_cast<int>(other.size())) d |= std::uint32_t(1) << other[bit];
+      }
+      p.base[k][v] = d;
+    }
+  return p;
+}
+
+/// The same permutation as permute_kernel, tile by tile through shared memory: 2^m elements read
+/// with consecutive threads on consecutive src addresses (src bits 0..4 vary fastest) and written
+/// with consecutive threads on consecutive dst addresses (dst bits 0..4), so both sides move whole
+/// 32-element runs instead of one 8- or 16-byte element per 32-byte sector.
+template <class C>
+__global__ void __launch_bounds__(256) tiled_permute_kernel(const C* __restrict__ src, C* __restrict__ dst,
+                                                            const TilePlan* __restrict__ plan,
+                                                            const std::uint32_t* __restrict__ tables, std::uint64_t tiles) {
+  __shared__ std::uint32_t t[4 * 256], base[4 * 256], dst_off[1024], src_off[1024];
+  __shared__ std::uint16_t w2r[1024];
+  __shared__ alignas(16) unsigned char tile_raw[1024 * sizeof(C)];  // raw: C has a constructor
+  C* tile = reinterpret_cast<C*>(tile_raw);
+  const int m = plan->m, count = 1 << m;
+  for (int i = threadIdx.x; i < 4 * 256; i += blockDim.x) {
+    t[i] = tables[i];
+    base[i] = (&plan->base[0][0])[i];
+  }
+  for (int i = threadIdx.x; i < count; i += blockDim.x) {
+    dst_off[i] = plan->dst_off[i];
+    src_off[i] = plan->src_off[i];
+    w2r[i] = plan->w2r[i];
+  }
+  __syncthreads();
+  for (std::uint64_t b = blockIdx.x; b < tiles; b += gridDim.x) {
+    const std::uint32_t db = base[b & 255] | base[256 + ((b >> 8) & 255)] | base[512 + ((b >> 16) & 255)] |
+                             base[768 + ((b >> 24) & 255)];
+    const std::uint32_t sb = t[db & 255] | t[256 + ((db >> 8) & 255)] | t[512 + ((db >> 16) & 255)] | t[768 + ((db >> 24) & 255)];
+    for (int r = threadIdx.x; r < count; r += blockDim.x) tile[r] = src[std::uint64_t(sb | src_off[r])];
+    __syncthreads();
+    for (int w = threadIdx.x; w < count; w += blockDim.x) dst[std::uint64_t(db | dst_off[w])] = tile[w2r[w]];
+    __syncthreads();
   }
 }
 
@@ -84,6 +173,13 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
   } guard{stream};
   DeviceBuffer<C> a(size), b(size), u(std::size_t(1) << (2 * kMaxBlockQubits));
   DeviceBuffer<std::uint32_t> tables(4 * 256);
+  DeviceBuffer<TilePlan> plan(1);
+  const auto host_plan = std::make_unique<TilePlan>();
+  // TCEMU_QSIM_PERMUTE=gather keeps the element-wise gather everywhere (for comparison).
+  static const bool tiled_permutation = [] {
+    const char* e = std::getenv("TCEMU_QSIM_PERMUTE");
+    return !(e && std::string(e) == "gather");
+  }();
   C* cur = a.get();
   C* other = b.get();
   check(cudaMemsetAsync(cur, 0, size * sizeof(C), stream), "cudaMemsetAsync");
@@ -98,8 +194,17 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
     const auto t0 = Clock::now();
     const PermutationTables t = permutation_tables(layout, target);
     check(cudaMemcpyAsync(tables.get(), &t.table[0][0], sizeof t.table, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
-    permute_kernel<C><<<grid_for(size), 256, 0, stream>>>(cur, other, tables.get(), size);
-    check(cudaGetLastError(), "permute_kernel launch");
+    if (t.run_bits >= 5 || n < 10 || !tiled_permutation) {  // runs of 32 elements already move together
+      permute_kernel<C><<<grid_for(size), 256, 0, stream>>>(cur, other, tables.get(), size);
+      check(cudaGetLastError(), "permute_kernel launch");
+    } else {
+      *host_plan = tile_plan(t, n);
+      check(cudaMemcpyAsync(plan.get(), host_plan.get(), sizeof(TilePlan), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
+      const std::uint64_t tiles = size >> host_plan->m;
+      const unsigned grid = static_cast<unsigned>(std::min<std::uint64_t>(tiles, 132u * 8));
+      tiled_permute_kernel<C><<<grid, 256, 0, stream>>>(cur, other, plan.get(), tables.get(), tiles);
+      check(cudaGetLastError(), "tiled_permute_kernel launch");
+    }
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (permutation)");
     std::swap(cur, other);
     layout = target;

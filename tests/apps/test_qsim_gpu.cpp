@@ -84,3 +84,23 @@ TEST(QsimGpu, LowOnlyPlanningWithEmbeddingMatchesDirect) {
     }
   }
 }
+
+// Permutations at 16 qubits run the tiled shared-memory kernel (fewer than 5 low positions keep their
+// qubit) with tiles of up to 2^10 elements and many tiles; the GPU state must equal the host's.
+TEST(QsimGpu, TiledPermutationsMatchTheHostAt16Qubits) {
+  if (!qsim::cuda_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
+  const auto c = qsim::brickwork(16, 6, 7, 2);
+  for (int fuse : {3, 5}) {
+    SCOPED_TRACE("fuse=" + std::to_string(fuse));
+    qsim::SimStats sg;
+    const auto gpu = simulate_gpu<double>(c, fuse, "fp64", tcemu::Target::fp64, &sg);
+    qsim::SimOptions opt;
+    opt.device = qsim::Device::host;
+    opt.gemm.scheme = tcemu::parse_scheme("fp64", tcemu::Target::fp64);
+    const auto host = qsim::simulate<double>(qsim::fuse(c, fuse), c.num_qubits, opt);
+    std::vector<cplx> h(host.state.size());
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = {host.state[i].real(), host.state[i].imag()};
+    EXPECT_GT(sg.permutations, 2);
+    EXPECT_LT(qsim_test::max_diff(gpu, h), 1e-12);
+  }
+}
