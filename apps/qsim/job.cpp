@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 #include <unistd.h>
 
 #include "tcemu/error.hpp"
@@ -67,9 +68,15 @@ SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcem
     r.accuracy = {1.0, 0.0, nn, std::fabs(nn - 1.0)};
   }
   if (cfg.keep_states || keep_reference) {
-    std::vector<std::complex<double>> z(sim.state.size());
-    for (std::size_t i = 0; i < z.size(); ++i) z[i] = {sim.state[i].real(), sim.state[i].imag()};
-    if (keep_reference) *keep_reference = z;
+    std::vector<std::complex<double>> z;
+    if constexpr (std::is_same_v<T, double>) {
+      z = std::move(sim.state);  // the reference run: no copy of the (up to 16 GiB) state
+    } else {
+      z.resize(sim.state.size());
+      for (std::size_t i = 0; i < z.size(); ++i) z[i] = {sim.state[i].real(), sim.state[i].imag()};
+    }
+    if (keep_reference && cfg.keep_states) *keep_reference = z;
+    else if (keep_reference) *keep_reference = std::move(z);
     if (cfg.keep_states) r.state = std::move(z);
   }
   return r;

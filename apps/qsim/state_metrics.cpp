@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <thread>
+#include <vector>
 
 #include "gates.hpp"
 #include "tcemu/error.hpp"
@@ -12,40 +14,72 @@ namespace qsim {
 
 namespace {
 constexpr std::size_t kChunk = 4096;
+
+/// Runs fn(c) for every chunk c in [0, chunks) on the machine's threads (contiguous ranges). The
+/// callers keep one partial per chunk and add the partials in chunk order afterwards, so the result
+/// is bit-identical to the serial chunked sum whatever the thread count (a 2^30-amplitude state took
+/// ~20 s per scheme serially on the lent GPU machine's host).
+template <class Fn>
+void for_chunks(std::size_t chunks, Fn fn) {
+  const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t nt = std::min<std::size_t>(hw, std::max<std::size_t>(1, chunks / 64));
+  if (nt <= 1) {
+    for (std::size_t c = 0; c < chunks; ++c) fn(c);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < nt; ++t)
+    pool.emplace_back([&, t] {
+      for (std::size_t c = chunks * t / nt; c < chunks * (t + 1) / nt; ++c) fn(c);
+    });
+  for (auto& th : pool) th.join();
 }
+}  // namespace
 
 template <class T>
 Accuracy compare_states(const std::vector<std::complex<double>>& ref, const std::vector<std::complex<T>>& psi) {
   if (ref.size() != psi.size())
     throw tcemu::InvalidArgument("compare_states: states of " + std::to_string(ref.size()) + " and " +
                                  std::to_string(psi.size()) + " amplitudes");
-  std::complex<double> overlap = 0;
-  double norm = 0, err = 0;
-  for (std::size_t b = 0; b < ref.size(); b += kChunk) {
-    const std::size_t e = std::min(ref.size(), b + kChunk);
+  const std::size_t chunks = (ref.size() + kChunk - 1) / kChunk;
+  std::vector<std::complex<double>> part_overlap(chunks);
+  std::vector<double> part_norm(chunks), part_err(chunks);
+  for_chunks(chunks, [&](std::size_t c) {
+    const std::size_t b = c * kChunk, e = std::min(ref.size(), b + kChunk);
     std::complex<double> o = 0;
-    double nn = 0;
+    double nn = 0, er = 0;
     for (std::size_t k = b; k < e; ++k) {
       const std::complex<double> z(psi[k].real(), psi[k].imag());
       o += std::conj(ref[k]) * z;
       nn += std::norm(z);
-      err = std::max(err, std::abs(z - ref[k]));
+      er = std::max(er, std::abs(z - ref[k]));
     }
-    overlap += o;
-    norm += nn;
+    part_overlap[c] = o;
+    part_norm[c] = nn;
+    part_err[c] = er;
+  });
+  std::complex<double> overlap = 0;
+  double norm = 0, err = 0;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    overlap += part_overlap[c];
+    norm += part_norm[c];
+    err = std::max(err, part_err[c]);
   }
   return {std::norm(overlap), err, norm, std::fabs(norm - 1.0)};
 }
 
 template <class T>
 double norm_squared(const std::vector<std::complex<T>>& psi) {
-  double norm = 0;
-  for (std::size_t b = 0; b < psi.size(); b += kChunk) {
+  const std::size_t chunks = (psi.size() + kChunk - 1) / kChunk;
+  std::vector<double> part(chunks);
+  for_chunks(chunks, [&](std::size_t c) {
     double nn = 0;
-    for (std::size_t k = b; k < std::min(psi.size(), b + kChunk); ++k)
+    for (std::size_t k = c * kChunk; k < std::min(psi.size(), (c + 1) * kChunk); ++k)
       nn += double(psi[k].real()) * psi[k].real() + double(psi[k].imag()) * psi[k].imag();
-    norm += nn;
-  }
+    part[c] = nn;
+  });
+  double norm = 0;
+  for (double v : part) norm += v;
   return norm;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "fusion.hpp"
+#include "gates.hpp"
 #include "circuit_generators.hpp"
 #include "qubit_layout.hpp"
 #include "qsim_fixtures.hpp"
@@ -258,3 +259,37 @@ TEST(QsimMemory, RejectsCircuitsThatDoNotFit) {
 }
 
 }  // namespace
+
+// The metrics run on all host threads but must equal the serial sum in chunks of 4096 bit for bit
+// (docs/qsim.md "Metrics"), whatever the thread count.
+TEST(QsimMetrics, ThreadedMetricsEqualTheSerialChunkedSums) {
+  const std::size_t n = (std::size_t(1) << 20) + 123;
+  std::vector<std::complex<double>> ref(n);
+  std::vector<std::complex<float>> psi(n);
+  qsim::Rng rng(9);
+  for (std::size_t k = 0; k < n; ++k) {
+    ref[k] = {rng.uniform() - 0.5, rng.uniform() - 0.5};
+    psi[k] = {float(ref[k].real() + 1e-7 * (rng.uniform() - 0.5)), float(ref[k].imag())};
+  }
+  std::complex<double> overlap = 0;
+  double norm = 0, err = 0, norm_psi = 0;
+  for (std::size_t b = 0; b < n; b += 4096) {
+    std::complex<double> o = 0;
+    double nn = 0, np = 0;
+    for (std::size_t k = b; k < std::min(n, b + 4096); ++k) {
+      const std::complex<double> z(psi[k].real(), psi[k].imag());
+      o += std::conj(ref[k]) * z;
+      nn += std::norm(z);
+      np += double(psi[k].real()) * psi[k].real() + double(psi[k].imag()) * psi[k].imag();
+      err = std::max(err, std::abs(z - ref[k]));
+    }
+    overlap += o;
+    norm += nn;
+    norm_psi += np;
+  }
+  const qsim::Accuracy a = qsim::compare_states(ref, psi);
+  EXPECT_EQ(a.fidelity, std::norm(overlap));
+  EXPECT_EQ(a.max_amp_err, err);
+  EXPECT_EQ(a.norm, norm);
+  EXPECT_EQ(qsim::norm_squared(psi), norm_psi);
+}
