@@ -10,7 +10,8 @@ low products (hi*lo, lo*hi) chain through all of k.
 
 Splits of x (state rows, complex Gaussian, real-embedded) and y (a real-embedded Haar unitary):
   standard: hi = fp16(x) (11 bits relative to each element), lo = fp16(x - hi)
-  aligned b: hi = u * round(x / u) with u = 2^(E - b), E the exponent of the line's largest |x|
+  aligned b: x scaled by 2^sigma (operand max in [2^14, 2^15), as tcemu's fp16x2-aligned), then
+            hi = u * round(x / u) with u = 2^(E - b), E the exponent of the line's largest |x|
             (|hi / u| <= 2^b: with b = 9 a 64-element chain of hi*hi products, with b = 10 a
             16-element one, stays an exact integer multiple of u_row * u_col below 2^24), lo = fp16(x - hi)
 and promotion every 64 (wgmma kernel) or 16 (mma.sync kernel) elements of k, with or without lo*lo.
@@ -47,14 +48,17 @@ def split(x, bits, axis):
     """bits = 0: standard FP16 hi; otherwise hi = u * round(x / u), |hi / u| <= 2^bits."""
     if bits == 0:
         hi = fp16(x)
-    else:
-        mx = np.max(np.abs(x), axis=axis, keepdims=True)
-        e = np.floor(np.log2(mx)) + 1
-        u = np.exp2(e - bits)
-        hi = np.round(x / u) * u
-        assert np.all(np.abs(hi) <= 2**bits * u)
-    lo = fp16(x - hi)
-    return hi, lo
+        return hi, fp16(x - hi)
+    # as tcemu's fp16x2-aligned: the operand scaled by 2^sigma so that its max lies in [2^14, 2^15)
+    sigma = 15 - (np.floor(np.log2(np.max(np.abs(x)))) + 1)
+    xs = x * np.exp2(sigma)
+    mx = np.max(np.abs(xs), axis=axis, keepdims=True)
+    e = np.floor(np.log2(mx)) + 1
+    u = np.exp2(e - bits)
+    hi = np.round(xs / u) * u
+    assert np.all(np.abs(hi) <= 2**bits * u)
+    lo = fp16(xs - hi)
+    return hi * np.exp2(-sigma), lo * np.exp2(-sigma)
 
 
 def fused(xh, xl, yh, yl, chain, lolo):
@@ -94,7 +98,8 @@ def main():
     n_exact = np.sum(exact**2, axis=1)
     configs = (("standard fp16x2, chain 64", 0, 64, False), ("standard fp16x2, chain 16", 0, 16, False),
                ("aligned 9 bits, chain 64", 9, 64, False), ("aligned 9 bits, chain 64, +lo*lo", 9, 64, True),
-               ("aligned 10 bits, chain 16, +lo*lo", 10, 16, True))
+               ("aligned 10 bits, chain 16, +lo*lo", 10, 16, True),
+               ("aligned 10 bits, chain 64, +lo*lo", 10, 64, True))  # tcemu's fp16x2-aligned, fused wgmma
     for name, bits, chain, lolo in configs:
         xh, xl = split(x, bits, axis=1)
         yh, yl = split(y, bits, axis=0)
