@@ -124,8 +124,8 @@ inline constexpr int kAlignedGridBits = 10;
 /// [2^14, 2^15): hi <= 2^15 stays finite in FP16 and lo = x - hi (|lo| <= u / 2) keeps 11 bits
 /// down to lines 2^-16 below the operand's maximum (lower lines: the FP16 subnormal floor 2^-24).
 inline constexpr int kAlignedTopExp = 15;
-/// Largest line spread (RangeProfile::max_line_spread_nonzero_bits: log2 of line max / mean nonzero |x|) at which
-/// fp16x2-aligned stays within FP32 accuracy: its absolute error per element is 2^-22 of the line's
+/// Largest line spread (RangeProfile::max_line_spread_nonzero_bits: log2 of line max / mean nonzero
+/// |x|) at which fp16x2-aligned stays within FP32 accuracy: its absolute error per element is 2^-22 of the line's
 /// maximum, so elements far below it lose relative bits (measured in tests/core/test_gemm_host.cpp
 /// before this bound existed: phi = 1 data within 4x SGEMM's error, phi = 2 1.3x over it; such lines
 /// have spreads of about 5.3 and 6.9 bits, a numpy estimate for 96 x 200 operands).
