@@ -125,10 +125,11 @@ inline constexpr int kAlignedGridBits = 10;
 /// down to lines 2^-16 below the operand's maximum (lower lines: the FP16 subnormal floor 2^-24).
 inline constexpr int kAlignedTopExp = 15;
 /// Largest line spread (RangeProfile::max_line_spread_nonzero_bits: log2 of line max / mean nonzero
-/// |x|) at which fp16x2-aligned stays within FP32 accuracy: its absolute error per element is 2^-22 of the line's
-/// maximum, so elements far below it lose relative bits (measured in tests/core/test_gemm_host.cpp
-/// before this bound existed: phi = 1 data within 4x SGEMM's error, phi = 2 1.3x over it; such lines
-/// have spreads of about 5.3 and 6.9 bits, a numpy estimate for 96 x 200 operands).
+/// |x|) at which fp16x2-aligned stays within FP32 accuracy: its absolute error per element is 2^-22
+/// of the line's maximum, so elements far below it lose relative bits (measured in
+/// tests/core/test_gemm_host.cpp before this bound existed: phi = 1 data within 4x SGEMM's error,
+/// phi = 2 1.3x over it; such lines have spreads of about 5.3 and 6.9 bits, a numpy estimate for
+/// 96 x 200 operands).
 inline constexpr double kAlignedMaxSpreadBits = 5.0;
 /// Bound of |sigma|: 2^-(sigma_A + sigma_B), the factor that undoes the scaling, stays a normal FP32.
 inline constexpr int kAlignedMaxScaleExp = 60;
