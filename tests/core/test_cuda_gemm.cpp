@@ -211,6 +211,39 @@ TEST(CudaGemm, AlignedFusedKernelHasNoTruncationBias) {
   EXPECT_LT(std::fabs(aligned), 0.2 * std::fabs(standard)) << "aligned " << aligned << " standard " << standard;
 }
 
+// int8-ozaki's INT32 accumulators run in row blocks when they would exceed a budget
+// (TCEMU_CUDA_OZAKI_ACC_MB): the blocks must give exactly the unblocked result, alpha/beta included.
+TEST(CudaGemm, OzakiRowBlocksGiveTheUnblockedResultBitForBit) {
+  TCEMU_REQUIRE_GPU();
+  const std::int64_t m = 2000, n = 200, k = 515;
+  DualMatrix<double> A(m, k, Layout::row), B(k, n, Layout::col), C(m, n, Layout::col);
+  fill_random(A.host(), Distribution::parse("phi=1"), 61);
+  fill_random(B.host(), Distribution::parse("phi=1"), 62);
+  fill_random(C.host(), Distribution::parse("uniform"), 63);
+  A.upload();
+  B.upload();
+  GemmOptions opt;
+  opt.scheme = parse_scheme("int8-ozaki:9", Target::fp64);
+  auto run = [&](const char* budget_mb) {
+    if (budget_mb) setenv("TCEMU_CUDA_OZAKI_ACC_MB", budget_mb, 1);
+    else unsetenv("TCEMU_CUDA_OZAKI_ACC_MB");
+    C.upload();
+    cuda::gemm_device<double>(Op::N, Op::N, -1.25, A.dev().as_const(), B.dev().as_const(), 2.0, C.dev(), opt,
+                              nullptr, nullptr);
+    return C.download();
+  };
+  const std::vector<double> whole = run(nullptr), blocks = run("1");  // 1 MiB: 14 blocks of 144 rows
+  unsetenv("TCEMU_CUDA_OZAKI_ACC_MB");
+  ASSERT_EQ(whole.size(), blocks.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < whole.size(); ++i) differ += whole[i] != blocks[i];
+  EXPECT_EQ(differ, 0u);
+  std::vector<double> R = reference_gemm_fp64<double>(Op::N, Op::N, A.host().as_const(), B.host().as_const());
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) R[i * n + j] = -1.25 * R[i * n + j] + 2.0 * C.h[i * C.rs + j * C.cs];
+  EXPECT_LE(rel_err(C, blocks, R), 1e-13);
+}
+
 TEST(CudaGemm, RangeFallbackOnDevice) {
   TCEMU_REQUIRE_GPU();
   DualMatrix<float> A(20, 30, Layout::row), B(30, 10, Layout::col), C(20, 10, Layout::col);

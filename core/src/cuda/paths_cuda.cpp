@@ -384,27 +384,41 @@ void run_ozaki(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const 
     throw InvalidArgument("tcemu cuda int8-ozaki: k = " + std::to_string(p.k) + " with " +
                           std::to_string(sl) + " slices needs " + std::to_string(gemms.size()) +
                           " INT32 products per output (limit " + std::to_string(kMaxOzakiBuffers) + ")");
-  const std::int64_t ldacc = round_up(p.m, 4);
+  // The INT32 accumulators (one m x n buffer per GEMM) can dwarf the operands (qsim at 30 qubits,
+  // 2-qubit blocks: 2^28 x 8 outputs x 9 buffers x 4 bytes = 77 GB), so rows run in blocks whose
+  // accumulators fit a budget: TCEMU_CUDA_OZAKI_ACC_MB (MiB, read at every call), default 8 GiB.
+  // Each block's sums are the same integers in the same order, so the result does not depend on it.
+  const std::int64_t nbuf = static_cast<std::int64_t>(gemms.size());
+  const char* env = std::getenv("TCEMU_CUDA_OZAKI_ACC_MB");
+  const std::int64_t budget = env && std::atoll(env) > 0 ? std::atoll(env) << 20 : std::int64_t{8} << 30;
+  const std::int64_t per_row = static_cast<std::int64_t>(sizeof(std::int32_t)) * p.n * nbuf;
+  std::int64_t mb = p.m;
+  if (round_up(p.m, 4) * per_row > budget) mb = std::max<std::int64_t>(4, budget / per_row / 4 * 4);
+  const std::int64_t ldacc = round_up(mb, 4);
   const std::int64_t bstride = ldacc * p.n;
-  auto* acc = static_cast<std::int32_t*>(
-      ws.get(kSlotAccum, sizeof(std::int32_t) * bstride * gemms.size(), p.stream));
+  auto* acc = static_cast<std::int32_t*>(ws.get(kSlotAccum, sizeof(std::int32_t) * bstride * nbuf, p.stream));
 
   cublasHandle_t h = ws.handle(p.stream);
-  const int m = blas_int(p.m, "m"), n = blas_int(p.n, "n"), ld = blas_int(per_line, "lda");
+  const int n = blas_int(p.n, "n"), ld = blas_int(per_line, "lda");
   const std::int32_t one = 1, zero = 0;
   std::vector<unsigned char> g_of;
-  for (std::size_t b = 0; b < gemms.size(); ++b) {
-    const Gemm& G = gemms[b];
-    const std::int8_t* a = sx + G.chunk * sl * kcp + std::int64_t{G.off} * kcp;
-    const std::int8_t* bb = sy + G.chunk * sl * kcp + std::int64_t{sl - G.g + 1 + G.off} * kcp;
-    TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(G.len * kcp, "k x slices"), &one,
-                              a, CUDA_R_8I, ld, bb, CUDA_R_8I, ld, &zero, acc + b * bstride, CUDA_R_32I,
-                              blas_int(ldacc, "ldc"), CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
-    g_of.push_back(static_cast<unsigned char>(G.g));
+  for (const Gemm& G : gemms) g_of.push_back(static_cast<unsigned char>(G.g));
+  for (std::int64_t m0 = 0; m0 < p.m; m0 += mb) {
+    const std::int64_t rows = std::min(mb, p.m - m0);
+    const int m = blas_int(rows, "m");
+    for (std::size_t b = 0; b < gemms.size(); ++b) {
+      const Gemm& G = gemms[b];
+      const std::int8_t* a = sx + m0 * per_line + G.chunk * sl * kcp + std::int64_t{G.off} * kcp;
+      const std::int8_t* bb = sy + G.chunk * sl * kcp + std::int64_t{sl - G.g + 1 + G.off} * kcp;
+      TCEMU_CUBLAS(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, blas_int(G.len * kcp, "k x slices"), &one,
+                                a, CUDA_R_8I, ld, bb, CUDA_R_8I, ld, &zero, acc + b * bstride, CUDA_R_32I,
+                                blas_int(ldacc, "ldc"), CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    }
+    // With several row blocks the accumulation of all but the last falls into the products' time.
+    if (m0 + mb >= p.m) TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
+    ozaki_accumulate<T>(acc, bstride, ldacc, static_cast<int>(nbuf), g_of.data(), sl, ex + m0, ey, rows, p.n,
+                        p.alpha, p.beta, p.c + m0 * p.c_rs, p.c_rs, p.c_cs, p.stream);
   }
-  TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
-  ozaki_accumulate<T>(acc, bstride, ldacc, static_cast<int>(gemms.size()), g_of.data(), sl, ex, ey, p.m,
-                      p.n, p.alpha, p.beta, p.c, p.c_rs, p.c_cs, p.stream);
 }
 
 #define TCEMU_PATHS(T)                                                                              \
