@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "tcemu/complex_gemm.hpp"
 #include "tcemu/cuda/calibrate.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
@@ -587,9 +589,34 @@ void print_table(const std::vector<Row>& rows) {
   }
 }
 
+void write_csv_rows(std::ofstream& f, const std::vector<Row>& rows, const std::string& device);
+
+/// Writes a file through `fill` under a temporary name beside `path` and renames it on success, so
+/// that a reader (or an interrupted run) never sees a half-written CSV. Throws IoError naming the path.
+template <class Fill>
+void write_atomically(const std::string& path, Fill fill) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp);
+    if (!f) throw IoError("--csv: cannot write '" + path + "' (temporary '" + tmp + "')");
+    fill(f);
+    f.flush();
+    if (!f) {
+      std::remove(tmp.c_str());
+      throw IoError("--csv: writing '" + tmp + "' failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw IoError("--csv: cannot rename '" + tmp + "' to '" + path + "'");
+  }
+}
+
 void write_csv(const std::string& path, const std::vector<Row>& rows, const std::string& device) {
-  std::ofstream f(path);
-  if (!f) throw IoError("cannot write CSV '" + path + "'");
+  write_atomically(path, [&](std::ofstream& f) { write_csv_rows(f, rows, device); });
+}
+
+void write_csv_rows(std::ofstream& f, const std::vector<Row>& rows, const std::string& device) {
   f << "device,shape,m,n,k,complex,dist,method,kind,target,used,median_ms,min_ms,tflops,speedup_vs_native,"
        "rel_frob_err,median_rel_err,split_ms,products_ms,combine_ms,note\n";
   for (const Row& r : rows) {
@@ -627,9 +654,12 @@ void print_grid(const std::vector<GridCase>& cases) {
 }
 
 /// --csv with --auto-grid: one line per case; `schemes` lists every scheme as name=used/ms/err/meets.
+void write_grid_csv_rows(std::ofstream& f, const std::vector<GridCase>& cases, const std::string& device);
 void write_grid_csv(const std::string& path, const std::vector<GridCase>& cases, const std::string& device) {
-  std::ofstream f(path);
-  if (!f) throw IoError("--csv: cannot write '" + path + "'");
+  write_atomically(path, [&](std::ofstream& f) { write_grid_csv_rows(f, cases, device); });
+}
+
+void write_grid_csv_rows(std::ofstream& f, const std::vector<GridCase>& cases, const std::string& device) {
   f << "device,case,m,n,k,dist,target,fastest,fastest_ms,pick,pick_ms,predicted_ms,auto_ms,ratio,pick_err,"
        "err_limit,native_err,pass,schemes\n";
   for (const GridCase& g : cases) {
