@@ -806,6 +806,7 @@ int main(int argc, char** argv) {
       if (targets.empty() || gshapes.empty() || gdists.empty())
         throw InvalidArgument("--auto-grid: empty --grid-shapes, --grid-dists or --grid-targets");
       Bench bench(cfg);
+      if (!csv.empty()) write_grid_csv(csv, bench.grid, device);  // an unwritable path fails before any run
       for (Target t : targets)
         for (const Shape& shape : gshapes)
           for (const Distribution& dist : gdists) {
@@ -821,6 +822,7 @@ int main(int argc, char** argv) {
     if (!schemes.empty()) s32 = parse_scheme_list(schemes, Target::fp32);
     if (!fp64_schemes.empty()) s64 = parse_scheme_list(fp64_schemes, Target::fp64);
     Bench bench(cfg);
+    if (!csv.empty()) write_csv(csv, bench.rows, device);  // an unwritable path fails before any run
     for (const std::string& sh : split_list(shapes)) {
       const Shape shape = parse_shape(sh);
       for (const std::string& dn : split_list(dists)) {
