@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Plots docs/img/qsim30_tradeoff_h200.png from the qsim tables of session 4
-(docs/data/h200_apps/session4/q30_d{5,6,7,8}_fused.txt; docs/qsim.md, "Session 4").
+(docs/data/h200_apps/session4/q30_d{5,6,7,8}_cgemm.txt; docs/qsim.md, "Session 4").
 
 Usage: /usr/bin/python3 scripts/plots/plot_qsim.py  (needs Debian's python3-matplotlib)
 Left: end-to-end time of the 30-qubit brickwork circuit (depth 20) against the fusion width d, for
-native complex64 (cuBLAS SGEMM on the real embedding), fp16x2 and fp16x2-aligned (fused kernels).
+native complex64 (cuBLAS CGEMM), fp16x2 and fp16x2-aligned (fused kernels).
 Right: speed-up over native complex64 at the same d against 1 - fidelity; the shaded corner is
 issue 6's acceptance read per d (>= 1.5x and 1 - F <= 1e-6); the title names the fastest native d.
 """
@@ -19,7 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DATA = os.path.join(ROOT, "docs", "data", "h200_apps", "session4")
 OUT = os.path.join(ROOT, "docs", "img", "qsim30_tradeoff_h200.png")
 FUSES = (5, 6, 7, 8)
-SCHEMES = (("fp32", "native complex64", "k", "o"), ("fp16x2", "fp16x2 (fused)", "tab:blue", "s"),
+SCHEMES = (("fp32", "native complex64 (cuBLAS CGEMM)", "k", "o"), ("fp16x2", "fp16x2 (fused)", "tab:blue", "s"),
            ("fp16x2-aligned", "fp16x2-aligned (fused)", "tab:red", "D"))
 
 
@@ -38,7 +38,7 @@ def rows(name):
 
 
 def main():
-    data = {d: rows(f"q30_d{d}_fused.txt") for d in FUSES}
+    data = {d: rows(f"q30_d{d}_cgemm.txt") for d in FUSES}
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5))
     for scheme, label, color, marker in SCHEMES:
         left.plot(FUSES, [data[d][scheme][0] for d in FUSES], marker=marker, color=color, label=label)
