@@ -8,19 +8,15 @@
 // in use (TCEMU_CUDA_COMPLEX unset, auto or embed) dense blocks are planned `low` only and a block
 // whose qubits sit at the top positions is permuted down first. TCEMU_CUDA_COMPLEX=4m restores the
 // previous behaviour (4M, `high` placements allowed). docs/qsim.md explains the trade.
-#include <cublas_v2.h>
-#include <cuComplex.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "qubit_layout.hpp"
@@ -149,29 +145,6 @@ __global__ void scale_kernel(C* z, T factor, std::uint64_t size) {
 
 using tcemu::cuda::DeviceBuffer;
 
-/// Native arithmetic of a block as the issue's baseline defines it: one cuBLAS CGEMM / ZGEMM on the
-/// complex state (no split, no real embedding). The `low` block GEMM M' = M U^T with M row-major
-/// rows x d is, column-major, M'^T = U M^T: op(U) = T on U's row-major storage.
-template <class T>
-void native_block_gemm(cublasHandle_t h, const std::complex<T>* u, std::int64_t d, const std::complex<T>* m,
-                       std::complex<T>* out, std::int64_t rows) {
-  const int di = static_cast<int>(d);
-  if (rows > INT_MAX) throw tcemu::InvalidArgument("qsim: block GEMM with more than 2^31 rows");
-  const int ri = static_cast<int>(rows);
-  cublasStatus_t st;
-  if constexpr (std::is_same_v<T, float>) {
-    const cuComplex one = make_cuComplex(1.f, 0.f), zero = make_cuComplex(0.f, 0.f);
-    st = cublasCgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, di, ri, di, &one, reinterpret_cast<const cuComplex*>(u), di,
-                     reinterpret_cast<const cuComplex*>(m), di, &zero, reinterpret_cast<cuComplex*>(out), di);
-  } else {
-    const cuDoubleComplex one = make_cuDoubleComplex(1.0, 0.0), zero = make_cuDoubleComplex(0.0, 0.0);
-    st = cublasZgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, di, ri, di, &one, reinterpret_cast<const cuDoubleComplex*>(u), di,
-                     reinterpret_cast<const cuDoubleComplex*>(m), di, &zero, reinterpret_cast<cuDoubleComplex*>(out), di);
-  }
-  if (st != CUBLAS_STATUS_SUCCESS)
-    throw tcemu::DeviceError("qsim: cublas" + std::string(std::is_same_v<T, float> ? "C" : "Z") + "gemm failed (status " +
-                             std::to_string(int(st)) + ")");
-}
 
 unsigned grid_for(std::uint64_t size) { return static_cast<unsigned>(std::min<std::uint64_t>((size + 255) / 256, 65535u * 8)); }
 
@@ -214,8 +187,15 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
   const C first(static_cast<T>(state_scale(n)));
   check(cudaMemcpyAsync(cur, &first, sizeof(C), cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync");
   tcemu::cuda::Workspace& ws = tcemu::cuda::default_workspace();
-  // One method for the whole run (the environment is read once; see the file comment).
-  const tcemu::cuda::ComplexMethod method = tcemu::cuda::complex_method_from_env();
+  // One method for the whole run (the environment is read once; see the file comment). Native
+  // schemes run cuBLAS CGEMM / ZGEMM (ComplexMethod::blas), the baseline of docs/qsim.md;
+  // TCEMU_QSIM_NATIVE=tcemu sends them through tcemu's native path instead (SGEMM / DGEMM on the
+  // real embedding).
+  const char* native_env = std::getenv("TCEMU_QSIM_NATIVE");
+  const bool native_via_tcemu = native_env && std::string(native_env) == "tcemu";
+  const tcemu::cuda::ComplexMethod method = options.gemm.scheme.is_native() && !native_via_tcemu
+                                                ? tcemu::cuda::ComplexMethod::blas
+                                                : tcemu::cuda::complex_method_from_env();
   const bool allow_high = method == tcemu::cuda::ComplexMethod::four_m;
   Layout layout = Layout::identity(n);
   auto permute_to = [&](const Layout& target) {
@@ -239,25 +219,6 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
     st.seconds_permute += since(t0);
     ++st.permutations;
   };
-  // Native schemes run cuBLAS CGEMM / ZGEMM directly (the baseline of docs/qsim.md); TCEMU_QSIM_NATIVE=tcemu
-  // sends them through tcemu's native path instead (SGEMM / DGEMM on the real embedding).
-  static const bool native_via_tcemu = [] {
-    const char* e = std::getenv("TCEMU_QSIM_NATIVE");
-    return e && std::string(e) == "tcemu";
-  }();
-  const bool native_cublas = options.gemm.scheme.is_native() && !native_via_tcemu &&
-                             (options.gemm.scheme.kind == tcemu::SchemeKind::fp64) == std::is_same_v<T, double>;
-  cublasHandle_t blas = nullptr;
-  if (native_cublas) {
-    if (cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) throw tcemu::DeviceError("qsim: cublasCreate failed");
-    cublasSetStream(blas, stream);
-  }
-  struct BlasGuard {
-    cublasHandle_t h;
-    ~BlasGuard() {
-      if (h) cublasDestroy(h);
-    }
-  } blas_guard{blas};
   std::vector<C> host_u;
   for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
     const Block& blk = blocks[bi];
@@ -274,17 +235,7 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
     const auto U = tcemu::row_major<const C>(u.get(), d, d);
     const auto t0 = Clock::now();
     tcemu::GemmReport rep;
-    if (native_cublas && (c > 0 || plan.placement == Placement::low)) {
-      rep.requested = rep.used = options.gemm.scheme;
-      const std::int64_t count = c > 0 ? rows >> c : rows, first_row = rows - count;
-      native_block_gemm<T>(blas, u.get(), d, cur + first_row * d, other + first_row * d, count);
-      if (c > 0)
-        check(cudaMemcpyAsync(cur + first_row * d, other + first_row * d, std::size_t(count * d) * sizeof(C),
-                              cudaMemcpyDeviceToDevice, stream),
-              "cudaMemcpyAsync");
-      else
-        std::swap(cur, other);
-    } else if (c > 0) {
+    if (c > 0) {
       const std::int64_t count = rows >> c, first_row = rows - count;
       rep = tcemu::cuda::complex_gemm_device<T>(tcemu::Op::N, tcemu::Op::T, C(1), tcemu::row_major<const C>(cur + first_row * d, count, d),
                                                 U, C(0), tcemu::row_major<C>(other + first_row * d, count, d), options.gemm, stream, &ws, method);

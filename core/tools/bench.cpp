@@ -589,12 +589,10 @@ void print_table(const std::vector<Row>& rows) {
   }
 }
 
-void write_csv_rows(std::ofstream& f, const std::vector<Row>& rows, const std::string& device);
-
 /// Writes a file through `fill` under a temporary name beside `path` and renames it on success, so
 /// that a reader (or an interrupted run) never sees a half-written CSV. Throws IoError naming the path.
 template <class Fill>
-void write_atomically(const std::string& path, Fill fill) {
+void write_atomically(const std::string& path, const Fill& fill) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream f(tmp);
@@ -613,26 +611,24 @@ void write_atomically(const std::string& path, Fill fill) {
 }
 
 void write_csv(const std::string& path, const std::vector<Row>& rows, const std::string& device) {
-  write_atomically(path, [&](std::ofstream& f) { write_csv_rows(f, rows, device); });
-}
-
-void write_csv_rows(std::ofstream& f, const std::vector<Row>& rows, const std::string& device) {
-  f << "device,shape,m,n,k,complex,dist,method,kind,target,used,median_ms,min_ms,tflops,speedup_vs_native,"
-       "rel_frob_err,median_rel_err,split_ms,products_ms,combine_ms,note\n";
-  for (const Row& r : rows) {
-    std::string note = r.note;
-    std::replace(note.begin(), note.end(), ',', ';');
-    std::replace(note.begin(), note.end(), '\n', ' ');
-    char buf[1024];
-    std::snprintf(buf, sizeof buf,
-                  "\"%s\",\"%s\",%lld,%lld,%lld,%d,\"%s\",\"%s\",%s,%s,\"%s\",%.6f,%.6f,%.4f,%.4f,%.6e,%.6e,"
-                  "%.4f,%.4f,%.4f,%s\n",
-                  device.c_str(), r.shape.c_str(), (long long)r.m, (long long)r.n, (long long)r.k, int(r.complex),
-                  r.dist.c_str(), r.method.c_str(), r.kind.c_str(), r.target.c_str(), r.used.c_str(), r.median_ms,
-                  r.min_ms, r.tflops, r.speedup, r.err, r.median_rel_err, r.split_ms, r.products_ms,
-                  r.combine_ms, note.c_str());
-    f << buf;
-  }
+  write_atomically(path, [&](std::ofstream& f) {
+    f << "device,shape,m,n,k,complex,dist,method,kind,target,used,median_ms,min_ms,tflops,speedup_vs_native,"
+         "rel_frob_err,median_rel_err,split_ms,products_ms,combine_ms,note\n";
+    for (const Row& r : rows) {
+      std::string note = r.note;
+      std::replace(note.begin(), note.end(), ',', ';');
+      std::replace(note.begin(), note.end(), '\n', ' ');
+      char buf[1024];
+      std::snprintf(buf, sizeof buf,
+                    "\"%s\",\"%s\",%lld,%lld,%lld,%d,\"%s\",\"%s\",%s,%s,\"%s\",%.6f,%.6f,%.4f,%.4f,%.6e,%.6e,"
+                    "%.4f,%.4f,%.4f,%s\n",
+                    device.c_str(), r.shape.c_str(), (long long)r.m, (long long)r.n, (long long)r.k, int(r.complex),
+                    r.dist.c_str(), r.method.c_str(), r.kind.c_str(), r.target.c_str(), r.used.c_str(), r.median_ms,
+                    r.min_ms, r.tflops, r.speedup, r.err, r.median_rel_err, r.split_ms, r.products_ms,
+                    r.combine_ms, note.c_str());
+      f << buf;
+    }
+  });
 }
 
 /// The --auto-grid table and its summary line.
@@ -654,30 +650,27 @@ void print_grid(const std::vector<GridCase>& cases) {
 }
 
 /// --csv with --auto-grid: one line per case; `schemes` lists every scheme as name=used/ms/err/meets.
-void write_grid_csv_rows(std::ofstream& f, const std::vector<GridCase>& cases, const std::string& device);
 void write_grid_csv(const std::string& path, const std::vector<GridCase>& cases, const std::string& device) {
-  write_atomically(path, [&](std::ofstream& f) { write_grid_csv_rows(f, cases, device); });
-}
-
-void write_grid_csv_rows(std::ofstream& f, const std::vector<GridCase>& cases, const std::string& device) {
-  f << "device,case,m,n,k,dist,target,fastest,fastest_ms,pick,pick_ms,predicted_ms,auto_ms,ratio,pick_err,"
-       "err_limit,native_err,pass,schemes\n";
-  for (const GridCase& g : cases) {
-    std::string all;
-    for (const GridTiming& t : g.timings) {
-      char b[256];
-      std::snprintf(b, sizeof b, "%s%s=%s/%.4f/%.3e/%d%s", all.empty() ? "" : ";", t.method.c_str(), t.used.c_str(),
-                    t.ms, t.err, int(t.meets), t.fell_back ? "/fallback" : "");
-      all += b;
+  write_atomically(path, [&](std::ofstream& f) {
+    f << "device,case,m,n,k,dist,target,fastest,fastest_ms,pick,pick_ms,predicted_ms,auto_ms,ratio,pick_err,"
+         "err_limit,native_err,pass,schemes\n";
+    for (const GridCase& g : cases) {
+      std::string all;
+      for (const GridTiming& t : g.timings) {
+        char b[256];
+        std::snprintf(b, sizeof b, "%s%s=%s/%.4f/%.3e/%d%s", all.empty() ? "" : ";", t.method.c_str(), t.used.c_str(),
+                      t.ms, t.err, int(t.meets), t.fell_back ? "/fallback" : "");
+        all += b;
+      }
+      char buf[1024];
+      std::snprintf(buf, sizeof buf,
+                    "\"%s\",\"%s\",%lld,%lld,%lld,\"%s\",%s,%s,%.6f,%s,%.6f,%.6f,%.6f,%.4f,%.6e,%.6e,%.6e,%d,",
+                    device.c_str(), g.shape.c_str(), (long long)g.m, (long long)g.n, (long long)g.k, g.dist.c_str(),
+                    g.target.c_str(), g.fastest.c_str(), g.fastest_ms, g.pick.c_str(), g.pick_ms, g.predicted_ms,
+                    g.auto_run.ms, g.ratio, g.pick_err, g.err_limit, g.native_err, int(g.pass));
+      f << buf << "\"" << all << "\"\n";
     }
-    char buf[1024];
-    std::snprintf(buf, sizeof buf,
-                  "\"%s\",\"%s\",%lld,%lld,%lld,\"%s\",%s,%s,%.6f,%s,%.6f,%.6f,%.6f,%.4f,%.6e,%.6e,%.6e,%d,",
-                  device.c_str(), g.shape.c_str(), (long long)g.m, (long long)g.n, (long long)g.k, g.dist.c_str(),
-                  g.target.c_str(), g.fastest.c_str(), g.fastest_ms, g.pick.c_str(), g.pick_ms, g.predicted_ms,
-                  g.auto_run.ms, g.ratio, g.pick_err, g.err_limit, g.native_err, int(g.pass));
-    f << buf << "\"" << all << "\"\n";
-  }
+  });
 }
 
 std::vector<std::string> split_list(const std::string& s) {

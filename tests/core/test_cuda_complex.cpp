@@ -14,7 +14,7 @@ namespace tcemu {
 namespace {
 
 template <class T>
-void check(const char* scheme, Target target, double tol) {
+void check(const char* scheme, Target target, double tol, const cuda::ComplexMethod* method = nullptr) {
   SCOPED_TRACE(scheme);
   if (!cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   using Z = std::complex<T>;
@@ -41,8 +41,12 @@ void check(const char* scheme, Target target, double tol) {
   // A as m x k row-major, op(B) = B^T with B stored n x k column-major (= k x n row-major).
   const MatrixView<const Z> a{dA, m, k, k, 1}, ha{A.data(), m, k, k, 1};
   const MatrixView<const Z> b{dB, n, k, 1, n}, hb{B.data(), n, k, 1, n};
-  cuda::complex_gemm_device<T>(Op::N, Op::T, alpha, a, b, beta, MatrixView<Z>{dC, m, n, 1, m}, opt,
-                               nullptr, nullptr);
+  if (method)
+    cuda::complex_gemm_device<T>(Op::N, Op::T, alpha, a, b, beta, MatrixView<Z>{dC, m, n, 1, m}, opt, nullptr,
+                                 nullptr, *method);
+  else
+    cuda::complex_gemm_device<T>(Op::N, Op::T, alpha, a, b, beta, MatrixView<Z>{dC, m, n, 1, m}, opt,
+                                 nullptr, nullptr);
   std::vector<Z> Cd(C.size());
   cudaMemcpy(Cd.data(), dC, sizeof(Z) * C.size(), cudaMemcpyDeviceToHost);
   complex_gemm_host<T>(Op::N, Op::T, alpha, ha, hb, beta, MatrixView<Z>{C.data(), m, n, 1, m}, opt);
@@ -64,6 +68,14 @@ TEST(CudaComplexGemm, MatchesHostFloat) {
 }
 TEST(CudaComplexGemm, MatchesHostDouble) {
   for (const char* s : {"fp64", "int8-ozaki"}) check<double>(s, Target::fp64, 1e-14);
+}
+// ComplexMethod::blas: native schemes through cuBLAS CGEMM / ZGEMM (strided A, transposed B, complex
+// alpha and beta); an emulated scheme asked for it runs as automatic.
+TEST(CudaComplexGemm, BlasMethodMatchesHost) {
+  const cuda::ComplexMethod blas = cuda::ComplexMethod::blas;
+  check<float>("fp32", Target::fp32, 1e-5, &blas);
+  check<float>("fp16x2", Target::fp32, 1e-5, &blas);
+  check<double>("fp64", Target::fp64, 1e-14, &blas);
 }
 
 }  // namespace

@@ -3,10 +3,14 @@
 // of interleaved re/im and alpha, beta are real, the real embedding: op(A) read as a real m x 2k
 // matrix, op(B) expanded on the device to the 2k x 2n real matrix [[Re, Im], [-Im, Re]] per element
 // (complex_embed.cu), C written as a real m x 2n matrix by ONE real gemm_device call.
+#include <cuComplex.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "cuda/kernels.hpp"
@@ -70,6 +74,53 @@ GemmReport complex_gemm_embed(MatrixView<const std::complex<T>> a, MatrixView<co
   return gemm_device<T>(Op::N, Op::N, alpha, Ar, Br, beta, Cr, options, stream, &ws);
 }
 
+/// How cuBLAS reads a complex view as the column-major `rows x cols` operand of a GEMM: op N with
+/// leading dimension col_stride (row_stride 1), or op T on the transposed storage (col_stride 1).
+struct BlasView {
+  bool ok = false;
+  cublasOperation_t op = CUBLAS_OP_N;
+  std::int64_t ld = 0;
+};
+template <class Z>
+BlasView blas_view(const MatrixView<Z>& v) {
+  if (v.row_stride == 1 && v.col_stride >= std::max<std::int64_t>(1, v.rows)) return {true, CUBLAS_OP_N, v.col_stride};
+  if (v.col_stride == 1 && v.row_stride >= std::max<std::int64_t>(1, v.cols)) return {true, CUBLAS_OP_T, v.row_stride};
+  return {};
+}
+
+/// ComplexMethod::blas: C = alpha a b + beta C by one cublasCgemm / cublasZgemm, column-major C as is
+/// or, for row-major C, C^T = b^T a^T. Returns false (nothing queued) when cuBLAS cannot read a view.
+template <class T>
+bool complex_gemm_blas(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
+                       std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C, Stream stream,
+                       Workspace& ws) {
+  const bool swap = !(C.row_stride == 1) && C.col_stride == 1;
+  const MatrixView<const std::complex<T>> x = swap ? b.transposed() : a, y = swap ? a.transposed() : b;
+  const MatrixView<std::complex<T>> c = swap ? C.transposed() : C;
+  const BlasView bx = blas_view(x), by = blas_view(y), bc = blas_view(c);
+  const std::int64_t lim = std::numeric_limits<int>::max();
+  if (!bx.ok || !by.ok || !bc.ok || bc.op != CUBLAS_OP_N || c.rows > lim || c.cols > lim || x.cols > lim ||
+      bx.ld > lim || by.ld > lim || bc.ld > lim)
+    return false;
+  cublasHandle_t h = ws.impl().handle(stream);
+  TCEMU_CUBLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+  const int m = int(c.rows), n = int(c.cols), k = int(x.cols);
+  if constexpr (std::is_same_v<T, float>) {
+    TCEMU_CUBLAS(cublasCgemm(h, bx.op, by.op, m, n, k, reinterpret_cast<const cuComplex*>(&alpha),
+                             reinterpret_cast<const cuComplex*>(x.data), int(bx.ld),
+                             reinterpret_cast<const cuComplex*>(y.data), int(by.ld),
+                             reinterpret_cast<const cuComplex*>(&beta), reinterpret_cast<cuComplex*>(c.data),
+                             int(bc.ld)));
+  } else {
+    TCEMU_CUBLAS(cublasZgemm(h, bx.op, by.op, m, n, k, reinterpret_cast<const cuDoubleComplex*>(&alpha),
+                             reinterpret_cast<const cuDoubleComplex*>(x.data), int(bx.ld),
+                             reinterpret_cast<const cuDoubleComplex*>(y.data), int(by.ld),
+                             reinterpret_cast<const cuDoubleComplex*>(&beta),
+                             reinterpret_cast<cuDoubleComplex*>(c.data), int(bc.ld)));
+  }
+  return true;
+}
+
 }  // namespace
 
 ComplexMethod complex_method_from_env() {
@@ -111,6 +162,13 @@ GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
     return r;
   }
   Workspace& ws = wsp ? *wsp : default_workspace();
+  const bool native_of_t = options.scheme.is_native() &&
+                           (options.scheme.kind == SchemeKind::fp64) == std::is_same_v<T, double>;
+  if (method == ComplexMethod::blas && native_of_t && complex_gemm_blas<T>(a, b, alpha, beta, C, stream, ws)) {
+    GemmReport r;
+    r.requested = r.used = options.scheme;
+    return r;
+  }
   const bool embed = method != ComplexMethod::four_m && complex_embedding_applies<T>(opA, alpha, A, beta, C);
   if (embed) return complex_gemm_embed<T>(a, b, alpha.real(), beta.real(), C, options, stream, ws);
   return complex_gemm_4m<T>(a, b, alpha, beta, C, options, stream, ws);

@@ -117,6 +117,10 @@ enum class ComplexMethod {
   four_m,     ///< always 4M: four real GEMMs on the real/imaginary views and a complex combine
   embed,      ///< the real embedding where it applies, else 4M (today the same as automatic; kept
               ///< apart so that a later cost rule for `automatic` cannot change a forced run)
+  blas,       ///< native schemes (fp32 on complex<float>, fp64 on complex<double>): one cuBLAS
+              ///< CGEMM / ZGEMM on the complex views where cuBLAS can read them (each of op(A),
+              ///< op(B), C with unit stride along rows or columns); otherwise, and for every other
+              ///< scheme, as automatic. The baseline a complex emulation is measured against.
 };
 
 /// The method chosen by the environment variable TCEMU_CUDA_COMPLEX, read at every call:
@@ -175,13 +179,16 @@ bool complex_embedding_applies(Op opA, std::complex<T> alpha, MatrixView<const s
 /// 4M. TCEMU_CUDA_COMPLEX=4m forces 4M everywhere; TCEMU_CUDA_COMPLEX=embed (or auto/unset) uses the
 /// embedding where it applies and 4M elsewhere (a non-embeddable call never fails because of the
 /// method). The report is gemm_device's for the embedding (its split timing does not include the
-/// Br build) and merge_reports of the four products for 4M.
+/// Br build) and merge_reports of the four products for 4M. ComplexMethod::blas (explicit only)
+/// runs native schemes as one cuBLAS CGEMM / ZGEMM instead (no range profile; report with the
+/// scheme only), qsim's native baseline.
 template <class T>
 GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
                                MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,
                                std::complex<T> beta, MatrixView<std::complex<T>> C,
                                const GemmOptions& options, Stream stream, Workspace* ws);
-/// The same with an explicit method (the environment variable is not read).
+/// The same with an explicit method (the environment variable is not read); ComplexMethod::blas is
+/// only ever used when asked for here.
 template <class T>
 GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
                                MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,
