@@ -3,6 +3,5 @@
 #include "cuda/fused/fused_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused {
-TCEMU_FUSED_LAUNCH(, bf16, three)
-TCEMU_FUSED_LAUNCH(, bf16, nine)
+TCEMU_FUSED_TABLES_BF16(TCEMU_FUSED_LAUNCH, )
 }  // namespace tcemu::cuda::detail::fused

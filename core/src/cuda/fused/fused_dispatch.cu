@@ -16,21 +16,11 @@
 
 namespace tcemu::cuda::detail::fused {
 
-TCEMU_FUSED_LAUNCH(extern, f16, hi_cross)
-TCEMU_FUSED_LAUNCH(extern, f16, all_four)
-TCEMU_FUSED_LAUNCH(extern, f16, hi_low3)
-TCEMU_FUSED_LAUNCH(extern, bf16, three)
-TCEMU_FUSED_LAUNCH(extern, bf16, nine)
-TCEMU_FUSED_LAUNCH(extern, tf32, hi_cross)
+TCEMU_FUSED_TABLES(TCEMU_FUSED_LAUNCH, extern)
 }  // namespace tcemu::cuda::detail::fused
 
 namespace tcemu::cuda::detail::fused::wg {
-TCEMU_WGMMA_LAUNCH(extern, f16, hi_cross)
-TCEMU_WGMMA_LAUNCH(extern, f16, all_four)
-TCEMU_WGMMA_LAUNCH(extern, f16, hi_low3)
-TCEMU_WGMMA_LAUNCH(extern, bf16, three)
-TCEMU_WGMMA_LAUNCH(extern, bf16, nine)
-TCEMU_WGMMA_LAUNCH(extern, tf32, hi_cross)
+TCEMU_FUSED_TABLES(TCEMU_WGMMA_LAUNCH, extern)
 
 CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes,
                       int row_bytes) {

@@ -3,7 +3,5 @@
 #include "cuda/fused/fused_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused {
-TCEMU_FUSED_LAUNCH(, f16, hi_cross)
-TCEMU_FUSED_LAUNCH(, f16, all_four)
-TCEMU_FUSED_LAUNCH(, f16, hi_low3)
+TCEMU_FUSED_TABLES_F16(TCEMU_FUSED_LAUNCH, )
 }  // namespace tcemu::cuda::detail::fused

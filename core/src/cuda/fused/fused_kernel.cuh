@@ -23,6 +23,15 @@ enum class ProductSet {
   nine,      ///< 3 parts: group 0 = (0,0); low = the other eight products                bf16x9
 };
 
+/// The (instruction, product table) pairs that have kernels, one list per instruction kind:
+/// X(P, kind, set) for each. The per-kind translation units instantiate their list, the dispatcher
+/// declares all of them (P = extern), so a new table is added here once.
+#define TCEMU_FUSED_TABLES_F16(X, P) X(P, f16, hi_cross) X(P, f16, all_four) X(P, f16, hi_low3)
+#define TCEMU_FUSED_TABLES_BF16(X, P) X(P, bf16, three) X(P, bf16, nine)
+#define TCEMU_FUSED_TABLES_TF32(X, P) X(P, tf32, hi_cross)
+#define TCEMU_FUSED_TABLES(X, P) \
+  TCEMU_FUSED_TABLES_F16(X, P) TCEMU_FUSED_TABLES_BF16(X, P) TCEMU_FUSED_TABLES_TF32(X, P)
+
 /// Product table: n0 products into the promoted group-0 accumulator, nl into the low accumulator.
 struct ProductList {
   int parts, n0, nl;

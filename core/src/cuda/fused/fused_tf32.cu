@@ -3,5 +3,5 @@
 #include "cuda/fused/fused_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused {
-TCEMU_FUSED_LAUNCH(, tf32, hi_cross)
+TCEMU_FUSED_TABLES_TF32(TCEMU_FUSED_LAUNCH, )
 }  // namespace tcemu::cuda::detail::fused

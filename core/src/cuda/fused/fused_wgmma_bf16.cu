@@ -3,6 +3,5 @@
 #include "cuda/fused/wgmma_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused::wg {
-TCEMU_WGMMA_LAUNCH(, bf16, three)
-TCEMU_WGMMA_LAUNCH(, bf16, nine)
+TCEMU_FUSED_TABLES_BF16(TCEMU_WGMMA_LAUNCH, )
 }  // namespace tcemu::cuda::detail::fused::wg

@@ -3,7 +3,5 @@
 #include "cuda/fused/wgmma_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused::wg {
-TCEMU_WGMMA_LAUNCH(, f16, hi_cross)
-TCEMU_WGMMA_LAUNCH(, f16, all_four)
-TCEMU_WGMMA_LAUNCH(, f16, hi_low3)
+TCEMU_FUSED_TABLES_F16(TCEMU_WGMMA_LAUNCH, )
 }  // namespace tcemu::cuda::detail::fused::wg

@@ -3,5 +3,5 @@
 #include "cuda/fused/wgmma_kernel.cuh"
 
 namespace tcemu::cuda::detail::fused::wg {
-TCEMU_WGMMA_LAUNCH(, tf32, hi_cross)
+TCEMU_FUSED_TABLES_TF32(TCEMU_WGMMA_LAUNCH, )
 }  // namespace tcemu::cuda::detail::fused::wg
