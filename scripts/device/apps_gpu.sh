@@ -12,14 +12,8 @@
 # Binaries built elsewhere (same CUDA 13, sm_90a) can be carried in $BUILD; then skip `build`.
 # Usage (repository root): OUT=/dir scripts/device/apps_gpu.sh build knn kmeans
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=${OUT:-$ROOT/out}
+source "$(dirname "$0")/common.sh"
 BUILD=${BUILD:-$ROOT/build-gpu}
-JOBS=${JOBS:-$(nproc)}
-mkdir -p "$OUT"
-cd "$ROOT"
-t0=$(date +%s)
-stamp() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 export LD_LIBRARY_PATH="$BUILD/core:$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
 # QASMBench circuits: ../shared beside the checkout, or the copy carried in .deps/circuits.
 if [ ! -d "$ROOT/../shared/circuits" ] && [ -d "$ROOT/.deps/circuits" ]; then

@@ -12,18 +12,12 @@
 # a private copy (needs .deps/kokkos as scripts/device/gpu_check.sh does).
 # Usage (repository root): OUT=/some/dir [PREBUILT=build-helper-auto] scripts/device/auto_grid.sh
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=${OUT:-$ROOT/out}
-JOBS=${JOBS:-$(nproc)}
+source "$(dirname "$0")/common.sh"
 BUILD=${BUILD:-/tmp/tcemu-build-auto}
 PREBUILT=${PREBUILT:-$ROOT/build-helper-auto}
-mkdir -p "$OUT"
-cd "$ROOT"
-t0=$(date +%s)
-stamp() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 
 stamp "device"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true
+device_info
 export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
 
 B="$PREBUILT/core/tcemu-bench"

@@ -10,18 +10,12 @@
 #          uses binaries prebuilt here in build-split-bin/ (tests/test_core, core/tcemu-bench,
 #          split_selftest) when they run on the device machine, else builds as the other modes do.
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=${OUT:-$ROOT/out}
-JOBS=${JOBS:-$(nproc)}
+source "$(dirname "$0")/common.sh"
 BUILD=${BUILD:-/tmp/tcemu-build}
 MODE=${1:-full}
-mkdir -p "$OUT"
-cd "$ROOT"
-t0=$(date +%s)
-stamp() { echo "== [$(( $(date +%s) - t0 ))s] $*"; }
 
 stamp "device"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv || true
+device_info
 nvcc --version | tail -1; cmake --version | head -1; g++ --version | head -1
 
 # Mode "split" (docs/perf-notes.md 2.6): prebuilt binaries may be carried in $PREBUILT (same CUDA and
