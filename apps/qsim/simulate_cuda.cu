@@ -145,7 +145,6 @@ __global__ void scale_kernel(C* z, T factor, std::uint64_t size) {
 
 using tcemu::cuda::DeviceBuffer;
 
-
 unsigned grid_for(std::uint64_t size) { return static_cast<unsigned>(std::min<std::uint64_t>((size + 255) / 256, 65535u * 8)); }
 
 }  // namespace
