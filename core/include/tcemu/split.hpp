@@ -128,8 +128,8 @@ inline constexpr int kAlignedTopExp = 15;
 /// |x|) at which fp16x2-aligned stays within FP32 accuracy: its absolute error per element is 2^-22
 /// of the line's maximum, so elements far below it lose relative bits (measured in
 /// tests/core/test_gemm_host.cpp before this bound existed: phi = 1 data within 4x SGEMM's error,
-/// phi = 2 1.3x over it; such lines have spreads of about 5.3 and 6.9 bits, a numpy estimate for
-/// 96 x 200 operands).
+/// phi = 2 1.3x over it; such lines have spreads of about 5.3 and 6.9 bits:
+/// scripts/experiments/aligned_spread.py).
 inline constexpr double kAlignedMaxSpreadBits = 5.0;
 /// Bound of |sigma|: 2^-(sigma_A + sigma_B), the factor that undoes the scaling, stays a normal FP32.
 inline constexpr int kAlignedMaxScaleExp = 60;
