@@ -96,11 +96,11 @@ void print_json(const JobResult& job, const ReportContext& ctx) {
   for (std::size_t i = 0; i < job.runs.size(); ++i) {
     const auto& r = job.runs[i];
     std::printf("%s{\"scheme\":%s,\"used\":%s,\"precision\":\"%s\",\"time_ms\":%.6g,\"gemm_ms\":%.6g,\"gemm_share\":%.6g,"
-                "\"permute_ms\":%.6g,\"permutations\":%lld,\"fidelity\":%.17g,\"infidelity\":%.6g,\"max_amp_err\":%.6g,"
+                "\"permute_ms\":%.6g,\"permutations\":%lld,\"in_place_blocks\":%lld,\"fidelity\":%.17g,\"infidelity\":%.6g,\"max_amp_err\":%.6g,"
                 "\"norm\":%.17g,\"norm_drift\":%.6g,\"fallbacks\":%lld,\"samples_differing\":%lld,\"amplitudes\":[",
                 i ? "," : "", json_string(r.scheme.name).c_str(), json_string(r.used).c_str(), r.precision,
                 r.stats.seconds * 1e3, r.stats.seconds_gemm * 1e3, r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12),
-                r.stats.seconds_permute * 1e3, (long long)r.stats.permutations, r.accuracy.fidelity, 1.0 - r.accuracy.fidelity,
+                r.stats.seconds_permute * 1e3, (long long)r.stats.permutations, (long long)r.stats.in_place, r.accuracy.fidelity, 1.0 - r.accuracy.fidelity,
                 r.accuracy.max_amp_err, r.accuracy.norm, r.accuracy.norm_drift, (long long)r.stats.fallbacks,
                 (long long)r.samples_differing);
     for (std::size_t k = 0; k < r.amplitudes.size(); ++k)

@@ -64,6 +64,10 @@ struct SimStats {
   double seconds_gemm = 0;     ///< inside the complex GEMM calls (split, products, combine)
   double seconds_permute = 0;  ///< state permutations
   std::int64_t blocks = 0, permutations = 0;
+  /// Blocks applied in place by the bit-indexed kernel (GPU, fp16x2-aligned, 4-6 qubits; no
+  /// permutation: tcemu/cuda/bit_gemm.hpp), and attempts it declined (range rule; the block then
+  /// took the permute + GEMM path).
+  std::int64_t in_place = 0, in_place_declined = 0;
   std::int64_t fallbacks = 0;  ///< GEMMs where the range check replaced the scheme by native arithmetic
   std::string first_note;      ///< the first fallback note (names operand and rule), or ""
   std::map<std::string, std::int64_t> used;  ///< scheme that really ran -> number of block GEMMs

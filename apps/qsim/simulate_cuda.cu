@@ -8,6 +8,12 @@
 // in use (TCEMU_CUDA_COMPLEX unset, auto or embed) dense blocks are planned `low` only and a block
 // whose qubits sit at the top positions is permuted down first. TCEMU_CUDA_COMPLEX=4m restores the
 // previous behaviour (4M, `high` placements allowed). docs/qsim.md explains the trade.
+//
+// In-place blocks: with fp16x2-aligned on complex64, a dense block of 4-6 qubits runs through the
+// bit-indexed kernel (tcemu/cuda/bit_gemm.hpp), which reads the block's rows where they lie in the
+// current layout and writes them to the same positions: no permutation, one pass over the state.
+// When the kernel declines (a row breaks a range rule) the block takes the permute + GEMM path.
+// TCEMU_QSIM_IN_PLACE=off sends every block through that path (for comparison).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,10 +23,12 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "qubit_layout.hpp"
 #include "simulate.hpp"
+#include "tcemu/cuda/bit_gemm.hpp"
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 #include "tcemu/error.hpp"
@@ -219,12 +227,41 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
     ++st.permutations;
   };
   std::vector<C> host_u;
+  static const bool in_place_allowed = [] {
+    const char* e = std::getenv("TCEMU_QSIM_IN_PLACE");
+    return !(e && std::string(e) == "off");
+  }();
+  tcemu::cuda::BitGemm bit_gemm;
   for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
     const Block& blk = blocks[bi];
     const int s = static_cast<int>(blk.qubits.size());
     const int c = static_cast<int>(blk.controls.size());
     if (s < 1 || s + c > n || s > kMaxBlockQubits)
       throw tcemu::InvalidArgument("block " + std::to_string(bi) + " does not fit the circuit");
+    if constexpr (std::is_same_v<T, float>) {
+      if (c == 0 && in_place_allowed && tcemu::cuda::BitGemm::supports(options.gemm.scheme, s, n)) {
+        std::vector<int> order = blk.qubits;  // by position, low to high: bit b of U's index = order[b]
+        std::sort(order.begin(), order.end(), [&](int p, int q) { return layout.position_of[p] < layout.position_of[q]; });
+        std::vector<int> positions;
+        for (int q : order) positions.push_back(layout.position_of[q]);
+        host_u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, order));
+        const auto t0 = Clock::now();
+        const tcemu::cuda::BitGemmReport r = bit_gemm.apply(cur, other, n, positions, host_u.data(), options.gemm.scheme, stream);
+        st.seconds_gemm += since(t0);
+        if (r.applied) {
+          std::swap(cur, other);
+          tcemu::GemmReport rep;
+          rep.requested = rep.used = options.gemm.scheme;
+          record(st, rep);
+          ++st.blocks;
+          ++st.in_place;
+          if (options.progress) options.progress(bi + 1, blocks.size());
+          continue;
+        }
+        ++st.in_place_declined;
+        if (st.first_note.empty()) st.first_note = "in-place kernel declined: " + r.note;
+      }
+    }
     const BlockPlan plan =
         blk.controls.empty() ? plan_dense(layout, blk.qubits, allow_high) : plan_controlled(layout, blk.qubits, blk.controls);
     if (plan.permute) permute_to(plan.layout);

@@ -104,3 +104,25 @@ TEST(QsimGpu, TiledPermutationsMatchTheHostAt16Qubits) {
     EXPECT_LT(qsim_test::max_diff(gpu, h), 1e-12);
   }
 }
+
+// fp16x2-aligned on complex64: dense blocks of 4-6 qubits run in place through the bit-indexed kernel
+// (tcemu/cuda/bit_gemm.hpp, no permutation); blocks of other sizes and controlled ones take the
+// permute + GEMM path. The final state must be the direct simulation's at FP32-level fidelity.
+TEST(QsimGpu, InPlaceAlignedBlocksMatchTheDirectSimulation) {
+  if (!qsim::cuda_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
+  for (const auto& c : {qsim::brickwork(16, 10, 3), qsim::sycamore(15, 8, 4, true), qsim::random_circuit(13, 80, 6)}) {
+    const auto want = qsim_test::direct_simulation(c);
+    for (int fuse : {4, 5, 6}) {
+      SCOPED_TRACE(c.name + " fuse=" + std::to_string(fuse));
+      qsim::SimStats st;
+      const auto psi = simulate_gpu<float>(c, fuse, "fp16x2-aligned", tcemu::Target::fp32, &st);
+      std::complex<double> overlap = 0;
+      for (std::size_t i = 0; i < psi.size(); ++i)
+        overlap += std::conj(want[i]) * psi[i];
+      EXPECT_GT(std::norm(overlap), 1 - 1e-6);
+      EXPECT_LT(qsim_test::max_diff(psi, want), 1e-5);
+      if (c.name.rfind("random", 0) != 0) EXPECT_GT(st.in_place, 0);  // random: mostly controlled blocks
+      EXPECT_LE(st.permutations + st.in_place, st.blocks + 1);  // + 1: the final permutation back
+    }
+  }
+}

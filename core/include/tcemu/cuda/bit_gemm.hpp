@@ -1,0 +1,79 @@
+#pragma once
+/// \file bit_gemm.hpp
+/// Bit-indexed complex GEMM on the GPU: y = x with a 2^d x 2^d matrix U applied along d chosen bits of
+/// the index (the state-vector update of a fused d-qubit gate block), computed with fp16x2-aligned
+/// (docs/accuracy.md "fp16x2-aligned") in one pass over x, without permuting the vector first.
+///
+/// For a vector of 2^n complex elements and bit positions p_0 < p_1 < ... < p_(d-1), split each index
+/// i into a row r (the n - d other bits, in order) and a column c (bit b of c = bit p_b of i). Then
+///     y[i(r, c)] = sum_j U(c, j) * x[i(r, j)],
+/// i.e. Y = X U^T for the 2^(n-d) x 2^d matrix view X(r, c) = x[i(r, c)]: qsim's block GEMM without
+/// the permutation that makes the view contiguous (docs/qsim.md, docs/perf-notes.md section 8).
+///
+/// Scheme: fp16x2-aligned on the real embedding (X as rows of interleaved re/im, U expanded to the
+/// 2^(d+1) x 2^(d+1) real matrix of complex_gemm_device), with one difference to the dense path: each
+/// row of X is split with its own power-of-two scale (split::aligned_scale_exp of the row's max), the
+/// factor 2^-(sigma_row + sigma_U) undone in the epilogue. Since the split commutes with powers of
+/// two, every row gets the same parts as the dense path's, scaled, as long as neither path meets FP16
+/// subnormals; rows far below the vector's maximum keep their full split (the dense path would fall
+/// back to native FP32 for them). The products follow the mma.sync fused kernel (fused_kernel.cuh):
+/// per 16-element MMA step the three low products chain from zero, hi x hi starts from zero, and the
+/// step's sum joins the FP32 accumulator by a round-to-nearest FADD.
+///
+/// Range rules (as range_violation()'s for fp16x2-aligned, per row for X): U is profiled on the host
+/// with the operand rules; a row of X with a non-finite value, a nonzero spread (log2 of max |x| over
+/// the mean nonzero |x|) above split::kAlignedMaxSpreadBits, or a max outside [2^-62, 2^75) (beyond
+/// the +-60 clamp of sigma) makes the whole call decline: y is then unspecified and the report says
+/// why, so that the caller can take its dense path (which applies the operand-wide rules).
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tcemu/scheme.hpp"
+
+struct CUstream_st;
+
+namespace tcemu::cuda {
+
+/// What BitGemm::apply did.
+struct BitGemmReport {
+  bool applied = false;  ///< y holds the result; false: y is unspecified, `note` says why
+  std::string note;      ///< the rule a row of x or a line of U broke ("" when applied)
+};
+
+/// Runs bit-indexed complex GEMMs (file comment). Holds its small device buffers (split U, index
+/// tables, the range flag) between calls; one object per stream, not thread-safe.
+class BitGemm {
+ public:
+  BitGemm();
+  ~BitGemm();
+  BitGemm(const BitGemm&) = delete;
+  BitGemm& operator=(const BitGemm&) = delete;
+
+  /// Smallest and largest d with a kernel (the whole 2^(d+1) x 2^(d+1) split of U sits in shared
+  /// memory next to the row tiles).
+  static constexpr int kMinBits = 4, kMaxBits = 6;
+
+  /// True when `scheme` is fp16x2-aligned, kMinBits <= d <= kMaxBits, the vector has n index bits
+  /// with d + 6 <= n <= 32 (d + 7 for d = 4: a block tile is 64 or 128 rows) and the current device
+  /// has compute capability 8.0 or newer.
+  static bool supports(const Scheme& scheme, int d, int n);
+
+  /// y = x with U applied along `positions` (file comment). x and y: device pointers to 2^n complex
+  /// elements, not overlapping; n <= 32. positions: d distinct bit positions in [0, n), ascending
+  /// (bit b of U's row/column index is bit positions[b] of the vector index). U: host pointer,
+  /// row-major 2^d x 2^d. Synchronises `stream` (it reads the range flag back). Calls profile_host
+  /// on U's embedding, so Kokkos must be initialized.
+  /// Throws InvalidArgument when supports() is false or the arguments are inconsistent (the message
+  /// names the argument), DeviceError on a CUDA failure.
+  BitGemmReport apply(const std::complex<float>* x, std::complex<float>* y, int n, const std::vector<int>& positions,
+                      const std::complex<float>* U, const Scheme& scheme, CUstream_st* stream);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tcemu::cuda

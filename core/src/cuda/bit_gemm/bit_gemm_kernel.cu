@@ -1,0 +1,266 @@
+// The bit-indexed fp16x2-aligned kernel (tcemu/cuda/bit_gemm.hpp; plan and tables: bit_gemm_plan.hpp).
+//
+// Persistent blocks of 8 warps walk the row tiles. Per tile:
+//   1. gather: cp.async of the tile's 2^(kTileBits) complex elements (8 bytes each) in index order into
+//      a row-major FP32 staging tile, kStages tiles ahead;
+//   2. split: one warp per row computes the row's max, nonzero mean and finiteness (the range rules),
+//      its scale sigma_row, and writes hi / lo FP16 parts (split::split_aligned, the host's code);
+//   3. products: mma.sync m16n8k16 against U's parts (in shared memory for the whole call), promotion
+//      per MMA step exactly as fused_kernel.cuh does for ProductSet::hi_low3;
+//   4. epilogue: each thread's accumulator pair is one complex output (the interleaved embedding),
+//      scaled by 2^-(sigma_row + sigma_U) and stored at its index position in y.
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/bit_gemm/bit_gemm_plan.hpp"
+#include "cuda/fused/fused_kernel.cuh"
+#include "tcemu/cuda/check.hpp"
+#include "tcemu/split.hpp"
+
+namespace tcemu::cuda::detail::bitgemm {
+
+namespace {
+
+using fused::ldmatrix_x4;
+using fused::MmaKind;
+
+__device__ __forceinline__ void cp_async8(unsigned dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src));
+}
+
+__device__ __forceinline__ std::uint32_t tile_base(const Tables& t, std::uint64_t b) {
+  return t.base[0][b & 255] | t.base[1][(b >> 8) & 255] | t.base[2][(b >> 16) & 255] | t.base[3][(b >> 24) & 255];
+}
+
+/// 2^k as FP32 for |k| <= 126 (exact).
+__device__ __forceinline__ float pow2(int k) { return __int_as_float((k + 127) << 23); }
+
+/// split::ozaki_line_exponent(mx) from the FP32 bits: the smallest e with mx < 2^e; 0 for 0.
+__device__ __forceinline__ int line_exponent(float mx) {
+  if (!(mx > 0.f)) return 0;
+  if (mx >= 1.17549435e-38f) return int((__float_as_uint(mx) >> 23) & 255u) - 126;
+  return ilogbf(mx) + 1;  // subnormal
+}
+
+/// split::aligned_scale_exp(mx) given e = line_exponent(mx).
+__device__ __forceinline__ int scale_exponent(float mx, int e) {
+  if (!(mx > 0.f)) return 0;
+  const int s = split::kAlignedTopExp - e;
+  return s > split::kAlignedMaxScaleExp ? split::kAlignedMaxScaleExp : (s < -split::kAlignedMaxScaleExp ? -split::kAlignedMaxScaleExp : s);
+}
+
+template <int D>
+__global__ void __launch_bounds__(256, D == 6 ? 1 : 2) bit_gemm_kernel(Params p) {
+  using G = Geometry<D>;
+  extern __shared__ __align__(128) unsigned char smem[];
+  unsigned char* const stage_mem = smem;
+  unsigned char* const a_mem = smem + G::kStages * G::kStageBytes;
+  unsigned char* const b_mem = a_mem + G::kABytes;
+  Tables& tab = *reinterpret_cast<Tables*>(b_mem + G::kBBytes);
+  float* const row_factor = reinterpret_cast<float*>(&tab + 1);
+  const unsigned s_stage = static_cast<unsigned>(__cvta_generic_to_shared(stage_mem));
+  const unsigned s_a = static_cast<unsigned>(__cvta_generic_to_shared(a_mem));
+  const unsigned s_b = static_cast<unsigned>(__cvta_generic_to_shared(b_mem));
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+
+  {
+    const uint4* src = reinterpret_cast<const uint4*>(p.tables);
+    uint4* dst = reinterpret_cast<uint4*>(&tab);
+    for (int i = tid; i < int(sizeof(Tables) / 16); i += G::kThreads) dst[i] = src[i];
+    constexpr int kChunks = G::kK * 2 / 16;  // 16-byte chunks per line of a part
+    const uint4* b = reinterpret_cast<const uint4*>(p.b_parts);
+    for (int i = tid; i < 2 * G::kK * kChunks; i += G::kThreads)
+      *reinterpret_cast<uint4*>(b_mem + (i / kChunks) * G::kPartStride + (i % kChunks) * 16) = b[i];
+  }
+  __syncthreads();
+
+  const auto* x = static_cast<const float2*>(p.x);
+  auto* y = static_cast<float2*>(p.y);
+  // t = i * 256 + tid: the low 6 bits of t (the index's lowest 6 bits) are fixed per thread.
+  const std::uint32_t my_index = tab.gather_index[0][tid & 63], my_smem = tab.gather_smem[0][tid & 63];
+  auto issue = [&](int stage, std::uint64_t b) {
+    const std::uint32_t base = tile_base(tab, b) + my_index;
+    const unsigned s = s_stage + stage * G::kStageBytes + my_smem;
+#pragma unroll 4
+    for (int h = tid >> 6; h < (1 << (G::kTileBits - 6)); h += G::kThreads / 64)
+      cp_async8(s + tab.gather_smem[1][h], x + (base + tab.gather_index[1][h]));
+  };
+
+  const std::uint64_t stride = gridDim.x;
+#pragma unroll
+  for (int s = 0; s < G::kStages; ++s) {
+    const std::uint64_t b = blockIdx.x + s * stride;
+    if (b < p.tiles) issue(s, b);
+    asm volatile("cp.async.commit_group;\n" ::);
+  }
+
+  const int wm = warp / G::kWarpsN, wn = warp % G::kWarpsN;
+  int it = 0;
+  for (std::uint64_t b = blockIdx.x; b < p.tiles; b += stride, ++it) {
+    const int stage = it % G::kStages;
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(G::kStages - 1));
+    __syncthreads();
+
+    // Split: kLanes lanes per row (4 complex each), kRowsPerPass rows per warp at a time: the row's
+    // scale and range rules, then hi / lo FP16 parts.
+    {
+      constexpr int kPerLane = 4, kLanes = G::kCols / kPerLane, kRowsPerPass = 32 / kLanes;
+      constexpr int kRowsPerWarp = G::kBM / 8;
+      const int sub = lane % kLanes, slot = lane / kLanes;
+      const unsigned char* st = stage_mem + stage * G::kStageBytes;
+#pragma unroll 1
+      for (int rr = 0; rr < kRowsPerWarp; rr += kRowsPerPass) {
+        const int row = warp * kRowsPerWarp + rr + slot;
+        float2 v[kPerLane];
+        float mx = 0.f, sum = 0.f;
+        int nnz = 0;
+        bool finite = true;
+#pragma unroll
+        for (int q = 0; q < kPerLane; ++q) {
+          v[q] = *reinterpret_cast<const float2*>(st + row * G::kStageStride + (sub + kLanes * q) * 8);
+          const float a0 = fabsf(v[q].x), a1 = fabsf(v[q].y);
+          finite = finite && isfinite(a0) && isfinite(a1);
+          mx = fmaxf(mx, fmaxf(a0, a1));
+          sum += a0 + a1;
+          nnz += (a0 != 0.f) + (a1 != 0.f);
+        }
+#pragma unroll
+        for (int o = kLanes / 2; o > 0; o >>= 1) {
+          mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+          sum += __shfl_xor_sync(0xffffffffu, sum, o);
+          nnz += __shfl_xor_sync(0xffffffffu, nnz, o);
+          const int other_finite = __shfl_xor_sync(0xffffffffu, int(finite), o);  // every lane shuffles
+          finite = finite && other_finite;
+        }
+        const int e = line_exponent(mx), sigma = scale_exponent(mx, e);
+        if (sub == 0) {
+          unsigned rule = finite ? 0u : kFlagNonFinite;
+          if (finite && mx > 0.f && (e + sigma > split::kAlignedTopExp || e + sigma < -1)) rule |= kFlagScale;
+          if (finite && nnz > 0 && mx * float(nnz) > float(1 << int(split::kAlignedMaxSpreadBits)) * sum) {
+            rule |= kFlagSpread;
+            atomicMax(p.flags + 1, __float_as_uint(log2f(mx * float(nnz) / sum)));
+          }
+          if (rule) atomicOr(p.flags, rule);
+          row_factor[row] = pow2(-(sigma + p.b_sigma));
+        }
+        // split::split_aligned with its ldexpf as products by exact powers of two (the same values).
+        const int unit = e + sigma - split::kAlignedGridBits;
+        const float scale = pow2(sigma), to_unit = pow2(-unit), from_unit = pow2(unit);
+#pragma unroll
+        for (int q = 0; q < kPerLane; ++q) {
+          const int c = sub + kLanes * q;
+          const float xr = v[q].x * scale, xi = v[q].y * scale;
+          const float hr = rintf(xr * to_unit) * from_unit, hi_ = rintf(xi * to_unit) * from_unit;
+          *reinterpret_cast<__half2*>(a_mem + row * G::kPartStride + c * 4) = __floats2half2_rn(hr, hi_);
+          *reinterpret_cast<__half2*>(a_mem + (G::kBM + row) * G::kPartStride + c * 4) = __floats2half2_rn(xr - hr, xi - hi_);
+        }
+      }
+    }
+    __syncthreads();
+    {
+      const std::uint64_t nb = b + G::kStages * stride;
+      if (nb < p.tiles) issue(stage, nb);
+      asm volatile("cp.async.commit_group;\n" ::);
+    }
+
+    // Products: fused_kernel.cuh's step for ProductSet::hi_low3 (low chain from zero, hi x hi from
+    // zero, both added to the FP32 accumulator by round-to-nearest operations).
+    constexpr fused::ProductList L = fused::products_of(fused::ProductSet::hi_low3);
+    float acc[G::kMT][G::kNT][4];
+#pragma unroll
+    for (int i = 0; i < G::kMT; ++i)
+#pragma unroll
+      for (int j = 0; j < G::kNT; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
+    const int j8 = lane >> 3;
+#pragma unroll 2
+    for (int ks = 0; ks < G::kK / 16; ++ks) {
+      std::uint32_t bf[2][G::kNT][2];
+#pragma unroll
+      for (int part = 0; part < 2; ++part)
+#pragma unroll
+        for (int nj = 0; nj < G::kNT / 2; ++nj) {
+          const int line = wn * G::kWN + nj * 16 + (j8 >> 1) * 8 + (lane & 7);
+          std::uint32_t r[4];
+          ldmatrix_x4(r, s_b + (part * G::kK + line) * G::kPartStride + (ks * 2 + (j8 & 1)) * 16);
+          bf[part][2 * nj][0] = r[0];
+          bf[part][2 * nj][1] = r[1];
+          bf[part][2 * nj + 1][0] = r[2];
+          bf[part][2 * nj + 1][1] = r[3];
+        }
+      std::uint32_t af[2][G::kMT][4];
+#pragma unroll
+      for (int part = 0; part < 2; ++part)
+#pragma unroll
+        for (int mt = 0; mt < G::kMT; ++mt) {
+          const int row = wm * G::kWM + mt * 16 + (j8 & 1) * 8 + (lane & 7);
+          ldmatrix_x4(af[part][mt], s_a + (part * G::kBM + row) * G::kPartStride + (ks * 2 + (j8 >> 1)) * 16);
+        }
+#pragma unroll
+      for (int mt = 0; mt < G::kMT; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < G::kNT; ++nt) {
+          float t[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+          for (int q = 0; q < L.nl; ++q)
+            fused::mma<MmaKind::f16>(t, af[L.al[q]][mt], bf[L.bl[q]][nt], t[0], t[1], t[2], t[3]);
+          float h[4];
+          fused::mma<MmaKind::f16>(h, af[0][mt], bf[0][nt], 0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+          for (int r = 0; r < 4; ++r) acc[mt][nt][r] = __fadd_rn(__fmaf_rn(t[r], 1.f, acc[mt][nt][r]), h[r]);
+        }
+    }
+
+    // Epilogue: accumulator pair (2t, 2t+1) of an n8 tile = (re, im) of complex column nt * 4 + t.
+    const std::uint32_t base = tile_base(tab, b);
+    const int g = lane >> 2, tq = lane & 3;
+#pragma unroll
+    for (int mt = 0; mt < G::kMT; ++mt)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = wm * G::kWM + mt * 16 + g + half * 8;
+        const float f = row_factor[row];
+        const std::uint32_t row_index = base + tab.row_off[row];
+#pragma unroll
+        for (int nt = 0; nt < G::kNT; ++nt) {
+          const int c = (wn * G::kWN + nt * 8) / 2 + tq;
+          y[row_index + tab.col_off[c]] = make_float2(acc[mt][nt][2 * half] * f, acc[mt][nt][2 * half + 1] * f);
+        }
+      }
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+}
+
+template <int D>
+constexpr int smem_bytes() {
+  using G = Geometry<D>;
+  return G::kStages * G::kStageBytes + G::kABytes + G::kBBytes + int(sizeof(Tables)) + G::kBM * 4;
+}
+
+}  // namespace
+
+template <int D>
+void launch(const Params& p, void* stream) {
+  constexpr int smem = smem_bytes<D>();
+  static const int grid_per_sm = [] {
+    TCEMU_CUDA(cudaFuncSetAttribute(bit_gemm_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int blocks = 0;
+    TCEMU_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, bit_gemm_kernel<D>, Geometry<D>::kThreads, smem));
+    int dev = 0, sms = 0;
+    TCEMU_CUDA(cudaGetDevice(&dev));
+    TCEMU_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return (blocks > 0 ? blocks : 1) * sms;
+  }();
+  const std::uint64_t grid = p.tiles < std::uint64_t(grid_per_sm) ? p.tiles : std::uint64_t(grid_per_sm);
+  bit_gemm_kernel<D><<<static_cast<unsigned>(grid), Geometry<D>::kThreads, smem, static_cast<cudaStream_t>(stream)>>>(p);
+  ::tcemu::cuda::detail::check_cuda(cudaGetLastError(), "launch of the bit-indexed GEMM kernel", __FILE__, __LINE__);
+}
+
+template void launch<4>(const Params&, void*);
+template void launch<5>(const Params&, void*);
+template void launch<6>(const Params&, void*);
+
+}  // namespace tcemu::cuda::detail::bitgemm

@@ -1,0 +1,71 @@
+#pragma once
+// Geometry, index tables and kernel parameters of the bit-indexed GEMM (tcemu/cuda/bit_gemm.hpp),
+// shared by the host planner (bit_gemm.cpp) and the kernel (bit_gemm_kernel.cu). No CUDA types.
+//
+// A block tile is kBM rows of the view times all 2^d columns. Its element set is every combination of
+// the bits T = Q (the d positions of the columns) + R (the kRowBits lowest positions outside Q), for
+// fixed values of the other positions (the tile number's bits). T always holds the kRowBits lowest
+// positions of the index, so the tile is runs of >= kBM consecutive elements: the kernel reads it in
+// index order (t = the T bits of the index, compressed) and scatters it into a row-major staging tile.
+#include <cstdint>
+
+namespace tcemu::cuda::detail::bitgemm {
+
+/// Compile-time geometry for d = D bits (complex columns 2^D, real k = real n = 2^(D+1)). 8 warps tile
+/// the kBM x kK accumulator as kWarpsM x kWarpsN warps of kWM x kWN (kMT m16 x kNT n8 MMA tiles).
+template <int D>
+struct Geometry {
+  static constexpr int kCols = 1 << D;
+  static constexpr int kK = 2 * kCols;
+  static constexpr int kThreads = 256;
+  static constexpr int kWarpsN = kK / 32 < 4 ? kK / 32 : 4;
+  static constexpr int kWarpsM = 8 / kWarpsN;
+  static constexpr int kWN = kK / kWarpsN;
+  static constexpr int kNT = kWN / 8;
+  static constexpr int kBM = 16 * kWarpsM < 64 ? 64 : 16 * kWarpsM;
+  static constexpr int kWM = kBM / kWarpsM;
+  static constexpr int kMT = kWM / 16;
+  static constexpr int kRowBits = kBM == 64 ? 6 : 7;
+  static constexpr int kTileBits = kRowBits + D;
+  static constexpr int kStages = 3;
+  static constexpr int kStageStride = kK * 4 + 8;   // bytes per staged FP32 row (+8: no bank conflicts)
+  static constexpr int kStageBytes = kBM * kStageStride;
+  static constexpr int kPartStride = kK * 2 + 16;   // bytes per FP16 part row (+16: conflict-free ldmatrix)
+  static constexpr int kABytes = 2 * kBM * kPartStride;
+  static constexpr int kBBytes = 2 * kK * kPartStride;
+  static_assert(kBM == (1 << kRowBits) && kWM % 16 == 0 && kWN % 16 == 0, "bad tiling");
+  static_assert(kTileBits <= 12 && kTileBits >= 6, "gather tables hold 6 + 6 bits");
+  static_assert(kStageBytes % 16 == 0 && kABytes % 16 == 0 && kBBytes % 16 == 0, "16-byte regions");
+};
+
+/// Row bits of the tile for d (Geometry<d>::kRowBits at run time; d in [4, 6]).
+inline constexpr int row_bits_for(int d) { return d == 4 ? 7 : 6; }
+
+/// Index tables of one call (built on the host, copied to shared memory by every block).
+struct Tables {
+  std::uint32_t base[4][256];       ///< tile number b -> index offset (b's bits at the positions outside T)
+  std::uint32_t gather_index[2][64];  ///< t & 63 / t >> 6 -> index offset (t's bits at T, ascending)
+  std::uint32_t gather_smem[2][64];   ///< the same -> byte offset in the staging tile (row r, column c)
+  std::uint32_t row_off[128];       ///< tile row r -> index offset (r's bits at R)
+  std::uint32_t col_off[64];        ///< column c -> index offset (c's bits at Q)
+};
+static_assert(sizeof(Tables) % 16 == 0, "copied in 16-byte chunks");
+
+/// Kernel parameters.
+struct Params {
+  const void* x = nullptr;         ///< 2^n complex<float>
+  void* y = nullptr;               ///< 2^n complex<float>
+  const Tables* tables = nullptr;  ///< device copy
+  const std::uint16_t* b_parts = nullptr;  ///< FP16 bits [part][line n][k], kK x kK per part
+  int b_sigma = 0;                 ///< U's power-of-two scale exponent
+  std::uint64_t tiles = 0;         ///< 2^(n - kTileBits)
+  unsigned* flags = nullptr;       ///< [0] broken-rule bits (kFlag*), [1] largest row spread (FP32 bits)
+};
+
+inline constexpr unsigned kFlagSpread = 1, kFlagNonFinite = 2, kFlagScale = 4;
+
+/// Launches the kernel for D (bit_gemm_kernel.cu; D in [4, 6]). Throws DeviceError on failure.
+template <int D>
+void launch(const Params& p, void* stream);
+
+}  // namespace tcemu::cuda::detail::bitgemm
