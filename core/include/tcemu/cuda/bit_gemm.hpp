@@ -16,9 +16,10 @@
 /// factor 2^-(sigma_row + sigma_U) undone in the epilogue. Since the split commutes with powers of
 /// two, every row gets the same parts as the dense path's, scaled, as long as neither path meets FP16
 /// subnormals; rows far below the vector's maximum keep their full split (the dense path would fall
-/// back to native FP32 for them). The products follow the mma.sync fused kernel (fused_kernel.cuh):
-/// per 16-element MMA step the three low products chain from zero, hi x hi starts from zero, and the
-/// step's sum joins the FP32 accumulator by a round-to-nearest FADD.
+/// back to native FP32 for them). The products follow the wgmma fused kernel (the dense path's default
+/// on Hopper; fused/wgmma_kernel.cuh) on mma.sync: the three low products chain inside the Tensor
+/// Core over the whole k, hi x hi chains from zero over 64 elements of k and joins the FP32
+/// accumulator by a round-to-nearest FADD, and the low sum is added at the end.
 ///
 /// Range rules (as range_violation()'s for fp16x2-aligned, per row for X): U is profiled on the host
 /// with the operand rules; a row of X with a non-finite value, a nonzero spread (log2 of max |x| over

@@ -5,8 +5,8 @@
 //      a row-major FP32 staging tile, kStages tiles ahead;
 //   2. split: one warp per row computes the row's max, nonzero mean and finiteness (the range rules),
 //      its scale sigma_row, and writes hi / lo FP16 parts (split::split_aligned, the host's code);
-//   3. products: mma.sync m16n8k16 against U's parts (in shared memory for the whole call), promotion
-//      per MMA step exactly as fused_kernel.cuh does for ProductSet::hi_low3;
+//   3. products: mma.sync m16n8k16 against U's parts (in shared memory for the whole call), chained
+//      and promoted as the wgmma fused kernel does for ProductSet::hi_low3 (the default on Hopper);
 //   4. epilogue: each thread's accumulator pair is one complex output (the interleaved embedding),
 //      scaled by 2^-(sigma_row + sigma_U) and stored at its index position in y.
 #include <cuda_fp16.h>
@@ -165,54 +165,72 @@ __global__ void __launch_bounds__(256, D == 6 ? 1 : 2) bit_gemm_kernel(Params p)
       asm volatile("cp.async.commit_group;\n" ::);
     }
 
-    // Products: fused_kernel.cuh's step for ProductSet::hi_low3 (low chain from zero, hi x hi from
-    // zero, both added to the FP32 accumulator by round-to-nearest operations).
+    // Products as the wgmma fused kernel (wgmma_kernel.cuh) runs ProductSet::hi_low3: the three low
+    // products chain inside the Tensor Core over the whole k (accl); hi x hi chains from zero over
+    // kPromote MMA steps (64 elements of k) and joins the FP32 accumulator by a round-to-nearest FADD.
     constexpr fused::ProductList L = fused::products_of(fused::ProductSet::hi_low3);
-    float acc[G::kMT][G::kNT][4];
+    constexpr int kSteps = G::kK / 16, kPromote = kSteps < 4 ? kSteps : 4;
+    float acc[G::kMT][G::kNT][4], accl[G::kMT][G::kNT][4], h[G::kMT][G::kNT][4];
 #pragma unroll
     for (int i = 0; i < G::kMT; ++i)
 #pragma unroll
       for (int j = 0; j < G::kNT; ++j)
 #pragma unroll
-        for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
+        for (int r = 0; r < 4; ++r) acc[i][j][r] = accl[i][j][r] = 0.f;
     const int j8 = lane >> 3;
-#pragma unroll 2
-    for (int ks = 0; ks < G::kK / 16; ++ks) {
-      std::uint32_t bf[2][G::kNT][2];
+#pragma unroll 1
+    for (int k0 = 0; k0 < kSteps; k0 += kPromote) {
 #pragma unroll
-      for (int part = 0; part < 2; ++part)
+      for (int ks = k0; ks < k0 + kPromote; ++ks) {
+        std::uint32_t bf[2][G::kNT][2];
 #pragma unroll
-        for (int nj = 0; nj < G::kNT / 2; ++nj) {
-          const int line = wn * G::kWN + nj * 16 + (j8 >> 1) * 8 + (lane & 7);
-          std::uint32_t r[4];
-          ldmatrix_x4(r, s_b + (part * G::kK + line) * G::kPartStride + (ks * 2 + (j8 & 1)) * 16);
-          bf[part][2 * nj][0] = r[0];
-          bf[part][2 * nj][1] = r[1];
-          bf[part][2 * nj + 1][0] = r[2];
-          bf[part][2 * nj + 1][1] = r[3];
-        }
-      std::uint32_t af[2][G::kMT][4];
+        for (int part = 0; part < 2; ++part)
 #pragma unroll
-      for (int part = 0; part < 2; ++part)
+          for (int nj = 0; nj < G::kNT / 2; ++nj) {
+            const int line = wn * G::kWN + nj * 16 + (j8 >> 1) * 8 + (lane & 7);
+            std::uint32_t r[4];
+            ldmatrix_x4(r, s_b + (part * G::kK + line) * G::kPartStride + (ks * 2 + (j8 & 1)) * 16);
+            bf[part][2 * nj][0] = r[0];
+            bf[part][2 * nj][1] = r[1];
+            bf[part][2 * nj + 1][0] = r[2];
+            bf[part][2 * nj + 1][1] = r[3];
+          }
+        std::uint32_t af[2][G::kMT][4];
 #pragma unroll
-        for (int mt = 0; mt < G::kMT; ++mt) {
-          const int row = wm * G::kWM + mt * 16 + (j8 & 1) * 8 + (lane & 7);
-          ldmatrix_x4(af[part][mt], s_a + (part * G::kBM + row) * G::kPartStride + (ks * 2 + (j8 >> 1)) * 16);
-        }
+        for (int part = 0; part < 2; ++part)
 #pragma unroll
-      for (int mt = 0; mt < G::kMT; ++mt)
+          for (int mt = 0; mt < G::kMT; ++mt) {
+            const int row = wm * G::kWM + mt * 16 + (j8 & 1) * 8 + (lane & 7);
+            ldmatrix_x4(af[part][mt], s_a + (part * G::kBM + row) * G::kPartStride + (ks * 2 + (j8 >> 1)) * 16);
+          }
 #pragma unroll
-        for (int nt = 0; nt < G::kNT; ++nt) {
-          float t[4] = {0.f, 0.f, 0.f, 0.f};
+        for (int mt = 0; mt < G::kMT; ++mt)
 #pragma unroll
-          for (int q = 0; q < L.nl; ++q)
-            fused::mma<MmaKind::f16>(t, af[L.al[q]][mt], bf[L.bl[q]][nt], t[0], t[1], t[2], t[3]);
-          float h[4];
-          fused::mma<MmaKind::f16>(h, af[0][mt], bf[0][nt], 0.f, 0.f, 0.f, 0.f);
+          for (int nt = 0; nt < G::kNT; ++nt) {
+            float(&l)[4] = accl[mt][nt];
 #pragma unroll
-          for (int r = 0; r < 4; ++r) acc[mt][nt][r] = __fadd_rn(__fmaf_rn(t[r], 1.f, acc[mt][nt][r]), h[r]);
-        }
+            for (int q = 0; q < L.nl; ++q)
+              fused::mma<MmaKind::f16>(l, af[L.al[q]][mt], bf[L.bl[q]][nt], l[0], l[1], l[2], l[3]);
+            float(&t)[4] = h[mt][nt];
+            if (ks == k0)
+              fused::mma<MmaKind::f16>(t, af[0][mt], bf[0][nt], 0.f, 0.f, 0.f, 0.f);
+            else
+              fused::mma<MmaKind::f16>(t, af[0][mt], bf[0][nt], t[0], t[1], t[2], t[3]);
+          }
+      }
+#pragma unroll
+      for (int i = 0; i < G::kMT; ++i)
+#pragma unroll
+        for (int j = 0; j < G::kNT; ++j)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) acc[i][j][r] = __fadd_rn(acc[i][j][r], h[i][j][r]);
     }
+#pragma unroll
+    for (int i = 0; i < G::kMT; ++i)
+#pragma unroll
+      for (int j = 0; j < G::kNT; ++j)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc[i][j][r] = __fmaf_rn(accl[i][j][r], 1.f, acc[i][j][r]);
 
     // Epilogue: accumulator pair (2t, 2t+1) of an n8 tile = (re, im) of complex column nt * 4 + t.
     const std::uint32_t base = tile_base(tab, b);

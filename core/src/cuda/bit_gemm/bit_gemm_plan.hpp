@@ -27,7 +27,7 @@ struct Geometry {
   static constexpr int kMT = kWM / 16;
   static constexpr int kRowBits = kBM == 64 ? 6 : 7;
   static constexpr int kTileBits = kRowBits + D;
-  static constexpr int kStages = 3;
+  static constexpr int kStages = D == 6 ? 3 : 4;  // tiles in flight; D < 6: two blocks per SM
   static constexpr int kStageStride = kK * 4 + 8;   // bytes per staged FP32 row (+8: no bank conflicts)
   static constexpr int kStageBytes = kBM * kStageStride;
   static constexpr int kPartStride = kK * 2 + 16;   // bytes per FP16 part row (+16: conflict-free ldmatrix)
