@@ -47,8 +47,10 @@ int compute_capability_major() {
   return major;
 }
 
-/// The tables of bit_gemm_plan.hpp for positions Q (ascending) on n bits, tile rows of 2^row_bits.
-void build_tables(bg::Tables& t, int n, const std::vector<int>& q, int row_bits, int stage_stride) {
+/// The tables of bit_gemm_plan.hpp for positions Q (ascending) on n bits, tile rows of 2^row_bits,
+/// staging rows of row_stride bytes or (index bit 0 a row bit) row pairs of pair_stride bytes.
+/// Returns the staging distance of adjacent columns (Params::stage_col_bytes).
+int build_tables(bg::Tables& t, int n, const std::vector<int>& q, int row_bits, int row_stride, int pair_stride) {
   t = bg::Tables{};
   std::vector<int> others;  // positions outside Q, ascending
   for (int p = 0; p < n; ++p)
@@ -59,14 +61,20 @@ void build_tables(bg::Tables& t, int n, const std::vector<int>& q, int row_bits,
   tbits.insert(tbits.end(), r.begin(), r.end());
   std::sort(tbits.begin(), tbits.end());
   // Contribution of T bit i to the index and to the staging byte offset (row r * stride + column c * 8).
+  const bool pairs = q[0] != 0;  // index bit 0 is a row bit: stage rows in interleaved pairs
+  const int col_bytes = pairs ? 16 : 8;
+  auto row_bytes = [&](int a) -> std::uint32_t {  // staging offset of row bit a
+    if (!pairs) return std::uint32_t(row_stride) << a;
+    return a == 0 ? 8u : std::uint32_t(pair_stride) << (a - 1);
+  };
   std::vector<std::uint32_t> idx(tbits.size()), off(tbits.size());
   for (std::size_t i = 0; i < tbits.size(); ++i) {
     idx[i] = std::uint32_t(1) << tbits[i];
     const auto qi = std::find(q.begin(), q.end(), tbits[i]);
     if (qi != q.end())
-      off[i] = std::uint32_t(8) << (qi - q.begin());
+      off[i] = std::uint32_t(col_bytes) << (qi - q.begin());
     else
-      off[i] = std::uint32_t(stage_stride) << (std::find(r.begin(), r.end(), tbits[i]) - r.begin());
+      off[i] = row_bytes(static_cast<int>(std::find(r.begin(), r.end(), tbits[i]) - r.begin()));
   }
   for (int half = 0; half < 2; ++half)
     for (std::uint32_t v = 0; v < 64; ++v)
@@ -79,7 +87,10 @@ void build_tables(bg::Tables& t, int n, const std::vector<int>& q, int row_bits,
       }
   for (std::uint32_t v = 0; v < (1u << row_bits); ++v)
     for (int b = 0; b < row_bits; ++b)
-      if ((v >> b) & 1u) t.row_off[v] |= std::uint32_t(1) << r[b];
+      if ((v >> b) & 1u) {
+        t.row_off[v] |= std::uint32_t(1) << r[b];
+        t.row_stage[v] += row_bytes(b);
+      }
   for (std::uint32_t v = 0; v < (1u << q.size()); ++v)
     for (std::size_t b = 0; b < q.size(); ++b)
       if ((v >> b) & 1u) t.col_off[v] |= std::uint32_t(1) << q[b];
@@ -89,6 +100,7 @@ void build_tables(bg::Tables& t, int n, const std::vector<int>& q, int row_bits,
         const std::size_t i = std::size_t(8 * k + b);
         if (((v >> b) & 1u) && i < rest.size()) t.base[k][v] |= std::uint32_t(1) << rest[i];
       }
+  return col_bytes;
 }
 
 template <int D>
@@ -156,7 +168,7 @@ BitGemmReport BitGemm::apply(const std::complex<float>* x, std::complex<float>* 
     }
   }
 
-  build_tables(im.host_tables, n, positions, row_bits, 4 * kk + 8);
+  const int col_bytes = build_tables(im.host_tables, n, positions, row_bits, 4 * kk + 16, 8 * kk + 16);
   const cudaStream_t s = stream;
   TCEMU_CUDA(cudaMemcpyAsync(im.tables.get(), &im.host_tables, sizeof(bg::Tables), cudaMemcpyHostToDevice, s));
   TCEMU_CUDA(cudaMemcpyAsync(im.b_parts.get(), im.host_b.data(), im.host_b.size() * 2, cudaMemcpyHostToDevice, s));
@@ -167,6 +179,7 @@ BitGemmReport BitGemm::apply(const std::complex<float>* x, std::complex<float>* 
   p.tables = im.tables.get();
   p.b_parts = im.b_parts.get();
   p.b_sigma = b_sigma;
+  p.stage_col_bytes = col_bytes;
   p.tiles = size >> (d + row_bits);
   p.flags = im.flags.get();
   launch_for<kMinBits>(d, p, s);

@@ -1,6 +1,6 @@
 // The bit-indexed fp16x2-aligned kernel (tcemu/cuda/bit_gemm.hpp; plan and tables: bit_gemm_plan.hpp).
 //
-// Persistent blocks of 8 warps walk the row tiles. Per tile:
+// Persistent blocks (8 or 16 warps: bit_gemm_plan.hpp) walk the row tiles. Per tile:
 //   1. gather: cp.async of the tile's 2^(kTileBits) complex elements (8 bytes each) in index order into
 //      a row-major FP32 staging tile, kStages tiles ahead;
 //   2. split: one warp per row computes the row's max, nonzero mean and finiteness (the range rules),
@@ -26,8 +26,10 @@ namespace {
 using fused::ldmatrix_x4;
 using fused::MmaKind;
 
-__device__ __forceinline__ void cp_async8(unsigned dst, const void* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src));
+// 16 bytes, L2 only (.cg): an 8-byte .ca copy would hold an L1 line per request in flight, and the
+// staging tiles leave little L1 (docs/perf-notes.md 8.3).
+__device__ __forceinline__ void cp_async16(unsigned dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
 }
 
 __device__ __forceinline__ std::uint32_t tile_base(const Tables& t, std::uint64_t b) {
@@ -52,7 +54,7 @@ __device__ __forceinline__ int scale_exponent(float mx, int e) {
 }
 
 template <int D>
-__global__ void __launch_bounds__(256, D == 6 ? 1 : 2) bit_gemm_kernel(Params p) {
+__global__ void __launch_bounds__(Geometry<D>::kThreads, D == 6 ? 1 : 2) bit_gemm_kernel(Params p) {
   using G = Geometry<D>;
   extern __shared__ __align__(128) unsigned char smem[];
   unsigned char* const stage_mem = smem;
@@ -78,14 +80,15 @@ __global__ void __launch_bounds__(256, D == 6 ? 1 : 2) bit_gemm_kernel(Params p)
 
   const auto* x = static_cast<const float2*>(p.x);
   auto* y = static_cast<float2*>(p.y);
-  // t = i * 256 + tid: the low 6 bits of t (the index's lowest 6 bits) are fixed per thread.
-  const std::uint32_t my_index = tab.gather_index[0][tid & 63], my_smem = tab.gather_smem[0][tid & 63];
+  // Chunk u = i * 256 + tid holds elements t = 2u, 2u + 1 (t = the tile's index bits, compressed;
+  // its bit 0 is index bit 0). The low 6 bits of t are fixed per thread, the high ones are i*8 + tid/32.
+  const std::uint32_t my_index = tab.gather_index[0][(2 * tid) & 63], my_smem = tab.gather_smem[0][(2 * tid) & 63];
   auto issue = [&](int stage, std::uint64_t b) {
     const std::uint32_t base = tile_base(tab, b) + my_index;
     const unsigned s = s_stage + stage * G::kStageBytes + my_smem;
 #pragma unroll 4
-    for (int h = tid >> 6; h < (1 << (G::kTileBits - 6)); h += G::kThreads / 64)
-      cp_async8(s + tab.gather_smem[1][h], x + (base + tab.gather_index[1][h]));
+    for (int h = tid >> 5; h < (1 << (G::kTileBits - 6)); h += 2 * G::kThreads / 64)
+      cp_async16(s + tab.gather_smem[1][h], x + (base + tab.gather_index[1][h]));
   };
 
   const std::uint64_t stride = gridDim.x;
@@ -107,7 +110,7 @@ __global__ void __launch_bounds__(256, D == 6 ? 1 : 2) bit_gemm_kernel(Params p)
     // scale and range rules, then hi / lo FP16 parts.
     {
       constexpr int kPerLane = 4, kLanes = G::kCols / kPerLane, kRowsPerPass = 32 / kLanes;
-      constexpr int kRowsPerWarp = G::kBM / 8;
+      constexpr int kRowsPerWarp = G::kBM / G::kWarps;
       const int sub = lane % kLanes, slot = lane / kLanes;
       const unsigned char* st = stage_mem + stage * G::kStageBytes;
 #pragma unroll 1
@@ -119,7 +122,7 @@ __global__ void __launch_bounds__(256, D == 6 ? 1 : 2) bit_gemm_kernel(Params p)
         bool finite = true;
 #pragma unroll
         for (int q = 0; q < kPerLane; ++q) {
-          v[q] = *reinterpret_cast<const float2*>(st + row * G::kStageStride + (sub + kLanes * q) * 8);
+          v[q] = *reinterpret_cast<const float2*>(st + tab.row_stage[row] + (sub + kLanes * q) * p.stage_col_bytes);
           const float a0 = fabsf(v[q].x), a1 = fabsf(v[q].y);
           finite = finite && isfinite(a0) && isfinite(a1);
           mx = fmaxf(mx, fmaxf(a0, a1));

@@ -6,20 +6,23 @@
 // the bits T = Q (the d positions of the columns) + R (the kRowBits lowest positions outside Q), for
 // fixed values of the other positions (the tile number's bits). T always holds the kRowBits lowest
 // positions of the index, so the tile is runs of >= kBM consecutive elements: the kernel reads it in
-// index order (t = the T bits of the index, compressed) and scatters it into a row-major staging tile.
+// index order (t = the T bits of the index, compressed), 16 bytes (two elements) per cp.async, into
+// a staging tile where both elements of a chunk stay adjacent (Geometry's staging comment).
 #include <cstdint>
 
 namespace tcemu::cuda::detail::bitgemm {
 
-/// Compile-time geometry for d = D bits (complex columns 2^D, real k = real n = 2^(D+1)). 8 warps tile
+/// Compile-time geometry for d = D bits (complex columns 2^D, real k = real n = 2^(D+1)). The warps tile
 /// the kBM x kK accumulator as kWarpsM x kWarpsN warps of kWM x kWN (kMT m16 x kNT n8 MMA tiles).
 template <int D>
 struct Geometry {
   static constexpr int kCols = 1 << D;
   static constexpr int kK = 2 * kCols;
-  static constexpr int kThreads = 256;
+  // d = 6: one block per SM (shared memory), so 16 warps to hide latency; d < 6: two blocks of 8.
+  static constexpr int kWarps = D == 6 ? 16 : 8;
+  static constexpr int kThreads = 32 * kWarps;
   static constexpr int kWarpsN = kK / 32 < 4 ? kK / 32 : 4;
-  static constexpr int kWarpsM = 8 / kWarpsN;
+  static constexpr int kWarpsM = kWarps / kWarpsN;
   static constexpr int kWN = kK / kWarpsN;
   static constexpr int kNT = kWN / 8;
   static constexpr int kBM = 16 * kWarpsM < 64 ? 64 : 16 * kWarpsM;
@@ -28,8 +31,12 @@ struct Geometry {
   static constexpr int kRowBits = kBM == 64 ? 6 : 7;
   static constexpr int kTileBits = kRowBits + D;
   static constexpr int kStages = D == 6 ? 3 : 4;  // tiles in flight; D < 6: two blocks per SM
-  static constexpr int kStageStride = kK * 4 + 8;   // bytes per staged FP32 row (+8: no bank conflicts)
-  static constexpr int kStageBytes = kBM * kStageStride;
+  // Staging tile (Tables::row_stage): rows of kRowStride bytes, or, when index bit 0 is a row bit,
+  // pairs of rows (r, r+1) interleaved element by element in kPairStride bytes; either way the two
+  // elements of a 16-byte chunk (index bit 0 = 0, 1) are adjacent. +16: fewer bank conflicts.
+  static constexpr int kRowStride = kK * 4 + 16;
+  static constexpr int kPairStride = 2 * kK * 4 + 16;
+  static constexpr int kStageBytes = kBM * kRowStride;
   static constexpr int kPartStride = kK * 2 + 16;   // bytes per FP16 part row (+16: conflict-free ldmatrix)
   static constexpr int kABytes = 2 * kBM * kPartStride;
   static constexpr int kBBytes = 2 * kK * kPartStride;
@@ -47,6 +54,7 @@ struct Tables {
   std::uint32_t gather_index[2][64];  ///< t & 63 / t >> 6 -> index offset (t's bits at T, ascending)
   std::uint32_t gather_smem[2][64];   ///< the same -> byte offset in the staging tile (row r, column c)
   std::uint32_t row_off[128];       ///< tile row r -> index offset (r's bits at R)
+  std::uint32_t row_stage[128];     ///< tile row r -> byte offset of its column 0 in the staging tile
   std::uint32_t col_off[64];        ///< column c -> index offset (c's bits at Q)
 };
 static_assert(sizeof(Tables) % 16 == 0, "copied in 16-byte chunks");
@@ -58,6 +66,7 @@ struct Params {
   const Tables* tables = nullptr;  ///< device copy
   const std::uint16_t* b_parts = nullptr;  ///< FP16 bits [part][line n][k], kK x kK per part
   int b_sigma = 0;                 ///< U's power-of-two scale exponent
+  int stage_col_bytes = 8;         ///< staging distance of columns c, c+1: 8, or 16 with row pairs
   std::uint64_t tiles = 0;         ///< 2^(n - kTileBits)
   unsigned* flags = nullptr;       ///< [0] broken-rule bits (kFlag*), [1] largest row spread (FP32 bits)
 };
