@@ -224,8 +224,10 @@ TEST_F(CudaBitGemm, RejectsBadArguments) {
   EXPECT_THROW(bg.apply(dev.x, dev.y, n, {1, 3, 4}, U.data(), aligned, nullptr), InvalidArgument);
   EXPECT_THROW(bg.apply(dev.x, dev.y, n, {1, 3, 4, 5, 9}, U.data(), parse_scheme("fp16x2", Target::fp32), nullptr),
                InvalidArgument);
-  EXPECT_FALSE(cuda::BitGemm::supports(aligned, 6, 11));
-  EXPECT_TRUE(cuda::BitGemm::supports(aligned, 6, 12));
+  EXPECT_FALSE(cuda::BitGemm::supports(aligned, 6, 10));  // d = 6 tiles are 32 rows: n >= 11
+  EXPECT_TRUE(cuda::BitGemm::supports(aligned, 6, 11));
+  EXPECT_FALSE(cuda::BitGemm::supports(aligned, 4, 10));  // d = 4: 128 rows
+  EXPECT_TRUE(cuda::BitGemm::supports(aligned, 4, 11));
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ class BitGemm {
   static constexpr int kMinBits = 4, kMaxBits = 6;
 
   /// True when `scheme` is fp16x2-aligned, kMinBits <= d <= kMaxBits, the vector has n index bits
-  /// with d + 6 <= n <= 32 (d + 7 for d = 4: a block tile is 64 or 128 rows) and the current device
+  /// with d + r <= n <= 32 (r = 7, 6, 5 for d = 4, 5, 6: a tile is 2^r rows) and the current device
   /// has compute capability 8.0 or newer.
   static bool supports(const Scheme& scheme, int d, int n);
 

@@ -1,6 +1,6 @@
 // The bit-indexed fp16x2-aligned kernel (tcemu/cuda/bit_gemm.hpp; plan and tables: bit_gemm_plan.hpp).
 //
-// Persistent blocks (8 or 16 warps: bit_gemm_plan.hpp) walk the row tiles. Per tile:
+// Persistent blocks of one or two groups of 8 warps (bit_gemm_plan.hpp) walk the row tiles. Per tile:
 //   1. gather: cp.async of the tile's 2^(kTileBits) complex elements (8 bytes each) in index order into
 //      a row-major FP32 staging tile, kStages tiles ahead;
 //   2. split: one warp per row computes the row's max, nonzero mean and finiteness (the range rules),
@@ -57,15 +57,25 @@ template <int D>
 __global__ void __launch_bounds__(Geometry<D>::kThreads, D == 6 ? 1 : 2) bit_gemm_kernel(Params p) {
   using G = Geometry<D>;
   extern __shared__ __align__(128) unsigned char smem[];
-  unsigned char* const stage_mem = smem;
-  unsigned char* const a_mem = smem + G::kStages * G::kStageBytes;
-  unsigned char* const b_mem = a_mem + G::kABytes;
+  const int tid = threadIdx.x, lane = tid & 31;
+  const int group = tid / G::kGroupThreads, gtid = tid % G::kGroupThreads, warp = gtid >> 5;
+  unsigned char* const stage_mem = smem + group * G::kGroupBytes;
+  unsigned char* const a_mem = stage_mem + G::kStages * G::kStageBytes;
+  unsigned char* const b_mem = smem + G::kGroups * G::kGroupBytes;
   Tables& tab = *reinterpret_cast<Tables*>(b_mem + G::kBBytes);
-  float* const row_factor = reinterpret_cast<float*>(&tab + 1);
+  float* const row_factor = reinterpret_cast<float*>(&tab + 1) + group * G::kBM;
   const unsigned s_stage = static_cast<unsigned>(__cvta_generic_to_shared(stage_mem));
   const unsigned s_a = static_cast<unsigned>(__cvta_generic_to_shared(a_mem));
   const unsigned s_b = static_cast<unsigned>(__cvta_generic_to_shared(b_mem));
-  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  // The group's own barrier (named barrier 1 + group; 0 is __syncthreads).
+  auto group_sync = [&] {
+    if constexpr (G::kGroups == 1)
+      __syncthreads();
+    else if (group == 0)
+      asm volatile("bar.sync 1, %0;\n" ::"n"(G::kGroupThreads) : "memory");
+    else
+      asm volatile("bar.sync 2, %0;\n" ::"n"(G::kGroupThreads) : "memory");
+  };
 
   {
     const uint4* src = reinterpret_cast<const uint4*>(p.tables);
@@ -76,35 +86,36 @@ __global__ void __launch_bounds__(Geometry<D>::kThreads, D == 6 ? 1 : 2) bit_gem
     for (int i = tid; i < 2 * G::kK * kChunks; i += G::kThreads)
       *reinterpret_cast<uint4*>(b_mem + (i / kChunks) * G::kPartStride + (i % kChunks) * 16) = b[i];
   }
-  __syncthreads();
+  __syncthreads();  // tables and U's parts in place for both groups
 
   const auto* x = static_cast<const float2*>(p.x);
   auto* y = static_cast<float2*>(p.y);
-  // Chunk u = i * 256 + tid holds elements t = 2u, 2u + 1 (t = the tile's index bits, compressed;
-  // its bit 0 is index bit 0). The low 6 bits of t are fixed per thread, the high ones are i*8 + tid/32.
-  const std::uint32_t my_index = tab.gather_index[0][(2 * tid) & 63], my_smem = tab.gather_smem[0][(2 * tid) & 63];
+  // Chunk u = i * 256 + gtid holds elements t = 2u, 2u + 1 (t = the tile's index bits, compressed;
+  // its bit 0 is index bit 0). The low 6 bits of t are fixed per thread, the high ones are i*8 + gtid/32.
+  const std::uint32_t my_index = tab.gather_index[0][(2 * gtid) & 63], my_smem = tab.gather_smem[0][(2 * gtid) & 63];
   auto issue = [&](int stage, std::uint64_t b) {
     const std::uint32_t base = tile_base(tab, b) + my_index;
     const unsigned s = s_stage + stage * G::kStageBytes + my_smem;
 #pragma unroll 4
-    for (int h = tid >> 5; h < (1 << (G::kTileBits - 6)); h += 2 * G::kThreads / 64)
+    for (int h = gtid >> 5; h < (1 << (G::kTileBits - 6)); h += 2 * G::kGroupThreads / 64)
       cp_async16(s + tab.gather_smem[1][h], x + (base + tab.gather_index[1][h]));
   };
 
-  const std::uint64_t stride = gridDim.x;
+  // Group g of block k takes tiles k * kGroups + g, then every gridDim.x * kGroups-th.
+  const std::uint64_t first = std::uint64_t(blockIdx.x) * G::kGroups + group, stride = std::uint64_t(gridDim.x) * G::kGroups;
 #pragma unroll
   for (int s = 0; s < G::kStages; ++s) {
-    const std::uint64_t b = blockIdx.x + s * stride;
+    const std::uint64_t b = first + s * stride;
     if (b < p.tiles) issue(s, b);
     asm volatile("cp.async.commit_group;\n" ::);
   }
 
   const int wm = warp / G::kWarpsN, wn = warp % G::kWarpsN;
   int it = 0;
-  for (std::uint64_t b = blockIdx.x; b < p.tiles; b += stride, ++it) {
+  for (std::uint64_t b = first; b < p.tiles; b += stride, ++it) {
     const int stage = it % G::kStages;
     asm volatile("cp.async.wait_group %0;\n" ::"n"(G::kStages - 1));
-    __syncthreads();
+    group_sync();
 
     // Split: kLanes lanes per row (4 complex each), kRowsPerPass rows per warp at a time: the row's
     // scale and range rules, then hi / lo FP16 parts.
@@ -161,7 +172,7 @@ __global__ void __launch_bounds__(Geometry<D>::kThreads, D == 6 ? 1 : 2) bit_gem
         }
       }
     }
-    __syncthreads();
+    group_sync();
     {
       const std::uint64_t nb = b + G::kStages * stride;
       if (nb < p.tiles) issue(stage, nb);
@@ -258,7 +269,7 @@ __global__ void __launch_bounds__(Geometry<D>::kThreads, D == 6 ? 1 : 2) bit_gem
 template <int D>
 constexpr int smem_bytes() {
   using G = Geometry<D>;
-  return G::kStages * G::kStageBytes + G::kABytes + G::kBBytes + int(sizeof(Tables)) + G::kBM * 4;
+  return G::kGroups * (G::kGroupBytes + G::kBM * 4) + G::kBBytes + int(sizeof(Tables));
 }
 
 }  // namespace

@@ -18,19 +18,24 @@ template <int D>
 struct Geometry {
   static constexpr int kCols = 1 << D;
   static constexpr int kK = 2 * kCols;
-  // d = 6: one block per SM (shared memory), so 16 warps to hide latency; d < 6: two blocks of 8.
-  static constexpr int kWarps = D == 6 ? 16 : 8;
-  static constexpr int kThreads = 32 * kWarps;
+  // A group of 8 warps works through its own tiles (own staging and split tile, named barrier). d = 6
+  // fits one block per SM (U's split fills shared memory), so that block runs two groups on alternate
+  // 32-row tiles: while one splits or stores, the other's MMAs keep the Tensor Cores busy (the
+  // split / MMA / store phases of one group are serial). d < 6: one group, two blocks per SM.
+  static constexpr int kGroups = D == 6 ? 2 : 1;
+  static constexpr int kWarps = 8;  // per group
+  static constexpr int kGroupThreads = 32 * kWarps;
+  static constexpr int kThreads = kGroups * kGroupThreads;
   static constexpr int kWarpsN = kK / 32 < 4 ? kK / 32 : 4;
   static constexpr int kWarpsM = kWarps / kWarpsN;
   static constexpr int kWN = kK / kWarpsN;
   static constexpr int kNT = kWN / 8;
-  static constexpr int kBM = 16 * kWarpsM < 64 ? 64 : 16 * kWarpsM;
+  static constexpr int kBM = D == 6 ? 32 : (16 * kWarpsM < 64 ? 64 : 16 * kWarpsM);
   static constexpr int kWM = kBM / kWarpsM;
   static constexpr int kMT = kWM / 16;
-  static constexpr int kRowBits = kBM == 64 ? 6 : 7;
+  static constexpr int kRowBits = kBM == 32 ? 5 : (kBM == 64 ? 6 : 7);
   static constexpr int kTileBits = kRowBits + D;
-  static constexpr int kStages = D == 6 ? 3 : 4;  // tiles in flight; D < 6: two blocks per SM
+  static constexpr int kStages = D == 6 ? 2 : 4;  // tiles in flight per group
   // Staging tile (Tables::row_stage): rows of kRowStride bytes, or, when index bit 0 is a row bit,
   // pairs of rows (r, r+1) interleaved element by element in kPairStride bytes; either way the two
   // elements of a 16-byte chunk (index bit 0 = 0, 1) are adjacent. +16: fewer bank conflicts.
@@ -40,13 +45,14 @@ struct Geometry {
   static constexpr int kPartStride = kK * 2 + 16;   // bytes per FP16 part row (+16: conflict-free ldmatrix)
   static constexpr int kABytes = 2 * kBM * kPartStride;
   static constexpr int kBBytes = 2 * kK * kPartStride;
+  static constexpr int kGroupBytes = kStages * kStageBytes + kABytes;  // one group's staging + split tile
   static_assert(kBM == (1 << kRowBits) && kWM % 16 == 0 && kWN % 16 == 0, "bad tiling");
-  static_assert(kTileBits <= 12 && kTileBits >= 6, "gather tables hold 6 + 6 bits");
+  static_assert(kTileBits <= 12 && kTileBits >= 7, "gather tables hold 6 + 6 bits");
   static_assert(kStageBytes % 16 == 0 && kABytes % 16 == 0 && kBBytes % 16 == 0, "16-byte regions");
 };
 
 /// Row bits of the tile for d (Geometry<d>::kRowBits at run time; d in [4, 6]).
-inline constexpr int row_bits_for(int d) { return d == 4 ? 7 : 6; }
+inline constexpr int row_bits_for(int d) { return d == 4 ? 7 : (d == 5 ? 6 : 5); }
 
 /// Index tables of one call (built on the host, copied to shared memory by every block).
 struct Tables {
