@@ -207,6 +207,31 @@ TEST_F(CudaBitGemm, DeclinesRowsThatBreakTheRangeRules) {
   rep = run(x, bad_u);
   EXPECT_FALSE(rep.applied);
   EXPECT_NE(rep.note.find("gate matrix"), std::string::npos) << rep.note;
+  // A row 2^-80 below the rest keeps full accuracy relative to itself (its own scale; the dense
+  // path would fall back to native FP32); one 2^-120 below the others is beyond the row scale.
+  auto tiny = x;
+  for (std::uint64_t c = 0; c < 32; ++c) tiny[index_of(21, c, n, pos)] *= std::ldexp(1.f, -80);
+  rep = run(tiny, U);
+  ASSERT_TRUE(rep.applied) << rep.note;
+  std::vector<Z> y(size);
+  cudaMemcpy(y.data(), dev.y, size * sizeof(Z), cudaMemcpyDeviceToHost);
+  double d2 = 0, r2 = 0, d2f = 0;
+  for (std::uint64_t c = 0; c < 32; ++c) {
+    ZD ref = 0;
+    Z native = 0;
+    for (std::uint64_t j = 0; j < 32; ++j) {
+      ref += ZD(U[c * 32 + j]) * ZD(tiny[index_of(21, j, n, pos)]);
+      native += U[c * 32 + j] * tiny[index_of(21, j, n, pos)];
+    }
+    d2 += std::norm(ZD(y[index_of(21, c, n, pos)]) - ref);
+    d2f += std::norm(ZD(native) - ref);
+    r2 += std::norm(ref);
+  }
+  EXPECT_LE(std::sqrt(d2 / r2), 4 * std::sqrt(d2f / r2) + 1e-7) << "row 2^-80 below the others";
+  for (std::uint64_t c = 0; c < 32; ++c) tiny[index_of(21, c, n, pos)] *= std::ldexp(1.f, -40);
+  rep = run(tiny, U);
+  EXPECT_FALSE(rep.applied);
+  EXPECT_NE(rep.note.find("per-row scaling"), std::string::npos) << rep.note;
   // A row of zeros is fine (scale 0, output 0), and the next call starts from a clean flag.
   auto zero_row = x;
   for (std::uint64_t c = 0; c < 32; ++c) zero_row[index_of(9, c, n, pos)] = Z(0.f, 0.f);

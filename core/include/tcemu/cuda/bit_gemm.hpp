@@ -23,8 +23,9 @@
 ///
 /// Range rules (as range_violation()'s for fp16x2-aligned, per row for X): U is profiled on the host
 /// with the operand rules; a row of X with a non-finite value, a nonzero spread (log2 of max |x| over
-/// the mean nonzero |x|) above split::kAlignedMaxSpreadBits, or a max outside [2^-62, 2^75) (beyond
-/// the +-60 clamp of sigma) makes the whole call decline: y is then unspecified and the report says
+/// the mean nonzero |x|) above split::kAlignedMaxSpreadBits, or a max outside [2^-(s + 2), 2^75) (s =
+/// min(kMaxRowScaleExp, 125 - sigma_U), the largest row scale for which 2^-(sigma_row + sigma_U) is a
+/// normal FP32: 2^-112 for unitary blocks) makes the whole call decline: y is then unspecified and the report says
 /// why, so that the caller can take its dense path (which applies the operand-wide rules).
 #include <complex>
 #include <cstdint>
@@ -56,6 +57,8 @@ class BitGemm {
   /// Smallest and largest d with a kernel (the whole 2^(d+1) x 2^(d+1) split of U sits in shared
   /// memory next to the row tiles).
   static constexpr int kMinBits = 4, kMaxBits = 6;
+  /// Largest power-of-two scale exponent of a row of x (the operand-wide scheme stops at 60).
+  static constexpr int kMaxRowScaleExp = 110;
 
   /// True when `scheme` is fp16x2-aligned, kMinBits <= d <= kMaxBits, the vector has n index bits
   /// with d + r <= n <= 32 (r = 7, 6, 5 for d = 4, 5, 6: a tile is 2^r rows) and the current device

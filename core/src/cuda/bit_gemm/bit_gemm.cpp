@@ -179,6 +179,9 @@ BitGemmReport BitGemm::apply(const std::complex<float>* x, std::complex<float>* 
   p.tables = im.tables.get();
   p.b_parts = im.b_parts.get();
   p.b_sigma = b_sigma;
+  // Rows are scaled on their own, so only 2^-(sigma_row + sigma_U) must stay a normal FP32 (>= 2^-125
+  // here, with a margin): tiny rows (rounding noise of exact zeros) keep their split down to ~2^-112.
+  p.row_sigma_max = std::min(kMaxRowScaleExp, 125 - std::max(b_sigma, 0));
   p.stage_col_bytes = col_bytes;
   p.tiles = size >> (d + row_bits);
   p.flags = im.flags.get();
@@ -192,8 +195,8 @@ BitGemmReport BitGemm::apply(const std::complex<float>* x, std::complex<float>* 
   if (rule & bg::kFlagNonFinite)
     std::snprintf(buf, sizeof buf, "a row of the state view has a non-finite value (Inf/NaN); only native arithmetic propagates them");
   else if (rule & bg::kFlagScale)
-    std::snprintf(buf, sizeof buf, "a row of the state view has its max |x| outside [2^-62, 2^75), beyond the per-row scaling of %s",
-                  scheme.name.c_str());
+    std::snprintf(buf, sizeof buf, "a row of the state view has its max |x| outside [2^-%d, 2^75), beyond the per-row scaling of %s",
+                  p.row_sigma_max + 2, scheme.name.c_str());
   else {
     float spread = 0.f;
     std::memcpy(&spread, &im.host_flags[1], sizeof spread);

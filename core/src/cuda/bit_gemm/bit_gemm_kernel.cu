@@ -46,11 +46,12 @@ __device__ __forceinline__ int line_exponent(float mx) {
   return ilogbf(mx) + 1;  // subnormal
 }
 
-/// split::aligned_scale_exp(mx) given e = line_exponent(mx).
-__device__ __forceinline__ int scale_exponent(float mx, int e) {
+/// split::aligned_scale_exp(mx) given e = line_exponent(mx), but clamped to [-60, s_max]
+/// (Params::row_sigma_max: the row's factor 2^-(sigma + sigma_U) only has to stay a normal FP32).
+__device__ __forceinline__ int scale_exponent(float mx, int e, int s_max) {
   if (!(mx > 0.f)) return 0;
   const int s = split::kAlignedTopExp - e;
-  return s > split::kAlignedMaxScaleExp ? split::kAlignedMaxScaleExp : (s < -split::kAlignedMaxScaleExp ? -split::kAlignedMaxScaleExp : s);
+  return s > s_max ? s_max : (s < -split::kAlignedMaxScaleExp ? -split::kAlignedMaxScaleExp : s);
 }
 
 template <int D>
@@ -148,7 +149,7 @@ __global__ void __launch_bounds__(Geometry<D>::kThreads, D == 6 ? 1 : 2) bit_gem
           const int other_finite = __shfl_xor_sync(0xffffffffu, int(finite), o);  // every lane shuffles
           finite = finite && other_finite;
         }
-        const int e = line_exponent(mx), sigma = scale_exponent(mx, e);
+        const int e = line_exponent(mx), sigma = scale_exponent(mx, e, p.row_sigma_max);
         if (sub == 0) {
           unsigned rule = finite ? 0u : kFlagNonFinite;
           if (finite && mx > 0.f && (e + sigma > split::kAlignedTopExp || e + sigma < -1)) rule |= kFlagScale;

@@ -72,6 +72,7 @@ struct Params {
   const Tables* tables = nullptr;  ///< device copy
   const std::uint16_t* b_parts = nullptr;  ///< FP16 bits [part][line n][k], kK x kK per part
   int b_sigma = 0;                 ///< U's power-of-two scale exponent
+  int row_sigma_max = 60;          ///< largest row scale exponent (2^-(it + b_sigma) stays normal)
   int stage_col_bytes = 8;         ///< staging distance of columns c, c+1: 8, or 16 with row pairs
   std::uint64_t tiles = 0;         ///< 2^(n - kTileBits)
   unsigned* flags = nullptr;       ///< [0] broken-rule bits (kFlag*), [1] largest row spread (FP32 bits)
