@@ -142,20 +142,59 @@ TCEMU_HD int aligned_scale_exp(double max_abs) {
   return s > kAlignedMaxScaleExp ? kAlignedMaxScaleExp : (s < -kAlignedMaxScaleExp ? -kAlignedMaxScaleExp : s);
 }
 
-/// Parts of x for fp16x2-aligned: xs = x * 2^sigma (exact), e = line_exp + sigma the scaled line
-/// exponent (line_exp = ozaki_line_exponent of the line's max |x|), hi = 2^(e-10) * RN-even(xs /
-/// 2^(e-10)) (then RN to FP16, an identity for in-range lines), lo = RN-even FP16 of xs - hi (exact
-/// in FP32). Parts stay scaled: they represent x * 2^sigma (recombine(): hi + lo).
-TCEMU_HD Parts split_aligned(float x, int sigma, int line_exp) {
-  using namespace tcemu::bits;
-  const float xs = ldexpf(x, sigma);
-  const int unit_exp = line_exp + sigma - kAlignedGridBits;
-  const float hi = to_fp16_rn(ldexpf(rintf(ldexpf(xs, -unit_exp)), unit_exp));
-  Parts r;
-  r.p[0] = hi;
-  r.p[1] = to_fp16_rn(xs - hi);
-  return r;
-}
+/// 2^k as FP32 (exact) for -126 <= k <= 127.
+TCEMU_HD float pow2f(int k) { return bits::u2f(static_cast<std::uint32_t>(k + 127) << 23); }
+
+/// fp16x2-aligned's split for one line (scale exponent sigma, line exponent line_exp = ozaki_line_
+/// exponent of the line's max |x|), its powers of two computed once: xs = x * 2^sigma (exact), e =
+/// line_exp + sigma the scaled line exponent, hi = 2^(e-10) * RN-even(xs / 2^(e-10)) (then RN to FP16,
+/// an identity for in-range lines), lo = RN-even FP16 of xs - hi (exact in FP32). Parts stay scaled:
+/// they represent x * 2^sigma (recombine(): hi + lo). The scalings are products by exact powers of
+/// two, which give ldexpf's values (both round the exact result once) for a few instructions instead
+/// of a library call; ldexpf only where a power leaves FP32's normal range (lines far outside the
+/// range check's bounds).
+struct AlignedSplitter {
+  int sigma, unit_exp;
+  bool by_product;  ///< all three powers of two are normal FP32 values
+  float scale, to_unit, from_unit;
+
+  TCEMU_HD AlignedSplitter(int sigma_, int line_exp)
+      : sigma(sigma_), unit_exp(line_exp + sigma_ - kAlignedGridBits),
+        by_product(sigma_ >= -126 && sigma_ <= 127 && unit_exp >= -126 && unit_exp <= 126),
+        scale(by_product ? pow2f(sigma_) : 0.f), to_unit(by_product ? pow2f(-unit_exp) : 0.f),
+        from_unit(by_product ? pow2f(unit_exp) : 0.f) {}
+
+  /// xs and hi before its rounding to FP16 (kernels that round to FP16 when they pack use these; for
+  /// lines inside the range rules hi is already an FP16 value, so xs - hi is lo before its rounding).
+  TCEMU_HD void scaled(float x, float& xs, float& hi) const {
+    if (by_product) {
+      scaled_by_product(x, xs, hi);
+    } else {
+      xs = ldexpf(x, sigma);
+      hi = ldexpf(rintf(ldexpf(xs, -unit_exp)), unit_exp);
+    }
+  }
+
+  /// scaled() without the ldexpf branch: only for a splitter with by_product (kernels whose range
+  /// rules guarantee it for every line they keep; otherwise the result is meaningless, not undefined).
+  TCEMU_HD void scaled_by_product(float x, float& xs, float& hi) const {
+    xs = x * scale;
+    hi = rintf(xs * to_unit) * from_unit;
+  }
+
+  /// The parts of x.
+  TCEMU_HD Parts operator()(float x) const {
+    float xs, hi;
+    scaled(x, xs, hi);
+    Parts r;
+    r.p[0] = bits::to_fp16_rn(hi);
+    r.p[1] = bits::to_fp16_rn(xs - r.p[0]);
+    return r;
+  }
+};
+
+/// Parts of x for fp16x2-aligned (AlignedSplitter, for one element).
+TCEMU_HD Parts split_aligned(float x, int sigma, int line_exp) { return AlignedSplitter(sigma, line_exp)(x); }
 
 /// Cuts x into s INT8 slices of `bits` bits (sign-magnitude, |slice| <= 2^bits - 1 <= 127, never
 /// -128) against the line scale 2^line_exp: |x| / 2^line_exp = sum_p |slice_p| 2^(-p*bits) + trunc,

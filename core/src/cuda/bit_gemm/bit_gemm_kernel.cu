@@ -1,10 +1,10 @@
 // The bit-indexed fp16x2-aligned kernel (tcemu/cuda/bit_gemm.hpp; plan and tables: bit_gemm_plan.hpp).
 //
 // Persistent blocks of one or two groups of 8 warps (bit_gemm_plan.hpp) walk the row tiles. Per tile:
-//   1. gather: cp.async of the tile's 2^(kTileBits) complex elements (8 bytes each) in index order into
-//      a row-major FP32 staging tile, kStages tiles ahead;
-//   2. split: one warp per row computes the row's max, nonzero mean and finiteness (the range rules),
-//      its scale sigma_row, and writes hi / lo FP16 parts (split::split_aligned, the host's code);
+//   1. gather: cp.async of the tile's 2^(kTileBits) complex elements, two (16 bytes) per copy, in
+//      index order into an FP32 staging tile (rows, or interleaved row pairs), kStages tiles ahead;
+//   2. split: a few lanes per row compute the row's max, nonzero mean and finiteness (the range
+//      rules) and its scale sigma_row, then write hi / lo FP16 parts (split::AlignedSplitter);
 //   3. products: mma.sync m16n8k16 against U's parts (in shared memory for the whole call), chained
 //      and promoted as the wgmma fused kernel does for ProductSet::hi_low3 (the default on Hopper);
 //   4. epilogue: each thread's accumulator pair is one complex output (the interleaved embedding),
@@ -35,9 +35,6 @@ __device__ __forceinline__ void cp_async16(unsigned dst, const void* src) {
 __device__ __forceinline__ std::uint32_t tile_base(const Tables& t, std::uint64_t b) {
   return t.base[0][b & 255] | t.base[1][(b >> 8) & 255] | t.base[2][(b >> 16) & 255] | t.base[3][(b >> 24) & 255];
 }
-
-/// 2^k as FP32 for |k| <= 126 (exact).
-__device__ __forceinline__ float pow2(int k) { return __int_as_float((k + 127) << 23); }
 
 /// split::ozaki_line_exponent(mx) from the FP32 bits: the smallest e with mx < 2^e; 0 for 0.
 __device__ __forceinline__ int line_exponent(float mx) {
@@ -158,18 +155,19 @@ __global__ void __launch_bounds__(Geometry<D>::kThreads, D == 6 ? 1 : 2) bit_gem
             atomicMax(p.flags + 1, __float_as_uint(log2f(mx * float(nnz) / sum)));
           }
           if (rule) atomicOr(p.flags, rule);
-          row_factor[row] = pow2(-(sigma + p.b_sigma));
+          row_factor[row] = split::pow2f(-(sigma + p.b_sigma));
         }
-        // split::split_aligned with its ldexpf as products by exact powers of two (the same values).
-        const int unit = e + sigma - split::kAlignedGridBits;
-        const float scale = pow2(sigma), to_unit = pow2(-unit), from_unit = pow2(unit);
+        // The packing rounds to FP16: the same parts as split::split_aligned for every row the range
+        // rules accept (rows they reject are declined, their parts unused).
+        const split::AlignedSplitter splitter(sigma, e);
 #pragma unroll
         for (int q = 0; q < kPerLane; ++q) {
           const int c = sub + kLanes * q;
-          const float xr = v[q].x * scale, xi = v[q].y * scale;
-          const float hr = rintf(xr * to_unit) * from_unit, hi_ = rintf(xi * to_unit) * from_unit;
-          *reinterpret_cast<__half2*>(a_mem + row * G::kPartStride + c * 4) = __floats2half2_rn(hr, hi_);
-          *reinterpret_cast<__half2*>(a_mem + (G::kBM + row) * G::kPartStride + c * 4) = __floats2half2_rn(xr - hr, xi - hi_);
+          float xr, hr, xi, hi;
+          splitter.scaled_by_product(v[q].x, xr, hr);  // accepted rows: e + sigma in [-1, 15]
+          splitter.scaled_by_product(v[q].y, xi, hi);
+          *reinterpret_cast<__half2*>(a_mem + row * G::kPartStride + c * 4) = __floats2half2_rn(hr, hi);
+          *reinterpret_cast<__half2*>(a_mem + (G::kBM + row) * G::kPartStride + c * 4) = __floats2half2_rn(xr - hr, xi - hi);
         }
       }
     }
