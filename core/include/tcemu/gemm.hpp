@@ -14,6 +14,7 @@
 
 #include "tcemu/error.hpp"
 #include "tcemu/matrix.hpp"
+#include "tcemu/mixpert.hpp"
 #include "tcemu/scheme.hpp"
 #include "tcemu/select.hpp"
 
@@ -103,6 +104,29 @@ namespace tcemu {
 #endif
 
 namespace detail {
+
+/// int8-mixpert's range check on both packed operands (x = op(A), m x k; y = op(B), k x n): "" or a
+/// one-line reason naming the operand (tcemu/mixpert.hpp, violation()).
+std::string mixpert_violation(const mixpert::PackCheck& a, const mixpert::PackCheck& b, std::int64_t m,
+                              std::int64_t n, std::int64_t k);
+
+/// int8-mixpert's fallback, shared by the backends: under RangePolicy::error throws InvalidArgument
+/// with `why`; otherwise runs `run(options with bf16x3)` (the paper falls back to half-precision
+/// emulation; bf16x3's own range check may go on to native FP32) and returns its report with
+/// requested = int8-mixpert, fell_back and a note that starts with `why`.
+template <class Run>
+GemmReport mixpert_fallback(const GemmOptions& options, const std::string& why, Run run) {
+  if (options.range_policy == RangePolicy::error)
+    throw InvalidArgument("gemm with scheme " + options.scheme.name + ": " + why);
+  GemmOptions o = options;
+  o.scheme = parse_scheme("bf16x3");
+  GemmReport r = run(o);
+  r.requested = options.scheme;
+  r.fell_back = true;
+  r.note = options.scheme.name + " -> " + r.used.name + ": " + why + (r.note.empty() ? "" : "; then " + r.note);
+  return r;
+}
+
 template <class View>
 auto to_matrix_view(const View& v) {
   static_assert(View::rank == 2, "tcemu::gemm needs rank-2 Views");

@@ -32,6 +32,7 @@ enum class SchemeKind {
   bf16x3,           ///< APE FP32-B: hi, mi, lo BF16 RN-even, 6 products
   bf16x9,           ///< hi, mi, lo BF16, all 9 products
   int8_ozaki,       ///< Ozaki scheme on INT8 (ozIMMU): per-row/column power-of-two scale, s slices
+  int8_mixpert,     ///< MixPert: per-tile shared exponent, 2-3 INT8 mantissa segments, levels I-IV
   automatic,        ///< `auto`: chosen per call from the operands' range profile and a cost model
 };
 
@@ -49,6 +50,7 @@ enum class SplitRule {
   bitcut_rz,    ///< LE-GEMM: hi truncated (bit-cut), residual scaled 2^10 and rounded toward zero
   int_slices,   ///< Ozaki: fixed-point slices of a shared power-of-two exponent, truncated
   line_aligned, ///< hi rounded RN-even to a grid set by the line's maximum, lo = RN(x - hi)
+  tile_exponent, ///< MixPert: RN-even to a fixed-point grid set by the tile's maximum, 7-bit segments
 };
 
 /// One product of parts: part `a` of A times part `b` of B.
@@ -76,7 +78,9 @@ struct Scheme {
   std::string name;          ///< catalogue name, e.g. "fp16x2", "int8-ozaki:9"
   Target target = Target::fp32;  ///< accuracy the scheme is built for (its emulated precision)
   PartType part = PartType::fp32;
-  int parts = 1;             ///< parts per input element (Ozaki: slices, 0 = chosen per call)
+  int parts = 1;             ///< parts per input element (Ozaki: slices, 0 = chosen per call;
+                             ///< MixPert: segments of the wider operand)
+  int level = 0;             ///< int8-mixpert: configuration level 1-4 (I-IV; tcemu/mixpert.hpp)
   int products = 1;          ///< Tensor Core / BLAS products per GEMM
   SplitRule split = SplitRule::none;
   int min_exp = -126;        ///< smallest binade represented at full precision
@@ -99,7 +103,8 @@ struct Scheme {
   bool meets(Target t) const;
 };
 
-/// Looks up a scheme by catalogue name ("fp16x2", "int8-ozaki", "int8-ozaki:9", "auto", ...).
+/// Looks up a scheme by catalogue name ("fp16x2", "int8-ozaki", "int8-ozaki:9", "int8-mixpert",
+/// "int8-mixpert:2", "auto", ...).
 /// `target` fixes the target of schemes that have several (int8-ozaki, auto, and the native names).
 /// Throws InvalidArgument naming the unknown name and listing the valid ones, or an Ozaki slice count
 /// outside 1..18.
@@ -118,5 +123,9 @@ std::string catalogue_table(Target target);
 
 /// Ozaki INT8 scheme with s slices (s(s+1)/2 products), for `target`.
 Scheme ozaki_scheme(int slices, Target target);
+
+/// MixPert INT8 scheme at configuration `level` (1-4 = I-IV: segments of A x B = 2x2, 2x3, 3x2,
+/// 3x3; 4, 6, 6, 8 products). Throws InvalidArgument for a level outside 1..4.
+Scheme mixpert_scheme(int level);
 
 }  // namespace tcemu

@@ -57,6 +57,19 @@ Scheme resolve_scheme(const GemmOptions& options, const RangeProfile& a, const R
 
 }  // namespace tcemu
 
+namespace tcemu::detail {
+
+std::string mixpert_violation(const mixpert::PackCheck& a, const mixpert::PackCheck& b, std::int64_t m,
+                              std::int64_t n, std::int64_t k) {
+  std::string why = mixpert::violation(a);
+  if (!why.empty()) return "operand A (" + std::to_string(m) + " x " + std::to_string(k) + "): " + why;
+  why = mixpert::violation(b);
+  if (!why.empty()) return "operand B (" + std::to_string(k) + " x " + std::to_string(n) + "): " + why;
+  return "";
+}
+
+}  // namespace tcemu::detail
+
 namespace tcemu {
 
 CudaKernels parse_cuda_kernels(const std::string& name) {

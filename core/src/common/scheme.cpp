@@ -2,6 +2,7 @@
 // checked per binade by tests/core/test_split.cpp.
 #include "tcemu/scheme.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -42,6 +43,7 @@ const char* split_rule_name(SplitRule r) {
     case SplitRule::bitcut_rz: return "bit-cut + RZ residual";
     case SplitRule::int_slices: return "truncate (fixed point)";
     case SplitRule::line_aligned: return "line-aligned hi, RN lo";
+    case SplitRule::tile_exponent: return "tile exponent, RN fixed pt";
   }
   return "?";
 }
@@ -144,6 +146,16 @@ Scheme by_kind(SchemeKind kind, Target target) {
                       "Ozaki scheme on INT8 (Ootomo, Ozaki, Yokota; ozIMMU)", {});
       return s;
     }
+    case K::int8_mixpert: {
+      // Level IV (the paper's default): 3 x 3 segments of 7 bits, 21 significant bits at the tile's
+      // maximum, the (2,2) product dropped. Any finite FP32 input (the tile exponent follows the
+      // data); a tile whose line maxima lie more than 2^5 apart falls back (tcemu/mixpert.hpp).
+      Scheme s = make(kind, "int8-mixpert", Target::fp32, P::int8, 3, 8, R::tile_exponent, -149,
+                      std::numeric_limits<double>::infinity(), 21, "tile lines <= 2^5 apart",
+                      "MixPert (Zhang et al., LCTES'24)", {});
+      s.level = 4;
+      return s;
+    }
     case K::automatic: {
       Scheme s;
       s.kind = K::automatic;
@@ -165,14 +177,14 @@ const std::vector<SchemeKind>& display_order() {
                                        K::fp16x2_markidis, K::fp16x2_egemm, K::fp16x2_legemm,
                                        K::fp16x2_aligned,
                                        K::tf32x2,        K::bf16x3,       K::bf16x9,
-                                       K::int8_ozaki,    K::automatic};
+                                       K::int8_ozaki,    K::int8_mixpert, K::automatic};
   return order;
 }
 
 std::string valid_names() {
   std::string s;
   for (auto k : display_order()) s += (s.empty() ? "" : ", ") + by_kind(k, Target::fp32).name;
-  return s + ", int8-ozaki:<s> (s = 1..18), all";
+  return s + ", int8-ozaki:<s> (s = 1..18), int8-mixpert:<level> (1..4), all";
 }
 
 }  // namespace
@@ -200,7 +212,27 @@ Scheme ozaki_scheme(int slices, Target target) {
   return s;
 }
 
+Scheme mixpert_scheme(int level) {
+  if (level < 1 || level > 4)
+    throw InvalidArgument("int8-mixpert: level " + std::to_string(level) + " is outside 1..4 (I-IV)");
+  Scheme s = by_kind(SchemeKind::int8_mixpert, Target::fp32);
+  static const int seg_a[4] = {2, 2, 3, 3}, seg_b[4] = {2, 3, 2, 3}, products[4] = {4, 6, 6, 8};
+  s.level = level;
+  s.parts = std::max(seg_a[level - 1], seg_b[level - 1]);
+  s.products = products[level - 1];
+  s.precision_bits = 7 * std::min(seg_a[level - 1], seg_b[level - 1]);
+  if (level != 4) s.name = "int8-mixpert:" + std::to_string(level);
+  return s;
+}
+
 Scheme parse_scheme(const std::string& name, Target target) {
+  const std::string mixpert = "int8-mixpert";
+  if (name.rfind(mixpert + ":", 0) == 0) {
+    const std::string num = name.substr(mixpert.size() + 1);
+    if (num.size() != 1 || num[0] < '1' || num[0] > '4')
+      throw InvalidArgument("scheme '" + name + "': level '" + num + "' is not one of 1, 2, 3, 4 (I-IV)");
+    return mixpert_scheme(num[0] - '0');
+  }
   const std::string ozaki = "int8-ozaki";
   if (name.rfind(ozaki + ":", 0) == 0) {
     const std::string num = name.substr(ozaki.size() + 1);

@@ -65,6 +65,10 @@ double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t 
     const double accum_bytes = double(sl) * mn * (4 + 16);  // per i+j group: INT32 in, FP64 r/w
     return products * flop / (rate(PartType::int8) * 1e12) + (split_bytes + accum_bytes) / bw;
   }
+  if (s.kind == SchemeKind::int8_mixpert) {  // one fused kernel: pack (read FP32, write INT8 segments)
+    const double split_bytes = (mk + kn) * (4.0 + s.parts);
+    return s.products * flop / (rate(PartType::int8) * 1e12) + (split_bytes + mn * 4.0) / bw;
+  }
   const double part_bytes = s.part == PartType::tf32 ? 4 : 2;
   const double split_bytes = (mk + kn) * (4.0 + s.parts * part_bytes);
   const double combine_bytes = mn * 4.0 * (double(s.groups.size()) + 1);

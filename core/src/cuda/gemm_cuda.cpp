@@ -116,6 +116,26 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     return report;
   }
 
+  if (options.scheme.kind == SchemeKind::int8_mixpert) {
+    // The tile rule needs the packed tiles: the pack pass decides between the kernel and a fallback.
+    mixpert::PackCheck cx, cy;
+    const bool ignore = options.range_policy == RangePolicy::ignore;
+    const bool ran = detail::run_mixpert<T>(options.scheme, p, ws, ignore, cx, cy, ev[1]);
+    const std::string why = ::tcemu::detail::mixpert_violation(p.swapped ? cy : cx, p.swapped ? cx : cy, a.rows, b.cols, p.k);
+    if (!ran)
+      return ::tcemu::detail::mixpert_fallback(options, why, [&](const GemmOptions& o) {
+        return gemm_device<T>(opA, opB, alpha, A, B, beta, C, o, stream, wsp);
+      });
+    TCEMU_CUDA(cudaEventRecord(ev[2], st));
+    TCEMU_CUDA(cudaEventRecord(ev[3], st));
+    if (wso.record_timings) {
+      TCEMU_CUDA(cudaEventSynchronize(ev[3]));
+      report.seconds_split = 1e-3 * elapsed(ev[0], ev[1]);
+      report.seconds_products = 1e-3 * elapsed(ev[1], ev[2]);
+    }
+    return report;
+  }
+
   const Scheme& req = options.scheme;
   RangeProfile pa, pb;
   Scheme s;

@@ -8,6 +8,7 @@
 #include "cuda/kernels.hpp"
 #include "cuda/workspace_impl.hpp"
 #include "tcemu/gemm.hpp"
+#include "tcemu/mixpert.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace tcemu::cuda::detail {
@@ -65,5 +66,13 @@ void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, con
 template <class T>
 void run_ozaki(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const int* ex, const int* ey,
                cudaEvent_t after_split, cudaEvent_t after_products);
+
+/// int8-mixpert (cuda/mixpert/): packs both operands (ws slots A/B), records `after_split`, waits
+/// for it and reads the range checks of x and y back into cx / cy; then, when both are in range or
+/// `ignore_range`, queues the fused kernel into C and returns true (else returns false, nothing
+/// queued).
+template <class T>
+bool run_mixpert(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, bool ignore_range,
+                 mixpert::PackCheck& cx, mixpert::PackCheck& cy, cudaEvent_t after_split);
 
 }  // namespace tcemu::cuda::detail

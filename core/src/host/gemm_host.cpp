@@ -20,6 +20,22 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
   if (m == 0 || n == 0) return report;
 
   using clock = std::chrono::steady_clock;
+  if (options.scheme.kind == SchemeKind::int8_mixpert && k > 0) {
+    // The tile rule needs the packed tiles, so the pack decides between computing and falling back.
+    host::Timings t;
+    std::string why;
+    host::gemm_mixpert(options.scheme, alpha, a, b, beta, C, t, [&](const host::MixpertChecks& ch) {
+      why = detail::mixpert_violation(ch.a, ch.b, m, n, k);
+      return why.empty() || options.range_policy == RangePolicy::ignore;
+    });
+    if (!why.empty() && options.range_policy != RangePolicy::ignore)
+      return detail::mixpert_fallback(options, why, [&](const GemmOptions& o) {
+        return gemm_host<T>(Op::N, Op::N, alpha, a, b, beta, C, o);
+      });
+    report.seconds_split = t.split;
+    report.seconds_products = t.products;
+    return report;
+  }
   const auto t0 = clock::now();
   // Native schemes need no profile (IEEE arithmetic takes any input); skipping it keeps the
   // baselines the apps compare against free of tcemu overhead.

@@ -1,7 +1,10 @@
 #pragma once
 // The host backend's three arithmetic paths. a = op(A) (m x k), b = op(B) (k x n), both strided views
 // into the caller's data; C is m x n. Each path adds its wall-clock seconds to `t`.
+#include <functional>
+
 #include "tcemu/matrix.hpp"
+#include "tcemu/mixpert.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace tcemu::host {
@@ -26,5 +29,16 @@ void gemm_fp64(T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, Ma
 template <class T>
 void gemm_ozaki(int slices, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
                 MatrixView<T> C, Timings& t);
+
+/// Range checks of both packed operands of int8-mixpert (x = op(A), y = op(B)).
+struct MixpertChecks {
+  mixpert::PackCheck a, b;
+};
+
+/// int8-mixpert at s.level (tcemu/mixpert.hpp; mixpert.cpp): packs both operands, then computes
+/// C = alpha * acc + beta * C if proceed(their range checks) says so.
+template <class T>
+void gemm_mixpert(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
+                  MatrixView<T> C, Timings& t, const std::function<bool(const MixpertChecks&)>& proceed);
 
 }  // namespace tcemu::host

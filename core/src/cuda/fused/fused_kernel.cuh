@@ -78,6 +78,11 @@ struct Args {
   int m, n, tiles_m, tiles_n;
   int ktiles;                             ///< set by each kernel's launch for its own k-tile width
   float low_scale;                        ///< 2^scale_exp of the low groups
+  /// int8-mixpert only (mixpert_kernel.cuh): tile exponents [line / 8][k-block] of x and y, with
+  /// kblocks (even) k-blocks of 32 per line, and the number of 8-line tiles of each side.
+  const std::int16_t* ex_x = nullptr;
+  const std::int16_t* ex_y = nullptr;
+  int kblocks = 0, tiles8_x = 0, tiles8_y = 0;
 };
 
 template <MmaKind K>
@@ -131,6 +136,98 @@ __device__ __forceinline__ int2 tile_coords(const Args& a, int id) {
 /// Block tile of blockIdx.x (one block per tile).
 __device__ __forceinline__ int2 block_tile(const Args& a) { return tile_coords(a, blockIdx.x); }
 
+/// Queues the cp.async loads of k-tile `kt` into the stage at shared address `s`: PX parts of the
+/// block's x tile (kBM lines), then PY parts of its y tile (kBN lines), each part kRowBytes per line,
+/// swizzled; rows past m / n and bytes past the padded part are zero-filled.
+template <int PX, int PY>
+__device__ __forceinline__ void load_stage(const Args& a, unsigned s, int kt, int m0, int n0, int tid) {
+  constexpr int kTileA = kBM * kRowBytes, kTileB = kBN * kRowBytes;
+  const std::int64_t kb = std::int64_t(kt) * kRowBytes;
+  constexpr int kChunks = (PX * kBM + PY * kBN) * 4;
+#pragma unroll
+  for (int c0 = 0; c0 < kChunks; c0 += kThreads) {
+    const int c = c0 + tid;
+    const bool is_y = c >= PX * kBM * 4;
+    const int cc = is_y ? c - PX * kBM * 4 : c;
+    const int lines = is_y ? kBN : kBM;
+    const int part = cc / (lines * 4), row = (cc / 4) % lines, ch = cc % 4;
+    const int line = (is_y ? n0 : m0) + row;
+    const bool valid = line < (is_y ? a.n : a.m) && kb + ch * 16 < a.part_bytes;
+    const char* base = is_y ? a.y : a.x;
+    const char* src = valid ? base + std::int64_t(line) * (is_y ? a.y_row_bytes : a.x_row_bytes) +
+                                  part * a.part_bytes + kb + ch * 16
+                            : base;
+    const unsigned dst = is_y ? s + PX * kTileA + part * kTileB + swz(row, ch) : s + part * kTileA + swz(row, ch);
+    cp_async16(dst, src, valid);
+  }
+}
+
+/// B fragments (kNT n8 tiles) of P parts for MMA step `ks` of the stage's y tile at `sy`.
+template <int P>
+__device__ __forceinline__ void load_y_fragments(std::uint32_t (&bf)[P][kNT][2], unsigned sy, int wn, int lane,
+                                                 int ks) {
+#pragma unroll
+  for (int p = 0; p < P; ++p)
+#pragma unroll
+    for (int nj = 0; nj < kNT / 2; ++nj) {
+      const int j = lane >> 3;
+      const int row = wn * kWN + nj * 16 + (j >> 1) * 8 + (lane & 7);
+      std::uint32_t r[4];
+      ldmatrix_x4(r, sy + p * (kBN * kRowBytes) + swz(row, ks * 2 + (j & 1)));
+      bf[p][2 * nj][0] = r[0];
+      bf[p][2 * nj][1] = r[1];
+      bf[p][2 * nj + 1][0] = r[2];
+      bf[p][2 * nj + 1][1] = r[3];
+    }
+}
+
+/// A fragment of m16 tile `mt` (P parts) for MMA step `ks` of the stage's x tile at `sx`.
+template <int P>
+__device__ __forceinline__ void load_x_fragment(std::uint32_t (&af)[P][4], unsigned sx, int wm, int lane, int ks,
+                                                int mt) {
+#pragma unroll
+  for (int p = 0; p < P; ++p) {
+    const int j = lane >> 3;
+    const int row = wm * kWM + mt * 16 + (j & 1) * 8 + (lane & 7);
+    ldmatrix_x4(af[p], sx + p * (kBM * kRowBytes) + swz(row, ks * 2 + (j >> 1)));
+  }
+}
+
+/// A fragments (kMT m16 tiles) of P parts for MMA step `ks` of the stage's x tile at `sx`.
+template <int P>
+__device__ __forceinline__ void load_x_fragments(std::uint32_t (&af)[P][kMT][4], unsigned sx, int wm, int lane,
+                                                 int ks) {
+#pragma unroll
+  for (int p = 0; p < P; ++p)
+#pragma unroll
+    for (int mt = 0; mt < kMT; ++mt) {
+      const int j = lane >> 3;
+      const int row = wm * kWM + mt * 16 + (j & 1) * 8 + (lane & 7);
+      ldmatrix_x4(af[p][mt], sx + p * (kBM * kRowBytes) + swz(row, ks * 2 + (j >> 1)));
+    }
+}
+
+/// Epilogue of a warp's 32 x 32 accumulator tile: C = alpha * acc + beta * C in the precision of T.
+template <class T>
+__device__ __forceinline__ void store_accumulators(const float (&acc)[kMT][kNT][4], const Args& a,
+                                                   const Epilogue<T>& e, int m0, int n0, int wm, int wn,
+                                                   int lane) {
+  const int g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int mt = 0; mt < kMT; ++mt)
+#pragma unroll
+    for (int nt = 0; nt < kNT; ++nt)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int i = m0 + wm * kWM + mt * 16 + g + (r >> 1) * 8;
+        const int jj = n0 + wn * kWN + nt * 8 + 2 * t + (r & 1);
+        if (i >= a.m || jj >= a.n) continue;
+        const T v = static_cast<T>(acc[mt][nt][r]);
+        T* c = e.c + std::int64_t(i) * e.c_rs + std::int64_t(jj) * e.c_cs;
+        *c = e.beta == T(0) ? e.alpha * v : e.alpha * v + e.beta * *c;
+      }
+}
+
 /// Raises the dynamic shared memory limit of `Kernel` once (one static per kernel instance) and
 /// launches it on the tile grid of `args`.
 template <auto Kernel, class T>
@@ -161,27 +258,6 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp / kWarpsN, wn = warp % kWarpsN;
 
-  auto load_stage = [&](int stage, int kt) {
-    const unsigned s = sbase + stage * kStageBytes;
-    const std::int64_t kb = std::int64_t(kt) * kRowBytes;
-    constexpr int kChunks = P * (kBM + kBN) * 4;
-#pragma unroll
-    for (int c0 = 0; c0 < kChunks; c0 += kThreads) {
-      const int c = c0 + tid;
-      const bool is_y = c >= P * kBM * 4;
-      const int cc = is_y ? c - P * kBM * 4 : c;
-      const int part = cc / (kBM * 4), row = (cc / 4) % kBM, ch = cc % 4;
-      const int line = (is_y ? n0 : m0) + row;
-      const bool valid = line < (is_y ? a.n : a.m) && kb + ch * 16 < a.part_bytes;
-      const char* base = is_y ? a.y : a.x;
-      const char* src = valid ? base + std::int64_t(line) * (is_y ? a.y_row_bytes : a.x_row_bytes) +
-                                    part * a.part_bytes + kb + ch * 16
-                              : base;
-      const unsigned dst = s + (is_y ? P * kTileA : 0) + part * kTileA + swz(row, ch);
-      cp_async16(dst, src, valid);
-    }
-  };
-
   // Separate chains for the low products and group 0: fp16x2 / LE-GEMM's low parts carry a
   // power-of-two scale; fp16x2-aligned's group 0 must start each step from zero to stay exact.
   constexpr bool kSeparateLow = separate_low(K, PS);
@@ -195,7 +271,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
 
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < a.ktiles) load_stage(s, s);
+    if (s < a.ktiles) load_stage<P, P>(a, sbase + s * kStageBytes, s, m0, n0, tid);
     asm volatile("cp.async.commit_group;\n" ::);
   }
 
@@ -204,7 +280,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
     __syncthreads();
     {
       const int next = kt + kStages - 1;
-      if (next < a.ktiles) load_stage(next % kStages, next);
+      if (next < a.ktiles) load_stage<P, P>(a, sbase + (next % kStages) * kStageBytes, next, m0, n0, tid);
       asm volatile("cp.async.commit_group;\n" ::);
     }
     const unsigned s = sbase + (kt % kStages) * kStageBytes;
@@ -214,28 +290,9 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
 #pragma unroll 1
     for (int ks = 0; ks < 2; ++ks) {
       std::uint32_t bf[P][kNT][2];
-#pragma unroll
-      for (int p = 0; p < P; ++p)
-#pragma unroll
-        for (int nj = 0; nj < kNT / 2; ++nj) {
-          const int j = lane >> 3;
-          const int row = wn * kWN + nj * 16 + (j >> 1) * 8 + (lane & 7);
-          std::uint32_t r[4];
-          ldmatrix_x4(r, sy + p * kTileB + swz(row, ks * 2 + (j & 1)));
-          bf[p][2 * nj][0] = r[0];
-          bf[p][2 * nj][1] = r[1];
-          bf[p][2 * nj + 1][0] = r[2];
-          bf[p][2 * nj + 1][1] = r[3];
-        }
+      load_y_fragments<P>(bf, sy, wn, lane, ks);
       std::uint32_t af[P][kMT][4];
-#pragma unroll
-      for (int p = 0; p < P; ++p)
-#pragma unroll
-        for (int mt = 0; mt < kMT; ++mt) {
-          const int j = lane >> 3;
-          const int row = wm * kWM + mt * 16 + (j & 1) * 8 + (lane & 7);
-          ldmatrix_x4(af[p][mt], sx + p * kTileA + swz(row, ks * 2 + (j >> 1)));
-        }
+      load_x_fragments<P>(af, sx, wm, lane, ks);
       // Per output fragment and MMA step: the low products chained inside the Tensor Core from a
       // zero accumulator, then (same scale) the group-0 products on top, and the step's sum added to
       // the FP32 accumulator with a round-to-nearest FADD: the Tensor Core's truncating addition
@@ -266,21 +323,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
   }
   asm volatile("cp.async.wait_group 0;\n" ::);
 
-  // Epilogue: C = alpha * acc + beta * C in the precision of T.
-  const int g = lane >> 2, t = lane & 3;
-#pragma unroll
-  for (int mt = 0; mt < kMT; ++mt)
-#pragma unroll
-    for (int nt = 0; nt < kNT; ++nt)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int i = m0 + wm * kWM + mt * 16 + g + (r >> 1) * 8;
-        const int jj = n0 + wn * kWN + nt * 8 + 2 * t + (r & 1);
-        if (i >= a.m || jj >= a.n) continue;
-        const T v = static_cast<T>(acc[mt][nt][r]);
-        T* c = e.c + std::int64_t(i) * e.c_rs + std::int64_t(jj) * e.c_cs;
-        *c = e.beta == T(0) ? e.alpha * v : e.alpha * v + e.beta * *c;
-      }
+  store_accumulators(acc, a, e, m0, n0, wm, wn, lane);
 }
 
 /// Launches fused_kernel<K, PS, T> (instantiated in fused_<kind>.cu).

@@ -1,0 +1,136 @@
+#pragma once
+// int8-mixpert's fused kernel (tcemu/mixpert.hpp): the mma.sync kernel's tiling, pipeline and
+// fragment loads (fused_kernel.cuh) on INT8 segment panels, with MixPert's per-step conversion.
+//
+// Per MMA step (32 elements of k = one k-block) and 16 x 8 output fragment: every kept segment
+// product (i, j) is an m16n8k32 s8 MMA into the INT32 chain of its group d = i + j (exact, from
+// zero); the four groups become one FP32 step value (mixpert::step_value), which is scaled by
+// 2^(E_x + E_y - 12) of the fragment's tiles (rows 0-7 and 8-15 of the fragment are two 8-line x
+// tiles, the 8 columns one y tile) and added to the FP32 accumulator with one FMA. The host
+// reference (core/src/host/mixpert.cpp) does the same operations in the same order, so the results
+// are bit-identical.
+//
+// The s8 fragment layouts of m16n8k32 are those of f16 m16n8k16 with pairs of bytes read as one
+// 16-bit element, so the ldmatrix addressing of fused_kernel.cuh serves unchanged.
+#include "cuda/fused/fused_kernel.cuh"
+#include "tcemu/mixpert.hpp"
+
+namespace tcemu::cuda::detail::fused {
+
+__device__ __forceinline__ void mma_s8(std::int32_t (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/// Exponent of k-block 2 kt + ks from a 32-bit load of the pair (2 kt, 2 kt + 1).
+__device__ __forceinline__ int pair_exp(std::uint32_t pair, int ks) {
+  return static_cast<int>(static_cast<std::int16_t>(ks ? pair >> 16 : pair & 0xffffu));
+}
+
+/// Tile exponents of k-tile kt (k-blocks 2 kt, 2 kt + 1) of 8-line tile `tile` (zero tile past the end).
+__device__ __forceinline__ std::uint32_t load_exp_pair(const std::int16_t* ex, int tile, int tiles, int kblocks,
+                                                       int kt) {
+  if (tile >= tiles) return 0u;  // lines past m / n: zero digits, so the step adds nothing
+  return __ldg(reinterpret_cast<const unsigned*>(ex + std::int64_t(tile) * kblocks + 2 * kt));
+}
+
+template <int SX, int SY, class T>
+__global__ void __launch_bounds__(kThreads, 1) mixpert_kernel(Args a, Epilogue<T> e) {
+  constexpr int NG = (SX + SY - 2 < 3 ? SX + SY - 2 : 3) + 1;  // mixpert::groups(SX, SY)
+  constexpr int kTileA = kBM * kRowBytes, kTileB = kBN * kRowBytes;
+  constexpr int kStageBytes = SX * kTileA + SY * kTileB;
+  extern __shared__ __align__(128) unsigned char smem[];
+  const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+
+  const int2 tile = block_tile(a);
+  const int m0 = tile.x * kBM, n0 = tile.y * kBN;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wm = warp / kWarpsN, wn = warp % kWarpsN;
+  const int tx0 = (m0 + wm * kWM) / mixpert::kTileLines;  // x tiles of this warp: tx0 + 2 mt + half
+  const int ty0 = (n0 + wn * kWN) / mixpert::kTileLines;  // y tiles: ty0 + nt
+
+  float acc[kMT][kNT][4];
+#pragma unroll
+  for (int i = 0; i < kMT; ++i)
+#pragma unroll
+    for (int j = 0; j < kNT; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < a.ktiles) load_stage<SX, SY>(a, sbase + s * kStageBytes, s, m0, n0, tid);
+    asm volatile("cp.async.commit_group;\n" ::);
+  }
+
+  for (int kt = 0; kt < a.ktiles; ++kt) {
+    std::uint32_t exx[2 * kMT], exy[kNT];
+#pragma unroll
+    for (int q = 0; q < 2 * kMT; ++q) exx[q] = load_exp_pair(a.ex_x, tx0 + q, a.tiles8_x, a.kblocks, kt);
+#pragma unroll
+    for (int q = 0; q < kNT; ++q) exy[q] = load_exp_pair(a.ex_y, ty0 + q, a.tiles8_y, a.kblocks, kt);
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
+    __syncthreads();
+    {
+      const int next = kt + kStages - 1;
+      if (next < a.ktiles) load_stage<SX, SY>(a, sbase + (next % kStages) * kStageBytes, next, m0, n0, tid);
+      asm volatile("cp.async.commit_group;\n" ::);
+    }
+    const unsigned s = sbase + (kt % kStages) * kStageBytes;
+    const unsigned sx = s, sy = s + SX * kTileA;
+#pragma unroll 1
+    for (int ks = 0; ks < 2; ++ks) {
+      std::uint32_t bf[SY][kNT][2];
+      load_y_fragments<SY>(bf, sy, wn, lane, ks);
+#pragma unroll
+      for (int mt = 0; mt < kMT; ++mt) {
+        // One m16 tile's A fragments at a time: all of them at once (and the INT32 chains) spill.
+        std::uint32_t af[SX][4];
+        load_x_fragment<SX>(af, sx, wm, lane, ks, mt);
+#pragma unroll
+        for (int nt = 0; nt < kNT; ++nt) {
+          std::int32_t t[NG][4] = {};
+#pragma unroll
+          for (int i = 0; i < SX; ++i)
+#pragma unroll
+            for (int j = 0; j < SY; ++j)
+              if (mixpert::kept(i, j)) mma_s8(t[i + j], af[i], bf[j][nt]);
+          const int ey = pair_exp(exy[nt], ks);
+          const float scale_top = mixpert::step_scale(pair_exp(exx[2 * mt], ks), ey);
+          const float scale_bottom = mixpert::step_scale(pair_exp(exx[2 * mt + 1], ks), ey);
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            std::int32_t td[NG];
+#pragma unroll
+            for (int d = 0; d < NG; ++d) td[d] = t[d][r];
+            acc[mt][nt][r] = mixpert::accumulate(acc[mt][nt][r], mixpert::step_value(td, NG),
+                                                 r < 2 ? scale_top : scale_bottom);
+          }
+        }
+      }
+    }
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+  store_accumulators(acc, a, e, m0, n0, wm, wn, lane);
+}
+
+/// Launches mixpert_kernel<SX, SY, T> on `args` (x_row_bytes = SX * part_bytes, y_row_bytes =
+/// SY * part_bytes, part_bytes = kblocks * 32, tile exponents set; instantiated in fused_s8.cu).
+template <int SX, int SY, class T>
+void launch_mixpert(const Args& args, const Epilogue<T>& e, cudaStream_t stream) {
+  Args a = args;
+  a.ktiles = static_cast<int>(a.part_bytes / kRowBytes);
+  const int smem = kStages * (SX * kBM + SY * kBN) * kRowBytes;
+  launch_on_tiles<mixpert_kernel<SX, SY, T>>(smem, kThreads, a, e, stream, "launch of the int8-mixpert kernel");
+}
+
+/// The (x, y) segment counts that have kernels (levels I-IV and their swaps).
+#define TCEMU_MIXPERT_SEGMENTS(X, P) X(P, 2, 2) X(P, 2, 3) X(P, 3, 2) X(P, 3, 3)
+#define TCEMU_MIXPERT_LAUNCH(PREFIX, SX, SY)                                                              \
+  PREFIX template void launch_mixpert<SX, SY, float>(const Args&, const Epilogue<float>&, cudaStream_t);  \
+  PREFIX template void launch_mixpert<SX, SY, double>(const Args&, const Epilogue<double>&, cudaStream_t);
+
+}  // namespace tcemu::cuda::detail::fused
