@@ -18,9 +18,10 @@
 /// segment product with i + j <= 3 is kept (IV drops (2,2), as the paper does): 4, 6, 6, 8 products.
 ///
 /// Products (notes section 1.6): per pair of tiles (one of x, one of y, the same 32 k) the segment
-/// dot products are exact INT32 sums, grouped by d = i + j (T_d < 2^21, exact in FP32); the step value
-/// v = T_0 + 2^-7 T_1 + 2^-14 T_2 + 2^-21 T_3 (FMAs in that order) times 2^(E_x + E_y - 12) is added
-/// to the FP32 accumulator with one FMA per step, k ascending (MixPert's FP32 "Tmp" accumulation).
+/// dot products are exact INT32 sums, grouped by d = i + j (T_d < 2^21); two exact INT32 chains
+/// hi = 2^7 T_0 + T_1 and lo = 2^7 T_2 + T_3 give the step value v = hi + 2^-14 lo (one FMA), and
+/// v * 2^(E_x + E_y - 19) is added to the FP32 accumulator with one FMA per step, k ascending
+/// (MixPert's FP32 "Tmp" accumulation).
 ///
 /// Range: any finite input. A tile whose nonzero line maxima lie more than 2^kMaxTileSpreadBits apart
 /// leaves its smaller lines too few bits (the paper's "max/min <= 32" rule, read per line maximum:
@@ -41,7 +42,7 @@ inline constexpr int kTileK = 32;           ///< elements of k per tile (one INT
 inline constexpr int kDigitBits = 7;        ///< bits per segment (|digit| <= 127)
 inline constexpr int kMaxTileSpreadBits = 5;  ///< allowed exponent gap between a tile's line maxima
 inline constexpr int kZeroTileExp = -127;   ///< exponent stored for an all-zero tile (digits all 0)
-inline constexpr int kMaxGroups = 4;        ///< d = i + j in 0..3
+inline constexpr int kMaxGroups = 4;        ///< d = i + j in 0..3 (3 at level I)
 
 /// Segments of the x (rows) and y (columns) operand at `level` 1..4; `swapped` exchanges them (the
 /// caller multiplies op(B)^T by op(A)^T).
@@ -85,23 +86,30 @@ TCEMU_HD void digits(float x, int e, int segs, Int8* out, std::int64_t stride) {
   }
 }
 
-/// FP32 value of one step: v = T_0 + 2^-7 T_1 + 2^-14 T_2 + 2^-21 T_3, FMAs in that order
-/// (`ngroups` of the T_d used).
-TCEMU_HD float step_value(const std::int32_t* t, int ngroups) {
-  float v = static_cast<float>(t[0]);
-  for (int d = 1; d < ngroups; ++d) {
-#if defined(__CUDA_ARCH__)
-    v = __fmaf_rn(static_cast<float>(t[d]), bits::u2f(static_cast<std::uint32_t>(127 - 7 * d) << 23), v);
-#else
-    v = std::fma(static_cast<float>(t[d]), bits::u2f(static_cast<std::uint32_t>(127 - 7 * d) << 23), v);
-#endif
-  }
-  return v;
+/// The two INT32 chains of one step: hi = 2^7 T_0 + T_1 and lo = 2^7 T_2 + T_3 (exact: |hi| < 2^27,
+/// |lo| < 2^29). The kernel builds them inside the Tensor Cores (the group's first products, a shift
+/// by 7 bits, then the next group's products on the same accumulator).
+struct Chains {
+  std::int32_t hi = 0, lo = 0;
+};
+TCEMU_HD Chains chains(const std::int32_t (&t)[kMaxGroups]) {
+  return Chains{t[0] * 128 + t[1], t[2] * 128 + t[3]};
 }
 
-/// 2^(ex + ey - 12) as FP32 (0 below the subnormal range, Inf above FP32's).
+/// FP32 value of one step, v = hi + 2^-14 lo (two conversions and one FMA); the step's product is
+/// v * 2^(E_x + E_y - 19) (step_scale).
+TCEMU_HD float step_value(Chains c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(static_cast<float>(c.lo), 0x1p-14f, static_cast<float>(c.hi));
+#else
+  return std::fma(static_cast<float>(c.lo), 0x1p-14f, static_cast<float>(c.hi));
+#endif
+}
+
+/// 2^(ex + ey - 19) as FP32 (0 below the subnormal range, Inf above FP32's): the digits carry
+/// 2^(E - 6) each and hi carries 2^7.
 TCEMU_HD float step_scale(int ex, int ey) {
-  const int e = ex + ey - 12;
+  const int e = ex + ey - 19;
   if (e >= -126 && e <= 127) return bits::u2f(static_cast<std::uint32_t>(e + 127) << 23);
 #if defined(__CUDA_ARCH__)
   return ldexpf(1.f, e);

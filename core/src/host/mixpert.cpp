@@ -110,7 +110,6 @@ void gemm_mixpert(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<co
   if (!proceed(MixpertChecks{pa.check, pb.check})) return;
 
   t0 = clock::now();
-  const int ng = mixpert::groups(seg.x, seg.y);
   const std::int64_t kblocks = pa.kblocks;
   const Packed* px = &pa;
   const Packed* py = &pb;
@@ -126,10 +125,11 @@ void gemm_mixpert(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<co
             for (int p = 0; p < seg.x; ++p)
               for (int q = 0; q < seg.y; ++q)
                 if (mixpert::kept(p, q)) td[p + q] += dot32(px->row(i, kb, p), py->row(j, kb, q));
-            acc = mixpert::accumulate(acc, mixpert::step_value(td, ng), mixpert::step_scale(exi[kb], exj[kb]));
+            acc = mixpert::accumulate(acc, mixpert::step_value(mixpert::chains(td)),
+                                      mixpert::step_scale(exi[kb], exj[kb]));
           }
           const T v = static_cast<T>(acc);
-          C(i, j) = beta == T(0) ? alpha * v : alpha * v + beta * C(i, j);
+          C(i, j) = beta == T(0) ? alpha * v : std::fma(alpha, v, beta * C(i, j));  // the kernel's epilogue
         }
       });
   t.products += since(t0);

@@ -207,7 +207,8 @@ __device__ __forceinline__ void load_x_fragments(std::uint32_t (&af)[P][kMT][4],
     }
 }
 
-/// Epilogue of a warp's 32 x 32 accumulator tile: C = alpha * acc + beta * C in the precision of T.
+/// Epilogue of a warp's 32 x 32 accumulator tile: C = alpha * acc + beta * C in the precision of T
+/// (one FMA: fma(alpha, acc, beta * C)).
 template <class T>
 __device__ __forceinline__ void store_accumulators(const float (&acc)[kMT][kNT][4], const Args& a,
                                                    const Epilogue<T>& e, int m0, int n0, int wm, int wn,
@@ -224,7 +225,7 @@ __device__ __forceinline__ void store_accumulators(const float (&acc)[kMT][kNT][
         if (i >= a.m || jj >= a.n) continue;
         const T v = static_cast<T>(acc[mt][nt][r]);
         T* c = e.c + std::int64_t(i) * e.c_rs + std::int64_t(jj) * e.c_cs;
-        *c = e.beta == T(0) ? e.alpha * v : e.alpha * v + e.beta * *c;
+        *c = e.beta == T(0) ? e.alpha * v : fma(e.alpha, v, e.beta * *c);  // explicit: the host reference's order
       }
 }
 

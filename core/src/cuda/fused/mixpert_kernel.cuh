@@ -3,9 +3,10 @@
 // fragment loads (fused_kernel.cuh) on INT8 segment panels, with MixPert's per-step conversion.
 //
 // Per MMA step (32 elements of k = one k-block) and 16 x 8 output fragment: every kept segment
-// product (i, j) is an m16n8k32 s8 MMA into the INT32 chain of its group d = i + j (exact, from
-// zero); the four groups become one FP32 step value (mixpert::step_value), which is scaled by
-// 2^(E_x + E_y - 12) of the fragment's tiles (rows 0-7 and 8-15 of the fragment are two 8-line x
+// product (i, j) is an m16n8k32 s8 MMA into one of two INT32 chains (exact): hi = 2^7 T_0 + T_1 and
+// lo = 2^7 T_2 + T_3, T_d the products with i + j = d (the shift by 7 bits between the groups of a
+// chain is an integer multiply of the accumulator); the chains become one FP32 step value
+// (mixpert::step_value), which is scaled by 2^(E_x + E_y - 19) of the fragment's tiles (rows 0-7 and 8-15 of the fragment are two 8-line x
 // tiles, the 8 columns one y tile) and added to the FP32 accumulator with one FMA. The host
 // reference (core/src/host/mixpert.cpp) does the same operations in the same order, so the results
 // are bit-identical.
@@ -92,21 +93,35 @@ __global__ void __launch_bounds__(kThreads, 1) mixpert_kernel(Args a, Epilogue<T
         load_x_fragment<SX>(af, sx, wm, lane, ks, mt);
 #pragma unroll
         for (int nt = 0; nt < kNT; ++nt) {
-          std::int32_t t[NG][4] = {};
+          // Two exact INT32 chains: hi = 2^7 (x0 y0) + (x0 y1 + x1 y0), lo = 2^7 (d = 2) + (d = 3).
+          std::int32_t hi[4] = {}, lo[4] = {};
+          mma_s8(hi, af[0], bf[0][nt]);
+#pragma unroll
+          for (int r = 0; r < 4; ++r) hi[r] *= 128;
+          mma_s8(hi, af[0], bf[1][nt]);
+          mma_s8(hi, af[1], bf[0][nt]);
 #pragma unroll
           for (int i = 0; i < SX; ++i)
 #pragma unroll
             for (int j = 0; j < SY; ++j)
-              if (mixpert::kept(i, j)) mma_s8(t[i + j], af[i], bf[j][nt]);
+              if (i + j == 2) mma_s8(lo, af[i], bf[j][nt]);
+          if constexpr (NG > 3) {
+#pragma unroll
+            for (int r = 0; r < 4; ++r) lo[r] *= 128;
+#pragma unroll
+            for (int i = 0; i < SX; ++i)
+#pragma unroll
+              for (int j = 0; j < SY; ++j)
+                if (i + j == 3) mma_s8(lo, af[i], bf[j][nt]);
+          }
           const int ey = pair_exp(exy[nt], ks);
           const float scale_top = mixpert::step_scale(pair_exp(exx[2 * mt], ks), ey);
           const float scale_bottom = mixpert::step_scale(pair_exp(exx[2 * mt + 1], ks), ey);
 #pragma unroll
           for (int r = 0; r < 4; ++r) {
-            std::int32_t td[NG];
-#pragma unroll
-            for (int d = 0; d < NG; ++d) td[d] = t[d][r];
-            acc[mt][nt][r] = mixpert::accumulate(acc[mt][nt][r], mixpert::step_value(td, NG),
+            // Level I has no d = 3 group: lo = 2^7 T_2 there too (the shift comes after its products).
+            const mixpert::Chains c{hi[r], NG > 3 ? lo[r] : lo[r] * 128};
+            acc[mt][nt][r] = mixpert::accumulate(acc[mt][nt][r], mixpert::step_value(c),
                                                  r < 2 ? scale_top : scale_bottom);
           }
         }
