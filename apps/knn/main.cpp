@@ -46,6 +46,7 @@ std::string footer() {
   }
   s +=
       "  int8-ozaki:<s>   Ozaki INT8 with a fixed number s of slices (1..18)\n"
+      "  int8-mixpert:<L> MixPert level L = 1..4 (I-IV: 2x2, 2x3, 3x2, 3x3 INT8 segments; default IV)\n"
       "  all              every scheme above; auto picks per GEMM call for --target\n"
       "\nMetrics (one table row per scheme):\n"
       "  time_ms          wall clock of the whole search (norms, GEMMs, top-k), median of --repeat runs,\n"
