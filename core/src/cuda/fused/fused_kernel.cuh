@@ -198,13 +198,14 @@ template <int P>
 __device__ __forceinline__ void load_x_fragments(std::uint32_t (&af)[P][kMT][4], unsigned sx, int wm, int lane,
                                                  int ks) {
 #pragma unroll
-  for (int p = 0; p < P; ++p)
+  for (int mt = 0; mt < kMT; ++mt) {
+    std::uint32_t f[P][4];
+    load_x_fragment<P>(f, sx, wm, lane, ks, mt);
 #pragma unroll
-    for (int mt = 0; mt < kMT; ++mt) {
-      const int j = lane >> 3;
-      const int row = wm * kWM + mt * 16 + (j & 1) * 8 + (lane & 7);
-      ldmatrix_x4(af[p][mt], sx + p * (kBM * kRowBytes) + swz(row, ks * 2 + (j >> 1)));
-    }
+    for (int p = 0; p < P; ++p)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) af[p][mt][r] = f[p][r];
+  }
 }
 
 /// Epilogue of a warp's 32 x 32 accumulator tile: C = alpha * acc + beta * C in the precision of T
