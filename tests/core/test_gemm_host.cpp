@@ -65,7 +65,8 @@ TEST_P(SchemeAccuracy, ProductErrorWithinDocumentedBoundOnEveryDistribution) {
 INSTANTIATE_TEST_SUITE_P(Catalogue, SchemeAccuracy,
                          ::testing::Values("fp32", "fp64", "tf32", "bf16", "fp16", "fp16x2",
                                            "fp16x2-markidis", "fp16x2-egemm", "fp16x2-legemm", "fp16x2-aligned",
-                                           "tf32x2", "bf16x3", "bf16x9", "int8-ozaki", "int8-mixpert",
+                                           "tf32x2", "tf32x2-aligned", "bf16x3", "bf16x3-aligned", "bf16x9",
+                                           "int8-ozaki", "int8-mixpert",
                                            "int8-mixpert:1", "auto"),
                          [](const auto& info) {
                            std::string n = info.param;

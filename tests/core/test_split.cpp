@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tcemu/range_profile.hpp"
@@ -236,4 +237,78 @@ TEST(SplitAligned, RangeCheckRejectsLowLinesHugeOperandsAndWideSpreads) {
   p.max_abs = p.min_line_max = std::ldexp(1.0, -80);  // beyond the scaling bound 2^60
   EXPECT_NE(range_violation(s, p).find("after the operand's scaling by 2^60"), std::string::npos)
       << range_violation(s, p);
+}
+
+// tf32x2-aligned / bf16x3-aligned: unscaled (sigma = 0), hi on the line grid 2^(e - b) (b = 10 / 7)
+// with |hi / u| <= 2^b, every part a TF32 / BF16 value, hi + lo (+ mi) within 2^-22 / 2^-24 of the
+// line maximum, and a Tensor Core step of hi x hi products (8 TF32, 16 BF16) an exact FP32 integer
+// of grid units. Lines from 2^-100 to 2^120 and 24 binades below a line's maximum.
+TEST(SplitAligned, Tf32AndBf16PartsSitOnTheLineGridAndRecombineWithinTheirBound) {
+  struct Case {
+    SchemeKind kind;
+    int grid_bits, err_bits, step;
+    float (*round)(float);
+  };
+  const Case cases[] = {{SchemeKind::tf32x2_aligned, split::kAlignedGridBitsTf32, 22, 8, bits::to_tf32_rn},
+                        {SchemeKind::bf16x3_aligned, split::kAlignedGridBitsBf16, 24, 16, bits::to_bf16_rn}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(scheme_of(c.kind).name);
+    EXPECT_EQ(split::aligned_scale_exp(c.kind, 1e10), 0);
+    std::mt19937 gen(11);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int scale : {-100, -7, 0, 30, 120}) {
+      const int len = 64;
+      for (int below : {0, 1, 5, 12, 24}) {  // the line's elements lie `below` binades under its max
+        std::vector<float> x(len);
+        for (int j = 0; j < len; ++j) x[j] = float(std::ldexp(u(gen), scale - (j == 0 ? 0 : below)));
+        x[0] = float(std::ldexp(0.999, scale));  // the line's maximum
+        const int e = split::ozaki_line_exponent(std::fabs(double(x[0])));
+        const double unit = std::ldexp(1.0, e - c.grid_bits);
+        std::vector<double> h(len);
+        for (int j = 0; j < len; ++j) {
+          const split::Parts p = split::split_aligned(c.kind, x[j], 0, e);
+          for (float v : p.p) ASSERT_EQ(c.round(v), v) << "a part is not a value of the part format";
+          h[j] = double(p.p[0]) / unit;
+          ASSERT_EQ(h[j], std::nearbyint(h[j])) << "hi off the grid, scale " << scale;
+          ASSERT_LE(std::fabs(h[j]), std::ldexp(1.0, c.grid_bits));
+          const double err = std::fabs(double(p.p[0]) + double(p.p[1]) + double(p.p[2]) - double(x[j]));
+          ASSERT_LE(err, std::ldexp(1.0, e - c.err_bits)) << "scale " << scale << " x " << x[j];
+          if (below == 0 && j == 0) EXPECT_LE(err, std::ldexp(std::fabs(double(x[j])), -c.err_bits));
+        }
+        for (int j0 = 0; j0 < len; j0 += c.step) {
+          double s = 0;
+          for (int j = j0; j < j0 + c.step; ++j) s += h[j] * h[(j + 7) % len];
+          EXPECT_LT(std::fabs(s), std::ldexp(1.0, 24));
+          EXPECT_EQ(double(float(s)), s);
+        }
+      }
+    }
+  }
+}
+
+// Their range rule: the standard scheme's bounds on the operand maximum and on every line maximum,
+// then the spread rule (5 bits, as fp16x2-aligned), which the standard schemes do not have.
+TEST(SplitAligned, Tf32AndBf16RangeCheckKeepsTheStandardBoundsAndAddsTheSpreadRule) {
+  for (auto [kind, plain, spread] : {std::tuple{SchemeKind::tf32x2_aligned, SchemeKind::tf32x2, 5.0},
+                                     std::tuple{SchemeKind::bf16x3_aligned, SchemeKind::bf16x3, 5.0}}) {
+    const Scheme s = scheme_of(kind), std_scheme = scheme_of(plain);
+    SCOPED_TRACE(s.name);
+    EXPECT_TRUE(s.is_line_aligned());
+    EXPECT_TRUE(s.meets(Target::fp32));
+    EXPECT_EQ(s.groups[0].products.size(), 1u);  // hi x hi alone: its chains stay exact
+    RangeProfile p;
+    p.max_abs = 3.0;
+    p.min_line_max = 1e-20;
+    p.max_line_spread_nonzero_bits = spread - 0.5;
+    EXPECT_EQ(range_violation(s, p), "");
+    p.max_line_spread_nonzero_bits = spread + 0.5;
+    EXPECT_NE(range_violation(s, p).find("nonzero |x|"), std::string::npos) << range_violation(s, p);
+    EXPECT_EQ(range_violation(std_scheme, p), "");
+    p.max_line_spread_nonzero_bits = 1.0;
+    p.min_line_max = std::ldexp(1.0, s.min_exp - 1);
+    EXPECT_NE(range_violation(s, p).find("full-precision range"), std::string::npos) << range_violation(s, p);
+    p.min_line_max = 1.0;
+    p.max_abs = 3.402e38;
+    EXPECT_NE(range_violation(s, p).find("overflows"), std::string::npos) << range_violation(s, p);
+  }
 }

@@ -29,7 +29,9 @@ enum class SchemeKind {
   fp16x2_legemm,    ///< LE-GEMM: hi = bit-cut(x), lo = RZ((x-hi)*2^10), 3 products, 2 accumulators
   fp16x2_aligned,   ///< hi on a per-line grid (exact hi*hi on Tensor Cores), lo = fp16(x-hi), 4 products
   tf32x2,           ///< APE FP32-T / "3xTF32": hi, lo TF32 RN-even, 3 products
+  tf32x2_aligned,   ///< hi on a per-line grid (exact hi*hi on Tensor Cores), lo = tf32(x-hi), 4 products
   bf16x3,           ///< APE FP32-B: hi, mi, lo BF16 RN-even, 6 products
+  bf16x3_aligned,   ///< hi on a per-line grid, mi, lo BF16 RN-even of the residual, bf16x3's 6 products
   bf16x9,           ///< hi, mi, lo BF16, all 9 products
   int8_ozaki,       ///< Ozaki scheme on INT8 (ozIMMU): per-row/column power-of-two scale, s slices
   int8_mixpert,     ///< MixPert: per-tile shared exponent, 2-3 INT8 mantissa segments, levels I-IV
@@ -92,6 +94,9 @@ struct Scheme {
 
   /// True for fp64 and fp32 (no split).
   bool is_native() const { return kind == SchemeKind::fp64 || kind == SchemeKind::fp32; }
+  /// True for the line-aligned schemes (fp16x2-aligned, tf32x2-aligned, bf16x3-aligned): their split
+  /// needs every line's maximum (split::split_aligned), so the backends profile before they split.
+  bool is_line_aligned() const { return split == SplitRule::line_aligned; }
   /// True for the single-pass low-precision schemes tf32, bf16, fp16.
   bool is_one_pass() const {
     return kind == SchemeKind::tf32 || kind == SchemeKind::bf16 || kind == SchemeKind::fp16;

@@ -28,7 +28,7 @@ struct Parts {
 
 /// Splits x (FP32) by the rule of `kind`; the result holds `parts` values exactly representable in
 /// the scheme's part type. Native kinds return {x}. Not defined for int8_ozaki / automatic (use
-/// ozaki_slices()) and fp16x2_aligned (its grid depends on the line: split_aligned()). Inf/NaN propagate into the parts (the range check keeps them away).
+/// ozaki_slices()) and the line-aligned kinds (their grid depends on the line: split_aligned()). Inf/NaN propagate into the parts (the range check keeps them away).
 TCEMU_HD Parts split_element(SchemeKind kind, float x) {
   using namespace tcemu::bits;
   Parts r;
@@ -195,6 +195,57 @@ struct AlignedSplitter {
 
 /// Parts of x for fp16x2-aligned (AlignedSplitter, for one element).
 TCEMU_HD Parts split_aligned(float x, int sigma, int line_exp) { return AlignedSplitter(sigma, line_exp)(x); }
+
+/// Bits of tf32x2-aligned's / bf16x3-aligned's high-part grid below the line exponent: |hi / u| <=
+/// 2^b needs b + 1 significant bits, TF32 has 11 and BF16 8. hi x hi products are integer multiples
+/// of u_row * u_col below 2^20 (TF32) / 2^14 (BF16) of it, so a Tensor Core step (8 TF32 or 16 BF16
+/// products) and the chains behind it add them exactly (docs/accuracy.md "Line-aligned schemes").
+inline constexpr int kAlignedGridBitsTf32 = 10;
+inline constexpr int kAlignedGridBitsBf16 = 7;
+/// Largest line spread (log2 of line max / mean nonzero |x|) kept by tf32x2-aligned and bf16x3-aligned:
+/// fp16x2-aligned's 5 bits. tf32x2-aligned has fp16x2-aligned's arithmetic (2^-22 of the line maximum
+/// per element). bf16x3-aligned represents an element to 2^-24 of its line's maximum but drops mi x lo,
+/// which for elements below the grid (hi = 0) is 2^-8 of their product: with the rule switched off,
+/// host n = 512 (tcemu-accuracy, docs/accuracy.md "Line-aligned schemes"): uniform 4.1e-8, phi = 0.5
+/// 4.8e-7, phi = 1 2.4e-6 against SGEMM's 2.9e-7 (tf32x2-aligned 1.4e-7, 5.0e-7, 1.1e-6).
+inline constexpr double kAlignedMaxSpreadBitsTf32 = kAlignedMaxSpreadBits;
+inline constexpr double kAlignedMaxSpreadBitsBf16 = kAlignedMaxSpreadBits;
+
+/// Scale exponent sigma of a line-aligned scheme's operand with largest |x| max_abs: fp16x2-aligned
+/// scales into FP16's range (aligned_scale_exp); TF32 and BF16 parts have FP32's exponent range and
+/// are not scaled (0).
+TCEMU_HD int aligned_scale_exp(SchemeKind kind, double max_abs) {
+  return kind == SchemeKind::fp16x2_aligned ? aligned_scale_exp(max_abs) : 0;
+}
+
+/// Parts of x for a line-aligned scheme (fp16x2-aligned, tf32x2-aligned, bf16x3-aligned), given the
+/// operand's sigma (aligned_scale_exp(kind, ...)) and the line's exponent (ozaki_line_exponent of its
+/// maximum): hi = u * RN-even(x 2^sigma / u), u = 2^(line_exp + sigma - b) (b: 10, 10, 7); the lower
+/// parts are RN-even in the part format of the residual x 2^sigma - hi (exact in FP32) and of what
+/// the middle part leaves (bf16x3-aligned). Other kinds: all parts 0.
+TCEMU_HD Parts split_aligned(SchemeKind kind, float x, int sigma, int line_exp) {
+  using namespace tcemu::bits;
+  if (kind == SchemeKind::fp16x2_aligned) return split_aligned(x, sigma, line_exp);
+  Parts r;
+  if (kind != SchemeKind::tf32x2_aligned && kind != SchemeKind::bf16x3_aligned) return r;
+  const bool tf32 = kind == SchemeKind::tf32x2_aligned;
+  const int unit_exp = line_exp + sigma - (tf32 ? kAlignedGridBitsTf32 : kAlignedGridBitsBf16);
+  const float xs = sigma == 0 ? x : ldexpf(x, sigma);
+  // Powers of two by product while the unit is a normal FP32 (every line the range check keeps).
+  const bool by_product = unit_exp >= -126 && unit_exp <= 126;
+  const float hi = by_product ? rintf(xs * pow2f(-unit_exp)) * pow2f(unit_exp)
+                              : ldexpf(rintf(ldexpf(xs, -unit_exp)), unit_exp);
+  const float r1 = xs - hi;
+  r.p[0] = hi;
+  if (tf32) {
+    r.p[1] = to_tf32_rn(r1);
+  } else {
+    const float mi = to_bf16_rn(r1);
+    r.p[1] = mi;
+    r.p[2] = to_bf16_rn(r1 - mi);
+  }
+  return r;
+}
 
 /// Cuts x into s INT8 slices of `bits` bits (sign-magnitude, |slice| <= 2^bits - 1 <= 127, never
 /// -128) against the line scale 2^line_exp: |x| / 2^line_exp = sum_p |slice_p| 2^(-p*bits) + trunc,

@@ -84,6 +84,22 @@ RangeProfile profile_host(MatrixView<const T> x, Side side) {
 template RangeProfile profile_host<float>(MatrixView<const float>, Side);
 template RangeProfile profile_host<double>(MatrixView<const double>, Side);
 
+namespace {
+
+/// The line-aligned schemes' spread rule: their error per element is a fixed fraction of the line's
+/// maximum, so a line whose elements lie far below its maximum loses relative accuracy.
+std::string aligned_spread_violation(const RangeProfile& p, double max_bits) {
+  if (!(p.max_line_spread_nonzero_bits > max_bits)) return "";
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "a line's max |x| is 2^%.1f times the mean of its nonzero |x| (more than 2^%.0f): the "
+                "line's grid leaves its small elements too few bits",
+                p.max_line_spread_nonzero_bits, max_bits);
+  return buf;
+}
+
+}  // namespace
+
 std::string range_violation(const Scheme& scheme, const RangeProfile& p) {
   char buf[320];
   if (scheme.kind == SchemeKind::automatic || scheme.is_native()) return "";
@@ -110,14 +126,7 @@ std::string range_violation(const Scheme& scheme, const RangeProfile& p) {
                     p.min_line_max, sigma, p.max_abs);
       return buf;
     }
-    if (p.max_line_spread_nonzero_bits > split::kAlignedMaxSpreadBits) {
-      std::snprintf(buf, sizeof buf,
-                    "a line's max |x| is 2^%.1f times the mean of its nonzero |x| (more than 2^%.0f): the "
-                    "line's grid leaves its small elements too few bits",
-                    p.max_line_spread_nonzero_bits, split::kAlignedMaxSpreadBits);
-      return buf;
-    }
-    return "";
+    return aligned_spread_violation(p, split::kAlignedMaxSpreadBits);
   }
   if (p.max_abs >= scheme.max_abs) {
     std::snprintf(buf, sizeof buf, "max |x| = %.6g >= %.6g, where a %s part overflows", p.max_abs,
@@ -131,6 +140,10 @@ std::string range_violation(const Scheme& scheme, const RangeProfile& p) {
                   p.min_line_max, scheme.min_exp);
     return buf;
   }
+  if (scheme.kind == SchemeKind::tf32x2_aligned)
+    return aligned_spread_violation(p, split::kAlignedMaxSpreadBitsTf32);
+  if (scheme.kind == SchemeKind::bf16x3_aligned)
+    return aligned_spread_violation(p, split::kAlignedMaxSpreadBitsBf16);
   return "";
 }
 

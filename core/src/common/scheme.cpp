@@ -131,6 +131,22 @@ Scheme by_kind(SchemeKind kind, Target target) {
     case K::tf32x2:
       return make(kind, "tf32x2", Target::fp32, P::tf32, 2, 3, R::rn, -114, rn_overflow_bound(10), 22,
                   "[-114, 127]", "APE FP32-T / 3xTF32", {group({{0, 0}}), group({{0, 1}, {1, 0}})});
+    case K::tf32x2_aligned:
+      // hi = u * RN(x / u), u = 2^(e - 10) (e: the line's exponent), lo = tf32(x - hi): every hi x hi
+      // chain exact, the low products (lo x lo kept: small elements live in lo alone) in a second
+      // accumulator. No operand scaling (TF32 has FP32's exponent range); hi's grid is one bit
+      // coarser than TF32 in the top binade, hence the overflow bound of 9 mantissa bits.
+      return make(kind, "tf32x2-aligned", Target::fp32, P::tf32, 2, 4, R::line_aligned, -114,
+                  rn_overflow_bound(9), 22, "lines in [-114, 127]",
+                  "tcemu: per-line aligned hi (exact hi*hi TC chains)",
+                  {group({{0, 0}}), group({{0, 1}, {1, 0}, {1, 1}})});
+    case K::bf16x3_aligned:
+      // hi = u * RN(x / u), u = 2^(e - 7), then mi, lo = bf16 RN of the residual (16 more bits of
+      // every element, so bf16x3's six products suffice). Exact hi x hi chains.
+      return make(kind, "bf16x3-aligned", Target::fp32, P::bf16, 3, 6, R::line_aligned, -110,
+                  rn_overflow_bound(7), 24, "lines in [-110, 127]",
+                  "tcemu: per-line aligned hi (exact hi*hi TC chains)",
+                  {group({{0, 0}}), group({{0, 1}, {1, 0}}), group({{0, 2}, {1, 1}, {2, 0}})});
     case K::bf16x3:
       return make(kind, "bf16x3", Target::fp32, P::bf16, 3, 6, R::rn, -110, rn_overflow_bound(7), 24,
                   "[-110, 127]", "APE FP32-B",
@@ -176,7 +192,8 @@ const std::vector<SchemeKind>& display_order() {
                                        K::bf16,          K::fp16,         K::fp16x2,
                                        K::fp16x2_markidis, K::fp16x2_egemm, K::fp16x2_legemm,
                                        K::fp16x2_aligned,
-                                       K::tf32x2,        K::bf16x3,       K::bf16x9,
+                                       K::tf32x2,        K::tf32x2_aligned, K::bf16x3,
+                                       K::bf16x3_aligned, K::bf16x9,
                                        K::int8_ozaki,    K::int8_mixpert, K::automatic};
   return order;
 }

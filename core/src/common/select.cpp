@@ -70,7 +70,8 @@ double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t 
     return s.products * flop / (rate(PartType::int8) * 1e12) + (split_bytes + mn * 4.0) / bw;
   }
   const double part_bytes = s.part == PartType::tf32 ? 4 : 2;
-  const double split_bytes = (mk + kn) * (4.0 + s.parts * part_bytes);
+  // The line-aligned splits read their operand twice (a profile pass for the line maxima first).
+  const double split_bytes = (mk + kn) * ((s.is_line_aligned() ? 8.0 : 4.0) + s.parts * part_bytes);
   const double combine_bytes = mn * 4.0 * (double(s.groups.size()) + 1);
   return s.products * flop / (rate(s.part) * 1e12) + (split_bytes + combine_bytes) / bw;
 }

@@ -145,9 +145,9 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
   } else {
     pr = profile_areas(p.m, p.n, ws, st);
-    // auto and Ozaki choose after the profile; fp16x2-aligned splits with its line exponents.
+    // auto and Ozaki choose after the profile; the line-aligned schemes split with its line exponents.
     const bool profile_only = req.kind == SchemeKind::automatic || req.kind == SchemeKind::int8_ozaki ||
-                              req.kind == SchemeKind::fp16x2_aligned;
+                              req.is_line_aligned();
     if (profile_only) {
       const detail::SplitSpec none{};
       detail::split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, none, nullptr, p.k, pr.x, st);
@@ -166,11 +166,11 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     pb = p.swapped ? px : py;
     s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
     split_done = !profile_only && s.kind == req.kind;
-    if (s.kind == SchemeKind::fp16x2_aligned) {
+    if (s.is_line_aligned()) {
       p.line_exp_x = pr.x.line_exp;
       p.line_exp_y = pr.y.line_exp;
-      p.scale_exp_x = split::aligned_scale_exp(px.max_abs);
-      p.scale_exp_y = split::aligned_scale_exp(py.max_abs);
+      p.scale_exp_x = split::aligned_scale_exp(s.kind, px.max_abs);
+      p.scale_exp_y = split::aligned_scale_exp(s.kind, py.max_abs);
       p.alpha = static_cast<T>(static_cast<double>(alpha) * std::ldexp(1.0, -p.scale_exp_x - p.scale_exp_y));
     }
   }

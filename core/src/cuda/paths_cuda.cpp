@@ -201,9 +201,9 @@ void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, con
   void* ax = ws.get(kSlotPartsA, eb * p.m * L.seq_a.size() * kp, p.stream);
   void* ay = ws.get(kSlotPartsB, eb * p.n * L.seq_b.size() * kp, p.stream);
   SplitSpec sa = spec_for(s.kind, st, L.seq_a), sb = spec_for(s.kind, st, L.seq_b);
-  if (s.kind == SchemeKind::fp16x2_aligned) {
+  if (s.is_line_aligned()) {
     if (!p.line_exp_x || !p.line_exp_y)
-      throw InvalidArgument("tcemu cuda: fp16x2-aligned needs the line exponents of a profile pass");
+      throw InvalidArgument("tcemu cuda: " + s.name + " needs the line exponents of a profile pass");
     sa.line_exp = p.line_exp_x;
     sa.scale_exp = p.scale_exp_x;
     sb.line_exp = p.line_exp_y;

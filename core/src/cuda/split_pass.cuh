@@ -57,23 +57,32 @@ static __device__ __noinline__ Quad12 split_quad_any(SchemeKind kind, float x0, 
   return q;
 }
 
-/// fp16x2-aligned parts of four elements of one line (scaled line exponent from the profile).
-__device__ __forceinline__ void split_quad_aligned(const float (&x)[4], int sigma, int line_exp, float (&p)[3][4]) {
+/// True for the line-aligned kinds (their split reads the line exponent and the operand's sigma).
+__host__ __device__ constexpr bool is_aligned_kind(SchemeKind k) {
+  return k == SchemeKind::fp16x2_aligned || k == SchemeKind::tf32x2_aligned || k == SchemeKind::bf16x3_aligned;
+}
+
+/// Line-aligned parts of four elements of one line (scaled line exponent from the profile).
+__device__ __forceinline__ void split_quad_aligned(SchemeKind kind, const float (&x)[4], int sigma, int line_exp,
+                                                   float (&p)[3][4]) {
 #pragma unroll
   for (int e = 0; e < 4; ++e) {
-    const split::Parts r = split::split_aligned(x[e], sigma, line_exp);
+    const split::Parts r = split::split_aligned(kind, x[e], sigma, line_exp);
     p[0][e] = r.p[0];
     p[1][e] = r.p[1];
-    p[2][e] = 0.f;
+    p[2][e] = r.p[2];
   }
 }
 
 /// Number of parts of a compiled-in rule (3 for the run-time kind: all of split::Parts).
 template <SchemeKind K>
-inline constexpr int kPartsOf = (K == SchemeKind::bf16x3 || K == SchemeKind::automatic) ? 3
+inline constexpr int kPartsOf = (K == SchemeKind::bf16x3 || K == SchemeKind::bf16x3_aligned ||
+                                 K == SchemeKind::automatic)
+                                    ? 3
                                 : (K == SchemeKind::fp16x2 || K == SchemeKind::fp16x2_markidis ||
                                    K == SchemeKind::fp16x2_egemm || K == SchemeKind::fp16x2_legemm ||
-                                   K == SchemeKind::fp16x2_aligned || K == SchemeKind::tf32x2)
+                                   K == SchemeKind::fp16x2_aligned || K == SchemeKind::tf32x2 ||
+                                   K == SchemeKind::tf32x2_aligned)
                                     ? 2
                                     : 1;
 
@@ -198,11 +207,11 @@ struct SplitWriter {
         }
         constexpr int NP = kPartsOf<K>;
         float p[3][4];
-        if constexpr (K == SchemeKind::fp16x2_aligned) {
-          split_quad_aligned(xf, spec.scale_exp, spec.line_exp[line], p);
+        if constexpr (is_aligned_kind(K)) {
+          split_quad_aligned(K, xf, spec.scale_exp, spec.line_exp[line], p);
         } else if constexpr (K == SchemeKind::automatic) {
-          if (spec.kind == SchemeKind::fp16x2_aligned) {
-            split_quad_aligned(xf, spec.scale_exp, spec.line_exp[line], p);
+          if (is_aligned_kind(spec.kind)) {
+            split_quad_aligned(spec.kind, xf, spec.scale_exp, spec.line_exp[line], p);
           } else {
             const Quad12 q = split_quad_any(spec.kind, xf[0], xf[1], xf[2], xf[3]);
 #pragma unroll
@@ -271,12 +280,16 @@ void split_operand_store_pass(const T* data, std::int64_t lines, std::int64_t k,
     switch (spec.kind) {
       case SchemeKind::bf16x3:
       case SchemeKind::bf16x9: return run(SplitWriter<S, SchemeKind::bf16x3>{kp, k, pitch, spec, o});
+      case SchemeKind::bf16x3_aligned:
+        return run(SplitWriter<S, SchemeKind::bf16x3_aligned>{kp, k, pitch, spec, o});
       case SchemeKind::bf16: return run(SplitWriter<S, SchemeKind::bf16>{kp, k, pitch, spec, o});
       default: unsupported();
     }
   } else {
     switch (spec.kind) {
       case SchemeKind::tf32x2: return run(SplitWriter<S, SchemeKind::tf32x2>{kp, k, pitch, spec, o});
+      case SchemeKind::tf32x2_aligned:
+        return run(SplitWriter<S, SchemeKind::tf32x2_aligned>{kp, k, pitch, spec, o});
       case SchemeKind::tf32: return run(SplitWriter<S, SchemeKind::tf32>{kp, k, pitch, spec, o});
       case SchemeKind::fp32: return run(SplitWriter<S, SchemeKind::fp32>{kp, k, pitch, spec, o});
       default: unsupported();

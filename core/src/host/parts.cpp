@@ -58,16 +58,20 @@ std::vector<double> line_maxima(MatrixView<const T> x, bool by_rows, double& max
   return mx;
 }
 
-/// fp16x2-aligned split of x into two row-major FP32 arrays (slots first_slot, first_slot + 1):
-/// lines are rows (A) or columns (B); returns the operand's scale exponent sigma.
+/// Line-aligned split (fp16x2-, tf32x2-, bf16x3-aligned) of x into `parts` row-major FP32 arrays
+/// (slots first_slot ..): lines are rows (A) or columns (B); returns the operand's scale exponent sigma
+/// (split::aligned_scale_exp; 0 for TF32 / BF16 parts).
 template <class T>
-int split_aligned_operand(MatrixView<const T> x, bool by_rows, int first_slot, std::vector<float*>& out) {
+int split_aligned_operand(SchemeKind kind, int parts, MatrixView<const T> x, bool by_rows, int first_slot,
+                          std::vector<float*>& out) {
   double max_abs = 0;
   const std::vector<double> mx = line_maxima(x, by_rows, max_abs);
-  const int sigma = split::aligned_scale_exp(max_abs);
-  out = {scratch<float>(first_slot, x.rows * x.cols), scratch<float>(first_slot + 1, x.rows * x.cols)};
+  const int sigma = split::aligned_scale_exp(kind, max_abs);
+  out.clear();
+  for (int p = 0; p < parts; ++p) out.push_back(scratch<float>(first_slot + p, x.rows * x.cols));
   float* p0 = out[0];
   float* p1 = out[1];
+  float* p2 = parts > 2 ? out[2] : nullptr;
   const double* m = mx.data();
   const std::int64_t cols = x.cols;
   Kokkos::parallel_for(
@@ -75,9 +79,10 @@ int split_aligned_operand(MatrixView<const T> x, bool by_rows, int first_slot, s
       [=](std::int64_t i) {
         for (std::int64_t j = 0; j < cols; ++j) {
           const int e = split::ozaki_line_exponent(m[by_rows ? i : j]);
-          const split::Parts s = split::split_aligned(static_cast<float>(x(i, j)), sigma, e);
+          const split::Parts s = split::split_aligned(kind, static_cast<float>(x(i, j)), sigma, e);
           p0[i * cols + j] = s.p[0];
           p1[i * cols + j] = s.p[1];
+          if (p2) p2[i * cols + j] = s.p[2];
         }
       });
   return sigma;
@@ -92,8 +97,9 @@ void gemm_parts(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<cons
   auto t0 = clock::now();
   std::vector<float*> ap, bp;
   int unscale_exp = 0;  // fp16x2-aligned: the parts hold A * 2^sigma_A and B * 2^sigma_B
-  if (s.kind == SchemeKind::fp16x2_aligned) {
-    unscale_exp = -split_aligned_operand(a, true, 0, ap) - split_aligned_operand(b, false, 3, bp);
+  if (s.is_line_aligned()) {
+    unscale_exp = -split_aligned_operand(s.kind, s.parts, a, true, 0, ap) -
+                  split_aligned_operand(s.kind, s.parts, b, false, 3, bp);
   } else {
     ap = split_operand(s.kind, s.parts, a, 0);
     bp = split_operand(s.kind, s.parts, b, 3);

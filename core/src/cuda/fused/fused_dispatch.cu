@@ -70,6 +70,9 @@ Choice choice_for(SchemeKind k) {
     case SchemeKind::fp16x2_egemm: return {true, MmaKind::f16, ProductSet::all_four};
     case SchemeKind::fp16x2_aligned: return {true, MmaKind::f16, ProductSet::hi_low3};
     case SchemeKind::tf32x2: return {true, MmaKind::tf32, ProductSet::hi_cross};
+    case SchemeKind::tf32x2_aligned: return {true, MmaKind::tf32, ProductSet::hi_low3};
+    // bf16x3-aligned has no fused kernel: bf16x3's kernel chains the low products with hi x hi,
+    // which would truncate the exact hi x hi sums again (it runs multi-pass, one GEMM per group).
     case SchemeKind::bf16x3: return {true, MmaKind::bf16, ProductSet::three};
     case SchemeKind::bf16x9: return {true, MmaKind::bf16, ProductSet::nine};
     default: return {};
@@ -159,7 +162,9 @@ void run(const Scheme& s, const Panels& pn, const Epilogue<T>& out, cudaStream_t
       if (c.kind == MmaKind::tf32) return launch_kernel<MmaKind::tf32, ProductSet::hi_cross>(wgmma, a, out, stream);
       return launch_kernel<MmaKind::f16, ProductSet::hi_cross>(wgmma, a, out, stream);
     case ProductSet::all_four: return launch_kernel<MmaKind::f16, ProductSet::all_four>(wgmma, a, out, stream);
-    case ProductSet::hi_low3: return launch_kernel<MmaKind::f16, ProductSet::hi_low3>(wgmma, a, out, stream);
+    case ProductSet::hi_low3:
+      if (c.kind == MmaKind::tf32) return launch_kernel<MmaKind::tf32, ProductSet::hi_low3>(wgmma, a, out, stream);
+      return launch_kernel<MmaKind::f16, ProductSet::hi_low3>(wgmma, a, out, stream);
     case ProductSet::three: return launch_kernel<MmaKind::bf16, ProductSet::three>(wgmma, a, out, stream);
     case ProductSet::nine: return launch_kernel<MmaKind::bf16, ProductSet::nine>(wgmma, a, out, stream);
   }

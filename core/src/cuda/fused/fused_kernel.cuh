@@ -18,7 +18,7 @@ enum class MmaKind { f16, bf16, tf32 };
 enum class ProductSet {
   hi_cross,  ///< 2 parts: group 0 = (0,0); low = (0,1), (1,0)           fp16x2, fp16x2-legemm, tf32x2
   all_four,  ///< 2 parts: group 0 = (1,1), (1,0), (0,1), (0,0)           fp16x2-markidis, fp16x2-egemm
-  hi_low3,   ///< 2 parts: group 0 = (0,0); low = (0,1), (1,0), (1,1)      fp16x2-aligned
+  hi_low3,   ///< 2 parts: group 0 = (0,0); low = (0,1), (1,0), (1,1)      fp16x2-aligned, tf32x2-aligned
   three,     ///< 3 parts: group 0 = (0,0); low = (0,1),(1,0),(0,2),(1,1),(2,0)           bf16x3
   nine,      ///< 3 parts: group 0 = (0,0); low = the other eight products                bf16x9
 };
@@ -28,7 +28,7 @@ enum class ProductSet {
 /// declares all of them (P = extern), so a new table is added here once.
 #define TCEMU_FUSED_TABLES_F16(X, P) X(P, f16, hi_cross) X(P, f16, all_four) X(P, f16, hi_low3)
 #define TCEMU_FUSED_TABLES_BF16(X, P) X(P, bf16, three) X(P, bf16, nine)
-#define TCEMU_FUSED_TABLES_TF32(X, P) X(P, tf32, hi_cross)
+#define TCEMU_FUSED_TABLES_TF32(X, P) X(P, tf32, hi_cross) X(P, tf32, hi_low3)
 #define TCEMU_FUSED_TABLES(X, P) \
   TCEMU_FUSED_TABLES_F16(X, P) TCEMU_FUSED_TABLES_BF16(X, P) TCEMU_FUSED_TABLES_TF32(X, P)
 
@@ -51,9 +51,10 @@ __host__ __device__ constexpr ProductList products_of(ProductSet s) {
 }
 
 /// True when the low products chain apart from group 0 and meet it in FP32 registers (scaled by
-/// Args::low_scale): FP16 parts of fp16x2 / LE-GEMM (scaled lo) and fp16x2-aligned (exact hi x hi).
+/// Args::low_scale): FP16 parts of fp16x2 / LE-GEMM (scaled lo) and the line-aligned hi_low3 table
+/// (fp16x2-aligned, tf32x2-aligned: the hi x hi chain stays exact only without the low products).
 __host__ __device__ constexpr bool separate_low(MmaKind k, ProductSet s) {
-  return k == MmaKind::f16 && (s == ProductSet::hi_cross || s == ProductSet::hi_low3);
+  return s == ProductSet::hi_low3 || (k == MmaKind::f16 && s == ProductSet::hi_cross);
 }
 
 inline constexpr int kBM = 128, kBN = 128;  // block tile (accumulator rows x columns)
