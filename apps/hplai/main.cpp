@@ -37,7 +37,7 @@ const char* kDescription =
 const char* kFooter =
     "\nInput (--input): /A n x n and /b n (float32 or float64, row-major as h5py writes them).\n"
     "\nWorking precision: FP32 storage for FP32-target schemes (fp32, tf32, bf16, fp16, fp16x2*,\n"
-    "tf32x2, bf16x3, bf16x9, int8-mixpert; int8-ozaki and auto with --target fp32); FP64 storage for int8-ozaki and\n"
+    "tf32x2*, bf16x3*, bf16x9, int8-mixpert; int8-ozaki and auto with --target fp32); FP64 storage for int8-ozaki and\n"
     "auto with --target fp64. The row 'fp64' is always the FP64 baseline (dgetrf, no refinement).\n"
     "\nMetrics (one row per scheme):\n"
     "  factor_ms    conversion to the working precision + LU factorisation\n"
