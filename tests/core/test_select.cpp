@@ -41,6 +41,13 @@ TEST(Scheme, ParsesEveryCatalogueNameAndRejectsUnknownOnes) {
   EXPECT_THROW(parse_target("fp16"), InvalidArgument);
   const std::string table = catalogue_table(Target::fp32);
   for (const auto& s : catalogue(Target::fp32)) EXPECT_NE(table.find(s.name), std::string::npos);
+  // Aligned columns: every row's source starts where the header's "source" does.
+  const std::size_t col = table.find("source");
+  std::size_t pos = table.find('\n') + 1;
+  for (const auto& s : catalogue(Target::fp32)) {
+    EXPECT_EQ(table.compare(pos + col, s.source.size(), s.source), 0) << s.name;
+    pos = table.find('\n', pos) + 1;
+  }
 }
 
 TEST(Scheme, AccuracyClasses) {

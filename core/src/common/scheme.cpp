@@ -288,21 +288,24 @@ std::vector<Scheme> parse_scheme_list(const std::string& list, Target target) {
 }
 
 std::string catalogue_table(Target target) {
-  std::ostringstream os;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-16s %-6s %-5s %-6s %-9s %-22s %-12s %-14s %s\n", "name", "target",
-                "part", "parts", "products", "split rule", "exp range", "full-prec bits", "source");
-  os << line;
+  // Columns as wide as their longest entry, so that long range texts keep the table aligned.
+  std::vector<std::vector<std::string>> rows = {
+      {"name", "target", "part", "parts", "products", "split rule", "exp range", "full-prec bits", "source"}};
   for (const auto& s : catalogue(target)) {
     const bool oz = s.kind == SchemeKind::int8_ozaki;
     const bool au = s.kind == SchemeKind::automatic;
-    std::snprintf(line, sizeof line, "%-16s %-6s %-5s %-6s %-9s %-22s %-12s %-14s %s\n",
-                  s.name.c_str(), to_string(s.target), au ? "-" : to_string(s.part),
-                  oz ? "s" : au ? "-" : std::to_string(s.parts).c_str(),
-                  oz ? "s(s+1)/2" : au ? "-" : std::to_string(s.products).c_str(),
-                  split_rule_name(s.split), oz ? "any" : s.range_text.c_str(),
-                  oz ? "7s-2" : std::to_string(s.precision_bits).c_str(), s.source.c_str());
-    os << line;
+    rows.push_back({s.name, to_string(s.target), au ? "-" : to_string(s.part),
+                    oz ? "s" : au ? "-" : std::to_string(s.parts), oz ? "s(s+1)/2" : au ? "-" : std::to_string(s.products),
+                    split_rule_name(s.split), oz ? "any" : s.range_text,
+                    oz ? "7s-2" : std::to_string(s.precision_bits), s.source});
+  }
+  std::vector<std::size_t> width(rows[0].size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  std::ostringstream os;
+  for (const auto& r : rows) {
+    for (std::size_t c = 0; c + 1 < r.size(); ++c) os << r[c] << std::string(width[c] - r[c].size() + 1, ' ');
+    os << r.back() << "\n";
   }
   return os.str();
 }
