@@ -117,7 +117,7 @@ fused() {
   local B="$BUILD/core/tcemu-bench"
   stamp "bench: fused vs multi-pass, 8192 / knn / kmeans shapes"
   "$B" --shapes 8192,knn,kmeans --dists uniform --fp64-schemes '' --kernels fused,multipass \
-      --schemes fp32,fp16x2,fp16x2-markidis,fp16x2-egemm,fp16x2-legemm,tf32x2,bf16x3,bf16x9 \
+      --schemes fp32,fp16x2,fp16x2-markidis,fp16x2-egemm,fp16x2-legemm,fp16x2-aligned,tf32x2,tf32x2-aligned,bf16x3,bf16x3-aligned,bf16x9 \
       --csv "$OUT/bench_fused.csv" 2> "$OUT/bench_fused.err" | tee "$OUT/bench_fused.txt"
   stamp "bench: complex qsim shapes"
   "$B" --shapes qsim:28:6,qsim:28:8 --dists uniform --fp64-schemes '' --kernels fused,multipass \

@@ -85,7 +85,7 @@ if [ -n "$SELFTEST" ]; then
 fi
 
 B="$BUILD/core/tcemu-bench"
-ALL32=fp32,tf32,bf16,fp16,fp16x2,fp16x2-markidis,fp16x2-egemm,fp16x2-legemm,tf32x2,bf16x3,bf16x9,int8-ozaki,auto
+ALL32=fp32,tf32,bf16,fp16,fp16x2,fp16x2-markidis,fp16x2-egemm,fp16x2-legemm,fp16x2-aligned,tf32x2,tf32x2-aligned,bf16x3,bf16x3-aligned,bf16x9,int8-ozaki,auto
 run_bench() {  # name, args...
   local name=$1; shift
   stamp "bench $name: $*"

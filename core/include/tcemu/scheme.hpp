@@ -38,6 +38,12 @@ enum class SchemeKind {
   automatic,        ///< `auto`: chosen per call from the operands' range profile and a cost model
 };
 
+/// True for the line-aligned kinds (fp16x2-aligned, tf32x2-aligned, bf16x3-aligned: hi on a grid set
+/// by the line's maximum, split::split_aligned). Usable in device code (constexpr).
+constexpr bool is_line_aligned(SchemeKind k) {
+  return k == SchemeKind::fp16x2_aligned || k == SchemeKind::tf32x2_aligned || k == SchemeKind::bf16x3_aligned;
+}
+
 /// Type of the parts the Tensor Cores (or host BLAS) multiply.
 enum class PartType { fp64, fp32, tf32, bf16, fp16, int8 };
 /// "fp64", "fp32", "tf32", "bf16", "fp16", "int8".

@@ -158,8 +158,10 @@ struct AlignedSplitter {
   bool by_product;  ///< all three powers of two are normal FP32 values
   float scale, to_unit, from_unit;
 
-  TCEMU_HD AlignedSplitter(int sigma_, int line_exp)
-      : sigma(sigma_), unit_exp(line_exp + sigma_ - kAlignedGridBits),
+  /// grid_bits: b of the grid u = 2^(line_exp + sigma - b) (fp16x2-aligned's kAlignedGridBits by
+  /// default; kAlignedGridBitsTf32 / kAlignedGridBitsBf16 below).
+  TCEMU_HD AlignedSplitter(int sigma_, int line_exp, int grid_bits = kAlignedGridBits)
+      : sigma(sigma_), unit_exp(line_exp + sigma_ - grid_bits),
         by_product(sigma_ >= -126 && sigma_ <= 127 && unit_exp >= -126 && unit_exp <= 126),
         scale(by_product ? pow2f(sigma_) : 0.f), to_unit(by_product ? pow2f(-unit_exp) : 0.f),
         from_unit(by_product ? pow2f(unit_exp) : 0.f) {}
@@ -227,14 +229,10 @@ TCEMU_HD Parts split_aligned(SchemeKind kind, float x, int sigma, int line_exp) 
   using namespace tcemu::bits;
   if (kind == SchemeKind::fp16x2_aligned) return split_aligned(x, sigma, line_exp);
   Parts r;
-  if (kind != SchemeKind::tf32x2_aligned && kind != SchemeKind::bf16x3_aligned) return r;
+  if (!is_line_aligned(kind)) return r;
   const bool tf32 = kind == SchemeKind::tf32x2_aligned;
-  const int unit_exp = line_exp + sigma - (tf32 ? kAlignedGridBitsTf32 : kAlignedGridBitsBf16);
-  const float xs = sigma == 0 ? x : ldexpf(x, sigma);
-  // Powers of two by product while the unit is a normal FP32 (every line the range check keeps).
-  const bool by_product = unit_exp >= -126 && unit_exp <= 126;
-  const float hi = by_product ? rintf(xs * pow2f(-unit_exp)) * pow2f(unit_exp)
-                              : ldexpf(rintf(ldexpf(xs, -unit_exp)), unit_exp);
+  float xs, hi;
+  AlignedSplitter(sigma, line_exp, tf32 ? kAlignedGridBitsTf32 : kAlignedGridBitsBf16).scaled(x, xs, hi);
   const float r1 = xs - hi;
   r.p[0] = hi;
   if (tf32) {

@@ -57,11 +57,6 @@ static __device__ __noinline__ Quad12 split_quad_any(SchemeKind kind, float x0, 
   return q;
 }
 
-/// True for the line-aligned kinds (their split reads the line exponent and the operand's sigma).
-__host__ __device__ constexpr bool is_aligned_kind(SchemeKind k) {
-  return k == SchemeKind::fp16x2_aligned || k == SchemeKind::tf32x2_aligned || k == SchemeKind::bf16x3_aligned;
-}
-
 /// Line-aligned parts of four elements of one line (scaled line exponent from the profile).
 __device__ __forceinline__ void split_quad_aligned(SchemeKind kind, const float (&x)[4], int sigma, int line_exp,
                                                    float (&p)[3][4]) {
@@ -207,10 +202,10 @@ struct SplitWriter {
         }
         constexpr int NP = kPartsOf<K>;
         float p[3][4];
-        if constexpr (is_aligned_kind(K)) {
+        if constexpr (is_line_aligned(K)) {
           split_quad_aligned(K, xf, spec.scale_exp, spec.line_exp[line], p);
         } else if constexpr (K == SchemeKind::automatic) {
-          if (is_aligned_kind(spec.kind)) {
+          if (is_line_aligned(spec.kind)) {
             split_quad_aligned(spec.kind, xf, spec.scale_exp, spec.line_exp[line], p);
           } else {
             const Quad12 q = split_quad_any(spec.kind, xf[0], xf[1], xf[2], xf[3]);
