@@ -12,6 +12,7 @@
 
 #include "tcemu/cuda/gemm_cuda.hpp"
 #include "tcemu/matrix.hpp"
+#include "tcemu/random.hpp"
 
 namespace tcemu::test {
 
@@ -43,6 +44,11 @@ struct DualMatrix {
 
   MatrixView<T> host() { return {h.data(), rows, cols, rs, cs}; }
   MatrixView<T> dev() { return {d, rows, cols, rs, cs}; }
+  /// Fills the host copy with fill_random(dist, seed) and uploads it.
+  void fill_and_upload(const char* dist, std::uint64_t seed) {
+    fill_random(host(), Distribution::parse(dist), seed);
+    upload();
+  }
   void upload() {
     if (cudaMemcpy(d, h.data(), sizeof(T) * size, cudaMemcpyHostToDevice) != cudaSuccess)
       throw std::runtime_error("upload failed");

@@ -158,10 +158,8 @@ TEST(CudaGemm, FusedLongKAccumulatesLikeFp32) {
   for (const char* name : {"fp16x2", "tf32x2", "bf16x3", "fp16x2-aligned", "tf32x2-aligned"}) {
     SCOPED_TRACE(name);
     DualMatrix<float> A(m, k, Layout::row), B(k, n, Layout::col), C(m, n, Layout::col);
-    fill_random(A.host(), Distribution::parse("uniform"), 41);
-    fill_random(B.host(), Distribution::parse("uniform"), 42);
-    A.upload();
-    B.upload();
+    A.fill_and_upload("uniform", 41);
+    B.fill_and_upload("uniform", 42);
     GemmOptions opt;
     opt.scheme = parse_scheme(name);
     opt.cuda_kernels = CudaKernels::fused;
@@ -187,10 +185,8 @@ TEST(CudaGemm, AlignedSchemesHaveNoTruncationBias) {
   TCEMU_REQUIRE_GPU();
   const std::int64_t m = 1024, n = 512, k = 512;
   DualMatrix<float> A(m, k, Layout::row), B(k, n, Layout::col), C(m, n, Layout::col);
-  fill_random(A.host(), Distribution::parse("uniform"), 51);
-  fill_random(B.host(), Distribution::parse("uniform"), 52);
-  A.upload();
-  B.upload();
+  A.fill_and_upload("uniform", 51);
+  B.fill_and_upload("uniform", 52);
   const std::vector<double> R = reference_gemm_fp64<float>(Op::N, Op::N, A.host().as_const(), B.host().as_const());
   double r2 = 0;
   for (double v : R) r2 += v * v;
@@ -345,10 +341,8 @@ TEST(CudaGemm, WorkspaceIsReusedAndZeroSizesWork) {
   TCEMU_REQUIRE_GPU();
   cuda::Workspace ws;
   DualMatrix<float> A(64, 64, Layout::col), B(64, 64, Layout::col), C(64, 64, Layout::col);
-  fill_random(A.host(), Distribution::parse("uniform"), 3);
-  fill_random(B.host(), Distribution::parse("uniform"), 4);
-  A.upload();
-  B.upload();
+  A.fill_and_upload("uniform", 3);
+  B.fill_and_upload("uniform", 4);
   GemmOptions opt;
   opt.scheme = parse_scheme("bf16x3");
   cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f, C.dev(), opt,

@@ -86,12 +86,9 @@ TEST(CudaMixpert, AlphaBetaAndAccuracyAgainstFp64) {
   TCEMU_REQUIRE_GPU();
   const std::int64_t m = 256, n = 192, k = 2048;
   DualMatrix<float> A(m, k, Layout::row), B(k, n, Layout::col), C(m, n, Layout::col);
-  fill_random(A.host(), Distribution{}, 3);
-  fill_random(B.host(), Distribution{}, 4);
-  fill_random(C.host(), Distribution{}, 5);
-  A.upload();
-  B.upload();
-  C.upload();
+  A.fill_and_upload("uniform", 3);
+  B.fill_and_upload("uniform", 4);
+  C.fill_and_upload("uniform", 5);
   const std::vector<float> c0 = C.h;
   GemmOptions o;
   o.scheme = parse_scheme("int8-mixpert");

@@ -209,6 +209,41 @@ __device__ __forceinline__ void load_x_fragments(std::uint32_t (&af)[P][kMT][4],
   }
 }
 
+/// The mma.sync kernels' k loop: acc zeroed, a kStages-deep cp.async ring of k-tiles (PX parts of the
+/// x tile, PY of the y tile per stage, load_stage), and per k-tile: prefetch(kt) (work that does not
+/// need the stage, issued before the wait so its latency overlaps it), wait for the stage, queue the
+/// load of the stage kStages - 1 ahead, then step(kt, sx, sy) with the stage's x / y tile addresses.
+/// Ends with the ring drained; the caller stores acc.
+template <int PX, int PY, class Prefetch, class Step>
+__device__ __forceinline__ void mma_sync_pipeline(const Args& a, unsigned sbase, int m0, int n0, int tid,
+                                                  float (&acc)[kMT][kNT][4], Prefetch&& prefetch, Step&& step) {
+  constexpr int kStageBytes = PX * kBM * kRowBytes + PY * kBN * kRowBytes;
+#pragma unroll
+  for (int i = 0; i < kMT; ++i)
+#pragma unroll
+    for (int j = 0; j < kNT; ++j)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < a.ktiles) load_stage<PX, PY>(a, sbase + s * kStageBytes, s, m0, n0, tid);
+    asm volatile("cp.async.commit_group;\n" ::);
+  }
+  for (int kt = 0; kt < a.ktiles; ++kt) {
+    prefetch(kt);
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
+    __syncthreads();
+    {
+      const int next = kt + kStages - 1;
+      if (next < a.ktiles) load_stage<PX, PY>(a, sbase + (next % kStages) * kStageBytes, next, m0, n0, tid);
+      asm volatile("cp.async.commit_group;\n" ::);
+    }
+    const unsigned st = sbase + (kt % kStages) * kStageBytes;
+    step(kt, st, st + PX * kBM * kRowBytes);
+  }
+  asm volatile("cp.async.wait_group 0;\n" ::);
+}
+
 /// Epilogue of a warp's 32 x 32 accumulator tile: C = alpha * acc + beta * C in the precision of T
 /// (one FMA: fma(alpha, acc, beta * C)).
 template <class T>
@@ -248,10 +283,7 @@ void launch_on_tiles(int smem, int threads, const Args& args, const Epilogue<T>&
 
 template <MmaKind K, ProductSet PS, class T>
 __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> e) {
-  constexpr ProductList L = products_of(PS);
-  constexpr int P = L.parts;
-  constexpr int kTileA = kBM * kRowBytes, kTileB = kBN * kRowBytes;
-  constexpr int kStageBytes = P * (kTileA + kTileB);
+  constexpr int P = products_of(PS).parts;
   extern __shared__ __align__(128) unsigned char smem[];
   const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
 
@@ -265,29 +297,8 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
   // power-of-two scale; fp16x2-aligned's group 0 must start each step from zero to stay exact.
   constexpr bool kSeparateLow = separate_low(K, PS);
   float acc[kMT][kNT][4];
-#pragma unroll
-  for (int i = 0; i < kMT; ++i)
-#pragma unroll
-    for (int j = 0; j < kNT; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
-
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < a.ktiles) load_stage<P, P>(a, sbase + s * kStageBytes, s, m0, n0, tid);
-    asm volatile("cp.async.commit_group;\n" ::);
-  }
-
-  for (int kt = 0; kt < a.ktiles; ++kt) {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
-    __syncthreads();
-    {
-      const int next = kt + kStages - 1;
-      if (next < a.ktiles) load_stage<P, P>(a, sbase + (next % kStages) * kStageBytes, next, m0, n0, tid);
-      asm volatile("cp.async.commit_group;\n" ::);
-    }
-    const unsigned s = sbase + (kt % kStages) * kStageBytes;
-    const unsigned sx = s, sy = s + P * kTileA;
+  mma_sync_pipeline<P, P>(a, sbase, m0, n0, tid, acc, [](int) {}, [&](int, unsigned sx, unsigned sy) {
+    constexpr ProductList L = products_of(PS);  // local: a captured table would live on the stack
     // Two 32-byte MMA steps per 64-byte k-tile, not unrolled: unrolling lets the compiler load both
     // steps' fragments at once, which spills with three parts.
 #pragma unroll 1
@@ -323,9 +334,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
           }
         }
     }
-  }
-  asm volatile("cp.async.wait_group 0;\n" ::);
-
+  });
   store_accumulators(acc, a, e, m0, n0, wm, wn, lane);
 }
 

@@ -41,8 +41,6 @@ __device__ __forceinline__ std::uint32_t load_exp_pair(const std::int16_t* ex, i
 template <int SX, int SY, class T>
 __global__ void __launch_bounds__(kThreads, 1) mixpert_kernel(Args a, Epilogue<T> e) {
   constexpr int NG = (SX + SY - 2 < 3 ? SX + SY - 2 : 3) + 1;  // mixpert::groups(SX, SY)
-  constexpr int kTileA = kBM * kRowBytes, kTileB = kBN * kRowBytes;
-  constexpr int kStageBytes = SX * kTileA + SY * kTileB;
   extern __shared__ __align__(128) unsigned char smem[];
   const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
 
@@ -54,34 +52,14 @@ __global__ void __launch_bounds__(kThreads, 1) mixpert_kernel(Args a, Epilogue<T
   const int ty0 = (n0 + wn * kWN) / mixpert::kTileLines;  // y tiles: ty0 + nt
 
   float acc[kMT][kNT][4];
-#pragma unroll
-  for (int i = 0; i < kMT; ++i)
-#pragma unroll
-    for (int j = 0; j < kNT; ++j)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.f;
-
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < a.ktiles) load_stage<SX, SY>(a, sbase + s * kStageBytes, s, m0, n0, tid);
-    asm volatile("cp.async.commit_group;\n" ::);
-  }
-
-  for (int kt = 0; kt < a.ktiles; ++kt) {
-    std::uint32_t exx[2 * kMT], exy[kNT];
+  std::uint32_t exx[2 * kMT], exy[kNT];  // this k-tile's tile exponents, read before the stage wait
+  auto prefetch = [&](int kt) {
 #pragma unroll
     for (int q = 0; q < 2 * kMT; ++q) exx[q] = load_exp_pair(a.ex_x, tx0 + q, a.tiles8_x, a.kblocks, kt);
 #pragma unroll
     for (int q = 0; q < kNT; ++q) exy[q] = load_exp_pair(a.ex_y, ty0 + q, a.tiles8_y, a.kblocks, kt);
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
-    __syncthreads();
-    {
-      const int next = kt + kStages - 1;
-      if (next < a.ktiles) load_stage<SX, SY>(a, sbase + (next % kStages) * kStageBytes, next, m0, n0, tid);
-      asm volatile("cp.async.commit_group;\n" ::);
-    }
-    const unsigned s = sbase + (kt % kStages) * kStageBytes;
-    const unsigned sx = s, sy = s + SX * kTileA;
+  };
+  mma_sync_pipeline<SX, SY>(a, sbase, m0, n0, tid, acc, prefetch, [&](int, unsigned sx, unsigned sy) {
 #pragma unroll 1
     for (int ks = 0; ks < 2; ++ks) {
       std::uint32_t bf[SY][kNT][2];
@@ -127,8 +105,7 @@ __global__ void __launch_bounds__(kThreads, 1) mixpert_kernel(Args a, Epilogue<T
         }
       }
     }
-  }
-  asm volatile("cp.async.wait_group 0;\n" ::);
+  });
   store_accumulators(acc, a, e, m0, n0, wm, wn, lane);
 }
 
