@@ -311,7 +311,9 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
       // zero accumulator, then (same scale) the group-0 products on top, and the step's sum added to
       // the FP32 accumulator with a round-to-nearest FADD: the Tensor Core's truncating addition
       // only ever sees one step's partial sums, never the running total. With scaled low parts
-      // (fp16x2: lo carries 2^12) the two chains stay apart and meet in the FP32 registers.
+      // (fp16x2: lo carries 2^12) the two chains stay apart and meet in the FP32 registers, the step's
+      // own sum first: one rounding at the running total's magnitude per step, as without them (two
+      // such roundings per 8-element TF32 step measured 1.18e-6 against 1e-6 at k = 16384).
 #pragma unroll
       for (int mt = 0; mt < kMT; ++mt)
 #pragma unroll
@@ -324,7 +326,7 @@ __global__ void __launch_bounds__(kThreads, 1) fused_kernel(Args a, Epilogue<T> 
             float h[4];
             mma<K>(h, af[0][mt], bf[0][nt], 0.f, 0.f, 0.f, 0.f);
 #pragma unroll
-            for (int r = 0; r < 4; ++r) acc[mt][nt][r] = __fadd_rn(__fmaf_rn(t[r], a.low_scale, acc[mt][nt][r]), h[r]);
+            for (int r = 0; r < 4; ++r) acc[mt][nt][r] = __fadd_rn(acc[mt][nt][r], __fmaf_rn(t[r], a.low_scale, h[r]));
           } else {
 #pragma unroll
             for (int q = 0; q < L.n0; ++q)
