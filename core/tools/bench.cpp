@@ -557,8 +557,9 @@ class Bench {
       r.used = rep.used.name + (rep.fell_back ? " (fallback)" : "");
       if (cfg_.explain && sc.kind == SchemeKind::automatic)
         std::fprintf(stderr, "%s %s:\n%s", s.name.c_str(), dist.name().c_str(), rep.plan.explain().c_str());
+      r.note = rep.kernels;  // what ran: a fused request without a fused kernel shows as multi-pass
       const std::int64_t bad = count_nonfinite_device(C.as_const(), nullptr);
-      if (bad) r.note = std::to_string(bad) + " non-finite outputs";
+      if (bad) r.note += "; " + std::to_string(bad) + " non-finite outputs";
       if constexpr (std::is_same_v<std::invoke_result_t<ErrF>, double>) {
         r.err = err();
       } else {
@@ -698,7 +699,9 @@ int main(int argc, char** argv) {
       "cuBLAS baselines and then each tcemu scheme on the same inputs, and reports the median of\n"
       "--repeat timed runs (CUDA events, after --warmup untimed runs). A tcemu time covers the whole\n"
       "call: range profile + split, the Tensor Core products and the combine, FP32/FP64 in and out in\n"
-      "device memory. Rate = 2mnk / time (8mnk for complex shapes).\n"
+      "device memory. Rate = 2mnk / time (8mnk for complex shapes). The last column (note) names\n"
+      "the kernels that ran: fused (wgmma) / fused (mma.sync), multi-pass (cuBLAS per group), ...; a\n"
+      "scheme asked for with --kernels fused that has no fused kernel shows multi-pass there.\n"
       "\n"
       "FP32 target (--schemes, float data): baselines cuBLAS SGEMM (CUDA cores, no TF32), 1xTF32\n"
       "(cublasGemmEx FAST_TF32) and cuBLAS's BF16x9 emulation; error = relative Frobenius error\n"

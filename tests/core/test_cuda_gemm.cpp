@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "cuda_test_util.hpp"
 #include "tcemu/gemm.hpp"
@@ -214,6 +216,34 @@ TEST(CudaGemm, AlignedSchemesHaveNoTruncationBias) {
       EXPECT_LT(standard, -2e-8) << "the standard split's truncation bias should show";
       EXPECT_LT(std::fabs(aligned), 0.2 * std::fabs(standard)) << "aligned " << aligned << " standard " << standard;
     }
+}
+
+// GemmReport::kernels names what ran; a fused request for a scheme without a fused kernel
+// (bf16x3-aligned) must say multi-pass, not fused.
+TEST(CudaGemm, ReportNamesTheKernelsThatRan) {
+  TCEMU_REQUIRE_GPU();
+  const std::int64_t m = 150, n = 140, k = 130;
+  DualMatrix<float> A(m, k, Layout::row), B(k, n, Layout::col), C(m, n, Layout::row);
+  A.fill_and_upload("uniform", 71);
+  B.fill_and_upload("uniform", 72);
+  auto kernels_of = [&](const char* name, CudaKernels kernels) {
+    GemmOptions opt;
+    opt.scheme = parse_scheme(name);
+    opt.cuda_kernels = kernels;
+    return cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f, C.dev(), opt,
+                                    nullptr, nullptr)
+        .kernels;
+  };
+  EXPECT_EQ(kernels_of("fp32", CudaKernels::fused), "cuBLAS");
+  EXPECT_EQ(kernels_of("fp16x2", CudaKernels::multipass), "multi-pass (cuBLAS per group)");
+  EXPECT_EQ(kernels_of("bf16x3-aligned", CudaKernels::fused), "multi-pass (cuBLAS per group)");
+  EXPECT_EQ(kernels_of("int8-ozaki:5", CudaKernels::fused), "Ozaki slices (cuBLAS INT8)");
+  const std::string fused = kernels_of("fp16x2", CudaKernels::fused);
+  const char* forced = std::getenv("TCEMU_CUDA_FUSED_MMA");
+  if (forced && std::string(forced) == "mma.sync")
+    EXPECT_EQ(fused, "fused (mma.sync)");
+  else
+    EXPECT_TRUE(fused == "fused (wgmma)" || fused == "fused (mma.sync)") << fused;
 }
 
 // int8-ozaki's INT32 accumulators run in row blocks when they would exceed a budget

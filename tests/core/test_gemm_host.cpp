@@ -163,6 +163,23 @@ TEST(GemmHost, AlphaBetaSemantics) {
   }
 }
 
+TEST(GemmHost, ReportNamesTheHostKernels) {
+  const std::int64_t m = 8, n = 6, k = 5;
+  Product p = make(m, n, k, Distribution{}, 23);
+  std::vector<float> c(m * n);
+  GemmOptions o;
+  o.scheme = parse_scheme("fp16x2");
+  EXPECT_EQ(gemm_host<float>(Op::N, Op::N, 1.0f, row_major<const float>(p.A.data(), m, k),
+                             row_major<const float>(p.B.data(), k, n), 0.0f, row_major(c.data(), m, n), o)
+                .kernels,
+            "host (CBLAS)");
+  // Nothing computed for an empty C: nothing named.
+  EXPECT_EQ(gemm_host<float>(Op::N, Op::N, 1.0f, row_major<const float>(p.A.data(), 0, k),
+                             row_major<const float>(p.B.data(), k, n), 0.0f, row_major(c.data(), 0, n), o)
+                .kernels,
+            "");
+}
+
 TEST(GemmHost, OutOfRangeOperandFallsBackWithANoteOrThrows) {
   const std::int64_t m = 16, n = 16, k = 16;
   Product p = make(m, n, k, Distribution{}, 4);

@@ -66,6 +66,10 @@ struct GemmReport {
   double seconds_split = 0;     ///< range profile + split of both operands
   double seconds_products = 0;  ///< the part products (BLAS / Tensor Core GEMMs)
   double seconds_combine = 0;   ///< combining the accumulators into C
+  /// What computed the products of `used`: "host (CBLAS)", "cuBLAS", "fused (wgmma)", "fused (mma.sync)",
+  /// "multi-pass (cuBLAS per group)", "Ozaki slices (cuBLAS INT8)", "MixPert kernel"; "" when nothing ran
+  /// (an empty C). A fused request for a scheme without a fused kernel shows here as multi-pass.
+  std::string kernels;
 };
 
 /// Host backend on raw strided views (see file comment). Splits run as Kokkos host loops, products

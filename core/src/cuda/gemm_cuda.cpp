@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "cuda/fused/fused.hpp"
 #include "cuda/paths.hpp"
 #include "tcemu/cuda/calibrate.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
@@ -126,6 +127,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       return ::tcemu::detail::mixpert_fallback(options, why, [&](const GemmOptions& o) {
         return gemm_device<T>(opA, opB, alpha, A, B, beta, C, o, stream, wsp);
       });
+    report.kernels = "MixPert kernel (mma.sync)";
     TCEMU_CUDA(cudaEventRecord(ev[2], st));
     TCEMU_CUDA(cudaEventRecord(ev[3], st));
     if (wso.record_timings) {
@@ -178,14 +180,17 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   switch (s.kind) {
     case SchemeKind::fp32:
     case SchemeKind::fp64:
+      report.kernels = "cuBLAS";
       TCEMU_CUDA(cudaEventRecord(ev[1], st));
       detail::run_native<T>(s, p, ws);
       TCEMU_CUDA(cudaEventRecord(ev[2], st));
       break;
     case SchemeKind::int8_ozaki:
+      report.kernels = "Ozaki slices (cuBLAS INT8)";
       detail::run_ozaki<T>(s, p, ws, pr.x.line_exp, pr.y.line_exp, ev[1], ev[2]);
       break;
     default:
+      report.kernels = detail::use_fused(s, p.kernels) ? detail::fused::kernel_name(s) : "multi-pass (cuBLAS per group)";
       if (split_done) {  // split and products already queued
         detail::run_parts_products<T>(s, p, ws, ev[2], detail::kStageCombine);
         break;

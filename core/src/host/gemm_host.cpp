@@ -18,6 +18,7 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
   GemmReport report;
   report.requested = report.used = options.scheme;
   if (m == 0 || n == 0) return report;
+  report.kernels = "host (CBLAS)";
 
   using clock = std::chrono::steady_clock;
   if (options.scheme.kind == SchemeKind::int8_mixpert && k > 0) {

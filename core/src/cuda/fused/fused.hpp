@@ -48,6 +48,10 @@ struct Epilogue {
 /// bf16x3, bf16x9) and the current device can run it (compute capability 8.0 or newer).
 bool supported(const Scheme& s);
 
+/// Which fused kernel runs `s` on this device: "fused (wgmma)" (sm_90a, unless TCEMU_CUDA_FUSED_MMA
+/// asks for mma.sync) or "fused (mma.sync)". Throws InvalidArgument when `s` has no fused kernel.
+const char* kernel_name(const Scheme& s);
+
 /// Runs the fused kernel of `s` on `panels` (split with the natural part order) into the epilogue.
 /// Throws InvalidArgument when `s` has no fused kernel, DeviceError on a launch failure.
 template <class T>

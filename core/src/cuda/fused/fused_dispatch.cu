@@ -133,6 +133,28 @@ bool supported(const Scheme& s) {
   return c.ok && table_matches(s, c.set) && compute_capability() >= 80;
 }
 
+const char* kernel_name(const Scheme& s) {
+  const Choice c = choice_for(s.kind);
+  if (!c.ok || !table_matches(s, c.set)) throw InvalidArgument("tcemu cuda: scheme " + s.name + " has no fused kernel");
+  bool wgmma = use_wgmma();
+  if (wgmma) {
+    switch (c.set) {  // the same instance test as launch_kernel (workspace panels are 256-byte aligned)
+      case ProductSet::hi_cross:
+        wgmma = c.kind == MmaKind::tf32 ? wg::available<MmaKind::tf32, ProductSet::hi_cross, float>()
+                                        : wg::available<MmaKind::f16, ProductSet::hi_cross, float>();
+        break;
+      case ProductSet::all_four: wgmma = wg::available<MmaKind::f16, ProductSet::all_four, float>(); break;
+      case ProductSet::hi_low3:
+        wgmma = c.kind == MmaKind::tf32 ? wg::available<MmaKind::tf32, ProductSet::hi_low3, float>()
+                                        : wg::available<MmaKind::f16, ProductSet::hi_low3, float>();
+        break;
+      case ProductSet::three: wgmma = wg::available<MmaKind::bf16, ProductSet::three, float>(); break;
+      case ProductSet::nine: wgmma = wg::available<MmaKind::bf16, ProductSet::nine, float>(); break;
+    }
+  }
+  return wgmma ? "fused (wgmma)" : "fused (mma.sync)";
+}
+
 template <class T>
 void run(const Scheme& s, const Panels& pn, const Epilogue<T>& out, cudaStream_t stream) {
   const Choice c = choice_for(s.kind);
