@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -119,6 +120,27 @@ bool use_wgmma() {
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
+/// Calls f(kind, set) with the kernel instance of `c` as std::integral_constant tags: the one map
+/// from a scheme's choice to a compiled <MmaKind, ProductSet> instance.
+template <class F>
+decltype(auto) with_instance(const Choice& c, F&& f) {
+  using MK = MmaKind;
+  using PS = ProductSet;
+  using std::integral_constant;
+  switch (c.set) {
+    case PS::hi_cross:
+      if (c.kind == MK::tf32) return f(integral_constant<MK, MK::tf32>{}, integral_constant<PS, PS::hi_cross>{});
+      return f(integral_constant<MK, MK::f16>{}, integral_constant<PS, PS::hi_cross>{});
+    case PS::all_four: return f(integral_constant<MK, MK::f16>{}, integral_constant<PS, PS::all_four>{});
+    case PS::hi_low3:
+      if (c.kind == MK::tf32) return f(integral_constant<MK, MK::tf32>{}, integral_constant<PS, PS::hi_low3>{});
+      return f(integral_constant<MK, MK::f16>{}, integral_constant<PS, PS::hi_low3>{});
+    case PS::three: return f(integral_constant<MK, MK::bf16>{}, integral_constant<PS, PS::three>{});
+    case PS::nine: return f(integral_constant<MK, MK::bf16>{}, integral_constant<PS, PS::nine>{});
+  }
+  throw InvalidArgument("tcemu cuda fused: no kernel instance for this product table");
+}
+
 /// The wgmma kernel of <K, S> when asked for and compiled for this device, else the mma.sync one.
 template <MmaKind K, ProductSet S, class T>
 void launch_kernel(bool wgmma, const Args& a, const Epilogue<T>& out, cudaStream_t stream) {
@@ -136,22 +158,10 @@ bool supported(const Scheme& s) {
 const char* kernel_name(const Scheme& s) {
   const Choice c = choice_for(s.kind);
   if (!c.ok || !table_matches(s, c.set)) throw InvalidArgument("tcemu cuda: scheme " + s.name + " has no fused kernel");
-  bool wgmma = use_wgmma();
-  if (wgmma) {
-    switch (c.set) {  // the same instance test as launch_kernel (workspace panels are 256-byte aligned)
-      case ProductSet::hi_cross:
-        wgmma = c.kind == MmaKind::tf32 ? wg::available<MmaKind::tf32, ProductSet::hi_cross, float>()
-                                        : wg::available<MmaKind::f16, ProductSet::hi_cross, float>();
-        break;
-      case ProductSet::all_four: wgmma = wg::available<MmaKind::f16, ProductSet::all_four, float>(); break;
-      case ProductSet::hi_low3:
-        wgmma = c.kind == MmaKind::tf32 ? wg::available<MmaKind::tf32, ProductSet::hi_low3, float>()
-                                        : wg::available<MmaKind::f16, ProductSet::hi_low3, float>();
-        break;
-      case ProductSet::three: wgmma = wg::available<MmaKind::bf16, ProductSet::three, float>(); break;
-      case ProductSet::nine: wgmma = wg::available<MmaKind::bf16, ProductSet::nine, float>(); break;
-    }
-  }
+  // The same instance test as launch_kernel (workspace panels are 256-byte aligned).
+  const bool wgmma = use_wgmma() && with_instance(c, [](auto k, auto set) {
+                       return wg::available<decltype(k)::value, decltype(set)::value, float>();
+                     });
   return wgmma ? "fused (wgmma)" : "fused (mma.sync)";
 }
 
@@ -179,17 +189,9 @@ void run(const Scheme& s, const Panels& pn, const Epilogue<T>& out, cudaStream_t
                           " needs more blocks than one launch allows");
   a.low_scale = s.groups.size() > 1 ? std::ldexp(1.f, s.groups[1].scale_exp) : 1.f;
   const bool wgmma = use_wgmma() && aligned16(pn.x) && aligned16(pn.y);
-  switch (c.set) {
-    case ProductSet::hi_cross:
-      if (c.kind == MmaKind::tf32) return launch_kernel<MmaKind::tf32, ProductSet::hi_cross>(wgmma, a, out, stream);
-      return launch_kernel<MmaKind::f16, ProductSet::hi_cross>(wgmma, a, out, stream);
-    case ProductSet::all_four: return launch_kernel<MmaKind::f16, ProductSet::all_four>(wgmma, a, out, stream);
-    case ProductSet::hi_low3:
-      if (c.kind == MmaKind::tf32) return launch_kernel<MmaKind::tf32, ProductSet::hi_low3>(wgmma, a, out, stream);
-      return launch_kernel<MmaKind::f16, ProductSet::hi_low3>(wgmma, a, out, stream);
-    case ProductSet::three: return launch_kernel<MmaKind::bf16, ProductSet::three>(wgmma, a, out, stream);
-    case ProductSet::nine: return launch_kernel<MmaKind::bf16, ProductSet::nine>(wgmma, a, out, stream);
-  }
+  with_instance(c, [&](auto k, auto set) {
+    launch_kernel<decltype(k)::value, decltype(set)::value>(wgmma, a, out, stream);
+  });
 }
 
 template void run<float>(const Scheme&, const Panels&, const Epilogue<float>&, cudaStream_t);
