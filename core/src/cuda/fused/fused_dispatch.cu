@@ -24,7 +24,7 @@ namespace tcemu::cuda::detail::fused::wg {
 TCEMU_FUSED_TABLES(TCEMU_WGMMA_LAUNCH, extern)
 
 CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes,
-                      int row_bytes) {
+                      int row_bytes, int box_lines) {
   using Encode = PFN_cuTensorMapEncodeTiled_v12000;
   static const Encode encode = [] {
     void* fn = nullptr;
@@ -37,7 +37,7 @@ CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int6
   CUtensorMap map{};
   const cuuint64_t dims[3] = {cuuint64_t(part_bytes / elem_bytes), cuuint64_t(parts), cuuint64_t(lines)};
   const cuuint64_t strides[2] = {cuuint64_t(part_bytes), cuuint64_t(part_bytes) * cuuint64_t(parts)};
-  const cuuint32_t box[3] = {cuuint32_t(row_bytes / elem_bytes), 1, cuuint32_t(kBM)};
+  const cuuint32_t box[3] = {cuuint32_t(row_bytes / elem_bytes), 1, cuuint32_t(box_lines)};
   const cuuint32_t estride[3] = {1, 1, 1};
   const CUtensorMapDataType type = elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : CU_TENSOR_MAP_DATA_TYPE_UINT16;
   const CUresult r = encode(&map, type, 3, const_cast<void*>(base), dims, strides, box, estride,

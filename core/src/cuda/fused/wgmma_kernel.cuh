@@ -1,15 +1,17 @@
 #pragma once
 // wgmma (sm_90a) variant of the fused split-part kernel (fused.hpp): same panels and products as
-// fused_kernel.cuh, promotion once per 128-byte k-tile (4 MMA steps), on Hopper's asynchronous
-// warpgroup MMA, persistent (one block per SM walks the 128 x 128 tiles) and warp-specialised:
-//  - warpgroup 0 is the producer: one thread issues TMA loads (cp.async.bulk.tensor, 128-byte swizzle)
-//    of every part tile of a k-tile into one pipeline stage and arms the stage's "full" mbarrier;
-//  - warpgroups 1 and 2 are consumers of 64 accumulator rows each: wait for "full", issue the k-tile's
-//    wgmma groups, wait for them, promote the Tensor Core sum into the FP32 accumulator with a
-//    round-to-nearest FADD, and release the stage through its "empty" mbarrier.
+// fused_kernel.cuh, promotion once per 128 bytes of k (4 MMA steps), on Hopper's asynchronous
+// warpgroup MMA, persistent (one block per SM walks the block tiles) and warp-specialised:
+//  - warpgroup 0 is the producer: one thread issues TMA loads (cp.async.bulk.tensor, swizzled) of
+//    every part tile of a k-tile into one pipeline stage and arms the stage's "full" mbarrier;
+//  - warpgroups 1 and 2 are consumers of 64 accumulator rows each: wait for "full", issue the
+//    promotion group's wgmmas, wait for them, promote the Tensor Core sum into the FP32 accumulator
+//    with a round-to-nearest FADD, and release the stages through their "empty" mbarriers.
 // The two consumers share each stage but are not kept in lockstep (no CTA barrier in the main loop),
 // so while one waits for its wgmma group and promotes, the other's group keeps the Tensor Cores busy.
 // Registers: the producer gives its registers up (setmaxnreg.dec 40), the consumers take 232 each.
+// Block tiles (tile_shape): 128 x 192 for the two-part per-element tables, whose 128 x 128 tiles
+// asked more of shared memory than it delivers (docs/perf-notes.md section 12), else 128 x 128.
 #include <cuda.h>
 #include <cuda_runtime.h>
 
@@ -18,21 +20,37 @@
 #include <string>
 
 #include "cuda/fused/fused_kernel.cuh"
+#include "cuda/fused/wgmma_ops.cuh"
 #include "cuda/kernels.hpp"
 #include "tcemu/error.hpp"
 
 namespace tcemu::cuda::detail::fused::wg {
 
-inline constexpr int kBM = 128, kBN = 128;
+inline constexpr int kBM = 128;  // block tile rows: two consumers of 64
 inline constexpr int kConsumers = 2, kThreads = 128 * (kConsumers + 1);
-inline constexpr int kRingBytes = 192 * 1024;  // shared memory for the stage ring
+inline constexpr int kRingBytes = 200 * 1024;  // shared memory for the stage ring
+inline constexpr int kGroupBytes = 128;        // bytes of k per line between two promotions
 
-/// Stage geometry for k-tiles of RB bytes of k per line (128: 128-byte swizzle, 64: 64-byte swizzle).
-template <int RB>
+/// Block tile columns (bn) and k-tile bytes per line (rb) of the kernel of a product table.
+struct TileShape {
+  int bn, rb;
+};
+/// 128 x 192 with 64-byte k-tiles (two per promotion, five stages) for the two-part per-element
+/// tables: an m64n192 wgmma reads 85 bytes of shared memory per clock against m64n128's 96
+/// (perf-notes section 12). The line-aligned hi_low3 tables need a third accumulator set (their
+/// separate low chain), which leaves no registers for N = 192; the three-part tables would keep only
+/// three 60 KB stages.
+__host__ __device__ constexpr TileShape tile_shape(ProductSet s) {
+  return products_of(s).parts == 2 && s != ProductSet::hi_low3 ? TileShape{192, 64} : TileShape{128, 128};
+}
+
+/// Stage geometry of block tiles kBM x BN and k-tiles of RB bytes (128: 128-byte swizzle, 64: 64-byte).
+template <int RB, int BN>
 struct Ring {
   static_assert(RB == 64 || RB == 128, "k-tiles of 64 or 128 bytes");
-  static constexpr int kTileBytes = kBM * RB;  // one part tile: 128 lines x RB bytes of k (kBM == kBN)
-  static constexpr int stage_bytes(ProductSet s) { return 2 * products_of(s).parts * kTileBytes; }
+  static constexpr int kTileX = kBM * RB;  // one part tile of x: kBM lines x RB bytes of k
+  static constexpr int kTileY = BN * RB;   // one part tile of y
+  static constexpr int stage_bytes(ProductSet s) { return products_of(s).parts * (kTileX + kTileY); }
   static constexpr int stages(ProductSet s) { return kRingBytes / stage_bytes(s); }
   static constexpr int smem_bytes(ProductSet s) { return stages(s) * stage_bytes(s) + 16 * stages(s) + 1024; }
 };
@@ -47,32 +65,6 @@ __device__ __forceinline__ std::uint64_t desc(unsigned saddr) {
   d |= std::uint64_t(RB == 128 ? 1 : 2) << 62;      // 1: 128-byte swizzle, 2: 64-byte swizzle
   return d;
 }
-
-template <MmaKind K>
-__device__ __forceinline__ void wgmma(float (&d)[64], std::uint64_t da, std::uint64_t db, int scale_d) {
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  if constexpr (K == MmaKind::f16) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(da), "l"(db), "r"(scale_d));
-  } else if constexpr (K == MmaKind::bf16) {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(da), "l"(db), "r"(scale_d));
-  } else {
-    asm volatile(
-        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-        : "l"(da), "l"(db), "r"(scale_d));
-  }
-#endif
-}
-
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 __device__ __forceinline__ void wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -107,15 +99,22 @@ __device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap* map, u
 }
 #endif
 
-template <MmaKind K, ProductSet PS, class T, int RB>
+template <MmaKind K, ProductSet PS, class T>
 __global__ void __launch_bounds__(kThreads, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_y, Args a, Epilogue<T> e) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr ProductList L = products_of(PS);
-  constexpr int P = L.parts, S = Ring<RB>::stages(PS), kStageBytes = Ring<RB>::stage_bytes(PS);
-  constexpr int kTileBytes = Ring<RB>::kTileBytes, kSteps = RB / 32;
+  constexpr int BN = tile_shape(PS).bn, RB = tile_shape(PS).rb, NR = BN / 2;  // NR: accumulators per thread
+  using R = Ring<RB, BN>;
+  constexpr int P = L.parts, S = R::stages(PS), kStageBytes = R::stage_bytes(PS);
+  constexpr int kTileX = R::kTileX, kTileY = R::kTileY, kSteps = RB / 32, kTPG = kGroupBytes / RB;
   constexpr int kElemsPerTile = K == MmaKind::tf32 ? RB / 4 : RB / 2;
-  constexpr bool kSeparateLow = separate_low(K, PS);
+  // hi_low3 (line-aligned): the low products in their own accumulator over all of k, so that the
+  // hi x hi chain stays exact. fp16x2's scaled low products (2^low_scale_exp): chained into the group's
+  // sum after it is scaled (below). Every other table chains all products into one sum.
+  constexpr bool kSeparateLow = PS == ProductSet::hi_low3;
+  constexpr bool kScaledLow = !kSeparateLow && separate_low(K, PS);
+  static_assert(S >= 2 * kTPG, "the ring must hold two promotion groups");
   extern __shared__ unsigned char smem_raw[];
   const unsigned sraw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
   const unsigned sbase = (sraw + 1023u) & ~1023u;  // swizzle atoms need 1024-byte alignment
@@ -142,7 +141,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       int it = 0;
       for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
         const int2 tc = tile_coords(a, tile);
-        const int m0 = tc.x * kBM, n0 = tc.y * kBN;
+        const int m0 = tc.x * kBM, n0 = tc.y * BN;
         for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
           const int s = it % S;
           mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);
@@ -150,8 +149,8 @@ __global__ void __launch_bounds__(kThreads, 1)
           mbar_expect_tx(full, kStageBytes);
 #pragma unroll
           for (int p = 0; p < P; ++p) {
-            tma_load(dst + p * kTileBytes, &map_x, full, kt * kElemsPerTile, p, m0);
-            tma_load(dst + (P + p) * kTileBytes, &map_y, full, kt * kElemsPerTile, p, n0);
+            tma_load(dst + p * kTileX, &map_x, full, kt * kElemsPerTile, p, m0);
+            tma_load(dst + P * kTileX + p * kTileY, &map_y, full, kt * kElemsPerTile, p, n0);
           }
         }
       }
@@ -161,65 +160,74 @@ __global__ void __launch_bounds__(kThreads, 1)
   asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
 
   const int cw = wgi - 1;  // consumer: accumulator rows cw * 64 .. cw * 64 + 63 of the block tile
-  float acc[64];
-  [[maybe_unused]] float accl[kSeparateLow ? 64 : 1];
-  // One k-tile's wgmma group into `tt` (which starts from zero), committed, not waited for.
-  auto issue = [&](float(&tt)[64], int it) {
-    constexpr ProductList L = products_of(PS);  // local: a captured table would live on the stack
-    const int s = it % S;
-    mbar_wait(full0 + 8 * s, (it / S) & 1);
-    const unsigned st = sbase + s * kStageBytes;
-    const unsigned sx = st + cw * 64 * RB;  // this consumer's 64 rows of each x tile
-    const unsigned sy = st + P * kTileBytes;
-    wg_fence();
+  float acc[NR];
+  [[maybe_unused]] float accl[kSeparateLow ? NR : 1];
+  // The wgmmas of one part product (x part pa, y part pb) over the kTPG k-tiles of the promotion
+  // group that starts at k-tile `it`, into d; `scale_first` = 0 makes the first one overwrite d.
+  // (No branch between the wgmmas: ptxas would put a warpgroup.arrive before each, C7519.)
+  auto product = [&](float(&d)[NR], int it, int pa, int pb, int scale_first) {
 #pragma unroll
-    for (int ks = 0; ks < kSteps; ++ks) {  // 32 bytes of k per wgmma
-      if constexpr (kSeparateLow) {
+    for (int j = 0; j < kTPG; ++j) {
+      const unsigned st = sbase + ((it + j) % S) * kStageBytes;
+      const unsigned sx = st + pa * kTileX + cw * 64 * RB;  // this consumer's 64 rows
+      const unsigned sy = st + P * kTileX + pb * kTileY;
 #pragma unroll
-        for (int q = 0; q < L.nl; ++q)
-          wgmma<K>(accl, desc<RB>(sx + L.al[q] * kTileBytes + ks * 32), desc<RB>(sy + L.bl[q] * kTileBytes + ks * 32), 1);
-        wgmma<K>(tt, desc<RB>(sx + ks * 32), desc<RB>(sy + ks * 32), ks > 0);
-      } else {
-#pragma unroll
-        for (int q = 0; q < L.nl; ++q)
-          wgmma<K>(tt, desc<RB>(sx + L.al[q] * kTileBytes + ks * 32), desc<RB>(sy + L.bl[q] * kTileBytes + ks * 32),
-                   ks > 0 || q > 0);
-#pragma unroll
-        for (int q = 0; q < L.n0; ++q)
-          wgmma<K>(tt, desc<RB>(sx + L.a0[q] * kTileBytes + ks * 32), desc<RB>(sy + L.b0[q] * kTileBytes + ks * 32),
-                   ks > 0 || q > 0 || L.nl > 0);
-      }
+      for (int ks = 0; ks < kSteps; ++ks)  // 32 bytes of k per wgmma
+        wgmma<K, BN>(d, desc<RB>(sx + ks * 32), desc<RB>(sy + ks * 32), j == 0 && ks == 0 ? scale_first : 1);
     }
-    wg_commit();
-  };
-  // After the group of k-tile number `it` completed: release its stage, promote its sum (RN).
-  auto retire = [&](const float(&tt)[64], int it) {
-    if ((tid & 31) == 0) mbar_arrive(empty0 + 8 * (it % S));
-#pragma unroll
-    for (int r = 0; r < 64; ++r) acc[r] = __fadd_rn(acc[r], tt[r]);
   };
   const int lane = tid & 31, warp = (tid >> 5) & 3, g = lane >> 2, q4 = lane & 3;
   int it = 0;
   for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
     const int2 tc = tile_coords(a, tile);
-    const int m0 = tc.x * kBM, n0 = tc.y * kBN;
+    const int m0 = tc.x * kBM, n0 = tc.y * BN;
 #pragma unroll
-    for (int r = 0; r < 64; ++r) acc[r] = 0.f;
+    for (int r = 0; r < NR; ++r) acc[r] = 0.f;
     if constexpr (kSeparateLow) {
 #pragma unroll
-      for (int r = 0; r < 64; ++r) accl[r] = 0.f;
+      for (int r = 0; r < NR; ++r) accl[r] = 0.f;
     }
-    // Each k-tile's group is waited for before its promotion (as DeepGEMM does for FP8): a second
+    // Each group's wgmmas are waited for before its promotion (as DeepGEMM does for FP8): a second
     // temporary to overlap them would be read while the other's group is in flight, which makes
     // ptxas serialise every wgmma (C7514). The other consumer's group keeps the Tensor Cores busy.
-    float t[64];
-    for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
-      issue(t, it);
+    float t[NR];
+    for (int kt = 0; kt < a.ktiles; kt += kTPG) {  // a.ktiles is a multiple of kTPG (launch)
+#pragma unroll
+      for (int j = 0; j < kTPG; ++j) mbar_wait(full0 + 8 * ((it + j) % S), ((it + j) / S) & 1);
+      wg_fence();
+      if constexpr (kSeparateLow) {
+#pragma unroll
+        for (int q = 0; q < L.nl; ++q) product(accl, it, L.al[q], L.bl[q], 1);
+#pragma unroll
+        for (int q = 0; q < L.n0; ++q) product(t, it, L.a0[q], L.b0[q], q > 0);
+      } else if constexpr (kScaledLow) {
+        // Low products first (their parts carry 2^-low_scale_exp), scaled exactly, then hi x hi.
+#pragma unroll
+        for (int q = 0; q < L.nl; ++q) product(t, it, L.al[q], L.bl[q], q > 0);
+        wg_commit();
+        wg_wait<0>();
+#pragma unroll
+        for (int r = 0; r < NR; ++r) t[r] *= a.low_scale;
+        wg_fence();
+#pragma unroll
+        for (int q = 0; q < L.n0; ++q) product(t, it, L.a0[q], L.b0[q], 1);
+      } else {
+#pragma unroll
+        for (int q = 0; q < L.nl; ++q) product(t, it, L.al[q], L.bl[q], q > 0);
+#pragma unroll
+        for (int q = 0; q < L.n0; ++q) product(t, it, L.a0[q], L.b0[q], q > 0 || L.nl > 0);
+      }
+      wg_commit();
       wg_wait<0>();
-      retire(t, it);
+      if (lane == 0)
+#pragma unroll
+        for (int j = 0; j < kTPG; ++j) mbar_arrive(empty0 + 8 * ((it + j) % S));
+      it += kTPG;
+#pragma unroll
+      for (int r = 0; r < NR; ++r) acc[r] = __fadd_rn(acc[r], t[r]);
     }
 #pragma unroll
-    for (int r = 0; r < 64; ++r) {
+    for (int r = 0; r < NR; ++r) {
       const int i = m0 + cw * 64 + warp * 16 + g + ((r >> 1) & 1) * 8;
       const int j = n0 + (r >> 2) * 8 + 2 * q4 + (r & 1);
       if (i >= a.m || j >= a.n) continue;
@@ -238,7 +246,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 template <MmaKind K, ProductSet PS, class T>
 bool available() {
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, wgmma_kernel<K, PS, T, 128>) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attr, wgmma_kernel<K, PS, T>) != cudaSuccess) {
     (void)cudaGetLastError();
     return false;
   }
@@ -246,31 +254,37 @@ bool available() {
 }
 
 /// TMA descriptor of one split panel (fused.hpp: line l, part q, element kk at
-/// base[(l * parts + q) * kp + kk]) as a 3-D tensor (kk, q, l), box = `row_bytes` of k x 1 part x 128
-/// lines, swizzled by `row_bytes` (64 or 128); k past the padded part and lines past the end read as
-/// zeros. Throws DeviceError when the driver rejects it (e.g. a base address that is not 16-byte aligned).
+/// base[(l * parts + q) * kp + kk]) as a 3-D tensor (kk, q, l), box = `row_bytes` of k x 1 part x
+/// `box_lines` lines, swizzled by `row_bytes` (64 or 128); k past the padded part and lines past the
+/// end read as zeros. Throws DeviceError when the driver rejects it (e.g. a base address that is not
+/// 16-byte aligned).
 CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes,
-                      int row_bytes);
+                      int row_bytes, int box_lines);
 
 /// Launches the wgmma kernel of <K, PS, T> (sm_90a only; instantiated in fused_wgmma_<kind>.cu) with
-/// one block per SM. 128-byte k-tiles: 64-byte ones (twice the promotions, a 6-stage ring) measured
-/// 34-39 % slower for fp16x2 and 18-21 % for tf32x2 at 8192 (docs/perf-notes.md section 5.3).
+/// one block per SM, block tiles and k-tiles of tile_shape(PS). (128 x 128 tiles with 64-byte k-tiles
+/// promoted each measured 34-39 % slower for fp16x2 than with 128-byte ones: perf-notes 5.3; promoted
+/// in pairs, as the 128 x 192 tiles are, they ran as fast: perf-notes 11.3.)
 template <MmaKind K, ProductSet PS, class T>
 void launch(const Args& args, const Epilogue<T>& e, cudaStream_t stream) {
-  constexpr int RB = 128, eb = K == MmaKind::tf32 ? 4 : 2, P = products_of(PS).parts;
+  constexpr int RB = tile_shape(PS).rb, BN = tile_shape(PS).bn;
+  constexpr int eb = K == MmaKind::tf32 ? 4 : 2, P = products_of(PS).parts;
+  using R = Ring<RB, BN>;
   Args a = args;
-  a.ktiles = static_cast<int>((a.part_bytes + RB - 1) / RB);
-  const CUtensorMap mx = panel_map(a.x, a.m, P, a.part_bytes, eb, RB);
-  const CUtensorMap my = panel_map(a.y, a.n, P, a.part_bytes, eb, RB);
+  // Whole promotion groups: a k-tile past the padded part reads as zeros (TMA fill) and adds nothing.
+  a.ktiles = static_cast<int>((a.part_bytes + kGroupBytes - 1) / kGroupBytes) * (kGroupBytes / RB);
+  a.tiles_n = static_cast<int>((std::int64_t(a.n) + BN - 1) / BN);
+  const CUtensorMap mx = panel_map(a.x, a.m, P, a.part_bytes, eb, RB, kBM);
+  const CUtensorMap my = panel_map(a.y, a.n, P, a.part_bytes, eb, RB, BN);
   static const bool configured = [] {
-    TCEMU_CUDA(cudaFuncSetAttribute(wgmma_kernel<K, PS, T, RB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    Ring<RB>::smem_bytes(PS)));
+    TCEMU_CUDA(cudaFuncSetAttribute(wgmma_kernel<K, PS, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    R::smem_bytes(PS)));
     return true;
   }();
   (void)configured;
   const std::int64_t tiles = std::int64_t(a.tiles_m) * a.tiles_n;
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, device_sms()));
-  wgmma_kernel<K, PS, T, RB><<<blocks, kThreads, Ring<RB>::smem_bytes(PS), stream>>>(mx, my, a, e);
+  wgmma_kernel<K, PS, T><<<blocks, kThreads, R::smem_bytes(PS), stream>>>(mx, my, a, e);
   ::tcemu::cuda::detail::check_cuda(cudaGetLastError(), "launch of the fused split-part kernel (wgmma)", __FILE__,
                                     __LINE__);
 }
