@@ -118,6 +118,8 @@ struct Config {
   std::uint64_t seed = 20240501;
   /// CUDA implementations to time for the multi-part schemes (one row each when more than one).
   std::vector<CudaKernels> kernels = {CudaKernels::automatic};
+  /// Several implementations: time them call by call in turn (true) or one block of calls after the other.
+  bool interleave = true;
   /// > 0: the last fraction of op(A)'s rows is scaled by 2^20 (outside fp16x2's range) and an APE
   /// hybrid row (tcemu/hybrid.hpp) is added after the schemes.
   double hybrid_rows = 0;
@@ -532,14 +534,33 @@ class Bench {
                      native, err);
       return;
     }
-    for (CudaKernels k : cfg_.kernels)
-      tcemu_row_with(s, dist, sc, sc.name + "/" + to_string(k), k, A, B, C, native, err);
+    // Several implementations: timed call by call in turn (--timing), so that a drift of the clock
+    // under the power cap reaches them alike; errors and notes from one more call each.
+    std::vector<cuda::RunTimes> times;
+    if (cfg_.interleave) {
+      std::vector<std::function<void()>> calls;
+      for (CudaKernels k : cfg_.kernels) {
+        GemmOptions opt;
+        opt.scheme = sc;
+        opt.cuda_kernels = k;
+        calls.push_back([&, opt] { cuda::gemm_device<T>(Op::N, Op::N, T(1), A, B, T(0), C, opt, nullptr, &ws_); });
+      }
+      try {
+        times = cuda::time_runs_interleaved(calls, cfg_.warmup, cfg_.repeat);
+      } catch (const std::exception&) {
+        times.clear();  // one of them fails: time each alone, so the row says which and why
+        (void)cudaGetLastError();
+      }
+    }
+    for (std::size_t i = 0; i < cfg_.kernels.size(); ++i)
+      tcemu_row_with(s, dist, sc, sc.name + "/" + to_string(cfg_.kernels[i]), cfg_.kernels[i], A, B, C, native, err,
+                     times.empty() ? nullptr : &times[i]);
   }
 
   template <class T, class ErrF>
   void tcemu_row_with(const Shape& s, const Distribution& dist, const Scheme& sc, const std::string& method,
                       CudaKernels kernels, MatrixView<const T> A, MatrixView<const T> B, MatrixView<T> C,
-                      double native, ErrF& err) {
+                      double native, ErrF& err, const cuda::RunTimes* timed_before = nullptr) {
     Row r = base_row(s, dist, method, "tcemu", std::is_same_v<T, double> ? "fp64" : "fp32");
     GemmOptions opt;
     opt.scheme = sc;
@@ -547,9 +568,14 @@ class Bench {
     try {
       fill_value_device(C, T(NAN), nullptr);
       GemmReport rep;
-      const auto [med, mn] = timed(
-          [&] { rep = cuda::gemm_device<T>(Op::N, Op::N, T(1), A, B, T(0), C, opt, nullptr, &ws_); },
-          cfg_.warmup, cfg_.repeat);
+      auto call = [&] { rep = cuda::gemm_device<T>(Op::N, Op::N, T(1), A, B, T(0), C, opt, nullptr, &ws_); };
+      double med = 0, mn = 0;
+      if (timed_before) {  // timed with the other implementations (interleaved): one call for C and the report
+        call();
+        std::tie(med, mn) = std::pair{timed_before->median_ms, timed_before->min_ms};
+      } else {
+        std::tie(med, mn) = timed(call, cfg_.warmup, cfg_.repeat);
+      }
       r.median_ms = med;
       r.min_ms = mn;
       r.tflops = flops(s) / (med * 1e-3) / 1e12;
@@ -702,6 +728,9 @@ int main(int argc, char** argv) {
       "device memory. Rate = 2mnk / time (8mnk for complex shapes). The last column (note) names\n"
       "the kernels that ran: fused (wgmma) / fused (mma.sync), multi-pass (cuBLAS per group), ...; a\n"
       "scheme asked for with --kernels fused that has no fused kernel shows multi-pass there.\n"
+      "With several --kernels (fused,multipass) the implementations of one scheme are timed call by\n"
+      "call in turn (--timing interleaved), so that the GPU's clock drift under its power cap, 4-8 %\n"
+      "between processes on an H200, does not decide which one looks faster.\n"
       "\n"
       "FP32 target (--schemes, float data): baselines cuBLAS SGEMM (CUDA cores, no TF32), 1xTF32\n"
       "(cublasGemmEx FAST_TF32) and cuBLAS's BF16x9 emulation; error = relative Frobenius error\n"
@@ -743,6 +772,13 @@ int main(int argc, char** argv) {
                  "CUDA implementations of the multi-part schemes to time: auto, fused, multipass, or a "
                  "comma list (one row per implementation, method 'scheme/impl')")
       ->capture_default_str();
+  std::string timing = "interleaved";
+  app.add_option("--timing", timing,
+                 "with several --kernels: 'interleaved' times the implementations of a scheme call by call in "
+                 "turn (each gets --repeat calls; clock drift under the power cap hits them alike), "
+                 "'sequential' one block of --repeat calls after the other")
+      ->check(CLI::IsMember({"interleaved", "sequential"}))
+      ->capture_default_str();
   app.add_option("--hybrid-rows", cfg.hybrid_rows,
                  "FP32 data: scale this fraction of A's last rows by 2^20 (outside fp16x2's range) and add an "
                  "APE hybrid row (fp16x2 where in range, bf16x3 elsewhere; tcemu/hybrid.hpp)")
@@ -773,6 +809,7 @@ int main(int argc, char** argv) {
     if (!cuda::device_available()) throw DeviceError("tcemu-bench: no CUDA device found");
     const std::string device = cuda::device_description();
     std::printf("device: %s\n", device.c_str());
+    cfg.interleave = timing == "interleaved";
     cfg.kernels.clear();
     for (const std::string& k : split_list(kernels)) cfg.kernels.push_back(parse_cuda_kernels(k));
     if (cfg.kernels.empty()) throw InvalidArgument("--kernels: empty list");

@@ -12,33 +12,63 @@
 
 namespace tcemu::cuda {
 
-RunTimes time_runs(const std::function<void()>& f, int warmup, int repeat) {
-  if (repeat < 1) throw InvalidArgument("time_runs: repeat must be >= 1, got " + std::to_string(repeat));
+namespace {
+
+/// A pair of CUDA events, destroyed with the object.
+struct EventPair {
   cudaEvent_t a = nullptr, b = nullptr;
-  TCEMU_CUDA(cudaEventCreate(&a));
-  struct Events {
-    cudaEvent_t& a;
-    cudaEvent_t& b;
-    ~Events() {
-      if (a) cudaEventDestroy(a);
-      if (b) cudaEventDestroy(b);
-    }
-  } guard{a, b};
-  TCEMU_CUDA(cudaEventCreate(&b));
-  for (int i = 0; i < warmup; ++i) f();
-  TCEMU_CUDA(cudaDeviceSynchronize());
-  std::vector<double> t;
-  for (int i = 0; i < repeat; ++i) {
+  EventPair() {
+    TCEMU_CUDA(cudaEventCreate(&a));
+    TCEMU_CUDA(cudaEventCreate(&b));
+  }
+  ~EventPair() {
+    if (a) cudaEventDestroy(a);
+    if (b) cudaEventDestroy(b);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  /// Milliseconds of one call of f between the two events.
+  double time(const std::function<void()>& f) {
     TCEMU_CUDA(cudaEventRecord(a, nullptr));
     f();
     TCEMU_CUDA(cudaEventRecord(b, nullptr));
     TCEMU_CUDA(cudaEventSynchronize(b));
     float ms = 0;
     TCEMU_CUDA(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
+    return ms;
   }
+};
+
+RunTimes summarise(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   return {t[t.size() / 2], t.front()};
+}
+
+}  // namespace
+
+RunTimes time_runs(const std::function<void()>& f, int warmup, int repeat) {
+  if (repeat < 1) throw InvalidArgument("time_runs: repeat must be >= 1, got " + std::to_string(repeat));
+  EventPair ev;
+  for (int i = 0; i < warmup; ++i) f();
+  TCEMU_CUDA(cudaDeviceSynchronize());
+  std::vector<double> t;
+  for (int i = 0; i < repeat; ++i) t.push_back(ev.time(f));
+  return summarise(std::move(t));
+}
+
+std::vector<RunTimes> time_runs_interleaved(const std::vector<std::function<void()>>& fs, int warmup, int repeat) {
+  if (repeat < 1) throw InvalidArgument("time_runs_interleaved: repeat must be >= 1, got " + std::to_string(repeat));
+  if (fs.empty()) throw InvalidArgument("time_runs_interleaved: no functions to time");
+  EventPair ev;
+  for (const auto& f : fs)
+    for (int i = 0; i < warmup; ++i) f();
+  TCEMU_CUDA(cudaDeviceSynchronize());
+  std::vector<std::vector<double>> t(fs.size());
+  for (int i = 0; i < repeat; ++i)
+    for (std::size_t j = 0; j < fs.size(); ++j) t[j].push_back(ev.time(fs[j]));
+  std::vector<RunTimes> out;
+  for (auto& tj : t) out.push_back(summarise(std::move(tj)));
+  return out;
 }
 
 }  // namespace tcemu::cuda

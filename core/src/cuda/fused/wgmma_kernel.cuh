@@ -90,6 +90,15 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
       "r"(parity)
       : "memory");
 }
+/// Named barrier ID among N threads: wait for all of them / count this warp's threads and go on.
+template <int ID, int N>
+__device__ __forceinline__ void bar_sync() {
+  asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "n"(N) : "memory");
+}
+template <int ID, int N>
+__device__ __forceinline__ void bar_arrive() {
+  asm volatile("bar.arrive %0, %1;\n" ::"n"(ID), "n"(N) : "memory");
+}
 /// TMA load of box (c0 = k element, c1 = part, c2 = first line) of a 3-D panel map into shared memory.
 __device__ __forceinline__ void tma_load(unsigned dst, const CUtensorMap* map, unsigned bar, int c0, int c1, int c2) {
   asm volatile(
@@ -190,10 +199,15 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Each group's wgmmas are waited for before its promotion (as DeepGEMM does for FP8): a second
     // temporary to overlap them would be read while the other's group is in flight, which makes
     // ptxas serialise every wgmma (C7514). The other consumer's group keeps the Tensor Cores busy.
+    // Offset: consumer 1 starts a tile's first group when consumer 0's has completed. The two then
+    // stay half a period apart, so one promotes while the other's group runs (started together,
+    // both would promote at once and leave the Tensor Cores idle: perf-notes 12.4).
+    constexpr int kFirstDone = 1, kPair = 2 * 128;  // named barrier 1 of the two consumers
     float t[NR];
     for (int kt = 0; kt < a.ktiles; kt += kTPG) {  // a.ktiles is a multiple of kTPG (launch)
 #pragma unroll
       for (int j = 0; j < kTPG; ++j) mbar_wait(full0 + 8 * ((it + j) % S), ((it + j) / S) & 1);
+      if (cw == 1 && kt == 0) bar_sync<kFirstDone, kPair>();
       wg_fence();
       if constexpr (kSeparateLow) {
 #pragma unroll
@@ -207,7 +221,10 @@ __global__ void __launch_bounds__(kThreads, 1)
         wg_commit();
         wg_wait<0>();
 #pragma unroll
-        for (int r = 0; r < NR; ++r) t[r] *= a.low_scale;
+        for (int r = 0; r < NR; ++r) {
+          t[r] *= a.low_scale;
+          asm volatile("" : "+f"(t[r])::"memory");  // keeps the multiply before the fence (CUTLASS's fence_operand)
+        }
         wg_fence();
 #pragma unroll
         for (int q = 0; q < L.n0; ++q) product(t, it, L.a0[q], L.b0[q], 1);
@@ -219,6 +236,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       wg_commit();
       wg_wait<0>();
+      if (cw == 0 && kt == 0) bar_arrive<kFirstDone, kPair>();
       if (lane == 0)
 #pragma unroll
         for (int j = 0; j < kTPG; ++j) mbar_arrive(empty0 + 8 * ((it + j) % S));
