@@ -13,8 +13,8 @@
 // The lower groups are 2^-8 (BF16) to 2^-12 (FP16) smaller and accumulate inside the MMA.
 //
 // Kernels: wgmma_kernel.cuh on compute capability 9.0 (sm_90a): warp-specialised, a TMA producer
-// warpgroup and two wgmma consumer warpgroups of 64 x 128, 128-byte k-tiles in mbarrier-guarded
-// stages, promotion per k-tile (docs/perf-notes.md section 5). fused_kernel.cuh elsewhere (sm_80
+// warpgroup and two wgmma consumer warpgroups of 64 x 192 (two-part per-element tables) or 64 x 128,
+// k-tiles in mbarrier-guarded stages, promotion per 128 bytes of k (docs/perf-notes.md sections 5, 12). fused_kernel.cuh elsewhere (sm_80
 // and later) and on request (TCEMU_CUDA_FUSED_MMA=mma.sync): mma.sync, 128 x 128 block tiles, 16
 // warps of 32 x 32, k-tiles of 64 bytes per row, a 3-stage cp.async pipeline into XOR-swizzled shared
 // memory, ldmatrix fragments, promotion after every MMA step.

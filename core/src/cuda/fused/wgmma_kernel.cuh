@@ -7,8 +7,9 @@
 //  - warpgroups 1 and 2 are consumers of 64 accumulator rows each: wait for "full", issue the
 //    promotion group's wgmmas, wait for them, promote the Tensor Core sum into the FP32 accumulator
 //    with a round-to-nearest FADD, and release the stages through their "empty" mbarriers.
-// The two consumers share each stage but are not kept in lockstep (no CTA barrier in the main loop),
-// so while one waits for its wgmma group and promotes, the other's group keeps the Tensor Cores busy.
+// The two consumers share each stage but are kept out of step (consumer 1 starts a tile's first group
+// when consumer 0's has completed; no CTA barrier in the main loop), so while one waits for its wgmma
+// group and promotes, the other's group keeps the Tensor Cores busy.
 // Registers: the producer gives its registers up (setmaxnreg.dec 40), the consumers take 232 each.
 // Block tiles (tile_shape): 128 x 192 for the two-part per-element tables, whose 128 x 128 tiles
 // asked more of shared memory than it delivers (docs/perf-notes.md section 12), else 128 x 128.
