@@ -179,6 +179,32 @@ TEST(CudaGemm, FusedLongKAccumulatesLikeFp32) {
   }
 }
 
+// Few k-tiles per block tile (k = 64: one promotion group) and many tiles per block: the consumer that
+// runs ahead reaches the next tile's first group before the other has left the last one, which the
+// consumers' offset hand-shake (wgmma_kernel.cuh) must survive without a hang or a wrong tile.
+// Repeated, since the order of the two consumers varies from call to call.
+TEST(CudaGemm, FusedShortKManyTiles) {
+  TCEMU_REQUIRE_GPU();
+  const std::int64_t m = 8192, n = 1984, k = 64;  // 704 tiles of 128 x 192, 5.3 per block
+  DualMatrix<float> A(m, k, Layout::row), B(k, n, Layout::col), C(m, n, Layout::col);
+  A.fill_and_upload("uniform", 61);
+  B.fill_and_upload("uniform", 62);
+  const std::vector<double> R = reference_gemm_fp64<float>(Op::N, Op::N, A.host().as_const(), B.host().as_const());
+  for (const char* name : {"fp16x2", "fp16x2-markidis", "tf32x2", "bf16x3", "fp16x2-aligned"}) {
+    SCOPED_TRACE(name);
+    GemmOptions opt;
+    opt.scheme = parse_scheme(name);
+    opt.cuda_kernels = CudaKernels::fused;
+    for (int rep = 0; rep < 20; ++rep)
+      cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f, C.dev(), opt,
+                               nullptr, nullptr);
+    const std::vector<float> cd = C.download();
+    EXPECT_EQ(nonfinite(C, cd), 0);
+    // Each entry is a 64-term dot product: the schemes are FP32-accurate (SGEMM-level, ~1e-7 here).
+    EXPECT_LE(rel_err(C, cd, R), 1e-6);
+  }
+}
+
 // The line-aligned schemes' reason to exist: the standard split's hi x hi products lose their low bits
 // to the Tensor Cores' truncation (toward zero), so |C| shrinks on average (qsim's norm loss,
 // docs/qsim.md); on the line grid the hi x hi chains are exact and the mean change of ||C||^2 vanishes.

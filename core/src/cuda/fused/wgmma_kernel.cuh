@@ -187,6 +187,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   };
   const int lane = tid & 31, warp = (tid >> 5) & 3, g = lane >> 2, q4 = lane & 3;
+  // Offset: consumer 1 starts a tile's first group when consumer 0's has completed (named barrier 1).
+  // The two then stay half a period apart, so one promotes while the other's group runs (started
+  // together, both would promote at once and leave the Tensor Cores idle: perf-notes 12.4-12.5).
+  // Consumer 1 answers on barrier 2, and consumer 0 waits for that answer before it signals the next
+  // tile, so that with few k-tiles per tile it cannot signal twice before consumer 1 has waited once.
+  constexpr int kFirstDone = 1, kSeen = 2, kPair = 2 * 128;
+  int signalled = 0;  // consumer 0: tiles whose first group it has signalled
   int it = 0;
   for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
     const int2 tc = tile_coords(a, tile);
@@ -200,15 +207,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Each group's wgmmas are waited for before its promotion (as DeepGEMM does for FP8): a second
     // temporary to overlap them would be read while the other's group is in flight, which makes
     // ptxas serialise every wgmma (C7514). The other consumer's group keeps the Tensor Cores busy.
-    // Offset: consumer 1 starts a tile's first group when consumer 0's has completed. The two then
-    // stay half a period apart, so one promotes while the other's group runs (started together,
-    // both would promote at once and leave the Tensor Cores idle: perf-notes 12.4).
-    constexpr int kFirstDone = 1, kPair = 2 * 128;  // named barrier 1 of the two consumers
     float t[NR];
     for (int kt = 0; kt < a.ktiles; kt += kTPG) {  // a.ktiles is a multiple of kTPG (launch)
 #pragma unroll
       for (int j = 0; j < kTPG; ++j) mbar_wait(full0 + 8 * ((it + j) % S), ((it + j) / S) & 1);
-      if (cw == 1 && kt == 0) bar_sync<kFirstDone, kPair>();
+      if (cw == 1 && kt == 0) {
+        bar_sync<kFirstDone, kPair>();
+        bar_arrive<kSeen, kPair>();
+      }
       wg_fence();
       if constexpr (kSeparateLow) {
 #pragma unroll
@@ -237,7 +243,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
       wg_commit();
       wg_wait<0>();
-      if (cw == 0 && kt == 0) bar_arrive<kFirstDone, kPair>();
+      if (cw == 0 && kt == 0) {
+        if (signalled++ > 0) bar_sync<kSeen, kPair>();  // consumer 1 has seen the previous signal
+        bar_arrive<kFirstDone, kPair>();
+      }
       if (lane == 0)
 #pragma unroll
         for (int j = 0; j < kTPG; ++j) mbar_arrive(empty0 + 8 * ((it + j) % S));
@@ -256,6 +265,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       *c = e.beta == T(0) ? e.alpha * static_cast<T>(v) : e.alpha * static_cast<T>(v) + e.beta * *c;
     }
   }
+  if (cw == 0 && signalled > 0) bar_sync<kSeen, kPair>();  // consumer 1's answer to the last signal
 #else
   __trap();  // compiled for an architecture without wgmma: the host never selects this (see dispatch)
 #endif
