@@ -524,6 +524,14 @@ class Bench {
     return r;
   }
 
+  /// A scheme on one CUDA implementation (tcemu_row, tcemu_row_with).
+  static GemmOptions options_for(const Scheme& sc, CudaKernels kernels) {
+    GemmOptions opt;
+    opt.scheme = sc;
+    opt.cuda_kernels = kernels;
+    return opt;
+  }
+
   template <class T, class ErrF>
   void tcemu_row(const Shape& s, const Distribution& dist, const Scheme& sc, MatrixView<const T> A,
                  MatrixView<const T> B, MatrixView<T> C, double native, ErrF&& err) {
@@ -539,12 +547,10 @@ class Bench {
     std::vector<cuda::RunTimes> times;
     if (cfg_.interleave) {
       std::vector<std::function<void()>> calls;
-      for (CudaKernels k : cfg_.kernels) {
-        GemmOptions opt;
-        opt.scheme = sc;
-        opt.cuda_kernels = k;
-        calls.push_back([&, opt] { cuda::gemm_device<T>(Op::N, Op::N, T(1), A, B, T(0), C, opt, nullptr, &ws_); });
-      }
+      for (CudaKernels k : cfg_.kernels)
+        calls.push_back([&, opt = options_for(sc, k)] {
+          cuda::gemm_device<T>(Op::N, Op::N, T(1), A, B, T(0), C, opt, nullptr, &ws_);
+        });
       try {
         times = cuda::time_runs_interleaved(calls, cfg_.warmup, cfg_.repeat);
       } catch (const std::exception&) {
@@ -562,9 +568,7 @@ class Bench {
                       CudaKernels kernels, MatrixView<const T> A, MatrixView<const T> B, MatrixView<T> C,
                       double native, ErrF& err, const cuda::RunTimes* timed_before = nullptr) {
     Row r = base_row(s, dist, method, "tcemu", std::is_same_v<T, double> ? "fp64" : "fp32");
-    GemmOptions opt;
-    opt.scheme = sc;
-    opt.cuda_kernels = kernels;
+    const GemmOptions opt = options_for(sc, kernels);
     try {
       fill_value_device(C, T(NAN), nullptr);
       GemmReport rep;

@@ -47,6 +47,16 @@ double tolerance(const Scheme& s) {
   return 1e-5;
 }
 
+/// C = A * B (FP32 data, no transposes, alpha 1, beta 0) on the device with scheme `name` on `kernels`.
+GemmReport product_on_device(const char* name, CudaKernels kernels, DualMatrix<float>& A, DualMatrix<float>& B,
+                             DualMatrix<float>& C) {
+  GemmOptions opt;
+  opt.scheme = parse_scheme(name);
+  opt.cuda_kernels = kernels;
+  return cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f, C.dev(), opt,
+                                  nullptr, nullptr);
+}
+
 template <class T>
 void check_scheme_case(const Scheme& scheme, const Case& c, std::uint64_t seed, T alpha, T beta,
                        CudaKernels kernels = CudaKernels::automatic) {
@@ -192,12 +202,7 @@ TEST(CudaGemm, FusedShortKManyTiles) {
   const std::vector<double> R = reference_gemm_fp64<float>(Op::N, Op::N, A.host().as_const(), B.host().as_const());
   for (const char* name : {"fp16x2", "fp16x2-markidis", "tf32x2", "bf16x3", "fp16x2-aligned"}) {
     SCOPED_TRACE(name);
-    GemmOptions opt;
-    opt.scheme = parse_scheme(name);
-    opt.cuda_kernels = CudaKernels::fused;
-    for (int rep = 0; rep < 20; ++rep)
-      cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f, C.dev(), opt,
-                               nullptr, nullptr);
+    for (int rep = 0; rep < 20; ++rep) product_on_device(name, CudaKernels::fused, A, B, C);
     const std::vector<float> cd = C.download();
     EXPECT_EQ(nonfinite(C, cd), 0);
     // Each entry is a 64-term dot product: the schemes are FP32-accurate (SGEMM-level, ~1e-7 here).
@@ -219,11 +224,7 @@ TEST(CudaGemm, AlignedSchemesHaveNoTruncationBias) {
   double r2 = 0;
   for (double v : R) r2 += v * v;
   auto norm_change = [&](const std::string& name, CudaKernels kernels) {
-    GemmOptions opt;
-    opt.scheme = parse_scheme(name);
-    opt.cuda_kernels = kernels;
-    const GemmReport rep = cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f,
-                                                    C.dev(), opt, nullptr, nullptr);
+    const GemmReport rep = product_on_device(name.c_str(), kernels, A, B, C);
     EXPECT_EQ(rep.used.name, name) << rep.note;
     const std::vector<float> cd = C.download();
     double c2 = 0;
@@ -252,14 +253,7 @@ TEST(CudaGemm, ReportNamesTheKernelsThatRan) {
   DualMatrix<float> A(m, k, Layout::row), B(k, n, Layout::col), C(m, n, Layout::row);
   A.fill_and_upload("uniform", 71);
   B.fill_and_upload("uniform", 72);
-  auto kernels_of = [&](const char* name, CudaKernels kernels) {
-    GemmOptions opt;
-    opt.scheme = parse_scheme(name);
-    opt.cuda_kernels = kernels;
-    return cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f, C.dev(), opt,
-                                    nullptr, nullptr)
-        .kernels;
-  };
+  auto kernels_of = [&](const char* name, CudaKernels kernels) { return product_on_device(name, kernels, A, B, C).kernels; };
   EXPECT_EQ(kernels_of("fp32", CudaKernels::fused), "cuBLAS");
   EXPECT_EQ(kernels_of("fp16x2", CudaKernels::multipass), "multi-pass (cuBLAS per group)");
   EXPECT_EQ(kernels_of("bf16x3-aligned", CudaKernels::fused), "multi-pass (cuBLAS per group)");

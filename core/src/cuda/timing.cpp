@@ -48,12 +48,7 @@ RunTimes summarise(std::vector<double> t) {
 
 RunTimes time_runs(const std::function<void()>& f, int warmup, int repeat) {
   if (repeat < 1) throw InvalidArgument("time_runs: repeat must be >= 1, got " + std::to_string(repeat));
-  EventPair ev;
-  for (int i = 0; i < warmup; ++i) f();
-  TCEMU_CUDA(cudaDeviceSynchronize());
-  std::vector<double> t;
-  for (int i = 0; i < repeat; ++i) t.push_back(ev.time(f));
-  return summarise(std::move(t));
+  return time_runs_interleaved({f}, warmup, repeat).front();  // one function: the rounds are its calls
 }
 
 std::vector<RunTimes> time_runs_interleaved(const std::vector<std::function<void()>>& fs, int warmup, int repeat) {
