@@ -2,6 +2,12 @@
 // failure becomes one IoError line "<path>: dataset <name>: <problem>" (or "<path>: <problem>").
 #include "tcemu/io/hdf5.hpp"
 
+#include <climits>
+#include <filesystem>
+
+#include "tcemu/checked.hpp"
+#include "tcemu/io/files.hpp"
+
 #include <hdf5.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -150,10 +156,7 @@ const char* to_string(DType t) {
 
 Reader::Reader(const std::string& path) : path_(path) {
   silence_hdf5();
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0)
-    throw IoError(path + ": cannot open: " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw IoError(path + ": cannot open: is a directory");
+  require_regular_file(path);  // a FIFO would block H5Fis_hdf5 forever
   if (H5Fis_hdf5(path.c_str()) <= 0) throw IoError(path + ": cannot open: not an HDF5 file");
   file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file_ < 0) throw IoError(path + ": cannot open: HDF5 could not open the file (unreadable or locked)");
@@ -217,9 +220,19 @@ Array<T> Reader::read(const std::string& name, int rank) const {
     fail(path_, full, std::string("expected float32 or float64 data, found ") + type_text(type.get()));
   if (!want_float && dtype != DType::int32 && dtype != DType::int64)
     fail(path_, full, std::string("expected int32 or int64 data, found ") + type_text(type.get()));
-  std::int64_t count = 1;
-  for (auto e : out.shape) count *= e;
+  std::int64_t count = 0;
+  try {
+    count = checked_element_count(out.shape, sizeof(T) > 4 ? sizeof(T) : 8, path_ + ": dataset " + full);
+  } catch (const InvalidArgument& e) {
+    throw IoError(e.what());
+  }
   if (count == 0) fail(path_, full, "is empty (shape " + shape_text(out.shape) + ")");
+  // A tiny file can claim a huge chunked shape: refuse what cannot fit instead of dying in bad_alloc.
+  const std::uint64_t memory = physical_memory_bytes();
+  const double bytes = static_cast<double>(count) * 8.0;
+  if (memory > 0 && bytes > static_cast<double>(memory))
+    fail(path_, full, "shape " + shape_text(out.shape) + " needs " + std::to_string(bytes / (1u << 30)) +
+                          " GiB, more than this machine's " + std::to_string(memory >> 30) + " GiB of memory");
 
   if constexpr (std::is_same_v<T, std::int32_t>) {
     if (dtype == DType::int64) {
@@ -284,18 +297,35 @@ std::optional<std::int64_t> Reader::int_attribute(const std::string& object,
 
 // ---------------------------------------------------------------------------------------- Writer
 
-Writer::Writer(const std::string& path)
-    : path_(path), tmp_path_(path + ".tmp." + std::to_string(::getpid())) {
+namespace {
+/// "<path>.tmp.<pid>" next to the output, or ".tcemu-<pid>.tmp" in the same directory when that name
+/// would pass the file system's limit on name length (legal output names of 247-255 bytes).
+std::string temporary_name(const std::string& path) {
+  const std::string suffix = ".tmp." + std::to_string(::getpid());
+  const std::filesystem::path p(path);
+  const std::filesystem::path dir = p.parent_path().empty() ? "." : p.parent_path();
+  long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  if (name_max <= 0) name_max = NAME_MAX;
+  if (p.filename().string().size() + suffix.size() <= static_cast<std::size_t>(name_max)) return path + suffix;
+  return (p.parent_path() / (".tcemu-" + std::to_string(::getpid()) + ".tmp")).string();
+}
+}  // namespace
+
+Writer::Writer(const std::string& path) : path_(path), tmp_path_(temporary_name(path)) {
   silence_hdf5();
+  temporary_slot_ = track_temporary(tmp_path_);
   // Probe with stdio first: it gives the operating system's reason (no such directory, permission).
   if (std::FILE* probe = std::fopen(tmp_path_.c_str(), "wb")) {
     std::fclose(probe);
   } else {
-    throw IoError(path + ": cannot create: " + std::strerror(errno));
+    const int err = errno;
+    forget_temporary(temporary_slot_);
+    throw IoError(path + ": cannot create: " + std::strerror(err));
   }
   file_ = H5Fcreate(tmp_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file_ < 0) {
     std::remove(tmp_path_.c_str());
+    forget_temporary(temporary_slot_);
     throw IoError(path + ": cannot create: HDF5 could not create " + tmp_path_);
   }
 }
@@ -303,6 +333,7 @@ Writer::Writer(const std::string& path)
 Writer::~Writer() {
   if (file_ >= 0) H5Fclose(file_);
   if (!committed_) std::remove(tmp_path_.c_str());
+  forget_temporary(temporary_slot_);
 }
 
 template <class T>
@@ -381,6 +412,7 @@ void Writer::commit() {
     throw IoError(path_ + ": cannot commit: rename from " + tmp_path_ + " failed: " +
                   std::strerror(errno));
   committed_ = true;
+  forget_temporary(temporary_slot_);
 }
 
 // ----------------------------------------------------------------------------------- validation

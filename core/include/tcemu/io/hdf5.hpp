@@ -37,8 +37,8 @@ struct Array {
   MatrixView<T> view() { return row_major(data.data(), rows(), cols()); }
 };
 
-/// Read access to one HDF5 file. Opening a missing or non-HDF5 file throws IoError
-/// "<path>: cannot open: <reason>".
+/// Read access to one HDF5 file. Opening a missing, non-regular (directory, FIFO, device) or non-HDF5
+/// file throws IoError "<path>: cannot open: <reason>".
 class Reader {
  public:
   explicit Reader(const std::string& path);
@@ -54,7 +54,8 @@ class Reader {
   /// Reads a dataset of rank `rank` (1 or 2). T = float/double accepts float32 and float64 datasets,
   /// T = std::int32_t accepts int32 and int64 (values must fit). Throws IoError naming path and dataset
   /// for: missing dataset, wrong rank, wrong type class (e.g. integers where floats are expected),
-  /// an empty dataset (a zero extent).
+  /// an empty dataset (a zero extent), a shape whose element count overflows 64-bit sizes, or one
+  /// that needs more memory than the machine has (a small chunked file can claim any shape).
   template <class T>
   Array<T> read(const std::string& name, int rank) const;
   /// String attribute `attr` of the object `object` ("/" for the file), or nullopt if absent.
@@ -67,9 +68,11 @@ class Reader {
   std::int64_t file_ = -1;
 };
 
-/// Write access with all-or-nothing semantics: data go to "<path>.tmp.<pid>" and commit() renames it
-/// to `path`; a Writer destroyed without commit() removes the temporary file, so no half-written
-/// output is ever left behind.
+/// Write access with all-or-nothing semantics: data go to "<path>.tmp.<pid>" (".tcemu-<pid>.tmp" in
+/// the same directory when that name would be too long) and commit() renames it to `path`; a Writer
+/// destroyed without commit() removes the temporary file, and so does SIGINT/SIGTERM once
+/// remove_temporaries_on_signals() is installed (tcemu/io/files.hpp), so no half-written output is
+/// ever left behind.
 class Writer {
  public:
   explicit Writer(const std::string& path);
@@ -91,6 +94,7 @@ class Writer {
  private:
   std::string path_, tmp_path_;
   std::int64_t file_ = -1;
+  int temporary_slot_ = -1;  ///< tcemu::io::track_temporary's slot: removed on SIGINT/SIGTERM
   bool committed_ = false;
 };
 

@@ -1,0 +1,51 @@
+#pragma once
+/// \file cli.hpp
+/// The command-line skeleton every app shares: one option-error handler, one error-line format
+/// ("<app>: error: <file or option>: <problem>", exit status 2), validators whose messages name the
+/// option and the rule, and one place that turns exceptions into that line.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tcemu::app {
+
+/// Exit status of a run that completed.
+constexpr int kExitOk = 0;
+/// Exit status of every bad-input error (bad option, bad file, resource limit).
+constexpr int kExitBadInput = 2;
+/// Exit status after SIGINT (128 + 2) and SIGTERM (128 + 15), temporary outputs removed.
+constexpr int kExitSigint = 130;
+constexpr int kExitSigterm = 143;
+
+/// Prints "<app>: error: <message>" on one line of stderr; control characters in `message` are
+/// escaped (tcemu::app::escape_control), so a name read from a file cannot forge a second line.
+void print_error(std::string_view app, std::string_view message);
+
+/// Parses `argv` (Kokkos' options already removed) with `app`. Returns std::nullopt when the run
+/// should go on, or the exit status to return at once: 0 after --help (printed on stdout), 2 after any
+/// parse error (one error line naming the option; never CLI11's own codes 100-120 or its two-line
+/// "Run with --help" text).
+std::optional<int> parse_arguments(CLI::App& app, int argc, char** argv);
+
+/// What a bad_alloc or an unexpected exception is reported against when it does not name a file or
+/// option itself (e.g. the input path, or "--n 100000"). Set by the app as soon as it is known.
+void set_error_context(std::string context);
+
+/// Runs `body` and returns its exit status. Installs the SIGINT/SIGTERM handlers that remove
+/// temporary outputs (tcemu::io::remove_temporaries_on_signals) first. Any exception becomes one
+/// error line and exit status 2: tcemu::Error and std::exception print their message (prefixed with
+/// the error context when the message does not start with it), std::bad_alloc prints
+/// "<context>: out of memory".
+int run_guarded(std::string_view app, const std::function<int()>& body);
+
+/// Option validators whose failures read "--opt: <value> is <rule>" and that reject NaN and Inf
+/// (CLI11's PositiveNumber and NonNegativeNumber accept "nan" and print DBL_MAX in 309 digits).
+/// `positive`: a finite number > 0; `non_negative`: a finite number >= 0; `in_range(lo, hi)`: a finite
+/// number in [lo, hi].
+CLI::Validator positive();
+CLI::Validator non_negative();
+CLI::Validator in_range(double lo, double hi);
+
+}  // namespace tcemu::app
