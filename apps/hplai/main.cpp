@@ -4,6 +4,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <string>
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include "problem.hpp"
 #include "report.hpp"
 #include "run.hpp"
+#include "app_common/cli.hpp"
+#include "app_common/paths.hpp"
 #include "tcemu/app_args.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
@@ -20,7 +23,6 @@
 namespace {
 
 constexpr int kExitFail = 1;   // a scheme did not pass the residual check
-constexpr int kExitError = 2;  // bad input / usage
 
 const char* kDescription =
     "hplai - the HPL-MxP (formerly HPL-AI) mixed-precision benchmark with tcemu's emulated GEMMs.\n"
@@ -57,18 +59,6 @@ const char* kFooter =
     "  hplai --n 4096 --nb 256 --scheme fp32,fp16,bf16,fp16x2,bf16x3 --solver ir --json\n"
     "  hplai --input system.h5 --scheme int8-ozaki --target fp64\n";
 
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
-int fail(const std::string& message) {
-  std::fprintf(stderr, "hplai: error: %s\n", one_line(message).c_str());
-  return kExitError;
-}
-
 /// Host memory a run of order n needs: FP64 A, its FP64 copy for the baseline, the FP32 factors.
 void check_memory(std::int64_t n) {
   const double need = 20.0 * static_cast<double>(n) * static_cast<double>(n);
@@ -81,8 +71,7 @@ void check_memory(std::int64_t n) {
   }
 }
 
-void write_output(const std::string& path, const hplai::RunResult& res) {
-  tcemu::io::Writer out(path);
+void write_output(tcemu::io::Writer& out, const hplai::RunResult& res) {
   for (const auto& r : res.rows) {
     out.write<double>("/" + r.scheme + "/x", r.x, {static_cast<std::int64_t>(r.x.size())});
     out.write<double>("/" + r.scheme + "/residual_history", r.history,
@@ -94,7 +83,6 @@ void write_output(const std::string& path, const hplai::RunResult& res) {
   out.write_int_attribute("/", "n", res.n);
   out.write_int_attribute("/", "nb", res.nb);
   out.write_string_attribute("/", "solver", res.solver);
-  out.commit();
 }
 
 }  // namespace
@@ -127,18 +115,10 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json, "print one JSON object instead of the table");
   app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
   app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
-  try {
-    app.parse(args.app_argc(), args.app.data());
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    return fail(e.what());
-  }
+  if (auto status = tcemu::app::parse_arguments(app, args.app_argc(), args.app.data())) return *status;
   int kokkos_argc = args.kokkos_argc();
   Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
-  try {
+  return tcemu::app::run_guarded("hplai", [&]() -> int {
     const tcemu::Target target = tcemu::parse_target(target_name);
     if (list_schemes) {
       std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
@@ -147,6 +127,9 @@ int main(int argc, char** argv) {
     const bool have_n = app.count("--n") > 0;
     if (input.empty() && !have_n) throw tcemu::InvalidArgument("--n is required (or --input F.h5)");
     if (have_n && n < 1) throw tcemu::InvalidArgument("--n " + std::to_string(n) + " must be >= 1");
+    tcemu::app::set_error_context(input.empty() ? "--n " + std::to_string(n) : input);
+    if (!input.empty()) tcemu::app::require_input_file(input);
+    if (app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
     if (input.empty()) check_memory(n);
     if (nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(nb) + " must be >= 1");
     if (max_iter < 1) throw tcemu::InvalidArgument("--max-iter " + std::to_string(max_iter) + " must be >= 1");
@@ -172,14 +155,16 @@ int main(int argc, char** argv) {
     } else {
       sys = hplai::generate_system(n, seed);
     }
+    // Opened before the run: a bad path fails at once; the Writer removes its temporary on errors.
+    std::unique_ptr<tcemu::io::Writer> out;
+    if (!output.empty()) out = std::make_unique<tcemu::io::Writer>(output);
     const hplai::RunResult res = hplai::run(sys, opt);
-    if (!output.empty()) write_output(output, res);
+    if (out) {
+      write_output(*out, res);
+      out->commit();
+    }
     if (json) hplai::print_json(stdout, res);
     else hplai::print_table(stdout, res);
     return res.all_pass() ? 0 : kExitFail;
-  } catch (const std::bad_alloc&) {
-    return fail("out of host memory (n = " + std::to_string(n) + ")");
-  } catch (const std::exception& e) {
-    return fail(e.what());
-  }
+  });
 }

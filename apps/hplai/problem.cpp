@@ -26,6 +26,28 @@ void parallel_for_blocks(std::int64_t count, const std::function<void(std::int64
   for (auto& t : pool) t.join();
 }
 
+/// True when the reference rule a_ii = sum_{j != i} |a_ij| may have made A singular. Every row then
+/// has |a_ii| equal to its off-diagonal sum, and (Taussky) such a matrix whose off-diagonal entries
+/// are all nonzero is singular exactly when signs s_i = +-1 exist with sign(a_ij) = -s_i s_j for all
+/// i != j (then A s = 0). Always true for n = 1 (a_11 = 0); for n = 2 whenever a_12 and a_21 share a
+/// sign; for random large n the first rows contradict the signs almost at once. A zero off-diagonal
+/// entry answers true (conservatively: the strict rule is then used).
+bool reference_rule_singular(const double* A, std::int64_t n) {
+  std::vector<int> sign(static_cast<std::size_t>(n), 1);
+  for (std::int64_t j = 1; j < n; ++j) {
+    if (A[j] == 0) return true;
+    sign[j] = A[j] > 0 ? -1 : 1;  // from row 0: sign(a_0j) = -s_0 s_j with s_0 = +1
+  }
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const double a = A[i * n + j];
+      if (a == 0) return true;
+      if ((a > 0 ? 1 : -1) != -sign[i] * sign[j]) return false;  // a contradiction: nonsingular
+    }
+  return true;
+}
+
 }  // namespace
 
 void Lcg::advance(std::uint64_t steps) {
@@ -62,6 +84,8 @@ System generate_system(std::int64_t n, std::uint64_t seed) {
     for (std::int64_t i = 0; i < n; ++i)
       for (std::int64_t j = j0; j < j1; ++j) A[i * n + j] = col[j - j0].next();
   });
+  std::vector<double> old_diagonal(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) old_diagonal[i] = A[i * n + i];
   // Diagonal: the sum over the whole row in column order (the reference's order, so the rounding is
   // the same), minus the old diagonal's magnitude.
   parallel_for_blocks(blocks, [=](std::int64_t blk) {
@@ -71,6 +95,14 @@ System generate_system(std::int64_t n, std::uint64_t seed) {
       A[i * n + i] = d - std::fabs(A[i * n + i]);
     }
   });
+  if (reference_rule_singular(A, n)) {
+    // Strict dominance (a_ii = sum_j |a_ij|, the old diagonal included) is nonsingular for any n.
+    for (std::int64_t i = 0; i < n; ++i) {
+      A[i * n + i] += std::fabs(old_diagonal[i]);
+      if (A[i * n + i] == 0) A[i * n + i] = 1;
+    }
+    sys.source += ", strictly dominant diagonal (the reference rule is singular for this n and seed)";
+  }
   Lcg b(seed + 1);
   sys.b.resize(static_cast<std::size_t>(n));
   for (auto& v : sys.b) v = b.next();

@@ -1,5 +1,9 @@
 #include "dataset.hpp"
 
+#include <cmath>
+
+#include "tcemu/checked.hpp"
+
 #include <random>
 
 #include "tcemu/error.hpp"
@@ -37,7 +41,12 @@ Dataset load_dataset(const std::string& path) {
 
 Dataset replicate(const Dataset& data, int times, double noise, std::uint64_t seed) {
   if (times < 1) throw tcemu::InvalidArgument("--replicate " + std::to_string(times) + " must be >= 1");
-  if (noise < 0) throw tcemu::InvalidArgument("--noise must be >= 0");
+  if (!(noise >= 0) || !std::isfinite(noise)) throw tcemu::InvalidArgument("--noise must be a finite number >= 0");
+  const std::int64_t values = tcemu::checked_element_count({data.n, times, data.d}, sizeof(float), "--replicate");
+  const std::uint64_t memory = tcemu::physical_memory_bytes();
+  if (memory > 0 && static_cast<double>(values) * sizeof(float) > static_cast<double>(memory))
+    throw tcemu::InvalidArgument("--replicate " + std::to_string(times) + ": " + std::to_string(data.n * times) +
+                                 " points x " + std::to_string(data.d) + " dims do not fit in this machine's memory");
   Dataset out = data;
   out.data.reserve(data.data.size() * times);
   std::mt19937_64 gen(seed);

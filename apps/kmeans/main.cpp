@@ -4,6 +4,7 @@
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,14 +13,15 @@
 #include "init.hpp"
 #include "lloyd.hpp"
 #include "lloyd_device.hpp"
+#include "app_common/cli.hpp"
+#include "app_common/paths.hpp"
+#include "app_common/text.hpp"
 #include "tcemu/app_args.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
-
-constexpr int kExitError = 2;
 
 const char* kDescription =
     "kmeans - Lloyd's k-means clustering with tcemu's emulated GEMMs.\n"
@@ -73,8 +75,8 @@ void print_table(const std::vector<Row>& rows, const Row& fp64, const Row* fp32,
 
 void print_json(const std::vector<Row>& rows, const Row& fp64, const Row* fp32,
                 const kmeans::Dataset& data, std::int64_t k) {
-  std::printf("{\"app\":\"kmeans\",\"input\":\"%s\",\"n\":%lld,\"d\":%lld,\"k\":%lld,\"results\":[",
-              data.path.c_str(), (long long)data.n, (long long)data.d, (long long)k);
+  std::printf("{\"app\":\"kmeans\",\"input\":%s,\"n\":%lld,\"d\":%lld,\"k\":%lld,\"results\":[",
+              tcemu::app::json_string(data.path).c_str(), (long long)data.n, (long long)data.d, (long long)k);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& res = rows[i].result;
     std::printf("%s{\"scheme\":\"%s\",\"used\":\"%s\",\"time_ms\":%.6g,\"ms_per_iter\":%.6g,"
@@ -113,39 +115,39 @@ int main(int argc, char** argv) {
   app.add_option("-i,--input", input, "HDF5 file with /data (n x d float32) (required)");
   app.add_option("-o,--output", output, "HDF5 file for centroids, assignments and inertia per scheme");
   app.add_option("-k,--k", k, "number of clusters, 1 <= k <= n (required)");
-  app.add_option("--max-iter", max_iter, "maximum Lloyd iterations")->check(CLI::PositiveNumber);
-  app.add_option("--tol", tol, "stop when the relative inertia change is <= tol")->check(CLI::NonNegativeNumber);
+  app.add_option("--max-iter", max_iter, "maximum Lloyd iterations")->check(tcemu::app::positive());
+  app.add_option("--tol", tol, "stop when the relative inertia change is <= tol")->check(tcemu::app::non_negative());
   app.add_option("--seed", seed, "seed of the initialisation (same for every scheme)");
   app.add_option("--init", init_name, "kmeans++ | random | file (/init_centroids)");
   app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, or 'all' (see --list-schemes)");
   app.add_option("--target", target_name, "accuracy target of int8-ozaki and auto: fp32 | fp64");
   app.add_option("--device", device_name, "host | cuda | auto (cuda when built with CUDA and a GPU is present)");
   app.add_option("--replicate", replicate, "use the data R times (scaled-up studies: Fashion-MNIST x 10 = 700,000 points)")
-      ->check(CLI::PositiveNumber);
+      ->check(tcemu::app::positive());
   app.add_option("--noise", noise, "std. deviation of seeded Gaussian noise added to every copy after the first")
-      ->check(CLI::NonNegativeNumber);
+      ->check(tcemu::app::non_negative());
   app.add_option("--recheck-margin", recheck_margin,
                  "re-decide near-ties with exact FP64 distances: centroids within margin*(|x|^2+|c|^2) of the "
                  "best (default 2^-16; 0 = pure GEMM assignment)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(tcemu::app::non_negative());
   app.add_flag("--json", json, "print one JSON object instead of the table");
   app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
   app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
-  try {
-    app.parse(args.app_argc(), args.app.data());
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto status = tcemu::app::parse_arguments(app, args.app_argc(), args.app.data())) return *status;
   int kokkos_argc = args.kokkos_argc();
   Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
-  try {
+  return tcemu::app::run_guarded("kmeans", [&]() -> int {
     const tcemu::Target target = tcemu::parse_target(target_name);
     if (list_schemes) {
       std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
       return 0;
     }
-    if (input.empty()) throw tcemu::InvalidArgument("--input is required");
-    if (k == 0) throw tcemu::InvalidArgument("--k is required");
+    if (input.empty()) throw tcemu::InvalidArgument("--input is required (see kmeans --help)");
+    if (app.count("--k") == 0) throw tcemu::InvalidArgument("--k is required (see kmeans --help)");
+    if (k < 1) throw tcemu::InvalidArgument("--k " + std::to_string(k) + " must be >= 1");
+    tcemu::app::set_error_context(input);
+    tcemu::app::require_input_file(input);
+    if (app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
     if (device_name != "host" && device_name != "auto" && device_name != "cuda")
       throw tcemu::InvalidArgument("--device '" + device_name + "' is not one of: host, cuda, auto");
     const bool on_gpu = device_name == "cuda" || (device_name == "auto" && kmeans::gpu_available());
@@ -154,6 +156,10 @@ int main(int argc, char** argv) {
     const auto data = replicate > 1 ? kmeans::replicate(kmeans::load_dataset(input), replicate, noise, seed)
                                     : kmeans::load_dataset(input);
     kmeans::validate_k(data, k, init == kmeans::Init::file, input);
+    // Opened before the iterations: a bad path fails at once, and the Writer removes its temporary
+    // file if anything below throws or a signal arrives.
+    std::unique_ptr<tcemu::io::Writer> out;
+    if (!output.empty()) out = std::make_unique<tcemu::io::Writer>(output);
     const auto centroids0 = kmeans::initial_centroids(data, k, init, seed);
 
     kmeans::LloydOptions lopt;
@@ -195,23 +201,19 @@ int main(int argc, char** argv) {
       for (const auto& s : schemes) asked |= s.name == r.scheme;
       if (asked) shown.push_back(r);
     }
-    if (!output.empty()) {
-      tcemu::io::Writer out(output);
+    if (out) {
       for (const auto& r : shown) {
         std::vector<float> c(r.result.centroids.begin(), r.result.centroids.end());
-        out.write<float>("/" + r.scheme + "/centroids", c, {k, data.d});
-        out.write<std::int32_t>("/" + r.scheme + "/assignments", r.result.assignment, {data.n});
-        out.write<double>("/" + r.scheme + "/inertia", r.result.inertia,
-                          {static_cast<std::int64_t>(r.result.inertia.size())});
+        out->write<float>("/" + r.scheme + "/centroids", c, {k, data.d});
+        out->write<std::int32_t>("/" + r.scheme + "/assignments", r.result.assignment, {data.n});
+        out->write<double>("/" + r.scheme + "/inertia", r.result.inertia,
+                           {static_cast<std::int64_t>(r.result.inertia.size())});
       }
-      out.write_string_attribute("/", "input", input);
-      out.commit();
+      out->write_string_attribute("/", "input", input);
+      out->commit();
     }
     if (json) print_json(shown, fp64, fp32, data, k);
     else print_table(shown, fp64, fp32, data);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kmeans: error: %s\n", e.what());
-    return kExitError;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -14,6 +14,8 @@
 #include "device.hpp"
 #include "report.hpp"
 #include "run.hpp"
+#include "app_common/cli.hpp"
+#include "app_common/paths.hpp"
 #include "tcemu/app_args.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
@@ -23,8 +25,6 @@
 #endif
 
 namespace {
-
-constexpr int kExitError = 2;
 
 const char* kDescription =
     "knn - exact k-nearest-neighbour search (squared Euclidean distance) with tcemu's emulated GEMMs.\n"
@@ -99,10 +99,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"host", "cuda", "auto"}))
       ->capture_default_str();
   app.add_option("--repeat", repeat, "timed runs per scheme; the table shows the median")
-      ->check(CLI::PositiveNumber)
+      ->check(tcemu::app::positive())
       ->capture_default_str();
   app.add_option("--batch", batch, "queries per distance GEMM; memory is about batch x n values")
-      ->check(CLI::PositiveNumber)
+      ->check(tcemu::app::positive())
       ->capture_default_str();
   app.add_flag("--json", json, "print only one JSON object (no table, no progress) on stdout");
   app.add_flag("--explain", explain, "print auto's plan (profiles, candidates, pick) of its first batch to stderr");
@@ -111,28 +111,26 @@ int main(int argc, char** argv) {
                "GPU: measure auto's cost model on this GPU again (a few seconds), rewrite its cache file\n"
                "and print it to stderr before the search (otherwise cached, measured on first use)");
   app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue for --target and exit");
-  CLI11_PARSE(app, args.app_argc(), args.app.data());
+  if (auto status = tcemu::app::parse_arguments(app, args.app_argc(), args.app.data())) return *status;
 
   int kokkos_argc = args.kokkos_argc();
   Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
 
-  const std::string where = input.empty() ? "knn" : input;
-  try {
+  return tcemu::app::run_guarded("knn", [&]() -> int {
     const tcemu::Target target = tcemu::parse_target(target_name);
     if (list_schemes) {
       std::cout << tcemu::catalogue_table(target);
       return 0;
     }
-    if (input.empty()) {
-      std::cerr << "knn: error: --input is required (see knn --help)" << std::endl;
-      return kExitError;
-    }
+    if (input.empty()) throw tcemu::InvalidArgument("--input is required (see knn --help)");
+    tcemu::app::set_error_context(input);
+    tcemu::app::require_input_file(input);
+    if (app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
     std::vector<tcemu::Scheme> schemes;
     try {
       schemes = tcemu::parse_scheme_list(scheme_list, target);
     } catch (const tcemu::Error& e) {
-      std::cerr << "knn: error: --scheme: " << e.what() << std::endl;
-      return kExitError;
+      throw tcemu::InvalidArgument(std::string("--scheme: ") + e.what());
     }
     const knn::Device device = knn::resolve_device(knn::parse_device(device_name));
     if (recalibrate) {
@@ -146,13 +144,6 @@ int main(int argc, char** argv) {
 
     const knn::Dataset data =
         knn::load_dataset(input, app.count("--queries") ? std::optional<std::int64_t>(queries) : std::nullopt, k);
-    if (!output.empty()) {
-      std::error_code ec;
-      if (std::filesystem::equivalent(input, output, ec)) {
-        std::cerr << "knn: error: " << output << ": --output must not overwrite the --input file" << std::endl;
-        return kExitError;
-      }
-    }
     std::unique_ptr<tcemu::io::Writer> writer;
     if (!output.empty()) writer = std::make_unique<tcemu::io::Writer>(output);  // fails early, before the work
 
@@ -176,10 +167,5 @@ int main(int argc, char** argv) {
     else
       std::cout << knn::format_table(data, result, info) << std::flush;
     return 0;
-  } catch (const tcemu::Error& e) {
-    std::cerr << "knn: error: " << e.what() << std::endl;
-  } catch (const std::exception& e) {
-    std::cerr << "knn: error: " << where << ": " << e.what() << std::endl;
-  }
-  return kExitError;
+  });
 }

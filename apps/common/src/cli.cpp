@@ -72,11 +72,13 @@ int run_guarded(std::string_view app, const std::function<int()>& body) {
   tcemu::io::remove_temporaries_on_signals();
   const auto with_context = [](const std::string& message) {
     const std::string& ctx = error_context();
-    if (ctx.empty() || message.rfind(ctx, 0) == 0 || message.rfind("--", 0) == 0) return message;
+    if (ctx.empty() || message.rfind(ctx, 0) == 0) return message;
     return ctx + ": " + message;
   };
   try {
     return body();
+  } catch (const tcemu::Error& e) {
+    print_error(app, e.what());  // tcemu's messages name their file or option themselves
   } catch (const std::bad_alloc&) {
     const std::string& ctx = error_context();
     print_error(app, (ctx.empty() ? std::string("input") : ctx) +

@@ -25,8 +25,18 @@ namespace {
 
 static_assert(sizeof(hid_t) == sizeof(std::int64_t), "tcemu stores hid_t in std::int64_t");
 
-/// HDF5 prints its own error stack to stderr by default; tcemu reports errors itself.
-void silence_hdf5() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+/// HDF5 prints its own error stack to stderr by default; tcemu reports errors itself. The first call
+/// also tells HDF5 not to close files at exit: after an H5Fclose that failed (disk full, file size
+/// limit) the library keeps a half-closed file whose exit-time clean-up crashes (HDF5 1.10,
+/// H5F__close_cb), turning a clean error line into SIGSEGV. Every tcemu file is closed explicitly.
+void silence_hdf5() {
+  static const bool once = [] {
+    H5dont_atexit();  // must precede the library's initialisation; harmless (an error code) after it
+    return true;
+  }();
+  (void)once;
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 /// Owns one HDF5 identifier and closes it with the matching H5?close.
 class Handle {
@@ -405,9 +415,12 @@ void Writer::write_int_attribute(const std::string& object, const std::string& a
 void Writer::commit() {
   if (committed_) return;
   if (file_ < 0) throw IoError(path_ + ": cannot commit: the file is not open");
+  // Flush first: a full disk or a file size limit shows up here, while the file can still be closed.
+  const herr_t flushed = H5Fflush(file_, H5F_SCOPE_GLOBAL);
   const herr_t closed = H5Fclose(file_);
   file_ = -1;
-  if (closed < 0) throw IoError(path_ + ": cannot commit: closing " + tmp_path_ + " failed");
+  if (flushed < 0 || closed < 0)
+    throw IoError(path_ + ": cannot write: writing " + tmp_path_ + " failed (disk full or file size limit?)");
   if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0)
     throw IoError(path_ + ": cannot commit: rename from " + tmp_path_ + " failed: " +
                   std::strerror(errno));

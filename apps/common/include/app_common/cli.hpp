@@ -35,8 +35,8 @@ void set_error_context(std::string context);
 
 /// Runs `body` and returns its exit status. Installs the SIGINT/SIGTERM handlers that remove
 /// temporary outputs (tcemu::io::remove_temporaries_on_signals) first. Any exception becomes one
-/// error line and exit status 2: tcemu::Error and std::exception print their message (prefixed with
-/// the error context when the message does not start with it), std::bad_alloc prints
+/// error line and exit status 2: tcemu::Error prints its message (which names its file or option),
+/// other std::exceptions print theirs prefixed with the error context, std::bad_alloc prints
 /// "<context>: out of memory".
 int run_guarded(std::string_view app, const std::function<int()>& body);
 

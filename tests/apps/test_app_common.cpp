@@ -1,0 +1,100 @@
+// apps/common's helpers and core's checked sizes: escaping, number formatting, JSON strings, the
+// option validators, path checks and checked_mul.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include "../io/temp_dir.hpp"
+#include "app_common/cli.hpp"
+#include "app_common/paths.hpp"
+#include "app_common/text.hpp"
+#include "tcemu/checked.hpp"
+#include "tcemu/error.hpp"
+#include "tcemu/io/files.hpp"
+
+namespace {
+
+using tcemu::testing::TempDir;
+
+TEST(AppText, ControlCharactersBecomeEscapes) {
+  EXPECT_EQ(tcemu::app::escape_control("a\nb\tc\\d\x1b[0m\x7f"), "a\\nb\\tc\\\\d\\x1b[0m\\x7f");
+  EXPECT_EQ(tcemu::app::escape_control("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 kept
+  EXPECT_EQ(tcemu::app::escape_control(std::string(100, 'x'), 10), std::string(10, 'x') + "...");
+}
+
+TEST(AppText, NumbersPrintInTheirShortestExactForm) {
+  EXPECT_EQ(tcemu::app::format_number(1e-7), "1e-07");  // "%f" printed 0.000000
+  EXPECT_EQ(tcemu::app::format_number(0.5), "0.5");
+  EXPECT_EQ(std::stod(tcemu::app::format_number(0.1 + 0.2)), 0.1 + 0.2);
+}
+
+TEST(AppText, JsonStringsEscapeQuotesBackslashesAndControls) {
+  EXPECT_EQ(tcemu::app::json_string("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+}
+
+TEST(AppCli, ValidatorsRejectNanInfAndOutOfRange) {
+  auto check = [](const CLI::Validator& v, std::string text) { return v(text); };
+  EXPECT_EQ(check(tcemu::app::positive(), "3"), "");
+  EXPECT_NE(check(tcemu::app::positive(), "0"), "");
+  EXPECT_NE(check(tcemu::app::positive(), "nan"), "");
+  EXPECT_NE(check(tcemu::app::non_negative(), "inf"), "");
+  EXPECT_NE(check(tcemu::app::non_negative(), "-1e-300"), "");
+  EXPECT_EQ(check(tcemu::app::non_negative(), "0"), "");
+  EXPECT_NE(check(tcemu::app::in_range(1, 9), "10"), "");
+  EXPECT_NE(check(tcemu::app::positive(), "12abc"), "");
+  EXPECT_LT(check(tcemu::app::positive(), "-1e308").size(), 80u);
+}
+
+TEST(AppPaths, InputsMustBeRegularFiles) {
+  TempDir dir;
+  const std::string fifo = dir.file("p"), file = dir.file("f");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  { std::ofstream(file) << "x"; }
+  EXPECT_NO_THROW(tcemu::app::require_input_file(file));
+  EXPECT_THROW(tcemu::app::require_input_file(fifo), tcemu::IoError);
+  EXPECT_THROW(tcemu::app::require_input_file(dir.path().string()), tcemu::IoError);
+  EXPECT_THROW(tcemu::app::require_input_file("/dev/zero"), tcemu::IoError);
+  EXPECT_THROW(tcemu::app::require_input_file(dir.file("absent")), tcemu::IoError);
+}
+
+TEST(AppPaths, OutputsAreCheckedAgainstInputsByInode) {
+  TempDir dir;
+  const std::string in = dir.file("in"), link = dir.file("link");
+  { std::ofstream(in) << "x"; }
+  ASSERT_EQ(::link(in.c_str(), link.c_str()), 0);
+  EXPECT_THROW(tcemu::app::require_output_file("--output", link, {in}), tcemu::InvalidArgument);
+  EXPECT_THROW(tcemu::app::require_output_file("--output", dir.path().string() + "/./in", {in}), tcemu::InvalidArgument);
+  EXPECT_NO_THROW(tcemu::app::require_output_file("--output", dir.file("new"), {in}));
+  EXPECT_THROW(tcemu::app::require_output_file("--output", "", {in}), tcemu::InvalidArgument);
+  EXPECT_THROW(tcemu::app::require_output_file("--output", dir.file("missing/x"), {in}), tcemu::IoError);
+  EXPECT_THROW(tcemu::app::require_output_file("--output", "/dev/null", {in}), tcemu::IoError);
+}
+
+TEST(CheckedSizes, OverflowAndNegativeExtentsThrow) {
+  constexpr std::int64_t big = std::int64_t{1} << 62;
+  EXPECT_EQ(tcemu::checked_mul(big, 1, "x"), big);
+  EXPECT_THROW(tcemu::checked_mul(big + 1, 4, "x"), tcemu::InvalidArgument);
+  EXPECT_THROW(tcemu::checked_mul(-1, 4, "x"), tcemu::InvalidArgument);
+  EXPECT_EQ(tcemu::checked_element_count({3, 4}, 8, "x"), 12);
+  EXPECT_THROW(tcemu::checked_element_count({big, 2}, 4, "f.h5: dataset /d"), tcemu::InvalidArgument);
+  try {
+    tcemu::checked_element_count({big, 4}, 4, "f.h5: dataset /d");
+  } catch (const tcemu::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("f.h5: dataset /d (shape 4611686018427387904 x 4)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TextFiles, SizeLimitAndKindAreEnforced) {
+  TempDir dir;
+  const std::string f = dir.file("t.qasm");
+  { std::ofstream(f) << std::string(100, 'a'); }
+  EXPECT_EQ(tcemu::io::read_text_file(f, 100).size(), 100u);
+  EXPECT_THROW(tcemu::io::read_text_file(f, 99), tcemu::IoError);
+  EXPECT_THROW(tcemu::io::read_text_file("/dev/zero", 1u << 20), tcemu::IoError);
+}
+
+}  // namespace
