@@ -50,7 +50,10 @@ class Lcg {
   std::uint64_t state_;
 };
 
-/// Generates the HPL-MxP system of order n with the given seed (see the file comment).
+/// Generates the HPL-MxP system of order n with the given seed (see the file comment). Where the
+/// reference's diagonal rule gives a singular matrix (always for n = 1; for small n and some seeds;
+/// docs/hplai.md "The generator") the diagonal is made strictly dominant and `source` says so, so
+/// every n >= 1 gives a nonsingular system.
 /// Throws tcemu::InvalidArgument when n < 1, or when n * n * 8 bytes would overflow.
 System generate_system(std::int64_t n, std::uint64_t seed);
 

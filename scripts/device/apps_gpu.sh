@@ -5,6 +5,7 @@
 # scripts/device/prepare_deps.sh) and runs the jobs named on the command line:
 #   build | knn | kmeans | kmeans700k | qsim | hplai
 #   tests: the GPU test suites (test_core, test_apps; CPU tests run too)
+#   sanitize: compute-sanitizer memcheck (leak check on) and racecheck over the GPU tests
 #   selftest: $BUILD/split_selftest (split pass, exhaustive FP16 conversion check)
 #   probe: tcemu-tcprobe (the Tensor Cores' own accumulation, docs/accuracy.md)
 #   fused: tcemu-bench, fused kernel vs multi-pass vs cuBLAS (docs/perf-notes.md section 4)
@@ -32,10 +33,14 @@ build() {
     fi
     gtest_arg="-DGTest_ROOT=/tmp/gtest"
   fi
+  # CLI11's headers from .deps/cli11 (scripts/device/prepare_deps.sh) where the image has none.
+  local cli11_arg=""
+  [ -e /usr/include/CLI/CLI.hpp ] || [ ! -d "$ROOT/.deps/cli11" ] || cli11_arg="-DCLI11_INCLUDE_DIR=$ROOT/.deps/cli11"
   stamp "configure + build all (sm_90a, -j$JOBS)"
   cmake -S . -B "$BUILD" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
-        -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" $gtest_arg > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; return 1; }
-  cmake --build "$BUILD" -j"$JOBS" -k >> "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; }
+        -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" $gtest_arg $cli11_arg > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; return 1; }
+  # "-- -k" goes to the native tool (make or ninja): cmake 4 rejects a bare -k of its own.
+  cmake --build "$BUILD" -j"$JOBS" -- -k >> "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; }
   ls "$BUILD"/apps/*/ | head -40
 }
 
@@ -53,6 +58,25 @@ tests() {
     "$BUILD/tests/$t" --gtest_brief=1 > "$OUT/$t.log" 2>&1
     echo "$t exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/$t.log" | tr '\n' ' ')"
     grep -E "FAILED|Failure" "$OUT/$t.log" | head -10
+  done
+}
+
+sanitize() {  # compute-sanitizer memcheck and racecheck over the GPU tests (docs/reliability.md)
+  export TCEMU_BUILD_DIR="$BUILD" TCEMU_SOURCE_DIR="$ROOT"
+  local filter_core=${SANITIZE_CORE_FILTER:-'Cuda*'} filter_apps=${SANITIZE_APPS_FILTER:-'*Gpu*:*Cuda*:*Device*'}
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
+    local extra=""
+    [ "$tool" = memcheck ] && extra="--leak-check full"
+    for t in core apps; do
+      local filter=$filter_core
+      [ $t = apps ] && filter=$filter_apps
+      stamp "compute-sanitizer --tool $tool test_$t --gtest_filter=$filter"
+      # --target-processes all: the app tests start the app executables, whose kernels are checked too.
+      timeout ${SANITIZE_TIMEOUT:-900} compute-sanitizer --tool $tool $extra --target-processes all --error-exitcode 99 \
+        "$BUILD/tests/test_$t" --gtest_filter="$filter" --gtest_brief=1 > "$OUT/sanitize_${tool}_$t.log" 2>&1
+      echo "$tool test_$t exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/sanitize_${tool}_$t.log" | tr '\n' ' ')"
+      grep -E "ERROR SUMMARY|LEAK SUMMARY" "$OUT/sanitize_${tool}_$t.log" | sort | uniq -c
+    done
   done
 }
 
