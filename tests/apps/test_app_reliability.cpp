@@ -230,7 +230,8 @@ TEST_F(AppReliability, OutputNamesUpToTheNameLimitWork) {
 }
 
 TEST_F(AppReliability, HplaiSmallestOrdersAreSolvable) {
-  for (const std::string args : {"--n 1", "--n 2 --seed 1", "--n 3 --seed 5", "--n 2 --seed 2"}) {
+  // Seeds where the reference's diagonal rule is singular (scripts/experiments/hplai_singular_seeds.py).
+  for (const std::string args : {"--n 1", "--n 2 --seed 1", "--n 3 --seed 1", "--n 4 --seed 343", "--n 2 --seed 2"}) {
     SCOPED_TRACE(args);
     const Ran r = run("hplai", args + " --scheme fp32 --device host -q");
     EXPECT_EQ(r.status, 0) << r.out << r.err;
