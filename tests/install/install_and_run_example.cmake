@@ -1,0 +1,32 @@
+# CTest script (tests/CMakeLists.txt, label "install"): installs the built tcemu into a fresh prefix,
+# configures and builds examples/gemm_schemes against it with find_package(tcemu CONFIG), runs it and
+# checks that every scheme ran as asked with an FP32-level error.
+# Variables: BUILD_DIR, SOURCE_DIR, WORK_DIR, CXX_COMPILER, CXX_FLAGS, LINKER_FLAGS (the build's own).
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+function(step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+if(NOT EXISTS ${WORK_DIR}/prefix/lib/cmake/tcemu/tcemuConfig.cmake OR NOT EXISTS ${WORK_DIR}/prefix/include/tcemu/gemm.hpp)
+  message(FATAL_ERROR "the install lacks the package configuration or the headers")
+endif()
+step(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/gemm_schemes -B ${WORK_DIR}/build -DCMAKE_BUILD_TYPE=Release
+     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+     "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
+step(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+step(${WORK_DIR}/build/gemm_schemes 128)
+message("${step_output}")
+foreach(scheme fp32 fp16x2 bf16x3 tf32x2)
+  if(NOT step_output MATCHES "${scheme} +${scheme} +([0-9.]+e[-+][0-9]+)")
+    message(FATAL_ERROR "no row for ${scheme} (or it ran another scheme)")
+  endif()
+  if(CMAKE_MATCH_1 GREATER 1e-5)
+    message(FATAL_ERROR "${scheme}: relative error ${CMAKE_MATCH_1} above 1e-5")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK_DIR})
