@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "app_common/text.hpp"
 #include "tcemu/error.hpp"
 
 namespace qsim {
@@ -25,6 +26,15 @@ void validate(const Circuit& c, int max_qubits, double unitary_tol) {
   if (c.num_qubits > max_qubits)
     throw tcemu::InvalidArgument(who + " has " + std::to_string(c.num_qubits) + " qubits; qsim simulates at most " +
                                  std::to_string(max_qubits));
+  if (c.gates.size() > kMaxGates)
+    throw tcemu::InvalidArgument(who + " has " + std::to_string(c.gates.size()) + " gates; qsim accepts at most " +
+                                 std::to_string(kMaxGates));
+  if (c.measurements.size() > kMaxMeasurements)
+    throw tcemu::InvalidArgument(who + " has " + std::to_string(c.measurements.size()) +
+                                 " measurements; qsim accepts at most " + std::to_string(kMaxMeasurements));
+  if (c.num_clbits < 0 || c.num_clbits > kMaxClassicalBits)
+    throw tcemu::InvalidArgument(who + " has " + std::to_string(c.num_clbits) + " classical bits; qsim allows 0.." +
+                                 std::to_string(kMaxClassicalBits));
   for (std::size_t i = 0; i < c.gates.size(); ++i) {
     const Gate& g = c.gates[i];
     const std::string gw = who + ": gate " + std::to_string(i) + " (" + g.name + ")";
@@ -49,8 +59,8 @@ void validate(const Circuit& c, int max_qubits, double unitary_tol) {
         throw tcemu::InvalidArgument(gw + " has a non-finite matrix entry");
     const double err = unitarity_error(g.matrix);
     if (!(err <= unitary_tol))
-      throw tcemu::InvalidArgument(gw + " is not unitary: max |U^dagger U - I| = " + std::to_string(err) +
-                                   " > " + std::to_string(unitary_tol));
+      throw tcemu::InvalidArgument(gw + " is not unitary: max |U^dagger U - I| = " + tcemu::app::format_number(err) +
+                                   " > " + tcemu::app::format_number(unitary_tol));
   }
   for (const auto& [q, b] : c.measurements) {
     if (q < 0 || q >= c.num_qubits || b < 0 || b >= c.num_clbits)

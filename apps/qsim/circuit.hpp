@@ -6,6 +6,7 @@
 /// Qubit q is bit q of a basis-state index (little-endian), so basis state |k> has qubit q equal to
 /// (k >> q) & 1. Bitstrings are written with the highest qubit first ("q[n-1] ... q[0]"), as Qiskit
 /// prints them: "0011" on 4 qubits is index 3 (qubits 0 and 1 set).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -19,6 +20,13 @@ namespace qsim {
 constexpr int kMaxQubits = 30;
 /// Largest number of target qubits of one dense gate or fused block (2^9 = 512: APE's largest QS GEMM).
 constexpr int kMaxBlockQubits = 9;
+/// Most gates in one circuit (after expansion of OpenQASM gate definitions; also for circuit files
+/// and generators): about 1.5 GiB of gate records, checked before they are built.
+constexpr std::size_t kMaxGates = 4'000'000;
+/// Most final measurements (qubit -> classical bit records) in one circuit.
+constexpr std::size_t kMaxMeasurements = kMaxGates;
+/// Most classical bits (all cregs together). Samples keep the low 64 bits of the register.
+constexpr int kMaxClassicalBits = 1024;
 
 /// One gate: `matrix` (2^t x 2^t, t = targets.size(), bit i of its indices = targets[i]) applied to
 /// the targets on the subspace where every control qubit is 1 (identity elsewhere).
@@ -46,6 +54,7 @@ struct Circuit {
 /// Checks the model's invariants and throws tcemu::InvalidArgument with a one-line message naming
 /// the circuit and, for gate errors, the gate index and name:
 ///  - 1 <= num_qubits <= max_qubits ("circuit 'X' has 34 qubits; qsim simulates at most 30");
+///  - at most kMaxGates gates, 0 <= num_clbits <= kMaxClassicalBits;
 ///  - every qubit index in [0, num_qubits), targets/controls distinct, 1 <= targets <= kMaxBlockQubits;
 ///  - matrix size 4^t, finite entries, unitary to `unitary_tol` (max |U^dagger U - I|);
 ///  - measurements name qubits in range and classical bits in [0, num_clbits).

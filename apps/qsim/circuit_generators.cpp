@@ -44,7 +44,9 @@ class Spec {
       if (item.empty()) continue;
       const auto eq = item.find('=');
       if (eq == std::string::npos) fail("'" + item + "' is not key=value");
-      values_[item.substr(0, eq)] = item.substr(eq + 1);
+      // A repeated key is a mistake (which one was meant?), not "the last one wins".
+      if (!values_.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
+        fail("key '" + item.substr(0, eq) + "' is given twice");
     }
   }
   const std::string& name() const { return name_; }
@@ -72,6 +74,7 @@ class Spec {
   std::int64_t integer_or(const std::string& key, std::int64_t lo, std::int64_t hi, std::int64_t fallback) const {
     return integer(key, lo, hi, &fallback);
   }
+  bool has(const std::string& key) const { return values_.count(key) > 0; }
   std::string text_or(const std::string& key, const std::string& fallback) const {
     const auto it = values_.find(key);
     return it == values_.end() ? fallback : it->second;
@@ -194,8 +197,13 @@ Circuit generate(const std::string& text) {
     s.allow({"n", "depth", "seed", "layout"});
     const std::string layout = s.text_or("layout", "line");
     if (layout != "line" && layout != "grid") s.fail("layout=" + layout + " is not line or grid");
-    c = sycamore(n_of(), static_cast<int>(s.integer("depth", 0, 100000)), static_cast<std::uint64_t>(s.integer_or("seed", 0, INT64_MAX, 1)),
-                 layout == "grid");
+    const int n = n_of();
+    const auto depth = s.integer("depth", 0, 100000);
+    // Each layer has n single-qubit gates and fewer than n couplers: bound the count before building.
+    if ((depth + 1) * 2 * n > static_cast<std::int64_t>(kMaxGates))
+      s.fail("depth=" + std::to_string(depth) + " at n=" + std::to_string(n) + " can give more than " +
+             std::to_string(kMaxGates) + " gates, qsim's limit");
+    c = sycamore(n, static_cast<int>(depth), static_cast<std::uint64_t>(s.integer_or("seed", 0, INT64_MAX, 1)), layout == "grid");
   } else if (s.name() == "qft") {
     s.allow({"n", "input"});
     const int n = n_of();
@@ -206,9 +214,15 @@ Circuit generate(const std::string& text) {
   } else if (s.name() == "random") {
     s.allow({"n", "gates", "seed", "targets", "controls"});
     const int n = n_of();
-    c = random_circuit(n, static_cast<int>(s.integer("gates", 0, 10000000)), static_cast<std::uint64_t>(s.integer_or("seed", 0, INT64_MAX, 1)),
-                       static_cast<int>(s.integer_or("targets", 1, std::min(n, kMaxBlockQubits), std::min(n, 3))),
-                       static_cast<int>(s.integer_or("controls", 0, kMaxQubits, 2)));
+    const int targets = static_cast<int>(s.integer_or("targets", 1, std::min(n, kMaxBlockQubits), std::min(n, 3)));
+    // An explicit controls (the most controls of a gate) must fit beside the targets in the n qubits;
+    // the default 2 is clamped per gate, as random_circuit always did (seeds keep their circuits).
+    const std::int64_t controls = s.integer_or("controls", 0, kMaxQubits, 2);
+    if (s.has("controls") && targets + controls > n)
+      s.fail("targets=" + std::to_string(targets) + " plus controls=" + std::to_string(controls) + " exceed n=" +
+             std::to_string(n));
+    c = random_circuit(n, static_cast<int>(s.integer("gates", 0, static_cast<std::int64_t>(kMaxGates))),
+                       static_cast<std::uint64_t>(s.integer_or("seed", 0, INT64_MAX, 1)), targets, static_cast<int>(controls));
   } else {
     s.fail("unknown generator '" + s.name() + "' (valid: brickwork, sycamore, qft, ghz, random)");
   }

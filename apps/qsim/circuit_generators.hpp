@@ -22,9 +22,10 @@
 namespace qsim {
 
 /// Builds the circuit of a generator spec (see the file comment). Circuit::name is the spec.
-/// Throws tcemu::InvalidArgument naming the spec for an unknown generator, an unknown or missing
-/// key, a non-integer value, or a value out of range (n in 1..kMaxQubits, depth >= 0, 2 <= d <= n,
-/// d <= kMaxBlockQubits, 0 <= input < 2^n).
+/// Throws tcemu::InvalidArgument naming the spec for an unknown generator, an unknown, missing or
+/// repeated key, a non-integer value, or a value out of range (n in 1..kMaxQubits, depth >= 0,
+/// 2 <= d <= n, d <= kMaxBlockQubits, 0 <= input < 2^n, gates <= kMaxGates, an explicit random
+/// `controls` with targets + controls > n, a sycamore depth that can exceed kMaxGates gates).
 Circuit generate(const std::string& spec);
 
 Circuit brickwork(int n, int depth, std::uint64_t seed, int d = 2);

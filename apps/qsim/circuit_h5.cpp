@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "tcemu/error.hpp"
+#include "tcemu/io/files.hpp"
 #include "tcemu/io/hdf5.hpp"
 
 namespace qsim {
@@ -39,7 +40,27 @@ void save_circuit(const Circuit& c, const std::string& path) {
   w.commit();
 }
 
+namespace {
+
+/// Checks a dataset's shape before it is read, so that a small file claiming a huge (compressed or
+/// chunked) dataset fails here instead of allocating: "<path>: dataset <name>: shape [a, b]; <why>
+/// needs [c, d]".
+void require_shape(const tcemu::io::Reader& r, const std::string& name, const std::vector<std::int64_t>& want,
+                   const std::string& why) {
+  const auto shape = r.info(name).shape;
+  if (shape == want) return;
+  auto text = [](const std::vector<std::int64_t>& v) {
+    std::string t = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]);
+    return t + "]";
+  };
+  throw tcemu::IoError(r.path() + ": dataset " + name + ": shape " + text(shape) + "; " + why + " needs " + text(want));
+}
+
+}  // namespace
+
 Circuit load_circuit(const std::string& path, int max_qubits) {
+  tcemu::io::require_regular_file(path);
   tcemu::io::Reader r(path);
   auto fail = [&](const std::string& what) { throw tcemu::IoError(path + ": " + what); };
   std::optional<std::int64_t> nq;
@@ -51,38 +72,43 @@ Circuit load_circuit(const std::string& path, int max_qubits) {
   if (!nq) fail("/circuit: attribute num_qubits not found (is this a qsim circuit file? see docs/qsim.md)");
   const auto ng = r.int_attribute("/circuit", "num_gates");
   if (!ng) fail("/circuit: attribute num_gates not found");
-  if (*ng < 0) fail("/circuit: attribute num_gates is negative");
+  // Every size from the file is checked in 64 bits against its limit before anything is sized by it.
+  if (*ng < 0 || static_cast<std::uint64_t>(*ng) > kMaxGates)
+    fail("/circuit: attribute num_gates = " + std::to_string(*ng) + " is outside 0.." + std::to_string(kMaxGates));
   Circuit c;
   c.name = r.string_attribute("/circuit", "name").value_or(path);
   if (c.name.empty()) c.name = path;
-  c.num_qubits = static_cast<int>(*nq);
   if (*nq < 1 || *nq > max_qubits)
-    throw tcemu::InvalidArgument(path + ": circuit '" + c.name + "' has " + std::to_string(*nq) +
-                                 " qubits; qsim simulates 1.." + std::to_string(max_qubits));
-  c.num_clbits = static_cast<int>(r.int_attribute("/circuit", "num_clbits").value_or(0));
+    fail("/circuit: attribute num_qubits = " + std::to_string(*nq) + " is outside 1.." + std::to_string(max_qubits) +
+         " (qsim simulates at most " + std::to_string(max_qubits) + " qubits)");
+  c.num_qubits = static_cast<int>(*nq);
+  const std::int64_t nc = r.int_attribute("/circuit", "num_clbits").value_or(0);
+  if (nc < 0 || nc > kMaxClassicalBits)
+    fail("/circuit: attribute num_clbits = " + std::to_string(nc) + " is outside 0.." + std::to_string(kMaxClassicalBits));
+  c.num_clbits = static_cast<int>(nc);
   if (*ng > 0) {
+    require_shape(r, "/circuit/gate_arity", {*ng, 2}, "num_gates = " + std::to_string(*ng));
     const auto arity = r.read<std::int32_t>("/circuit/gate_arity", 2);
-    if (arity.rows() != *ng || arity.cols() != 2)
-      fail("dataset /circuit/gate_arity: shape [" + std::to_string(arity.rows()) + ", " + std::to_string(arity.cols()) +
-           "]; num_gates = " + std::to_string(*ng) + " needs [" + std::to_string(*ng) + ", 2]");
     std::int64_t need_q = 0, need_m = 0;
     for (std::int64_t i = 0; i < *ng; ++i) {
       const int t = arity.data[static_cast<std::size_t>(2 * i)], k = arity.data[static_cast<std::size_t>(2 * i + 1)];
-      if (t < 1 || t > kMaxBlockQubits || k < 0 || k > 30)
+      if (t < 1 || t > kMaxBlockQubits || k < 0 || k > kMaxQubits)
         fail("dataset /circuit/gate_arity: gate " + std::to_string(i) + " has " + std::to_string(t) + " targets and " +
-             std::to_string(k) + " controls; need 1.." + std::to_string(kMaxBlockQubits) + " targets and 0..30 controls");
-      need_q += t + k;
-      need_m += std::int64_t(1) << (2 * t);
+             std::to_string(k) + " controls; need 1.." + std::to_string(kMaxBlockQubits) + " targets and 0.." +
+             std::to_string(kMaxQubits) + " controls");
+      if (t + k > c.num_qubits)
+        fail("dataset /circuit/gate_arity: gate " + std::to_string(i) + " has " + std::to_string(t) + " targets and " +
+             std::to_string(k) + " controls, more than the circuit's " + std::to_string(c.num_qubits) + " qubits");
+      need_q += t + k;  // at most 4e6 x 39: no overflow
+      need_m += std::int64_t(1) << (2 * t);  // at most 4e6 x 2^18
     }
+    require_shape(r, "/circuit/qubits", {need_q}, "gate_arity");
     const auto qubits = r.read<std::int32_t>("/circuit/qubits", 1);
-    if (qubits.rows() != need_q)
-      fail("dataset /circuit/qubits: " + std::to_string(qubits.rows()) + " entries; gate_arity needs " + std::to_string(need_q));
+    require_shape(r, "/circuit/matrices", {need_m, 2}, "gate_arity");
     const auto mats = r.read<double>("/circuit/matrices", 2);
-    if (mats.rows() != need_m || mats.cols() != 2)
-      fail("dataset /circuit/matrices: shape [" + std::to_string(mats.rows()) + ", " + std::to_string(mats.cols()) +
-           "]; gate_arity needs [" + std::to_string(need_m) + ", 2]");
     tcemu::io::require_finite(mats, path, "/circuit/matrices");
     std::size_t qi = 0, mi = 0;
+    c.gates.reserve(static_cast<std::size_t>(*ng));
     for (std::int64_t i = 0; i < *ng; ++i) {
       Gate g;
       g.name = "gate";
@@ -95,8 +121,11 @@ Circuit load_circuit(const std::string& path, int max_qubits) {
     }
   }
   if (r.has_dataset("/circuit/measurements")) {
+    const auto shape = r.info("/circuit/measurements").shape;
+    if (shape.size() != 2 || shape[1] != 2 || shape[0] < 0 || static_cast<std::uint64_t>(shape[0]) > kMaxMeasurements)
+      fail("dataset /circuit/measurements: need shape [k, 2] (qubit, classical bit) with k <= " +
+           std::to_string(kMaxMeasurements));
     const auto m = r.read<std::int32_t>("/circuit/measurements", 2);
-    if (m.cols() != 2) fail("dataset /circuit/measurements: need shape [k, 2] (qubit, classical bit)");
     for (std::int64_t i = 0; i < m.rows(); ++i)
       c.measurements.emplace_back(m.data[static_cast<std::size_t>(2 * i)], m.data[static_cast<std::size_t>(2 * i + 1)]);
   }

@@ -65,7 +65,12 @@ double max_abs_diff(const Matrix& a, const Matrix& b) {
 
 Matrix u3(double theta, double phi, double lambda) {
   const double c = std::cos(theta / 2), s = std::sin(theta / 2);
-  return {c, -std::polar(1.0, lambda) * s, std::polar(1.0, phi) * s, std::polar(1.0, phi + lambda) * c};
+  // e^{i(phi+lambda)} as the product of the two phases, not from the rounded sum phi + lambda: for
+  // angles of different magnitude (u3(1, -1e308, 3.14)) the sum loses lambda entirely and the matrix
+  // stops being unitary. The product is diag(1, e^{i phi}) R diag(1, e^{i lambda}), unitary to
+  // rounding for any finite angles.
+  const cplx e_phi = std::polar(1.0, phi), e_lambda = std::polar(1.0, lambda);
+  return {c, -e_lambda * s, e_phi * s, e_phi * e_lambda * c};
 }
 
 Matrix phase(double lambda) { return {1.0, 0.0, 0.0, std::polar(1.0, lambda)}; }

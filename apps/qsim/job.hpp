@@ -20,6 +20,9 @@ namespace qsim {
 /// scheme); above it only the requested amplitudes and the samples are written.
 constexpr int kMaxSavedStateQubits = 20;
 
+/// Most samples per scheme (--shots): 80 MB of int64 samples per scheme, kept for every scheme.
+constexpr std::int64_t kMaxShots = 10'000'000;
+
 /// What to run.
 struct RunConfig {
   std::vector<tcemu::Scheme> schemes;  ///< in order; fp64 always runs first as the reference

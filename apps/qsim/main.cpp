@@ -2,15 +2,21 @@
 // GEMMs, every scheme side by side against the FP64 reference. See `qsim --help`.
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "app_common/cli.hpp"
+#include "app_common/paths.hpp"
+#include "app_common/text.hpp"
 #include "circuit_h5.hpp"
 #include "circuit_generators.hpp"
 #include "qasm.hpp"
+#include "qasm_expr.hpp"
 #include "outputs.hpp"
 #include "job.hpp"
 #include "tcemu/app_args.hpp"
@@ -19,8 +25,6 @@
 #include "tcemu/scheme.hpp"
 
 namespace {
-
-constexpr int kExitError = 2;
 
 const char* kDescription =
     "qsim - state-vector quantum circuit simulation with tcemu's emulated complex GEMMs.\n"
@@ -67,13 +71,64 @@ const char* kFooter =
     "fidelity, max_amp_err, norm} (float64 [1]), amplitudes [k,2] (--amplitudes), samples int64 [shots]\n"
     "(--shots; classical register values, or basis indices without measure), state [2^n,2] (n <= 20 only).\n"
     "\nErrors print one line 'qsim: error: <file or option>: <problem>' and exit with status 2;\n"
-    "no output file is created then.\n"
+    "no output file is created then. Inputs must be regular files; --output and --save-circuit are\n"
+    "checked before any work and may not name an input. SIGINT/SIGTERM remove the temporary output\n"
+    "(exit status 130/143).\n"
     "\nExamples:\n"
     "  qsim --generate brickwork:n=20,depth=20,seed=1 --fuse 5\n"
     "  qsim --qasm circuits/qft_n18.qasm --scheme fp32,fp16x2,tf32x2,bf16x3 --amplitudes 000000000000000000\n"
     "  qsim --generate brickwork:n=24,depth=20,seed=1 --scheme int8-ozaki,auto --target fp64 --json\n"
     "  qsim --qasm adder_n10.qasm --scheme fp16x2 --shots 1000 --output out.h5\n"
     "  qsim --generate sycamore:n=16,depth=12,seed=3 --save-circuit syc16.h5\n";
+
+/// The --help footer: kFooter's examples plus the resource limits, from the constants that enforce them.
+std::string footer() {
+  const std::string limits =
+      "\nLimits (each an error past it, checked before the memory or time it guards is spent):\n"
+      "  qubits <= " + std::to_string(qsim::kMaxQubits) + "; gates <= " + std::to_string(qsim::kMaxGates) +
+      " (after expanding gate definitions; any source);\n"
+      "  classical bits <= " + std::to_string(qsim::kMaxClassicalBits) + " (samples keep the low 64); measurements <= " +
+      std::to_string(qsim::kMaxMeasurements) + "; --shots <= " + std::to_string(qsim::kMaxShots) + ";\n"
+      "  OpenQASM: the file and its includes <= " + std::to_string(qsim::kMaxQasmSourceBytes >> 20) +
+      " MiB in all, includes nested <= " + std::to_string(qsim::kMaxIncludeDepth) + " levels (no cycles),\n"
+      "  gate expansion <= " + std::to_string(qsim::kMaxExpansionSteps) +
+      " steps (calls + expression operations), expressions nested <= " +
+      std::to_string(qsim::qasm::kMaxExprNesting) + " levels\n"
+      "  (parentheses, function calls, exponents), a gate's parameters <= " + std::to_string(qsim::kMaxGateParameters) +
+      " and qubit arguments <= " + std::to_string(qsim::kMaxGateQubitArguments) + ".\n";
+  std::string text = kFooter;
+  const auto examples = text.find("\nExamples:");
+  return text.insert(examples == std::string::npos ? text.size() : examples, limits);
+}
+
+/// Option validator for an integer in [lo, hi], written out in full in --help and in messages
+/// ("--shots: 100000000000 is outside 0..10000000"); rejects non-integers, NaN and Inf.
+CLI::Validator integer_in(std::int64_t lo, std::int64_t hi) {
+  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const long long v = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0') return "'" + tcemu::app::escape_control(text, 64) + "' is not an integer";
+        if (errno == ERANGE || v < lo || v > hi) return tcemu::app::escape_control(text, 64) + " is outside " + range;
+        return {};
+      },
+      "[" + range + "]");
+}
+
+/// Runs `parse` and puts `option` in front of the message of any tcemu::Error it throws that does
+/// not already name an option ("unknown scheme 'x'" -> "--scheme: unknown scheme 'x'").
+template <class F>
+auto naming_option(const std::string& option, F&& parse) {
+  try {
+    return parse();
+  } catch (const tcemu::Error& e) {
+    const std::string message = e.what();
+    if (message.rfind("--", 0) == 0) throw;
+    throw tcemu::InvalidArgument(option + ": " + message);
+  }
+}
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
@@ -90,7 +145,7 @@ int main(int argc, char** argv) {
   tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
 
   CLI::App app{kDescription, "qsim"};
-  app.footer(kFooter);
+  app.footer(footer());
   app.get_formatter()->column_width(30);
   std::string qasm_path, input, generator, output, save_circuit, scheme_list = "all", target_name = "fp32",
                                                                  device_name = "auto", amplitudes,
@@ -99,12 +154,14 @@ int main(int argc, char** argv) {
   std::int64_t shots = 0;
   std::uint64_t seed = 1;
   bool json = false, quiet = false, list_schemes = false;
-  app.add_option("--qasm", qasm_path, "OpenQASM 2.0 circuit file");
-  app.add_option("-i,--input", input, "qsim HDF5 circuit file (/circuit)");
-  app.add_option("-g,--generate", generator, "built-in circuit, e.g. brickwork:n=20,depth=20,seed=1");
-  app.add_option("-o,--output", output, "HDF5 file for metrics, amplitudes, samples (and states, n <= 20) per scheme");
-  app.add_option("--save-circuit", save_circuit, "write the circuit as a qsim HDF5 circuit file and exit");
-  app.add_option("-d,--fuse", fuse, "largest fused block, in qubits (1..9)");
+  auto* qasm_opt = app.add_option("--qasm", qasm_path, "OpenQASM 2.0 circuit file");
+  auto* input_opt = app.add_option("-i,--input", input, "qsim HDF5 circuit file (/circuit)");
+  auto* generate_opt = app.add_option("-g,--generate", generator, "built-in circuit, e.g. brickwork:n=20,depth=20,seed=1");
+  auto* output_opt =
+      app.add_option("-o,--output", output, "HDF5 file for metrics, amplitudes, samples (and states, n <= 20) per scheme");
+  auto* save_opt = app.add_option("--save-circuit", save_circuit, "write the circuit as a qsim HDF5 circuit file and exit");
+  app.add_option("-d,--fuse", fuse, "largest fused block, in qubits (1.." + std::to_string(qsim::kMaxBlockQubits) + ")")
+      ->check(integer_in(1, qsim::kMaxBlockQubits));
   app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, or 'all' (see --list-schemes)");
   app.add_option("--target", target_name, "accuracy target of int8-ozaki and auto: fp32 | fp64");
   app.add_option("--device", device_name, "host | cuda | auto (cuda when built with CUDA and a GPU is present)");
@@ -115,39 +172,69 @@ int main(int argc, char** argv) {
                  "fused (one kernel, round-to-nearest promotion of each Tensor Core partial sum: 6x less norm loss "
                  "per block on an H200, see docs/qsim.md)");
   app.add_option("--amplitudes", amplitudes, "comma-separated bitstrings whose amplitudes are printed");
-  app.add_option("--shots", shots, "measurement samples per scheme (0: none)")->check(CLI::NonNegativeNumber);
-  app.add_option("--seed", seed, "seed of the sampling (the same for every scheme)");
+  app.add_option("--shots", shots, "measurement samples per scheme (0: none; at most " + std::to_string(qsim::kMaxShots) + ")")
+      ->check(integer_in(0, qsim::kMaxShots));
+  app.add_option("--seed", seed, "seed of the sampling (the same for every scheme)")->check(tcemu::app::non_negative());
   app.add_flag("--json", json, "print one JSON object instead of the table");
   app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
   app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
-  try {
-    app.parse(args.app_argc(), args.app.data());
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto rc = tcemu::app::parse_arguments(app, args.app_argc(), args.app.data())) return *rc;
+
   int kokkos_argc = args.kokkos_argc();
   Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
-  try {
-    const tcemu::Target target = tcemu::parse_target(target_name);
+  return tcemu::app::run_guarded("qsim", [&] {
+    const tcemu::Target target = naming_option("--target", [&] { return tcemu::parse_target(target_name); });
     if (list_schemes) {
       std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
       return 0;
     }
-    const int sources = !qasm_path.empty() + !input.empty() + !generator.empty();
+    // Counted as given even when empty: --qasm "" is a bad file name, not a missing source.
+    const int sources = int(qasm_opt->count() > 0) + int(input_opt->count() > 0) + int(generate_opt->count() > 0);
     if (sources != 1) throw tcemu::InvalidArgument("give exactly one of --qasm, --input, --generate");
-    if (fuse < 1 || fuse > qsim::kMaxBlockQubits)
-      throw tcemu::InvalidArgument("--fuse " + std::to_string(fuse) + " is outside 1.." + std::to_string(qsim::kMaxBlockQubits));
-    const qsim::Device device = qsim::resolve_device(qsim::parse_device(device_name));
-    const auto schemes = tcemu::parse_scheme_list(scheme_list, target);
+    const qsim::Device device =
+        naming_option("--device", [&] { return qsim::resolve_device(qsim::parse_device(device_name)); });
+    const auto schemes = naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
+    tcemu::RangePolicy policy = tcemu::RangePolicy::fallback;
+    if (range_policy == "fallback") policy = tcemu::RangePolicy::fallback;
+    else if (range_policy == "ignore") policy = tcemu::RangePolicy::ignore;
+    else if (range_policy == "error") policy = tcemu::RangePolicy::error;
+    else throw tcemu::InvalidArgument("--range-policy '" + range_policy + "' is not one of: fallback, ignore, error");
+    tcemu::CudaKernels cuda_kernels = tcemu::CudaKernels::automatic;
+    try {
+      cuda_kernels = tcemu::parse_cuda_kernels(kernels);
+    } catch (const tcemu::InvalidArgument&) {
+      throw tcemu::InvalidArgument("--kernels '" + kernels + "' is not one of: auto, multipass, fused");
+    }
 
-    qsim::Circuit circuit = !qasm_path.empty() ? qsim::load_qasm(qasm_path)
-                            : !input.empty()   ? qsim::load_circuit(input)
-                                               : qsim::generate(generator);
+    // Every path is checked before any work: inputs must be regular files (a FIFO would block, a
+    // directory would read as an empty circuit), outputs must be creatable and must not be an input.
+    std::vector<std::string> inputs = {qasm_path, input};
+    for (const auto* given : {qasm_opt, input_opt, generate_opt})
+      if (given->count() && given->as<std::string>().empty())
+        throw tcemu::InvalidArgument(given->get_name() + ": the value is empty");
+    if (qasm_opt->count()) tcemu::app::require_input_file(qasm_path);
+    if (input_opt->count()) tcemu::app::require_input_file(input);
+    if (save_opt->count()) tcemu::app::require_output_file("--save-circuit", save_circuit, inputs);
+    if (output_opt->count()) tcemu::app::require_output_file("--output", output, inputs);
+    tcemu::app::set_error_context(qasm_opt->count() ? qasm_path : input_opt->count() ? input : "--generate " + generator);
+
+    std::vector<std::string> includes;
+    qsim::Circuit circuit = qasm_opt->count()    ? qsim::load_qasm(qasm_path, {}, &includes)
+                            : input_opt->count() ? qsim::load_circuit(input)
+                                                 : qsim::generate(generator);
+    // The files the program included are inputs too; they are known only now, still before any
+    // output is opened.
+    if (!includes.empty()) {
+      inputs.insert(inputs.end(), includes.begin(), includes.end());
+      if (save_opt->count()) tcemu::app::require_output_file("--save-circuit", save_circuit, inputs);
+      if (output_opt->count()) tcemu::app::require_output_file("--output", output, inputs);
+    }
     qsim::validate(circuit);
-    if (!save_circuit.empty()) {
+    if (save_opt->count()) {
       qsim::save_circuit(circuit, save_circuit);
-      if (!quiet) std::fprintf(stderr, "qsim: wrote %s (%d qubits, %zu gates)\n", save_circuit.c_str(), circuit.num_qubits,
-                               circuit.gates.size());
+      if (!quiet)
+        std::fprintf(stderr, "qsim: wrote %s (%d qubits, %zu gates)\n", tcemu::app::escape_control(save_circuit).c_str(),
+                     circuit.num_qubits, circuit.gates.size());
       return 0;
     }
     qsim::RunConfig cfg;
@@ -157,23 +244,19 @@ int main(int argc, char** argv) {
     cfg.shots = shots;
     cfg.seed = seed;
     cfg.amplitudes = split_list(amplitudes);
-    for (const auto& b : cfg.amplitudes) qsim::parse_bitstring(b, circuit.num_qubits);  // fail before running
-    if (range_policy == "fallback") cfg.range_policy = tcemu::RangePolicy::fallback;
-    else if (range_policy == "ignore") cfg.range_policy = tcemu::RangePolicy::ignore;
-    else if (range_policy == "error") cfg.range_policy = tcemu::RangePolicy::error;
-    else throw tcemu::InvalidArgument("--range-policy '" + range_policy + "' is not one of: fallback, ignore, error");
-    try {
-      cfg.cuda_kernels = tcemu::parse_cuda_kernels(kernels);
-    } catch (const tcemu::InvalidArgument&) {
-      throw tcemu::InvalidArgument("--kernels '" + kernels + "' is not one of: auto, multipass, fused");
-    }
-    cfg.keep_states = !output.empty() && circuit.num_qubits <= qsim::kMaxSavedStateQubits;
+    naming_option("--amplitudes", [&] {  // fail before running
+      for (const auto& b : cfg.amplitudes) qsim::parse_bitstring(b, circuit.num_qubits);
+      return 0;
+    });
+    cfg.range_policy = policy;
+    cfg.cuda_kernels = cuda_kernels;
+    cfg.keep_states = output_opt->count() && circuit.num_qubits <= qsim::kMaxSavedStateQubits;
     if (device == qsim::Device::host) qsim::check_memory(circuit, schemes, qsim::available_memory_bytes());
     if (!quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
-    // Open the output first: a bad path fails before a long run, and the Writer removes its temporary
-    // file if anything below throws.
+    // Open the output first: the Writer works on a temporary that is renamed on success and removed
+    // when anything below throws or SIGINT/SIGTERM arrives (run_guarded installed the handlers).
     std::unique_ptr<tcemu::io::Writer> out;
-    if (!output.empty()) out = std::make_unique<tcemu::io::Writer>(output);
+    if (output_opt->count()) out = std::make_unique<tcemu::io::Writer>(output);
 
     const qsim::JobResult job = qsim::run_job(circuit, cfg);
     qsim::ReportContext ctx;
@@ -186,12 +269,6 @@ int main(int argc, char** argv) {
     if (out) qsim::write_output(*out, job, ctx);
     if (json) qsim::print_json(job, ctx);
     else qsim::print_table(job, ctx);
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "qsim: error: out of memory (the state vectors do not fit; try fewer qubits)\n");
-    return kExitError;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "qsim: error: %s\n", e.what());
-    return kExitError;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 
+#include "app_common/text.hpp"
 #include "tcemu/io/hdf5.hpp"
 
 namespace qsim {
@@ -44,7 +45,9 @@ std::string json_string(const std::string& s) {
 
 void print_table(const JobResult& job, const ReportContext& ctx) {
   const Circuit& c = *ctx.circuit;
-  std::printf("circuit %s: %d qubits, %zu gates (%s), %zu final measurements\n", c.name.c_str(), c.num_qubits,
+  // The name may come from a file: escaped, so that it cannot start a line of its own.
+  std::printf("circuit %s: %d qubits, %zu gates (%s), %zu final measurements\n",
+              tcemu::app::escape_control(c.name).c_str(), c.num_qubits,
               c.gates.size(), histogram_text(c.gate_histogram()).c_str(), c.measurements.size());
   std::printf("fusion --fuse %d: %lld blocks (%s), %lld controlled, %.3g complex MACs per run, %.1f ms; device %s\n",
               ctx.fuse, (long long)job.fusion.blocks, histogram_text(job.fusion.by_size).c_str(),

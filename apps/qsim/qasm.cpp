@@ -1,19 +1,18 @@
 // OpenQASM 2.0 parser with macro expansion of gate definitions (qasm.hpp).
 #include "qasm.hpp"
 
-#include <cerrno>
+#include <sys/stat.h>
+
 #include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <set>
-#include <sstream>
+#include <utility>
 
 #include "qasm_expr.hpp"
 #include "qasm_lexer.hpp"
 #include "qelib.hpp"
 #include "tcemu/error.hpp"
+#include "tcemu/io/files.hpp"
 
 namespace qsim {
 
@@ -23,12 +22,11 @@ using qasm::Cursor;
 using qasm::Expr;
 using qasm::Token;
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw tcemu::IoError(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+/// (device, inode) of a file, to recognise it under any spelling; (0, 0) when stat fails.
+std::pair<dev_t, ino_t> file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {0, 0};
+  return {st.st_dev, st.st_ino};
 }
 
 /// A gate call inside a definition body: arguments are indices of the definition's qubit arguments.
@@ -64,17 +62,26 @@ struct Origin {
 
 class Parser {
  public:
-  explicit Parser(const QasmOptions& o) : opt_(o) {}
+  Parser(const QasmOptions& o, std::vector<std::string>* includes_read) : opt_(o), includes_read_(includes_read) {}
 
+  /// Parses `source` (already read; `source.size()` counts against QasmOptions::max_source_bytes).
   Circuit run(const std::string& source, const std::string& file) {
     circuit_.name = file;
+    source_bytes_ = source.size();
+    if (source_bytes_ > opt_.max_source_bytes)
+      throw tcemu::InvalidArgument(file + ": is " + std::to_string(source_bytes_) + " bytes, more than the limit of " +
+                                   std::to_string(opt_.max_source_bytes) + " bytes");
+    include_stack_.push_back(file_identity(file));
     parse_file(source, file, false, 0);
+    if (qubit_names_.empty())
+      throw tcemu::InvalidArgument(file + ": declares no qreg; a circuit needs at least 1 qubit");
     circuit_.num_qubits = static_cast<int>(qubit_names_.size());
     return std::move(circuit_);
   }
 
  private:
   QasmOptions opt_;
+  std::vector<std::string>* includes_read_;  ///< where to list the files included (may be null)
   Circuit circuit_;
   std::map<std::string, Definition> defs_;
   std::map<std::string, Register> qregs_, cregs_;
@@ -82,9 +89,12 @@ class Parser {
   std::vector<int> measured_at_;  ///< line of the first measurement of each qubit, 0 if none
   std::vector<bool> touched_;     ///< a gate acted on the qubit
   bool qelib_loaded_ = false;
+  std::uint64_t source_bytes_ = 0;      ///< bytes of the file and its includes read so far
+  std::uint64_t expansion_steps_ = 0;   ///< gate calls expanded plus expression instructions evaluated
+  std::vector<std::pair<dev_t, ino_t>> include_stack_;  ///< files being parsed, outermost first
 
   void parse_file(const std::string& source, const std::string& file, bool library, int depth) {
-    Cursor cur(qasm::tokenize(source, file), file);
+    Cursor cur(source, file);
     while (!cur.at_end()) statement(cur, library, depth);
   }
 
@@ -136,33 +146,59 @@ class Parser {
       parse_file(qasm::qelib1_source(), "qelib1.inc", true, depth + 1);
       return;
     }
-    if (depth >= 16) cur.fail_at(line, "include \"" + name + "\": includes nested deeper than 16 levels");
-    const auto path = std::filesystem::path(cur.file()).parent_path() / name;
+    if (depth >= kMaxIncludeDepth)
+      cur.fail_at(line, "include \"" + name + "\": includes nested deeper than " + std::to_string(kMaxIncludeDepth) +
+                            " levels");
+    const std::string path = (std::filesystem::path(cur.file()).parent_path() / name).string();
+    const std::string what = "include \"" + name + "\": ";
     std::string text;
+    std::pair<dev_t, ino_t> id;
     try {
-      text = read_text(path.string());
+      // Only regular files (a FIFO would block, /dev/zero never ends), and never more than what is
+      // left of the source budget.
+      tcemu::io::require_regular_file(path);
+      id = file_identity(path);
+      const std::uint64_t left = opt_.max_source_bytes - source_bytes_, size = std::filesystem::file_size(path);
+      if (size > left)
+        cur.fail_at(line, what + path + " is " + std::to_string(size) + " bytes; with the " + std::to_string(source_bytes_) +
+                              " bytes read before it, that is more than the limit of " +
+                              std::to_string(opt_.max_source_bytes) + " bytes for a circuit and its includes");
+      text = tcemu::io::read_text_file(path, left);
     } catch (const tcemu::IoError& e) {
-      cur.fail_at(line, std::string("include \"") + name + "\": " + e.what());
+      cur.fail_at(line, what + e.what());
+    } catch (const std::filesystem::filesystem_error& e) {
+      cur.fail_at(line, what + path + ": " + e.code().message());
     }
-    parse_file(text, path.string(), false, depth + 1);
+    for (const auto& open : include_stack_)
+      if (open == id) cur.fail_at(line, what + path + " is already being read (an include cycle)");
+    source_bytes_ += text.size();
+    if (includes_read_) includes_read_->push_back(path);
+    include_stack_.push_back(id);
+    parse_file(text, path, false, depth + 1);
+    include_stack_.pop_back();
   }
 
   void declare_register(Cursor& cur, bool quantum, int line) {
     const std::string name = cur.identifier("a register name");
     cur.expect("[", "after register name " + name);
-    const long size = cur.integer("the register size");
+    const std::int64_t size = cur.integer("the size of " + name);
     cur.expect("]", "after the size of " + name);
     cur.expect(";", "after the declaration of " + name);
     if (qregs_.count(name) || cregs_.count(name)) cur.fail_at(line, "register '" + name + "' is declared twice");
     if (size < 1) cur.fail_at(line, "register '" + name + "' has size " + std::to_string(size) + "; need >= 1");
+    // Checked in 64 bits before anything is sized by `size` (the sum cannot overflow: the size is
+    // compared with the limit first).
+    const std::int64_t have = quantum ? static_cast<std::int64_t>(qubit_names_.size()) : circuit_.num_clbits;
+    const std::int64_t limit = quantum ? opt_.max_qubits : opt_.max_clbits;
+    const std::uint64_t total = static_cast<std::uint64_t>(have) + static_cast<std::uint64_t>(size);  // no wrap
+    if (total > static_cast<std::uint64_t>(limit))
+      cur.fail_at(line, std::string(quantum ? "qreg " : "creg ") + name + "[" + std::to_string(size) +
+                            "] brings the circuit to " + std::to_string(total) +
+                            (quantum ? " qubits; qsim simulates at most " : " classical bits; qsim allows at most ") +
+                            std::to_string(limit));
     if (quantum) {
-      const long total = static_cast<long>(qubit_names_.size()) + size;
-      if (total > opt_.max_qubits)
-        cur.fail_at(line, "qreg " + name + "[" + std::to_string(size) + "] brings the circuit to " +
-                              std::to_string(total) + " qubits; qsim simulates at most " +
-                              std::to_string(opt_.max_qubits));
-      qregs_[name] = {static_cast<int>(qubit_names_.size()), static_cast<int>(size)};
-      for (long i = 0; i < size; ++i) qubit_names_.push_back(name + "[" + std::to_string(i) + "]");
+      qregs_[name] = {static_cast<int>(have), static_cast<int>(size)};
+      for (std::int64_t i = 0; i < size; ++i) qubit_names_.push_back(name + "[" + std::to_string(i) + "]");
       measured_at_.resize(qubit_names_.size(), 0);
       touched_.resize(qubit_names_.size(), false);
     } else {
@@ -187,13 +223,17 @@ class Parser {
     std::vector<std::string> params, qargs;
     if (cur.accept("(")) {
       if (!cur.accept(")")) {
-        do params.push_back(cur.identifier("a parameter name"));
-        while (cur.accept(","));
+        do {
+          params.push_back(cur.identifier("a parameter name"));
+          too_many(cur, params.size(), kMaxGateParameters, "parameters");
+        } while (cur.accept(","));
         cur.expect(")", "after the parameters of " + d.name);
       }
     }
-    do qargs.push_back(cur.identifier("a qubit argument of " + d.name));
-    while (cur.accept(","));
+    do {
+      qargs.push_back(cur.identifier("a qubit argument of " + d.name));
+      too_many(cur, qargs.size(), kMaxGateQubitArguments, "qubit arguments");
+    } while (cur.accept(","));
     for (std::size_t i = 0; i < qargs.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
         if (qargs[i] == qargs[j]) cur.fail_at(line, "gate '" + d.name + "' names qubit argument " + qargs[i] + " twice");
@@ -222,8 +262,10 @@ class Parser {
       const auto [np, nq] = arity(cur, c.name, c.line);
       if (cur.accept("(")) {
         if (!cur.accept(")")) {
-          do c.params.push_back(qasm::parse_expr(cur, params));
-          while (cur.accept(","));
+          do {
+            c.params.push_back(qasm::parse_expr(cur, params));
+            too_many(cur, c.params.size(), kMaxGateParameters, "parameters");
+          } while (cur.accept(","));
           cur.expect(")", "after the parameters of " + c.name);
         }
       }
@@ -250,6 +292,7 @@ class Parser {
       while (i < qargs.size() && qargs[i] != a) ++i;
       if (i == qargs.size()) cur.fail_at(line, "'" + a + "' is not a qubit argument of gate '" + gate + "'");
       out.push_back(static_cast<int>(i));
+      too_many(cur, out.size(), kMaxGateQubitArguments, "qubit arguments");
     } while (cur.accept(","));
     return out;
   }
@@ -296,7 +339,7 @@ class Parser {
     }
     const Register r = it->second;
     if (cur.accept("[")) {
-      const long i = cur.integer("an index");
+      const std::int64_t i = cur.integer("an index");
       cur.expect("]", "after the index");
       if (i < 0 || i >= r.size)
         cur.fail_at(line, "index " + std::to_string(i) + " is out of range for " + a.text + "[" + std::to_string(r.size) + "]");
@@ -311,8 +354,10 @@ class Parser {
 
   std::vector<Arg> qubit_args(Cursor& cur, const std::string&) {
     std::vector<Arg> args;
-    do args.push_back(register_arg(cur, true));
-    while (cur.accept(","));
+    do {
+      args.push_back(register_arg(cur, true));
+      too_many(cur, args.size(), kMaxGateQubitArguments, "qubit arguments");
+    } while (cur.accept(","));
     return args;
   }
 
@@ -336,8 +381,10 @@ class Parser {
     std::vector<double> values;
     if (cur.accept("(")) {
       if (!cur.accept(")")) {
-        do values.push_back(qasm::evaluate(qasm::parse_expr(cur, {}), {}));
-        while (cur.accept(","));
+        do {
+          values.push_back(qasm::evaluate(qasm::parse_expr(cur, {}), {}));
+          too_many(cur, values.size(), kMaxGateParameters, "parameters");
+        } while (cur.accept(","));
         cur.expect(")", "after the parameters of " + name);
       }
     }
@@ -362,9 +409,26 @@ class Parser {
     }
   }
 
+  /// Fails once a list grows past `limit`: argument lists are checked pairwise (repeated qubits,
+  /// parameter lookup), so an unbounded list would take quadratic time.
+  static void too_many(const Cursor& cur, std::size_t count, std::size_t limit, const char* what) {
+    if (count > limit) cur.fail("more than " + std::to_string(limit) + " " + what + " in one statement");
+  }
+
+  /// Counts `steps` of expansion work; fails once the total passes QasmOptions::max_expansion_steps,
+  /// so that definitions calling each other twice per level (or gates with empty bodies, which add
+  /// no gates) cannot take exponential time.
+  void spend(const Origin& origin, std::uint64_t steps) {
+    expansion_steps_ += steps;
+    if (expansion_steps_ > opt_.max_expansion_steps)
+      origin.fail("expanding the gate definitions takes more than " + std::to_string(opt_.max_expansion_steps) +
+                  " steps (gate calls plus expression operations); qsim stops there");
+  }
+
   void expand(const Origin& origin, const std::string& name, const std::vector<double>& values,
               const std::vector<int>& qubits, int depth) {
     if (depth > 64) origin.fail("gate '" + name + "': definitions nested deeper than 64 levels");
+    spend(origin, 1);
     if (name == "U" || name == "CX") {
       emit(origin, name, *qasm::find_builtin(name), values, qubits);
       return;
@@ -382,6 +446,7 @@ class Parser {
     for (const auto& c : d.body) {
       std::vector<double> v;
       for (const auto& e : c.params) {
+        spend(origin, e.code.size());
         v.push_back(qasm::evaluate(e, values));
         if (!std::isfinite(v.back()))
           origin.fail("a parameter of '" + c.name + "' (" + d.file + ":" + std::to_string(c.line) + ", inside '" +
@@ -401,6 +466,10 @@ class Parser {
         origin.fail("gate '" + name + "' acts on " + qubit_names_[static_cast<std::size_t>(q)] + " after it was measured (line " +
                     std::to_string(m) + "): mid-circuit measurement is not supported (qsim samples final measurements only)");
     }
+    // Checked before the gate is built: a few hundred bytes of definitions can expand to billions.
+    if (circuit_.gates.size() >= opt_.max_gates)
+      origin.fail("the circuit has more than " + std::to_string(opt_.max_gates) +
+                  " gates after expanding the gate definitions; qsim accepts at most " + std::to_string(opt_.max_gates));
     Gate g;
     g.name = name;
     g.controls.assign(qubits.begin(), qubits.begin() + b.controls);
@@ -418,6 +487,9 @@ class Parser {
     if (q.bits.size() != c.bits.size())
       cur.fail_at(line, "measure " + q.text + " -> " + c.text + ": " + std::to_string(q.bits.size()) + " qubit(s) into " +
                             std::to_string(c.bits.size()) + " bit(s)");
+    if (circuit_.measurements.size() + q.bits.size() > kMaxMeasurements)
+      cur.fail_at(line, "more than " + std::to_string(kMaxMeasurements) + " measurements; qsim accepts at most " +
+                            std::to_string(kMaxMeasurements));
     for (std::size_t i = 0; i < q.bits.size(); ++i) {
       int& at = measured_at_[static_cast<std::size_t>(q.bits[i])];
       if (!at) at = line;
@@ -439,12 +511,13 @@ class Parser {
 
 }  // namespace
 
-Circuit parse_qasm(const std::string& source, const std::string& file, const QasmOptions& options) {
-  return Parser(options).run(source, file);
+Circuit parse_qasm(const std::string& source, const std::string& file, const QasmOptions& options,
+                   std::vector<std::string>* includes_read) {
+  return Parser(options, includes_read).run(source, file);
 }
 
-Circuit load_qasm(const std::string& path, const QasmOptions& options) {
-  return parse_qasm(read_text(path), path, options);
+Circuit load_qasm(const std::string& path, const QasmOptions& options, std::vector<std::string>* includes_read) {
+  return parse_qasm(tcemu::io::read_text_file(path, options.max_source_bytes), path, options, includes_read);
 }
 
 }  // namespace qsim

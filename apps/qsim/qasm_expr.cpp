@@ -1,4 +1,5 @@
-// Recursive-descent parser and evaluator of OpenQASM 2.0 parameter expressions (qasm_expr.hpp).
+// Parser (recursive descent, nesting-limited) and evaluator (postfix, iterative) of OpenQASM 2.0
+// parameter expressions (qasm_expr.hpp).
 #include "qasm_expr.hpp"
 
 #include <algorithm>
@@ -8,125 +9,177 @@ namespace qsim::qasm {
 
 namespace {
 
-const char* kFunctions[] = {"sin", "cos", "tan", "exp", "ln", "sqrt"};
+struct Function {
+  const char* name;
+  Expr::Op op;
+};
+constexpr Function kFunctions[] = {{"sin", Expr::Op::sin}, {"cos", Expr::Op::cos}, {"tan", Expr::Op::tan},
+                                   {"exp", Expr::Op::exp}, {"ln", Expr::Op::ln},   {"sqrt", Expr::Op::sqrt}};
 
-Expr binary(Expr::Op op, Expr a, Expr b) {
-  Expr e;
-  e.op = op;
-  e.args.push_back(std::move(a));
-  e.args.push_back(std::move(b));
-  return e;
-}
+/// Compiles one expression into postfix code. Sums, products and runs of unary signs are loops;
+/// only parentheses, function arguments and exponents recurse, each one level of `nesting_`.
+class ExprParser {
+ public:
+  ExprParser(Cursor& cur, const std::vector<std::string>& params) : cur_(cur), params_(params) {}
 
-Expr parse_sum(Cursor& cur, const std::vector<std::string>& params);
-
-// primary := number | pi | param | func '(' sum ')' | '(' sum ')'
-Expr parse_primary(Cursor& cur, const std::vector<std::string>& params) {
-  const Token& t = cur.peek();
-  Expr e;
-  if (t.kind == Token::Kind::integer || t.kind == Token::Kind::real) {
-    e.value = cur.next().number;
-    return e;
+  Expr run() {
+    sum();
+    return std::move(expr_);
   }
-  if (cur.accept("(")) {
-    e = parse_sum(cur, params);
-    cur.expect(")", "to close the parenthesis");
-    return e;
+
+ private:
+  Cursor& cur_;
+  const std::vector<std::string>& params_;
+  Expr expr_;
+  int nesting_ = 0;
+
+  void emit(Expr::Op op, double value = 0) { expr_.code.push_back({op, value}); }
+
+  /// One level deeper; fails past kMaxExprNesting before the recursion can exhaust the stack.
+  void enter() {
+    if (++nesting_ > kMaxExprNesting)
+      cur_.fail("expression nested deeper than " + std::to_string(kMaxExprNesting) +
+                " levels (parentheses, function calls and exponents)");
   }
-  if (t.kind == Token::Kind::identifier) {
-    const std::string name = cur.next().text;
-    if (name == "pi") {
-      e.value = M_PI;
-      return e;
-    }
-    const auto p = std::find(params.begin(), params.end(), name);
-    if (p != params.end()) {
-      e.op = Expr::Op::param;
-      e.param = static_cast<int>(p - params.begin());
-      return e;
-    }
-    for (const char* f : kFunctions)
-      if (name == f) {
-        e.op = Expr::Op::func;
-        e.func = name;
-        cur.expect("(", "after function " + name);
-        e.args.push_back(parse_sum(cur, params));
-        cur.expect(")", "to close " + name + "(");
-        return e;
+  void leave() { --nesting_; }
+
+  // sum := product (('+' | '-') product)*
+  void sum() {
+    product();
+    for (;;) {
+      if (cur_.accept("+")) {
+        product();
+        emit(Expr::Op::add);
+      } else if (cur_.accept("-")) {
+        product();
+        emit(Expr::Op::sub);
+      } else {
+        return;
       }
-    cur.fail_at(t.line, "unknown identifier '" + name + "' in an expression (parameters in scope: " +
-                            (params.empty() ? std::string("none") : [&] {
-                              std::string s;
-                              for (const auto& n : params) s += (s.empty() ? "" : ", ") + n;
-                              return s;
-                            }()) + ")");
+    }
   }
-  cur.fail("expected an expression, found " + describe(t));
-}
 
-// power := primary ('^' unary)?   (right-associative; -2^2 = -4 because unary binds looser)
-Expr parse_unary(Cursor& cur, const std::vector<std::string>& params);
-Expr parse_power(Cursor& cur, const std::vector<std::string>& params) {
-  Expr base = parse_primary(cur, params);
-  if (cur.accept("^")) return binary(Expr::Op::pow, std::move(base), parse_unary(cur, params));
-  return base;
-}
-
-// unary := '-' unary | '+' unary | power
-Expr parse_unary(Cursor& cur, const std::vector<std::string>& params) {
-  if (cur.accept("-")) {
-    Expr e;
-    e.op = Expr::Op::neg;
-    e.args.push_back(parse_unary(cur, params));
-    return e;
+  // product := unary (('*' | '/') unary)*
+  void product() {
+    unary();
+    for (;;) {
+      if (cur_.accept("*")) {
+        unary();
+        emit(Expr::Op::mul);
+      } else if (cur_.accept("/")) {
+        unary();
+        emit(Expr::Op::div);
+      } else {
+        return;
+      }
+    }
   }
-  if (cur.accept("+")) return parse_unary(cur, params);
-  return parse_power(cur, params);
-}
 
-Expr parse_product(Cursor& cur, const std::vector<std::string>& params) {
-  Expr e = parse_unary(cur, params);
-  for (;;) {
-    if (cur.accept("*")) e = binary(Expr::Op::mul, std::move(e), parse_unary(cur, params));
-    else if (cur.accept("/")) e = binary(Expr::Op::div, std::move(e), parse_unary(cur, params));
-    else return e;
+  // unary := ('-' | '+')* power. The signs are counted in a loop, not recursed on: -(-x) == x
+  // exactly, so an even count emits nothing and an odd one a single negation.
+  void unary() {
+    bool negate = false;
+    for (;;) {
+      if (cur_.accept("-")) negate = !negate;
+      else if (!cur_.accept("+")) break;
+    }
+    power();
+    if (negate) emit(Expr::Op::neg);
   }
-}
 
-Expr parse_sum(Cursor& cur, const std::vector<std::string>& params) {
-  Expr e = parse_product(cur, params);
-  for (;;) {
-    if (cur.accept("+")) e = binary(Expr::Op::add, std::move(e), parse_product(cur, params));
-    else if (cur.accept("-")) e = binary(Expr::Op::sub, std::move(e), parse_product(cur, params));
-    else return e;
+  // power := primary ('^' unary)?   (right-associative; -2^2 = -4 because unary binds looser)
+  void power() {
+    primary();
+    if (cur_.accept("^")) {
+      enter();
+      unary();
+      leave();
+      emit(Expr::Op::pow);
+    }
   }
-}
+
+  // primary := number | pi | param | func '(' sum ')' | '(' sum ')'
+  void primary() {
+    const Token& t = cur_.peek();
+    if (t.kind == Token::Kind::integer || t.kind == Token::Kind::real) {
+      emit(Expr::Op::number, cur_.next().number);
+      return;
+    }
+    if (cur_.accept("(")) {
+      enter();
+      sum();
+      cur_.expect(")", "to close the parenthesis");
+      leave();
+      return;
+    }
+    if (t.kind == Token::Kind::identifier) {
+      const int line = t.line;
+      const std::string name = cur_.next().text;
+      if (name == "pi") {
+        emit(Expr::Op::number, M_PI);
+        return;
+      }
+      const auto p = std::find(params_.begin(), params_.end(), name);
+      if (p != params_.end()) {
+        emit(Expr::Op::param, static_cast<double>(p - params_.begin()));
+        return;
+      }
+      for (const Function& f : kFunctions)
+        if (name == f.name) {
+          cur_.expect("(", "after function " + name);
+          enter();
+          sum();
+          cur_.expect(")", "to close " + name + "(");
+          leave();
+          emit(f.op);
+          return;
+        }
+      std::string in_scope;
+      for (const auto& n : params_) in_scope += (in_scope.empty() ? "" : ", ") + n;
+      cur_.fail_at(line, "unknown identifier '" + name + "' in an expression (parameters in scope: " +
+                             (in_scope.empty() ? std::string("none") : in_scope) + ")");
+    }
+    cur_.fail("expected an expression, found " + describe(t));
+  }
+};
 
 }  // namespace
 
-Expr parse_expr(Cursor& cur, const std::vector<std::string>& params) { return parse_sum(cur, params); }
+Expr parse_expr(Cursor& cur, const std::vector<std::string>& params) { return ExprParser(cur, params).run(); }
 
-double evaluate(const Expr& e, const std::vector<double>& v) {
-  switch (e.op) {
-    case Expr::Op::number: return e.value;
-    case Expr::Op::param: return v.at(static_cast<std::size_t>(e.param));
-    case Expr::Op::neg: return -evaluate(e.args[0], v);
-    case Expr::Op::add: return evaluate(e.args[0], v) + evaluate(e.args[1], v);
-    case Expr::Op::sub: return evaluate(e.args[0], v) - evaluate(e.args[1], v);
-    case Expr::Op::mul: return evaluate(e.args[0], v) * evaluate(e.args[1], v);
-    case Expr::Op::div: return evaluate(e.args[0], v) / evaluate(e.args[1], v);
-    case Expr::Op::pow: return std::pow(evaluate(e.args[0], v), evaluate(e.args[1], v));
-    case Expr::Op::func: {
-      const double x = evaluate(e.args[0], v);
-      if (e.func == "sin") return std::sin(x);
-      if (e.func == "cos") return std::cos(x);
-      if (e.func == "tan") return std::tan(x);
-      if (e.func == "exp") return std::exp(x);
-      if (e.func == "ln") return std::log(x);
-      return std::sqrt(x);
+double evaluate(const Expr& e, const std::vector<double>& values) {
+  std::vector<double> stack;
+  stack.reserve(16);
+  for (const Expr::Instr& in : e.code) {
+    switch (in.op) {
+      case Expr::Op::number: stack.push_back(in.value); continue;
+      case Expr::Op::param: stack.push_back(values.at(static_cast<std::size_t>(in.value))); continue;
+      default: break;
+    }
+    double& x = stack.back();  // the parser guarantees the operands are there
+    switch (in.op) {
+      case Expr::Op::neg: x = -x; continue;
+      case Expr::Op::sin: x = std::sin(x); continue;
+      case Expr::Op::cos: x = std::cos(x); continue;
+      case Expr::Op::tan: x = std::tan(x); continue;
+      case Expr::Op::exp: x = std::exp(x); continue;
+      case Expr::Op::ln: x = std::log(x); continue;
+      case Expr::Op::sqrt: x = std::sqrt(x); continue;
+      default: break;
+    }
+    const double b = stack.back();
+    stack.pop_back();
+    double& a = stack.back();
+    switch (in.op) {
+      case Expr::Op::add: a = a + b; break;
+      case Expr::Op::sub: a = a - b; break;
+      case Expr::Op::mul: a = a * b; break;
+      case Expr::Op::div: a = a / b; break;
+      case Expr::Op::pow: a = std::pow(a, b); break;
+      default: break;
     }
   }
-  return 0;
+  return stack.empty() ? 0.0 : stack.back();
 }
 
 }  // namespace qsim::qasm

@@ -3,23 +3,31 @@
 
 #include <cctype>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "tcemu/error.hpp"
 
 namespace qsim::qasm {
 
-std::vector<Token> tokenize(const std::string& s, const std::string& file) {
+std::vector<Token> tokenize(const std::string& source, const std::string& file) {
+  Cursor cur(source, file);
   std::vector<Token> out;
-  int line = 1;
-  std::size_t i = 0;
-  auto fail = [&](const std::string& why) {
-    throw tcemu::InvalidArgument(file + ":" + std::to_string(line) + ": " + why);
-  };
+  while (!cur.at_end()) out.push_back(cur.next());
+  out.push_back(cur.peek());
+  return out;
+}
+
+Cursor::Cursor(std::string_view source, std::string file) : source_(source), file_(std::move(file)) { current_ = lex(); }
+
+Token Cursor::lex() {
+  const std::string_view s = source_;
+  std::size_t& i = pos_;
+  auto fail = [&](const std::string& why) { fail_at(line_, why); };
   while (i < s.size()) {
     const char c = s[i];
     if (c == '\n') {
-      ++line;
+      ++line_;
       ++i;
       continue;
     }
@@ -32,12 +40,12 @@ std::vector<Token> tokenize(const std::string& s, const std::string& file) {
       continue;
     }
     Token t;
-    t.line = line;
+    t.line = line_;
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       const std::size_t b = i;
       while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
       t.kind = Token::Kind::identifier;
-      t.text = s.substr(b, i - b);
+      t.text = std::string(s.substr(b, i - b));
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
                (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
       const std::size_t b = i;
@@ -58,33 +66,36 @@ std::vector<Token> tokenize(const std::string& s, const std::string& file) {
         }
       }
       t.kind = real ? Token::Kind::real : Token::Kind::integer;
-      t.text = s.substr(b, i - b);
+      t.text = std::string(s.substr(b, i - b));
       t.number = std::strtod(t.text.c_str(), nullptr);
     } else if (c == '"') {
       const std::size_t b = ++i;
       while (i < s.size() && s[i] != '"' && s[i] != '\n') ++i;
       if (i >= s.size() || s[i] != '"') fail("unterminated string");
       t.kind = Token::Kind::string;
-      t.text = s.substr(b, i - b);
+      t.text = std::string(s.substr(b, i - b));
       ++i;
     } else {
       t.kind = Token::Kind::symbol;
       if ((c == '-' && i + 1 < s.size() && s[i + 1] == '>') || (c == '=' && i + 1 < s.size() && s[i + 1] == '=')) {
-        t.text = s.substr(i, 2);
+        t.text = std::string(s.substr(i, 2));
         i += 2;
-      } else if (std::string("()[]{},;+-*/^").find(c) != std::string::npos) {
+      } else if (std::string_view("()[]{},;+-*/^").find(c) != std::string_view::npos) {
         t.text = std::string(1, c);
         ++i;
       } else {
-        fail(std::string("unexpected character '") + c + "'");
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte < 0x7f) fail(std::string("unexpected character '") + c + "'");
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", byte);
+        fail(std::string("unexpected byte ") + hex + " (not OpenQASM text)");
       }
     }
-    out.push_back(std::move(t));
+    return t;
   }
   Token end;
-  end.line = line;
-  out.push_back(end);
-  return out;
+  end.line = line_;
+  return end;
 }
 
 std::string describe(const Token& t) {
@@ -99,15 +110,11 @@ std::string describe(const Token& t) {
   return "?";
 }
 
-const Token& Cursor::peek(int ahead) const {
-  const std::size_t i = std::min(pos_ + static_cast<std::size_t>(ahead), tokens_.size() - 1);
-  return tokens_[i];
-}
-
 const Token& Cursor::next() {
-  const Token& t = tokens_[pos_];
-  if (pos_ + 1 < tokens_.size()) ++pos_;
-  return t;
+  if (at_end()) return current_;
+  previous_ = std::move(current_);
+  current_ = lex();
+  return previous_;
 }
 
 bool Cursor::accept(const char* sym) {
@@ -127,9 +134,19 @@ std::string Cursor::identifier(const std::string& what) {
   return next().text;
 }
 
-long Cursor::integer(const std::string& what) {
+std::int64_t Cursor::integer(const std::string& what) {
   if (peek().kind != Token::Kind::integer) fail("expected " + what + " (an integer), found " + describe(peek()));
-  return static_cast<long>(next().number);
+  // From the digits, not from Token::number: a double loses integers above 2^53 and converting one
+  // above INT64_MAX back to an integer is undefined.
+  const std::string digits = peek().text;
+  std::int64_t value = 0;
+  for (char ch : digits) {
+    const int d = ch - '0';
+    if (value > (INT64_MAX - d) / 10) fail(what + " " + digits + " is too large");
+    value = value * 10 + d;
+  }
+  next();
+  return value;
 }
 
 void Cursor::fail_at(int line, const std::string& reason) const {

@@ -4,7 +4,16 @@
 
 #include "cli_expect.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
 #include <fstream>
+#include <thread>
 
 #include "../io/temp_dir.hpp"
 #include "circuit_generators.hpp"
@@ -102,14 +111,23 @@ class QsimCli : public ::testing::Test {
     std::ofstream(p) << text;
     return p;
   }
+  /// Runs qsim under `timeout -s KILL 30` (a FIFO used to block it forever) and expects the error
+  /// line; the command names no --output, so `args` may carry its own.
+  void expect_bounded_error(const std::string& args, const std::vector<std::string>& parts) {
+    SCOPED_TRACE(args);
+    const auto before = dir_.entries().size();
+    const auto r = app_test::run_executable("timeout", "-s KILL 30 '" + qsim_test::qsim_executable() + "' " + args + " -q",
+                                            dir_.path());
+    app_test::expect_cli_error("qsim", r, parts, dir_.file("never-written.h5"), before, dir_.entries().size());
+  }
   TempDir dir_;
 };
 
 TEST_F(QsimCli, ErrorsExitWith2AndLeaveNoOutput) {
   expect_error("", {"exactly one of --qasm, --input, --generate"});
   expect_error("--generate ghz:n=3 --qasm x.qasm", {"exactly one of"});
-  expect_error("--generate ghz:n=3 --fuse 10", {"--fuse 10 is outside 1..9"});
-  expect_error("--generate ghz:n=3 --scheme nope", {"unknown scheme 'nope'"});
+  expect_error("--generate ghz:n=3 --fuse 10", {"--fuse: 10 is outside 1..9"});
+  expect_error("--generate ghz:n=3 --scheme nope", {"--scheme: unknown scheme 'nope'"});
   expect_error("--generate ghz:n=3 --target fp16", {"fp16"});
   expect_error("--generate ghz:n=3 --device tpu", {"--device 'tpu'"});
   expect_error("--generate ghz:n=3 --kernels fast", {"--kernels 'fast' is not one of: auto, multipass, fused"});
@@ -117,7 +135,7 @@ TEST_F(QsimCli, ErrorsExitWith2AndLeaveNoOutput) {
   expect_error("--generate brickwork:n=8,depht=3", {"unknown key 'depht'"});
   expect_error("--generate warp:n=3", {"unknown generator 'warp'"});
   expect_error("--generate ghz:n=3 --amplitudes 0101", {"bitstring '0101' has 4 characters; the circuit has 3 qubits"});
-  expect_error("--input '" + dir_.file("absent.h5") + "'", {"absent.h5", "cannot open"});
+  expect_error("--input '" + dir_.file("absent.h5") + "'", {dir_.file("absent.h5") + ": cannot open"});
   const std::string bad = write_text("bad.qasm", "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[2];\nfoo q[0];\n");
   expect_error("--qasm '" + bad + "'", {bad + ":4: unknown gate 'foo'"});
   const std::string big = write_text("big.qasm", "OPENQASM 2.0;\nqreg q[31];\n");
@@ -170,6 +188,224 @@ TEST_F(QsimCli, QasmWithFinalMeasurementsSamplesTheClassicalRegister) {
   }
   EXPECT_GT(ones, 150);
   EXPECT_LT(ones, 250);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 18: every class of bad input the adversarial campaign found, through the executable.
+
+TEST_F(QsimCli, OptionErrorsAreOneLineWithExitStatus2) {
+  // CLI11's own exits were 105-114 with two lines; NaN and out-of-range values were accepted.
+  expect_error("--generate ghz:n=3 --bogus", {"--bogus"});
+  expect_error("--generate ghz:n=3 --fuse nan", {"--fuse: 'nan' is not an integer"});
+  expect_error("--generate ghz:n=3 --fuse 2.5", {"--fuse: '2.5' is not an integer"});
+  expect_error("--generate ghz:n=3 --shots nan", {"--shots: 'nan' is not an integer"});
+  expect_error("--generate ghz:n=3 --shots -1", {"--shots: -1 is outside 0..10000000"});
+  expect_error("--generate ghz:n=3 --shots 100000000000", {"--shots: 100000000000 is outside 0..10000000"});
+  expect_error("--generate ghz:n=3 --shots 99999999999999999999999", {"is outside 0..10000000"});
+  expect_error("--generate ghz:n=3 --seed -1", {"--seed: -1 is negative"});
+  expect_error("--generate", {"--generate"});
+  // Duplicate generator keys and controls that cannot fit beside the targets.
+  expect_error("--generate brickwork:n=4,depth=2,n=5", {"--generate brickwork:n=4,depth=2,n=5: key 'n' is given twice"});
+  expect_error("--generate random:n=4,gates=3,targets=3,controls=2", {"targets=3 plus controls=2 exceed n=4"});
+  expect_error("--generate sycamore:n=30,depth=100000", {"more than 4000000 gates"});
+  // Empty file names are errors, not "no output" (--output "" used to write nothing, silently).
+  const std::string ok = write_text("ok.qasm", "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[2];\nh q[0];\n");
+  expect_bounded_error("--qasm '" + ok + "' --output ''", {"--output: the file name is empty"});
+  expect_bounded_error("--qasm '" + ok + "' --save-circuit ''", {"--save-circuit: the file name is empty"});
+  expect_bounded_error("--qasm ''", {"--qasm: the value is empty"});
+  expect_bounded_error("--qasm '" + ok + "' --output '" + dir_.file("no/such/dir/out.h5") + "'", {"no/such/dir"});
+}
+
+TEST_F(QsimCli, HelpShowsEveryLimit) {
+  const auto r = qsim_test::run_qsim("--help", dir_.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const char* limit : {"qubits <= 30", "gates <= 4000000", "classical bits <= 1024", "measurements <= 4000000",
+                            "--shots <= 10000000", "includes <= 32 MiB", "includes nested <= 16 levels",
+                            "expansion <= 32000000 steps", "expressions nested <= 256 levels"})
+    EXPECT_NE(r.out.find(limit), std::string::npos) << limit << " not in --help";
+}
+
+TEST_F(QsimCli, OutputNamingAnInputIsRefusedBeforeAnyWork) {
+  // `--qasm c.qasm --output c.qasm` turned the circuit into an HDF5 file; --save-circuit likewise.
+  const std::string text = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[2];\nh q[0];\ncx q[0], q[1];\n";
+  const std::string q = write_text("c.qasm", text);
+  expect_bounded_error("--qasm '" + q + "' --output '" + q + "'", {"--output: " + q + " is the input file"});
+  expect_bounded_error("--qasm '" + q + "' --save-circuit '" + dir_.path().string() + "/./c.qasm'", {"--save-circuit:", "is the input file"});
+  ASSERT_EQ(::symlink(q.c_str(), dir_.file("link.h5").c_str()), 0);
+  expect_bounded_error("--qasm '" + q + "' --output '" + dir_.file("link.h5") + "'", {"is the input file"});
+  std::filesystem::remove(dir_.file("link.h5"));
+  EXPECT_EQ(qsim_test::slurp(q), text);
+  const std::string h5 = dir_.file("c.h5");
+  ASSERT_EQ(qsim_test::run_qsim("--qasm '" + q + "' --save-circuit '" + h5 + "' -q", dir_.path()).status, 0);
+  const std::string saved = qsim_test::slurp(h5);
+  expect_bounded_error("--input '" + h5 + "' --output '" + h5 + "'", {"--output: " + h5 + " is the input file"});
+  expect_bounded_error("--input '" + h5 + "' --save-circuit '" + h5 + "'", {"is the input file"});
+  EXPECT_EQ(qsim_test::slurp(h5), saved);
+  // A file the program includes is an input as well.
+  const std::string inc_text = "gate mine a { h a; }\n";
+  const std::string inc = write_text("extra.inc", inc_text);
+  const std::string with_include =
+      write_text("inc.qasm", "OPENQASM 2.0;\ninclude \"qelib1.inc\";\ninclude \"extra.inc\";\nqreg q[1];\nmine q[0];\n");
+  expect_bounded_error("--qasm '" + with_include + "' --output '" + inc + "'", {"--output: " + inc + " is the input file"});
+  expect_bounded_error("--qasm '" + with_include + "' --save-circuit '" + inc + "'", {"--save-circuit: " + inc + " is the input file"});
+  EXPECT_EQ(qsim_test::slurp(inc), inc_text);
+}
+
+TEST_F(QsimCli, OnlyRegularFilesAreRead) {
+  // A FIFO blocked qsim forever; a directory read as an empty circuit.
+  const std::string fifo = dir_.file("pipe.qasm");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_bounded_error("--qasm '" + fifo + "'", {fifo + ": cannot open: is a FIFO, not a regular file"});
+  expect_bounded_error("--input '" + fifo + "'", {fifo + ": cannot open: is a FIFO"});
+  std::filesystem::remove(fifo);
+  std::filesystem::create_directory(dir_.file("sub"));
+  expect_bounded_error("--qasm '" + dir_.file("sub") + "'", {dir_.file("sub") + ": cannot open: is a directory"});
+  expect_bounded_error("--input '" + dir_.file("sub") + "'", {"is a directory"});
+  std::filesystem::remove(dir_.file("sub"));
+  const std::string inc = write_text("inc.qasm", "OPENQASM 2.0;\ninclude \"/dev/zero\";\nqreg q[1];\n");
+  expect_bounded_error("--qasm '" + inc + "'", {inc + ":2: include \"/dev/zero\"", "not a regular file"});
+}
+
+TEST_F(QsimCli, TinyFilesCannotClaimUnboundedMemory) {
+  // 685 bytes of definitions that each call the previous one twice used to expand to millions of
+  // gates, a few levels more exhausted memory.
+  std::string doubling = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[1];\ngate g0 a { x a; }\n";
+  for (int i = 1; i < 48; ++i)
+    doubling += "gate g" + std::to_string(i) + " a { g" + std::to_string(i - 1) + " a; g" + std::to_string(i - 1) + " a; }\n";
+  const std::string bomb = write_text("bomb.qasm", doubling + "g47 q[0];\n");
+  expect_error("--qasm '" + bomb + "'", {bomb + ":52: the circuit has more than 4000000 gates after expanding"});
+  const std::string creg = write_text("creg.qasm", "OPENQASM 2.0;\nqreg q[1];\ncreg c[2000000000];\n");
+  expect_error("--qasm '" + creg + "'", {creg + ":3: creg c[2000000000] brings the circuit to 2000000000 classical bits"});
+  const std::string qreg = write_text("qreg.qasm", "OPENQASM 2.0;\nqreg q[3000000000];\n");
+  expect_error("--qasm '" + qreg + "'", {qreg + ":2: qreg q[3000000000] brings the circuit to 3000000000 qubits"});
+  std::string parens = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[1];\nrx(" + std::string(20000, '(') + "1" +
+                       std::string(20000, ')') + ") q[0];\n";
+  const std::string deep = write_text("deep.qasm", parens);
+  expect_error("--qasm '" + deep + "'", {deep + ":4: expression nested deeper than 256 levels"});
+  std::string sum = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[1];\nrx(0";
+  for (int i = 0; i < 200000; ++i) sum += "+1";
+  const auto r = qsim_test::run_qsim("--qasm '" + write_text("sum.qasm", sum + ") q[0];\n") + "' --scheme fp32 -q", dir_.path());
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST_F(QsimCli, MessagesNameTheFileAndEscapeItsText) {
+  const std::string empty = write_text("empty.qasm", "");
+  expect_error("--qasm '" + empty + "'", {empty + ": declares no qreg; a circuit needs at least 1 qubit"});
+  const std::string header = write_text("header.qasm", "OPENQASM 2.0;\n");
+  expect_error("--qasm '" + header + "'", {header + ": declares no qreg"});
+  std::string garbage;
+  for (int i = 0; i < 256; ++i) garbage += static_cast<char>(255 - i);
+  const std::string binary = write_text("binary.qasm", garbage);
+  expect_error("--qasm '" + binary + "'", {binary + ":1: unexpected byte 0xff"});
+  // A circuit file whose name holds a newline and an escape sequence, and a non-unitary gate: one
+  // line, the control characters escaped, the tolerance printed as 1e-10 (was "0.000000").
+  const std::string evil = dir_.file("evil.h5");
+  {
+    tcemu::io::Writer w(evil);
+    w.write<std::int32_t>("/circuit/gate_arity", {1, 0}, {1, 2});
+    w.write<std::int32_t>("/circuit/qubits", {0}, {1});
+    w.write<double>("/circuit/matrices", {1, 0, 1, 0, 0, 0, 1, 0}, {4, 2});
+    w.write_int_attribute("/circuit", "num_qubits", 1);
+    w.write_int_attribute("/circuit", "num_gates", 1);
+    w.write_string_attribute("/circuit", "name", "x\nqsim: error: forged\x1b[31m");
+    w.commit();
+  }
+  expect_error("--input '" + evil + "'", {evil + ": circuit 'x\\nqsim: error: forged\\x1b[31m': gate 0 (gate) is not unitary",
+                                          "> 1e-10"});
+  // The table on stdout escapes the name too.
+  qsim::Circuit named = qsim::ghz(2);
+  named.name = "ghz\nforged line";
+  qsim::save_circuit(named, dir_.file("named.h5"));
+  const auto r = qsim_test::run_qsim("--input '" + dir_.file("named.h5") + "' --scheme fp32 -q", dir_.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("circuit ghz\\nforged line: 2 qubits", 0), 0u) << r.out;
+}
+
+TEST_F(QsimCli, CircuitFileSizesAreCheckedIn64Bits) {
+  auto write_circuit = [&](const std::string& name, std::int64_t num_qubits, std::int64_t num_gates, std::int64_t num_clbits,
+                           std::vector<std::int32_t> arity, std::vector<std::int32_t> qubits, std::size_t matrix_rows) {
+    const std::string path = dir_.file(name);
+    tcemu::io::Writer w(path);
+    std::vector<double> mats(2 * matrix_rows, 0.0);  // (empty datasets create the /circuit group)
+    w.write<std::int32_t>("/circuit/gate_arity", arity, {static_cast<std::int64_t>(arity.size() / 2), 2});
+    w.write<std::int32_t>("/circuit/qubits", qubits, {static_cast<std::int64_t>(qubits.size())});
+    w.write<double>("/circuit/matrices", mats, {static_cast<std::int64_t>(matrix_rows), 2});
+    w.write_int_attribute("/circuit", "num_qubits", num_qubits);
+    w.write_int_attribute("/circuit", "num_gates", num_gates);
+    w.write_int_attribute("/circuit", "num_clbits", num_clbits);
+    w.commit();
+    return path;
+  };
+  // num_clbits = 2^32 + 1 was truncated to int (1) and accepted.
+  const std::string clbits = write_circuit("clbits.h5", 2, 0, (std::int64_t(1) << 32) + 1, {}, {}, 0);
+  expect_error("--input '" + clbits + "'", {clbits + ": /circuit: attribute num_clbits = 4294967297 is outside 0..1024"});
+  const std::string gates = write_circuit("gates.h5", 2, std::int64_t(1) << 40, 0, {}, {}, 0);
+  expect_error("--input '" + gates + "'", {gates + ": /circuit: attribute num_gates = 1099511627776 is outside 0..4000000"});
+  const std::string qubits = write_circuit("qubits.h5", (std::int64_t(1) << 32) + 2, 0, 0, {}, {}, 0);
+  expect_error("--input '" + qubits + "'", {"num_qubits = 4294967298 is outside 1..30"});
+  // Two targets and two controls on three qubits.
+  const std::string crowded = write_circuit("crowded.h5", 3, 1, 0, {2, 2}, {0, 1, 2, 0}, 16);
+  expect_error("--input '" + crowded + "'", {crowded + ": dataset /circuit/gate_arity: gate 0 has 2 targets and 2 controls, "
+                                                       "more than the circuit's 3 qubits"});
+  // A measurement into a bit beyond num_clbits.
+  {
+    qsim::Circuit c = qsim::ghz(2);
+    c.num_clbits = 1;
+    c.measurements = {{0, 0}};
+    qsim::save_circuit(c, dir_.file("meas.h5"));
+    tcemu::io::Writer w(dir_.file("meas_bad.h5"));
+    w.write<std::int32_t>("/circuit/measurements", {0, 5}, {1, 2});
+    w.write_int_attribute("/circuit", "num_qubits", 2);
+    w.write_int_attribute("/circuit", "num_gates", 0);
+    w.write_int_attribute("/circuit", "num_clbits", 1);
+    w.commit();
+  }
+  expect_error("--input '" + dir_.file("meas_bad.h5") + "'", {"measurement of qubit 0 into bit 5 is out of range"});
+}
+
+/// Starts qsim with `args` (no shell), stdout/stderr to /dev/null; returns its pid.
+pid_t spawn_qsim(const std::vector<std::string>& args) {
+  std::vector<std::string> argv_text = {qsim_test::qsim_executable()};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+TEST_F(QsimCli, SignalsRemoveTheTemporaryOutput) {
+  // SIGTERM or SIGINT during a run left "<out>.tmp.<pid>" behind. Start a run of a few seconds, wait
+  // for its temporary to appear, signal, and expect exit status 128 + signal and an empty directory.
+  for (const int sig : {SIGTERM, SIGINT}) {
+    SCOPED_TRACE(sig);
+    const std::string out = dir_.file("run.h5");
+    const pid_t pid = spawn_qsim({"--generate", "brickwork:n=22,depth=40,seed=1", "--scheme", "fp32", "--device", "host",
+                                  "--fuse", "4", "-q", "--output", out});
+    ASSERT_GT(pid, 0);
+    bool seen = false;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!seen && std::chrono::steady_clock::now() < deadline) {
+      for (const auto& name : dir_.entries()) seen = seen || name.find(".tmp") != std::string::npos;
+      int status = 0;
+      if (!seen && ::waitpid(pid, &status, WNOHANG) == pid) FAIL() << "qsim ended before its temporary was seen";
+      if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_TRUE(seen) << "no temporary output appeared";
+    ::kill(pid, sig);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    EXPECT_TRUE(dir_.entries().empty()) << dir_.entries().front();
+  }
 }
 
 }  // namespace

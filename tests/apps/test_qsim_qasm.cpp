@@ -4,7 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
+
+#include "../io/temp_dir.hpp"
+#include "circuit.hpp"
+#include "qasm_expr.hpp"
 
 #include "fusion.hpp"
 #include "qasm.hpp"
@@ -18,6 +23,8 @@
 namespace {
 
 using qsim_test::cplx;
+
+std::string slurp_file(const std::string& path) { return qsim_test::slurp(path); }
 
 qsim::Circuit parse(const std::string& body, bool builtin = true) {
   qsim::QasmOptions o;
@@ -139,6 +146,185 @@ TEST(QsimQasm, ErrorsNameFileAndLine) {
   } catch (const tcemu::InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("noinc.qasm:3: unknown gate 'h' (it is in qelib1.inc"), std::string::npos) << e.what();
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 18: adversarial programs. Each of these crashed (stack overflow), ran out of memory, or was
+// misread by the reader before; now each works or fails with one line naming file and line.
+
+/// Expects parse_qasm(program) to throw a one-line tcemu::Error starting `prefix` and containing `part`.
+void expect_program_error(const std::string& program, const std::string& prefix, const std::string& part,
+                          const qsim::QasmOptions& options = {}, const std::string& file = "adv.qasm") {
+  SCOPED_TRACE(program.substr(0, 200));
+  try {
+    qsim::parse_qasm(program, file, options);
+    FAIL() << "no exception";
+  } catch (const tcemu::Error& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind(prefix, 0), 0u) << m;
+    EXPECT_NE(m.find(part), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+}
+
+std::string one_qubit_program(const std::string& statements) {
+  return "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[1];\n" + statements;
+}
+
+/// The phase of the single u1 gate a program produces (its matrix is diag(1, e^{i angle})).
+double u1_angle(const qsim::Circuit& c) { return std::arg(c.gates.at(0).matrix.at(3)); }
+
+TEST(QsimQasmReliability, DeepExpressionsFailCleanlyPastTheNestingLimit) {
+  const std::string deep(20000, '(');
+  expect_program_error(one_qubit_program("rx(" + deep + "1" + std::string(20000, ')') + ") q[0];\n"), "adv.qasm:4: ",
+                       "expression nested deeper than 256 levels");
+  // Function calls and exponents nest too; so do expressions inside gate definitions.
+  std::string sines;
+  for (int i = 0; i < 5000; ++i) sines += "sin(";
+  expect_program_error(one_qubit_program("rx(" + sines + "1" + std::string(5000, ')') + ") q[0];\n"), "adv.qasm:4: ",
+                       "nested deeper than 256");
+  std::string tower = "1";
+  for (int i = 0; i < 5000; ++i) tower += "^1";
+  expect_program_error(one_qubit_program("gate g(t) a {\n  rx(" + tower + "*t) a;\n}\n"), "adv.qasm:5: ",
+                       "nested deeper than 256");
+  // Exactly at the limit is fine.
+  static_assert(qsim::qasm::kMaxExprNesting == 256, "the documented limit");
+  const auto at_limit = parse("qreg q[1];\nu1(" + std::string(256, '(') + "0.5" + std::string(256, ')') + ") q[0];\n");
+  EXPECT_DOUBLE_EQ(u1_angle(at_limit), 0.5);
+}
+
+TEST(QsimQasmReliability, LongFlatExpressionsAreEvaluatedWithoutRecursion) {
+  // 200,000 terms (a left-deep tree of that depth in a tree evaluator), 100,001 unary minuses, and a
+  // long product, at top level and inside a gate body.
+  std::string sum = "0";
+  for (int i = 0; i < 200000; ++i) sum += "+0.00001";
+  const std::string minuses(100001, '-');
+  std::string product = "1";
+  for (int i = 0; i < 100000; ++i) product += "*1";
+  const auto c = parse("qreg q[1];\nu1(" + sum + ") q[0];\nu1(" + minuses + "0.5) q[0];\nu1(" + product +
+                       ") q[0];\ngate g(t) a { u1(" + sum + " - t) a; }\ng(1.5) q[0];\n");
+  ASSERT_EQ(c.gates.size(), 4u);
+  EXPECT_NEAR(std::arg(c.gates[0].matrix[3]), 2.0, 1e-9);
+  EXPECT_DOUBLE_EQ(std::arg(c.gates[1].matrix[3]), -0.5);
+  EXPECT_DOUBLE_EQ(std::arg(c.gates[2].matrix[3]), 1.0);
+  EXPECT_NEAR(std::arg(c.gates[3].matrix[3]), 0.5, 1e-9);
+}
+
+TEST(QsimQasmReliability, GateExpansionIsBoundedBeforeMemoryIsSpent) {
+  // Each definition calls the previous one twice: 2^39 gates from under 2 KB.
+  std::string doubling = "qreg q[1];\ngate g0 a { x a; }\n";
+  for (int i = 1; i < 40; ++i)
+    doubling += "gate g" + std::to_string(i) + " a { g" + std::to_string(i - 1) + " a; g" + std::to_string(i - 1) + " a; }\n";
+  qsim::QasmOptions small;
+  small.max_gates = 1000;
+  expect_program_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\n" + doubling + "g39 q[0];\n", "adv.qasm:44: ",
+                       "more than 1000 gates after expanding the gate definitions", small);
+  // Empty bodies add no gates but still take exponential time: the expansion work is bounded too.
+  std::string empty = "OPENQASM 2.0;\nqreg q[1];\ngate e0 a { }\n";
+  for (int i = 1; i < 60; ++i)
+    empty += "gate e" + std::to_string(i) + " a { e" + std::to_string(i - 1) + " a; e" + std::to_string(i - 1) + " a; }\n";
+  small.max_expansion_steps = 100000;
+  expect_program_error(empty + "e59 q[0];\n", "adv.qasm:63: ", "takes more than 100000 steps", small);
+  // Within the limits the same constructs work.
+  small.max_gates = 1024;
+  EXPECT_EQ(qsim::parse_qasm("OPENQASM 2.0;\ninclude \"qelib1.inc\";\n" + doubling + "g10 q[0];\n", "ok.qasm", small).gates.size(),
+            1024u);
+}
+
+TEST(QsimQasmReliability, RegisterSizesAreCheckedIn64Bits) {
+  expect_program_error("OPENQASM 2.0;\nqreg q[1];\ncreg c[2000000000];\n", "adv.qasm:3: ",
+                       "creg c[2000000000] brings the circuit to 2000000000 classical bits; qsim allows at most 1024");
+  // Above 2^31 the size used to be printed negative (and above 2^32 wrapped to a small one).
+  expect_program_error("OPENQASM 2.0;\nqreg q[1];\ncreg c[4294967297];\n", "adv.qasm:3: ", "creg c[4294967297] brings");
+  expect_program_error("OPENQASM 2.0;\nqreg q[3000000000];\n", "adv.qasm:2: ",
+                       "qreg q[3000000000] brings the circuit to 3000000000 qubits; qsim simulates at most 30");
+  expect_program_error("OPENQASM 2.0;\nqreg q[99999999999999999999999];\n", "adv.qasm:2: ",
+                       "size of q 99999999999999999999999 is too large");
+  expect_program_error("OPENQASM 2.0;\nqreg q[2];\nU(0,0,0) q[18446744073709551617];\n", "adv.qasm:3: ",
+                       "an index 18446744073709551617 is too large");
+  expect_program_error("OPENQASM 2.0;\nqreg q[1];\ncreg a[1000];\ncreg b[25];\n", "adv.qasm:4: ",
+                       "brings the circuit to 1025 classical bits");
+  expect_program_error("OPENQASM 2.0;\nqreg q[-1];\n", "adv.qasm:2: ", "expected the size of q (an integer), found '-'");
+  expect_program_error("OPENQASM 2.0;\nqreg q[0];\n", "adv.qasm:2: ", "has size 0; need >= 1");
+  EXPECT_EQ(qsim::parse_qasm("OPENQASM 2.0;\nqreg q[1];\ncreg c[1024];\n", "ok.qasm").num_clbits, 1024);
+}
+
+TEST(QsimQasmReliability, DegenerateFilesGetOneLineErrors) {
+  expect_program_error("", "adv.qasm: ", "declares no qreg; a circuit needs at least 1 qubit");
+  expect_program_error("OPENQASM 2.0;\n", "adv.qasm: ", "declares no qreg");
+  expect_program_error("OPENQASM 2.0;\ncreg c[3];\n", "adv.qasm: ", "declares no qreg");
+  std::string garbage;
+  for (int i = 0; i < 256; ++i) garbage += static_cast<char>(i);
+  expect_program_error(garbage, "adv.qasm:1: ", "unexpected byte 0x00");
+  expect_program_error("OPENQASM 2.0;\nqreg q[1];\n\x1b[2J;\n", "adv.qasm:3: ", "unexpected byte 0x1b");
+  expect_program_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[1];\nh r[0];\n", "adv.qasm:4: ", "unknown qreg 'r'");
+  expect_program_error("OPENQASM 2.0;\nqreg q[1];\ncreg c[1];\nmeasure q[0] -> c[1];\n", "adv.qasm:4: ",
+                       "index 1 is out of range for c[1]");
+  expect_program_error("OPENQASM 2.0;\nqreg q[1];\ncreg c[1];\nmeasure q[0] -> d[0];\n", "adv.qasm:4: ", "unknown creg 'd'");
+  // Argument lists are checked pairwise: 200,000 qubit arguments or parameters took quadratic time.
+  std::string qargs = "a0", params = "p0", call = "q";
+  for (int i = 1; i < 200000; ++i) {
+    qargs += ",a" + std::to_string(i);
+    params += ",p" + std::to_string(i);
+    call += ",q";
+  }
+  expect_program_error("OPENQASM 2.0;\nqreg q[1];\ngate g " + qargs + " { }\n", "adv.qasm:3: ", "more than 30 qubit arguments");
+  expect_program_error("OPENQASM 2.0;\nqreg q[1];\ngate g(" + params + ") a { }\n", "adv.qasm:3: ", "more than 64 parameters");
+  expect_program_error("OPENQASM 2.0;\nqreg q[1];\nbarrier " + call + ";\n", "adv.qasm:3: ", "more than 30 qubit arguments");
+}
+
+TEST(QsimQasmReliability, IncludesMustBeSmallRegularAcyclicFiles) {
+  tcemu::testing::TempDir dir;
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir.file(name)) << text;
+    return dir.file(name);
+  };
+  const std::string zero = write("zero.qasm", "OPENQASM 2.0;\ninclude \"/dev/zero\";\nqreg q[1];\n");
+  expect_program_error(slurp_file(zero), zero + ":2: ",
+                       "include \"/dev/zero\": /dev/zero: cannot open: is a character device, not a regular file", {}, zero);
+  std::filesystem::create_directory(dir.file("sub"));
+  const std::string to_dir = write("dir.qasm", "OPENQASM 2.0;\ninclude \"sub\";\nqreg q[1];\n");
+  expect_program_error(slurp_file(to_dir), to_dir + ":2: ", "is a directory", {}, to_dir);
+  // A file including itself, and two including each other.
+  const std::string self = write("self.qasm", "OPENQASM 2.0;\ninclude \"self.qasm\";\nqreg q[1];\n");
+  expect_program_error(slurp_file(self), self + ":2: ", "an include cycle", {}, self);
+  write("b.inc", "include \"a.inc\";\n");
+  write("a.inc", "include \"b.inc\";\n");
+  const std::string mutual = write("mutual.qasm", "OPENQASM 2.0;\ninclude \"a.inc\";\nqreg q[1];\n");
+  expect_program_error(slurp_file(mutual), dir.file("b.inc") + ":1: ", "an include cycle", {}, mutual);
+  // A chain of 20 distinct files passes the depth limit.
+  for (int i = 0; i < 20; ++i) write("chain" + std::to_string(i) + ".inc", "include \"chain" + std::to_string(i + 1) + ".inc\";\n");
+  write("chain20.inc", "");
+  const std::string chain = write("chain.qasm", "OPENQASM 2.0;\ninclude \"chain0.inc\";\nqreg q[1];\n");
+  expect_program_error(slurp_file(chain), dir.file("chain15.inc") + ":1: ", "includes nested deeper than 16 levels", {}, chain);
+  // The size limit counts the file and its includes together.
+  write("big.inc", "// " + std::string(5000, 'x') + "\n");
+  const std::string big = write("big.qasm", "OPENQASM 2.0;\ninclude \"big.inc\";\nqreg q[1];\n");
+  qsim::QasmOptions small;
+  small.max_source_bytes = 4096;
+  expect_program_error(slurp_file(big), big + ":2: ", "more than the limit of 4096 bytes for a circuit and its includes", small, big);
+  try {
+    qsim::load_qasm(dir.file("big.inc"), small);
+    FAIL() << "no exception";
+  } catch (const tcemu::IoError& e) {
+    EXPECT_NE(std::string(e.what()).find(dir.file("big.inc") + ": "), std::string::npos) << e.what();
+  }
+  small.max_source_bytes = 8192;
+  EXPECT_EQ(qsim::parse_qasm(slurp_file(big), big, small).num_qubits, 1);
+}
+
+TEST(QsimQasmReliability, U3WithAnglesOfDifferentMagnitudeIsUnitary) {
+  // phi + lambda used to be rounded to phi, so U[1][1] lost lambda's phase: 0.0016 off unitary.
+  const auto c = parse("qreg q[2];\nu3(1,-1e308,3.14) q[0];\ncu3(1,1e300,-2.5) q[0], q[1];\nU(1e308,-1e308,2) q[1];\n");
+  EXPECT_NO_THROW(qsim::validate(c));
+  for (double big : {1e308, -1e308, 1e300, 1e20, 4503599627370496.5})
+    for (double small : {3.14, -1e-3, 1.0, 2.0}) {
+      EXPECT_LT(qsim::unitarity_error(qsim::u3(1, big, small)), 1e-15) << big << " " << small;
+      EXPECT_LT(qsim::unitarity_error(qsim::u3(small, small, big)), 1e-15) << big << " " << small;
+    }
+  // The angles are still honoured exactly where they are ordinary.
+  const qsim::Matrix m = qsim::u3(0.3, 0.7, -1.1);
+  EXPECT_LT(std::abs(m[3] - std::polar(1.0, 0.7 - 1.1) * std::cos(0.15)), 1e-15);
 }
 
 /// Files of shared/circuits/qasmbench that qsim rejects, with the reason it must give.
