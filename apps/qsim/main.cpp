@@ -101,22 +101,6 @@ std::string footer() {
   return text.insert(examples == std::string::npos ? text.size() : examples, limits);
 }
 
-/// Option validator for an integer in [lo, hi], written out in full in --help and in messages
-/// ("--shots: 100000000000 is outside 0..10000000"); rejects non-integers, NaN and Inf.
-CLI::Validator integer_in(std::int64_t lo, std::int64_t hi) {
-  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
-  return CLI::Validator(
-      [lo, hi, range](std::string& text) -> std::string {
-        errno = 0;
-        char* end = nullptr;
-        const long long v = std::strtoll(text.c_str(), &end, 10);
-        if (text.empty() || *end != '\0') return "'" + tcemu::app::escape_control(text, 64) + "' is not an integer";
-        if (errno == ERANGE || v < lo || v > hi) return tcemu::app::escape_control(text, 64) + " is outside " + range;
-        return {};
-      },
-      "[" + range + "]");
-}
-
 /// Runs `parse` and puts `option` in front of the message of any tcemu::Error it throws that does
 /// not already name an option ("unknown scheme 'x'" -> "--scheme: unknown scheme 'x'").
 template <class F>
@@ -161,7 +145,7 @@ int main(int argc, char** argv) {
       app.add_option("-o,--output", output, "HDF5 file for metrics, amplitudes, samples (and states, n <= 20) per scheme");
   auto* save_opt = app.add_option("--save-circuit", save_circuit, "write the circuit as a qsim HDF5 circuit file and exit");
   app.add_option("-d,--fuse", fuse, "largest fused block, in qubits (1.." + std::to_string(qsim::kMaxBlockQubits) + ")")
-      ->check(integer_in(1, qsim::kMaxBlockQubits));
+      ->check(tcemu::app::integer_in(1, qsim::kMaxBlockQubits));
   app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, or 'all' (see --list-schemes)");
   app.add_option("--target", target_name, "accuracy target of int8-ozaki and auto: fp32 | fp64");
   app.add_option("--device", device_name, "host | cuda | auto (cuda when built with CUDA and a GPU is present)");
@@ -173,7 +157,7 @@ int main(int argc, char** argv) {
                  "per block on an H200, see docs/qsim.md)");
   app.add_option("--amplitudes", amplitudes, "comma-separated bitstrings whose amplitudes are printed");
   app.add_option("--shots", shots, "measurement samples per scheme (0: none; at most " + std::to_string(qsim::kMaxShots) + ")")
-      ->check(integer_in(0, qsim::kMaxShots));
+      ->check(tcemu::app::integer_in(0, qsim::kMaxShots));
   app.add_option("--seed", seed, "seed of the sampling (the same for every scheme)")->check(tcemu::app::non_negative());
   app.add_flag("--json", json, "print one JSON object instead of the table");
   app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");

@@ -157,3 +157,39 @@ TEST(Hdf5Errors, WriterProblems) {
 }
 
 }  // namespace
+
+namespace {
+
+// A file whose global heap claims a 1 GiB string: libhdf5 1.10 copies that many bytes out of a small
+// buffer in H5HG_read (SIGSEGV) when the attribute is read. Reader's validating child takes the crash.
+TEST(Hdf5Errors, CorruptGlobalHeapIsAnErrorNotACrash) {
+  TempDir dir;
+  const std::string path = dir.file("corrupt-heap.h5");
+  {
+    Writer w(path);
+    w.write<float>("/x", {1.0f, 2.0f}, {2});
+    w.write_string_attribute("/x", "name", "a variable-length string in the global heap");
+    w.commit();
+  }
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::size_t heap = bytes.find("GCOL");
+  ASSERT_NE(heap, std::string::npos);
+  // Collection header (16 bytes), then the first object's index (2), reference count (2), reserved (4)
+  // and its size (8, little-endian).
+  const std::uint64_t huge = std::uint64_t{1} << 30;
+  for (int b = 0; b < 8; ++b) bytes[heap + 24 + b] = static_cast<char>((huge >> (8 * b)) & 0xff);
+  { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; }
+  expect_io_error([&] { Reader r(path); (void)r.string_attribute("/x", "name"); },
+                  {path, "corrupt HDF5 file", "/x"});
+}
+
+// Non-regular files are refused before HDF5 opens them (a FIFO would block H5Fis_hdf5 forever).
+TEST(Hdf5Errors, DevicesAreNotRead) {
+  expect_io_error([&] { Reader r("/dev/zero"); }, {"/dev/zero", "cannot open", "character device"});
+}
+
+}  // namespace

@@ -1,6 +1,8 @@
 #include "app_common/cli.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <new>
@@ -101,6 +103,20 @@ CLI::Validator in_range(double lo, double hi) {
   return number_rule("[" + format_number(lo) + ".." + format_number(hi) + "]",
                      [lo, hi](double v) { return v >= lo && v <= hi; },
                      "outside " + format_number(lo) + ".." + format_number(hi));
+}
+
+CLI::Validator integer_in(std::int64_t lo, std::int64_t hi) {
+  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        const long long v = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0') return "'" + escape_control(text, 64) + "' is not an integer";
+        if (errno == ERANGE || v < lo || v > hi) return escape_control(text, 64) + " is outside " + range;
+        return {};
+      },
+      "[" + range + "]");
 }
 
 }  // namespace tcemu::app

@@ -9,9 +9,12 @@
 #include "tcemu/io/files.hpp"
 
 #include <hdf5.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +22,7 @@
 #include <limits>
 #include <sstream>
 #include <type_traits>
+#include <new>
 
 namespace tcemu::io {
 namespace {
@@ -162,12 +166,159 @@ const char* to_string(DType t) {
   }
 }
 
+// ------------------------------------------------------------------------ validation in a child
+
+namespace {
+
+/// What the validating child reports to its parent through anonymous shared memory.
+struct ProbeReport {
+  char object[512];   ///< the object the child was reading last (names where it crashed)
+  char message[512];  ///< a clean failure's message (status kProbeFailed)
+};
+constexpr int kProbeFailed = 3;
+constexpr long kMaxProbedObjects = 100000;
+constexpr hsize_t kProbeBlockBytes = hsize_t{64} << 20;
+
+struct ProbeWalk {
+  ProbeReport* report;
+  long objects = 0;
+};
+
+void probe_note(ProbeReport* report, const std::string& object) {
+  std::snprintf(report->object, sizeof report->object, "%s", object.c_str());
+}
+
+[[noreturn]] void probe_fail(ProbeReport* report, const std::string& message) {
+  std::snprintf(report->message, sizeof report->message, "%s", message.c_str());
+  ::_exit(kProbeFailed);
+}
+
+/// Reads every attribute of `obj` the way Reader would (variable-length strings through the global
+/// heap, where malformed heap addresses crash libhdf5 1.10).
+herr_t probe_attribute(hid_t obj, const char* name, const H5A_info_t*, void* data) {
+  auto* walk = static_cast<ProbeWalk*>(data);
+  Handle a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  if (!a.ok()) return 0;  // the real read reports it cleanly
+  Handle type(H5Aget_type(a.get()), H5Tclose);
+  Handle space(H5Aget_space(a.get()), H5Sclose);
+  const hssize_t count = H5Sget_simple_extent_npoints(space.get());
+  if (!type.ok() || count < 0) return 0;
+  if (H5Tget_class(type.get()) == H5T_STRING && H5Tis_variable_str(type.get()) > 0) {
+    if (count != 1) return 0;
+    Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(mem.get(), H5T_VARIABLE);
+    H5Tset_cset(mem.get(), H5Tget_cset(type.get()));  // as Reader::string_attribute: same conversion path
+    char* text = nullptr;
+    if (H5Aread(a.get(), mem.get(), &text) >= 0 && text) H5free_memory(text);
+    return 0;
+  }
+  if (H5Tdetect_class(type.get(), H5T_VLEN) > 0) return 0;  // never read by tcemu
+  const std::size_t bytes = H5Tget_size(type.get()) * static_cast<std::size_t>(count);
+  if (bytes > (std::size_t{1} << 26)) probe_fail(walk->report, "attribute " + std::string(name) + " is larger than 64 MiB");
+  std::vector<unsigned char> buf(bytes + 1);
+  H5Aread(a.get(), type.get(), buf.data());
+  return 0;
+}
+
+/// Reads a chunked or compact dataset block by block (chunk indexes and filters are where corrupt
+/// files crash libhdf5); contiguous data is read with plain pread and only needs to lie in the file.
+void probe_dataset(ProbeWalk* walk, hid_t ds, const std::string& name) {
+  Handle dcpl(H5Dget_create_plist(ds), H5Pclose);
+  Handle space(H5Dget_space(ds), H5Sclose);
+  Handle type(H5Dget_type(ds), H5Tclose);
+  if (!dcpl.ok() || !space.ok() || !type.ok()) return;
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 1 || rank > 2 || H5Tdetect_class(type.get(), H5T_VLEN) > 0) return;  // refused by read()
+  hsize_t dims[2] = {0, 1};
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  if (rank == 1) dims[1] = 1;
+  const std::size_t elem = H5Tget_size(type.get());
+  if (dims[0] == 0 || dims[1] == 0 || elem == 0 || elem > 16) return;
+  if (H5Pget_layout(dcpl.get()) == H5D_CONTIGUOUS) return;
+  // A claimed shape that read() refuses (overflow, more than the machine's memory) is not read here:
+  // a tiny file can claim 2^62 rows of fill values.
+  hsize_t total = 0;
+  const std::uint64_t memory = physical_memory_bytes();
+  if (__builtin_mul_overflow(dims[0], dims[1], &total) || __builtin_mul_overflow(total, hsize_t{8}, &total) ||
+      (memory > 0 && total > memory))
+    return;
+  const hsize_t row_bytes = dims[1] * elem;
+  if (row_bytes > kProbeBlockBytes) probe_fail(walk->report, "dataset " + name + ": rows larger than 64 MiB");
+  const hsize_t rows_per_block = std::max<hsize_t>(1, kProbeBlockBytes / row_bytes);
+  std::vector<unsigned char> buf(static_cast<std::size_t>(std::min(dims[0], rows_per_block) * row_bytes));
+  for (hsize_t r0 = 0; r0 < dims[0]; r0 += rows_per_block) {
+    const hsize_t rows = std::min(rows_per_block, dims[0] - r0);
+    const hsize_t start[2] = {r0, 0}, count[2] = {rows, dims[1]};
+    Handle fspace(H5Scopy(space.get()), H5Sclose);
+    H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
+    Handle mspace(H5Screate_simple(rank, count, nullptr), H5Sclose);
+    if (H5Dread(ds, type.get(), mspace.get(), fspace.get(), H5P_DEFAULT, buf.data()) < 0) return;
+  }
+}
+
+/// Visits one link: its object's attributes, and a dataset's chunked data.
+template <class LinkInfo>
+herr_t probe_link(hid_t group, const char* name, const LinkInfo*, void* data) {
+  auto* walk = static_cast<ProbeWalk*>(data);
+  if (++walk->objects > kMaxProbedObjects)
+    probe_fail(walk->report, "more than " + std::to_string(kMaxProbedObjects) + " objects");
+  const std::string object = std::string("/") + name;
+  probe_note(walk->report, object);
+  Handle obj(H5Oopen(group, name, H5P_DEFAULT), H5Oclose);
+  if (!obj.ok()) return 0;  // dangling links are reported by the real read
+  H5Aiterate2(obj.get(), H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, probe_attribute, walk);
+  if (H5Iget_type(obj.get()) == H5I_DATASET) probe_dataset(walk, obj.get(), object);
+  return 0;
+}
+
+/// Opens `path` and reads every object the way Reader would, in a forked child, so that a malformed
+/// file that crashes libhdf5 (it does, in its metadata and global-heap readers) costs the child, not
+/// the application. Throws IoError "<path>: corrupt HDF5 file: ..." naming the object being read when
+/// the child died, or the child's own clean message.
+void probe_in_child(const std::string& path) {
+  void* mem = ::mmap(nullptr, sizeof(ProbeReport), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) return;  // no isolation possible; the real reads still check what they read
+  auto* report = new (mem) ProbeReport{};
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::munmap(mem, sizeof(ProbeReport));
+    return;
+  }
+  if (pid == 0) {
+    probe_note(report, "/ (superblock)");
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file >= 0) {
+      ProbeWalk walk{report};
+      probe_note(report, "/");
+      H5Aiterate2(file, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, probe_attribute, &walk);
+      H5Lvisit(file, H5_INDEX_NAME, H5_ITER_NATIVE, probe_link, &walk);
+    }
+    ::_exit(0);  // no exit-time clean-up: it would touch the same (possibly corrupt) file again
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const std::string object = report->object, message = report->message;
+  ::munmap(mem, sizeof(ProbeReport));
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kProbeFailed)
+    throw IoError(path + ": cannot open: " + message);
+  // A signal, or a sanitizer's exit status where the child was instrumented: either way libhdf5 broke.
+  const std::string how = WIFSIGNALED(status) ? "crashed (signal " + std::to_string(WTERMSIG(status)) + ")"
+                                              : "crashed (exit status " + std::to_string(WEXITSTATUS(status)) + ")";
+  throw IoError(path + ": corrupt HDF5 file: the HDF5 library " + how + " reading " + object);
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------- Reader
 
 Reader::Reader(const std::string& path) : path_(path) {
   silence_hdf5();
   require_regular_file(path);  // a FIFO would block H5Fis_hdf5 forever
   if (H5Fis_hdf5(path.c_str()) <= 0) throw IoError(path + ": cannot open: not an HDF5 file");
+  probe_in_child(path);
   file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file_ < 0) throw IoError(path + ": cannot open: HDF5 could not open the file (unreadable or locked)");
 }

@@ -4,6 +4,7 @@
 /// ("<app>: error: <file or option>: <problem>", exit status 2), validators whose messages name the
 /// option and the rule, and one place that turns exceptions into that line.
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -47,5 +48,8 @@ int run_guarded(std::string_view app, const std::function<int()>& body);
 CLI::Validator positive();
 CLI::Validator non_negative();
 CLI::Validator in_range(double lo, double hi);
+/// A decimal integer in [lo, hi] ("1e3", "2.0" and out-of-range values are refused with a message
+/// naming the option, the value and the range in full digits).
+CLI::Validator integer_in(std::int64_t lo, std::int64_t hi);
 
 }  // namespace tcemu::app

@@ -38,7 +38,11 @@ struct Array {
 };
 
 /// Read access to one HDF5 file. Opening a missing, non-regular (directory, FIFO, device) or non-HDF5
-/// file throws IoError "<path>: cannot open: <reason>".
+/// file throws IoError "<path>: cannot open: <reason>". Before the file is used, a forked child opens
+/// it and reads every attribute and every chunked dataset the way the Reader would: malformed
+/// metadata that crashes libhdf5 (its global-heap and chunk-index readers do) then costs the child,
+/// and the constructor throws IoError "<path>: corrupt HDF5 file: the HDF5 library crashed reading
+/// <object>". Contiguous data (plain reads at checked offsets) is not read twice.
 class Reader {
  public:
   explicit Reader(const std::string& path);
