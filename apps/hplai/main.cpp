@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
   bool json = false, quiet = false, list_schemes = false, no_scaling = false;
   app.add_option("-n,--n", n, "order of the generated system (required without --input)");
   app.add_option("--nb", nb, "block size: panel width and the k of the trailing-update GEMMs")->capture_default_str();
-  app.add_option("--seed", seed, "generator seed: A from the LCG seeded with S, b with S+1 (1 = reference)")->capture_default_str();
+  app.add_option("--seed", seed, "generator seed: A from the LCG seeded with S, b with S+1 (1 = reference)")->capture_default_str()->check(tcemu::app::unsigned_64());
   app.add_option("-i,--input", input, "HDF5 file with /A (n x n) and /b (n) instead of the generator");
   app.add_option("-o,--output", output, "HDF5 file for the solution x of every scheme");
   app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, 'all' or 'auto' (see --list-schemes)")->capture_default_str();
@@ -158,7 +158,17 @@ int main(int argc, char** argv) {
     // Opened before the run: a bad path fails at once; the Writer removes its temporary on errors.
     std::unique_ptr<tcemu::io::Writer> out;
     if (!output.empty()) out = std::make_unique<tcemu::io::Writer>(output);
-    const hplai::RunResult res = hplai::run(sys, opt);
+    // Numerical failures (a singular pivot, overflowing factors) name the system they came from.
+    const std::string system_name = input.empty() ? "--n " + std::to_string(n) + " --seed " + std::to_string(seed) : input;
+    const hplai::RunResult res = [&] {
+      try {
+        return hplai::run(sys, opt);
+      } catch (const tcemu::Error& e) {
+        const std::string message = e.what();
+        if (message.rfind(system_name, 0) == 0) throw;
+        throw tcemu::InvalidArgument(system_name + ": " + message);
+      }
+    }();
     if (out) {
       write_output(*out, res);
       out->commit();

@@ -32,6 +32,7 @@ constexpr double kPassThreshold = 16.0;
 
 /// HPL-MxP scaled residual ||r||_inf / ((||A||_inf ||x||_inf + ||b||_inf) * n * eps), eps = 2^-53.
 inline double scaled_residual(double r_inf, double a_inf, double x_inf, double b_inf, std::int64_t n) {
+  if (r_inf == 0) return 0;  // an exact solution (b = 0 gives x = 0 and 0 / 0 otherwise)
   return r_inf / ((a_inf * x_inf + b_inf) * static_cast<double>(n) * kEps64);
 }
 

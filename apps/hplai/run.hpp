@@ -83,8 +83,9 @@ struct RunResult {
 };
 
 /// Runs the job on the host or the GPU (options.device, already resolved). Throws SingularPivot for
-/// a pivot LU without pivoting cannot use (message prefixed with the scheme), and what the solvers
-/// throw (tcemu::InvalidArgument / DeviceError).
+/// a pivot LU without pivoting cannot use (message prefixed with the scheme), tcemu::InvalidArgument
+/// naming the source when the FP64 baseline itself fails the scaled-residual check (the system cannot
+/// verify any scheme), and what the solvers throw (tcemu::InvalidArgument / DeviceError).
 RunResult run(const System& sys, const RunOptions& options);
 
 /// The host path for one scheme (not "fp64"): factor, refine, check. a_inf = ||A||_inf.

@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
   app.add_option("-k,--k", k, "number of clusters, 1 <= k <= n (required)");
   app.add_option("--max-iter", max_iter, "maximum Lloyd iterations")->check(tcemu::app::positive());
   app.add_option("--tol", tol, "stop when the relative inertia change is <= tol")->check(tcemu::app::non_negative());
-  app.add_option("--seed", seed, "seed of the initialisation (same for every scheme)");
+  app.add_option("--seed", seed, "seed of the initialisation (same for every scheme)")->check(tcemu::app::unsigned_64());
   app.add_option("--init", init_name, "kmeans++ | random | file (/init_centroids)");
   app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, or 'all' (see --list-schemes)");
   app.add_option("--target", target_name, "accuracy target of int8-ozaki and auto: fp32 | fp64");

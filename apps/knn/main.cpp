@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,8 +87,13 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", output,
                  "write /<scheme>/neighbors (q x k int32) and /<scheme>/distances (q x k float32,\n"
                  "Euclidean) for every scheme; written to a temporary name, renamed when complete");
-  app.add_option("-q,--queries", queries, "use the first N rows of /test as queries (default: all)");
-  app.add_option("-k,--k", k, "neighbours per query, 1..n")->capture_default_str();
+  // Integers only here (no wrapped or saturated values); the ranges, which depend on the file, are
+  // checked with the file's sizes in the message (knn::load_dataset).
+  app.add_option("-q,--queries", queries, "use the first N rows of /test as queries (default: all)")
+      ->check(tcemu::app::integer_in(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()));
+  app.add_option("-k,--k", k, "neighbours per query, 1..n")
+      ->check(tcemu::app::integer_in(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()))
+      ->capture_default_str();
   app.add_option("-s,--scheme", scheme_list,
                  "comma-separated scheme names, 'all', or 'auto' (see the list below)")
       ->capture_default_str();
@@ -133,6 +139,11 @@ int main(int argc, char** argv) {
       throw tcemu::InvalidArgument(std::string("--scheme: ") + e.what());
     }
     const knn::Device device = knn::resolve_device(knn::parse_device(device_name));
+    const knn::Dataset data =
+        knn::load_dataset(input, app.count("--queries") ? std::optional<std::int64_t>(queries) : std::nullopt, k);
+    std::unique_ptr<tcemu::io::Writer> writer;
+    if (!output.empty()) writer = std::make_unique<tcemu::io::Writer>(output);  // fails early, before the work
+    // After every check: a note printed before an error line would break the one-line contract.
     if (recalibrate) {
 #if defined(TCEMU_HAVE_CUDA)
       if (device == knn::Device::cuda)
@@ -142,10 +153,6 @@ int main(int argc, char** argv) {
         std::cerr << "knn: --recalibrate: nothing to measure on the host (its cost model is fixed)" << std::endl;
     }
 
-    const knn::Dataset data =
-        knn::load_dataset(input, app.count("--queries") ? std::optional<std::int64_t>(queries) : std::nullopt, k);
-    std::unique_ptr<tcemu::io::Writer> writer;
-    if (!output.empty()) writer = std::make_unique<tcemu::io::Writer>(output);  // fails early, before the work
 
     knn::RunOptions options;
     options.schemes = schemes;

@@ -2,6 +2,7 @@
 #include "circuit_generators.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <map>
 #include <set>
@@ -65,9 +66,10 @@ class Spec {
       fail("missing key '" + key + "'");
     }
     char* end = nullptr;
+    errno = 0;
     const long long v = std::strtoll(it->second.c_str(), &end, 10);
     if (it->second.empty() || *end != '\0') fail(key + "=" + it->second + " is not an integer");
-    if (v < lo || v > hi)
+    if (errno == ERANGE || v < lo || v > hi)  // ERANGE: strtoll saturated, the text is out of any range
       fail(key + "=" + it->second + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
     return v;
   }

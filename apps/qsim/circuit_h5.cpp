@@ -86,6 +86,12 @@ Circuit load_circuit(const std::string& path, int max_qubits) {
   if (nc < 0 || nc > kMaxClassicalBits)
     fail("/circuit: attribute num_clbits = " + std::to_string(nc) + " is outside 0.." + std::to_string(kMaxClassicalBits));
   c.num_clbits = static_cast<int>(nc);
+  if (*ng == 0 && r.has_dataset("/circuit/gate_arity")) {
+    // An empty circuit with gate rows would silently drop them: the count and the data must agree.
+    const auto rows = r.info("/circuit/gate_arity").shape;
+    if (!rows.empty() && rows[0] != 0)
+      fail("/circuit: attribute num_gates = 0 but dataset /circuit/gate_arity has " + std::to_string(rows[0]) + " rows");
+  }
   if (*ng > 0) {
     require_shape(r, "/circuit/gate_arity", {*ng, 2}, "num_gates = " + std::to_string(*ng));
     const auto arity = r.read<std::int32_t>("/circuit/gate_arity", 2);

@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
   app.add_option("--amplitudes", amplitudes, "comma-separated bitstrings whose amplitudes are printed");
   app.add_option("--shots", shots, "measurement samples per scheme (0: none; at most " + std::to_string(qsim::kMaxShots) + ")")
       ->check(tcemu::app::integer_in(0, qsim::kMaxShots));
-  app.add_option("--seed", seed, "seed of the sampling (the same for every scheme)")->check(tcemu::app::non_negative());
+  app.add_option("--seed", seed, "seed of the sampling (the same for every scheme)")->check(tcemu::app::unsigned_64());
   app.add_flag("--json", json, "print one JSON object instead of the table");
   app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
   app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");

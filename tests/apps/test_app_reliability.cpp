@@ -167,6 +167,11 @@ TEST_F(AppReliability, OptionErrorsAreOneLineWithExitTwo) {
                {"--recheck-margin", "not a finite number"});
   expect_error("kmeans", "--input " + shell_quoted(kmeans_input_) + " --k 0", {"--k 0 must be >= 1"});
   expect_error("hplai", "--n", {"--n"});
+  // Seeds past 2^64 - 1 were wrapped or saturated silently.
+  expect_error("kmeans", "--input " + shell_quoted(kmeans_input_) + " --k 3 --seed 18446744073709551616",
+               {"--seed", "outside 0..18446744073709551615"});
+  expect_error("hplai", "--n 8 --seed 99999999999999999999999", {"--seed"});
+  expect_error("knn", "--input " + shell_quoted(knn_input_) + " --queries 9223372036854775808", {"--queries", "outside"});
   const Ran r = run("knn", "--input " + shell_quoted(knn_input_) + " --batch 0");
   EXPECT_LT(r.err.size(), 200u) << "an option error stays short: " << r.err;
 }
@@ -227,6 +232,27 @@ TEST_F(AppReliability, OutputNamesUpToTheNameLimitWork) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(out));
   for (const auto& e : dir_.entries()) EXPECT_EQ(e.find(".tmp"), std::string::npos) << e;
+}
+
+TEST_F(AppReliability, HplaiZeroRightHandSideAndSingularSystems) {
+  // b = 0 has the exact solution x = 0 (scaled residual 0, not 0 / 0): PASS.
+  const std::string zero_b = dir_.file("zero-b.h5"), singular = dir_.file("singular.h5");
+  {
+    tcemu::io::Writer w(zero_b);
+    w.write<double>("/A", {4, 1, 1, 4}, {2, 2});
+    w.write<double>("/b", {0, 0}, {2});
+    w.commit();
+  }
+  const Ran r = run("hplai", "--input " + shell_quoted(zero_b) + " --scheme fp32 --device host -q");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  // A singular /A: the error names the file (it named only the baseline before).
+  {
+    tcemu::io::Writer w(singular);
+    w.write<double>("/A", {1, 2, 3, 2, 4, 6, 1, 1, 1}, {3, 3});
+    w.write<double>("/b", {1, 2, 3}, {3});
+    w.commit();
+  }
+  expect_error("hplai", "--input " + shell_quoted(singular) + " --scheme fp32 --device host -q", {singular, "singular"});
 }
 
 TEST_F(AppReliability, HplaiSmallestOrdersAreSolvable) {

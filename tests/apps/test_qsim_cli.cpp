@@ -202,7 +202,7 @@ TEST_F(QsimCli, OptionErrorsAreOneLineWithExitStatus2) {
   expect_error("--generate ghz:n=3 --shots -1", {"--shots: -1 is outside 0..10000000"});
   expect_error("--generate ghz:n=3 --shots 100000000000", {"--shots: 100000000000 is outside 0..10000000"});
   expect_error("--generate ghz:n=3 --shots 99999999999999999999999", {"is outside 0..10000000"});
-  expect_error("--generate ghz:n=3 --seed -1", {"--seed: -1 is negative"});
+  expect_error("--generate ghz:n=3 --seed -1", {"--seed: '-1' is not a non-negative integer"});
   expect_error("--generate", {"--generate"});
   // Duplicate generator keys and controls that cannot fit beside the targets.
   expect_error("--generate brickwork:n=4,depth=2,n=5", {"--generate brickwork:n=4,depth=2,n=5: key 'n' is given twice"});

@@ -119,4 +119,17 @@ CLI::Validator integer_in(std::int64_t lo, std::int64_t hi) {
       "[" + range + "]");
 }
 
+CLI::Validator unsigned_64() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits) return "'" + escape_control(text, 64) + "' is not a non-negative integer";
+        errno = 0;
+        std::strtoull(text.c_str(), nullptr, 10);
+        if (errno == ERANGE) return escape_control(text, 64) + " is outside 0..18446744073709551615";
+        return {};
+      },
+      "[0..2^64-1]");
+}
+
 }  // namespace tcemu::app

@@ -51,5 +51,8 @@ CLI::Validator in_range(double lo, double hi);
 /// A decimal integer in [lo, hi] ("1e3", "2.0" and out-of-range values are refused with a message
 /// naming the option, the value and the range in full digits).
 CLI::Validator integer_in(std::int64_t lo, std::int64_t hi);
+/// A decimal integer in [0, 2^64 - 1] (seeds): a sign, a fraction or a value past 2^64 - 1 is refused
+/// (CLI11 alone wraps or saturates such values silently).
+CLI::Validator unsigned_64();
 
 }  // namespace tcemu::app

@@ -42,7 +42,9 @@ struct Array {
 /// it and reads every attribute and every chunked dataset the way the Reader would: malformed
 /// metadata that crashes libhdf5 (its global-heap and chunk-index readers do) then costs the child,
 /// and the constructor throws IoError "<path>: corrupt HDF5 file: the HDF5 library crashed reading
-/// <object>". Contiguous data (plain reads at checked offsets) is not read twice.
+/// <object>" (or "did not finish reading <object> within N s": the child gets 10 s plus 1 s per 10 MB
+/// of file, since malformed metadata can also make libhdf5 loop). Contiguous data (plain reads at
+/// checked offsets) is not read twice.
 class Reader {
  public:
   explicit Reader(const std::string& path);
