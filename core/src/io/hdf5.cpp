@@ -422,6 +422,23 @@ Array<T> Reader::read(const std::string& name, int rank) const {
   if (memory > 0 && bytes > static_cast<double>(memory))
     fail(path_, full, "shape " + shape_text(out.shape) + " needs " + std::to_string(bytes / (1u << 30)) +
                           " GiB, more than this machine's " + std::to_string(memory >> 30) + " GiB of memory");
+  // What the file can really hold: contiguous data must be stored in full (a shape claimed without
+  // data would be read as fill values or past the end of the file), and no dataset can expand to
+  // more than deflate's ~1032:1 ratio of the file's size allows.
+  const double claimed = static_cast<double>(count) * static_cast<double>(H5Tget_size(type.get()));
+  struct stat st {};
+  const double file_bytes = ::stat(path_.c_str(), &st) == 0 ? static_cast<double>(st.st_size) : 0.0;
+  if (claimed > 1100.0 * file_bytes + 65536.0)
+    fail(path_, full, "shape " + shape_text(out.shape) + " claims " + std::to_string(static_cast<long long>(claimed)) +
+                          " bytes, more than a file of " + std::to_string(static_cast<long long>(file_bytes)) +
+                          " bytes can hold even compressed");
+  {
+    Handle dcpl(H5Dget_create_plist(ds.get()), H5Pclose);
+    if (dcpl.ok() && H5Pget_layout(dcpl.get()) == H5D_CONTIGUOUS &&
+        static_cast<double>(H5Dget_storage_size(ds.get())) < claimed)
+      fail(path_, full, "shape " + shape_text(out.shape) + " needs " + std::to_string(static_cast<long long>(claimed)) +
+                            " bytes but the file stores " + std::to_string(H5Dget_storage_size(ds.get())));
+  }
 
   if constexpr (std::is_same_v<T, std::int32_t>) {
     if (dtype == DType::int64) {
