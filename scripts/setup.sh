@@ -7,7 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(libtrilinos-kokkos-dev libhdf5-dev libcli11-dev libopenblas-dev libgtest-dev
-          dataset-fashion-mnist python3-numpy python3-h5py)
+          dataset-fashion-mnist python3-numpy python3-h5py
+          # the sanitizer + fuzzing build of scripts/test.sh's stage 2 (scripts/build_sanitize.sh):
+          # clang, its ASan/UBSan/libFuzzer run-time libraries, llvm-symbolizer for the reports
+          clang libclang-rt-14-dev llvm-14)
 command -v cmake >/dev/null 2>&1 || packages+=(cmake)
 command -v g++ >/dev/null 2>&1 || packages+=(g++)
 command -v make >/dev/null 2>&1 || packages+=(make)

@@ -1,0 +1,10 @@
+OPENQASM 2.0;
+include "qelib1.inc";
+qreg q[2];
+creg c[2];
+cx q[0], q[0];
+u3(1, 2) q[0];
+h q[5];
+foo q[1];
+measure q[0] -> c[0];
+h q[0];
