@@ -1,25 +1,10 @@
 #include "report.hpp"
 
+#include "app_common/text.hpp"
+
 #include <cmath>
 
 namespace hplai {
-
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      o += buf;
-    } else {
-      o += c;
-    }
-  }
-  return o;
-}
 
 namespace {
 /// JSON has no NaN/Inf: print them as null.
@@ -50,24 +35,24 @@ void print_table(std::FILE* out, const RunResult& res) {
 
 void print_json(std::FILE* out, const RunResult& res) {
   std::fprintf(out,
-               "{\"app\":\"hplai\",\"n\":%lld,\"nb\":%lld,\"source\":\"%s\",\"solver\":\"%s\",\"device\":\"%s\","
+               "{\"app\":\"hplai\",\"n\":%lld,\"nb\":%lld,\"source\":%s,\"solver\":\"%s\",\"device\":\"%s\","
                "\"eps\":%s,\"threshold\":16,\"results\":[",
-               static_cast<long long>(res.n), static_cast<long long>(res.nb), json_escape(res.source).c_str(),
+               static_cast<long long>(res.n), static_cast<long long>(res.nb), tcemu::app::json_string(res.source).c_str(),
                res.solver.c_str(), res.device.c_str(), "1.1102230246251565e-16");
   for (std::size_t i = 0; i < res.rows.size(); ++i) {
     const auto& r = res.rows[i];
     std::fprintf(out,
-                 "%s{\"scheme\":\"%s\",\"used\":\"%s\",\"storage\":\"%s\",\"baseline\":%s,\"time_ms\":%s,"
+                 "%s{\"scheme\":%s,\"used\":%s,\"storage\":\"%s\",\"baseline\":%s,\"time_ms\":%s,"
                  "\"factor_ms\":%s,\"panel_ms\":%s,\"update_ms\":%s,\"refine_ms\":%s,\"gflops\":%s,\"speedup\":%s,\"iterations\":%d,"
                  "\"restarts\":%d,\"initial_scaled_residual\":%s,\"scaled_residual\":%s,\"pass\":%s,"
-                 "\"updates\":%lld,\"fallbacks\":%lld,\"note\":\"%s\"}",
-                 i ? "," : "", json_escape(r.scheme).c_str(), json_escape(r.used).c_str(), r.storage.c_str(),
+                 "\"updates\":%lld,\"fallbacks\":%lld,\"note\":%s}",
+                 i ? "," : "", tcemu::app::json_string(r.scheme).c_str(), tcemu::app::json_string(r.used).c_str(), r.storage.c_str(),
                  r.baseline ? "true" : "false", num(r.total_seconds * 1e3).c_str(),
                  num(r.factor_seconds * 1e3).c_str(), num(r.panel_seconds * 1e3).c_str(),
                  num(r.update_seconds * 1e3).c_str(), num(r.refine_seconds * 1e3).c_str(), num(r.gflops).c_str(),
                  num(r.speedup).c_str(), r.iterations, r.restarts, num(r.initial_scaled_residual).c_str(),
                  num(r.scaled_residual).c_str(), r.pass ? "true" : "false", static_cast<long long>(r.updates),
-                 static_cast<long long>(r.fallbacks), json_escape(r.note).c_str());
+                 static_cast<long long>(r.fallbacks), tcemu::app::json_string(r.note).c_str());
   }
   std::fprintf(out, "]}\n");
 }

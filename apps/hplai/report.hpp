@@ -19,7 +19,5 @@ void print_table(std::FILE* out, const RunResult& result);
 /// "updates","fallbacks","note"}]} and a newline.
 void print_json(std::FILE* out, const RunResult& result);
 
-/// s with JSON string escapes (quotes, backslashes, control characters).
-std::string json_escape(const std::string& s);
 
 }  // namespace hplai

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "app_common/text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -24,27 +26,6 @@ std::string row_note(const SchemeResult& r) {
 }
 
 }  // namespace
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::string format_table(const Dataset& data, const RunResult& result, const RunInfo& info) {
   const std::vector<std::string> head = {"scheme", "used", "time_ms", "speedup_vs_fp32",
@@ -80,18 +61,18 @@ std::string format_table(const Dataset& data, const RunResult& result, const Run
 
 std::string format_json(const Dataset& data, const RunResult& result, const RunInfo& info) {
   std::ostringstream os;
-  os << "{\"app\":\"knn\",\"input\":" << json_string(info.input) << ",\"queries\":" << data.q
+  os << "{\"app\":\"knn\",\"input\":" << tcemu::app::json_string(info.input) << ",\"queries\":" << data.q
      << ",\"k\":" << result.k << ",\"n\":" << data.n << ",\"d\":" << data.d
-     << ",\"target\":" << json_string(tcemu::to_string(info.target))
-     << ",\"device\":" << json_string(to_string(info.device)) << ",\"repeat\":" << info.repeat
-     << ",\"ground_truth\":" << json_string(result.ground_truth) << ",\"results\":[";
+     << ",\"target\":" << tcemu::app::json_string(tcemu::to_string(info.target))
+     << ",\"device\":" << tcemu::app::json_string(to_string(info.device)) << ",\"repeat\":" << info.repeat
+     << ",\"ground_truth\":" << tcemu::app::json_string(result.ground_truth) << ",\"results\":[";
   for (std::size_t i = 0; i < result.rows.size(); ++i) {
     const auto& r = result.rows[i];
-    os << (i ? "," : "") << "{\"scheme\":" << json_string(r.scheme.name) << ",\"used\":" << json_string(r.used)
-       << ",\"requested\":" << (r.requested ? "true" : "false") << ",\"role\":" << json_string(r.role)
+    os << (i ? "," : "") << "{\"scheme\":" << tcemu::app::json_string(r.scheme.name) << ",\"used\":" << tcemu::app::json_string(r.used)
+       << ",\"requested\":" << (r.requested ? "true" : "false") << ",\"role\":" << tcemu::app::json_string(r.role)
        << ",\"time_ms\":" << json_number(r.time_ms) << ",\"speedup\":" << json_number(r.speedup)
        << ",\"recall\":" << json_number(r.recall) << ",\"max_dist_err\":" << json_number(r.max_dist_err)
-       << ",\"note\":" << json_string(r.note) << "}";
+       << ",\"note\":" << tcemu::app::json_string(r.note) << "}";
   }
   os << "]}";
   return os.str();

@@ -35,7 +35,5 @@ std::string format_json(const Dataset& data, const RunResult& result, const RunI
 void write_results(tcemu::io::Writer& out, const Dataset& data, const RunResult& result,
                    const RunInfo& info);
 
-/// JSON string literal of s (quotes, backslashes and control characters escaped).
-std::string json_string(const std::string& s);
 
 }  // namespace knn

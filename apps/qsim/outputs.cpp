@@ -30,19 +30,6 @@ std::string histogram_text(const std::vector<std::int64_t>& h) {
 
 }  // namespace
 
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') o += '\\', o += ch;
-    else if (static_cast<unsigned char>(ch) < 0x20) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", ch);
-      o += b;
-    } else o += ch;
-  }
-  return o + "\"";
-}
-
 void print_table(const JobResult& job, const ReportContext& ctx) {
   const Circuit& c = *ctx.circuit;
   // The name may come from a file: escaped, so that it cannot start a line of its own.
@@ -94,14 +81,14 @@ void print_json(const JobResult& job, const ReportContext& ctx) {
   const Circuit& c = *ctx.circuit;
   std::printf("{\"app\":\"qsim\",\"circuit\":%s,\"num_qubits\":%d,\"gates\":%zu,\"fuse\":%d,\"blocks\":%lld,\"device\":\"%s\","
               "\"results\":[",
-              json_string(c.name).c_str(), c.num_qubits, c.gates.size(), ctx.fuse, (long long)job.fusion.blocks,
+              tcemu::app::json_string(c.name).c_str(), c.num_qubits, c.gates.size(), ctx.fuse, (long long)job.fusion.blocks,
               to_string(ctx.device));
   for (std::size_t i = 0; i < job.runs.size(); ++i) {
     const auto& r = job.runs[i];
     std::printf("%s{\"scheme\":%s,\"used\":%s,\"precision\":\"%s\",\"time_ms\":%.6g,\"gemm_ms\":%.6g,\"gemm_share\":%.6g,"
                 "\"permute_ms\":%.6g,\"permutations\":%lld,\"in_place_blocks\":%lld,\"fidelity\":%.17g,\"infidelity\":%.6g,\"max_amp_err\":%.6g,"
                 "\"norm\":%.17g,\"norm_drift\":%.6g,\"fallbacks\":%lld,\"samples_differing\":%lld,\"amplitudes\":[",
-                i ? "," : "", json_string(r.scheme.name).c_str(), json_string(r.used).c_str(), r.precision,
+                i ? "," : "", tcemu::app::json_string(r.scheme.name).c_str(), tcemu::app::json_string(r.used).c_str(), r.precision,
                 r.stats.seconds * 1e3, r.stats.seconds_gemm * 1e3, r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12),
                 r.stats.seconds_permute * 1e3, (long long)r.stats.permutations, (long long)r.stats.in_place, r.accuracy.fidelity, 1.0 - r.accuracy.fidelity,
                 r.accuracy.max_amp_err, r.accuracy.norm, r.accuracy.norm_drift, (long long)r.stats.fallbacks,

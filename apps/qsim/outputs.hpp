@@ -39,7 +39,5 @@ void print_json(const JobResult& job, const ReportContext& ctx);
 /// n <= kMaxSavedStateQubits).
 void write_output(tcemu::io::Writer& out, const JobResult& job, const ReportContext& ctx);
 
-/// JSON string literal of `s` (quotes and escapes included).
-std::string json_string(const std::string& s);
 
 }  // namespace qsim
