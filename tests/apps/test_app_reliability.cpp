@@ -273,28 +273,15 @@ TEST_F(AppReliability, SignalsRemoveTheTemporaryOutput) {
   for (int sig : {SIGTERM, SIGINT}) {
     SCOPED_TRACE(sig);
     const std::string out = dir_.file("signalled.h5");
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      const std::string exe = app_test::app_executable("kmeans");
-      std::freopen("/dev/null", "w", stderr);
-      std::freopen("/dev/null", "w", stdout);
-      ::execl(exe.c_str(), exe.c_str(), "--input", big.c_str(), "--k", "64", "--max-iter", "100000", "--tol", "0",
-              "--scheme", "fp32,bf16x9", "--device", "host", "--output", out.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    // Wait until the temporary exists (the output is opened before the iterations).
-    bool seen = false;
-    for (int i = 0; i < 400 && !seen; ++i) {
-      for (const auto& e : dir_.entries()) seen |= e.rfind("signalled.h5.tmp.", 0) == 0;
-      if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    }
-    EXPECT_TRUE(seen) << "no temporary appeared";
-    ::kill(pid, sig);
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    const auto r = app_test::signal_during_output(
+        app_test::app_executable("kmeans"),
+        {"--input", big, "--k", "64", "--max-iter", "100000", "--tol", "0", "--scheme", "fp32,bf16x9", "--device", "host",
+         "--output", out},
+        dir_.path(), sig);
+    ASSERT_FALSE(r.ended_early) << "kmeans ended before its temporary was seen";
+    EXPECT_TRUE(r.temporary_seen) << "no temporary appeared";
+    ASSERT_TRUE(WIFEXITED(r.status)) << "killed by signal " << (WIFSIGNALED(r.status) ? WTERMSIG(r.status) : 0);
+    EXPECT_EQ(WEXITSTATUS(r.status), 128 + sig);
     for (const auto& e : dir_.entries()) EXPECT_EQ(e.find("signalled"), std::string::npos) << "left behind: " << e;
   }
 }

@@ -363,47 +363,21 @@ TEST_F(QsimCli, CircuitFileSizesAreCheckedIn64Bits) {
   expect_error("--input '" + dir_.file("meas_bad.h5") + "'", {"measurement of qubit 0 into bit 5 is out of range"});
 }
 
-/// Starts qsim with `args` (no shell), stdout/stderr to /dev/null; returns its pid.
-pid_t spawn_qsim(const std::vector<std::string>& args) {
-  std::vector<std::string> argv_text = {qsim_test::qsim_executable()};
-  argv_text.insert(argv_text.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
 TEST_F(QsimCli, SignalsRemoveTheTemporaryOutput) {
   // SIGTERM or SIGINT during a run left "<out>.tmp.<pid>" behind. Start a run of a few seconds, wait
   // for its temporary to appear, signal, and expect exit status 128 + signal and an empty directory.
   for (const int sig : {SIGTERM, SIGINT}) {
     SCOPED_TRACE(sig);
     const std::string out = dir_.file("run.h5");
-    const pid_t pid = spawn_qsim({"--generate", "brickwork:n=22,depth=40,seed=1", "--scheme", "fp32", "--device", "host",
-                                  "--fuse", "4", "-q", "--output", out});
-    ASSERT_GT(pid, 0);
-    bool seen = false;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!seen && std::chrono::steady_clock::now() < deadline) {
-      for (const auto& name : dir_.entries()) seen = seen || name.find(".tmp") != std::string::npos;
-      int status = 0;
-      if (!seen && ::waitpid(pid, &status, WNOHANG) == pid) FAIL() << "qsim ended before its temporary was seen";
-      if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    EXPECT_TRUE(seen) << "no temporary output appeared";
-    ::kill(pid, sig);
-    int status = 0;
-    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    const auto r = app_test::signal_during_output(
+        qsim_test::qsim_executable(),
+        {"--generate", "brickwork:n=22,depth=40,seed=1", "--scheme", "fp32", "--device", "host", "--fuse", "4", "-q",
+         "--output", out},
+        dir_.path(), sig);
+    ASSERT_FALSE(r.ended_early) << "qsim ended before its temporary was seen";
+    EXPECT_TRUE(r.temporary_seen) << "no temporary output appeared";
+    ASSERT_TRUE(WIFEXITED(r.status)) << "killed by signal " << (WIFSIGNALED(r.status) ? WTERMSIG(r.status) : 0);
+    EXPECT_EQ(WEXITSTATUS(r.status), 128 + sig);
     EXPECT_TRUE(dir_.entries().empty()) << dir_.entries().front();
   }
 }
