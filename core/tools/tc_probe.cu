@@ -419,7 +419,8 @@ int main(int argc, char** argv) {
                "2b big + (k-1) x 2^-e big: small terms summed before one rounding, or each cut? 3: the same terms at other k\n"
                "positions: one result? 4: C = +-(1+ulp) next to products +-2^t: where is C's last bit lost? 5: N(0,1) inputs\n"
                "rounded to the format, K / k chained mma per output (5b: cublasGemmEx FP16, 256 x 256 x K): bias and RMS against\n"
-               "the exact sum, device vs models (RN/RZ per product or instruction; the TC model of 1, 2a). No device: exit 2."};
+               "the exact sum, device vs models (RN/RZ per product or instruction; the TC model of 1, 2a). No device: exit 77\n"
+               "(CTest's skip code: the GPU-labelled test GpuSelfTest.TensorCoreProbe skips)."};
   std::string csv;
   int K = 8192, trials = 64, threads = int(std::max(1u, std::thread::hardware_concurrency()));
   std::uint64_t seed = 1;
@@ -433,13 +434,13 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "random seed")->capture_default_str();
   app.add_option("--threads", threads, "host threads for the models")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  int ndev = 0;  // no device: one line, exit 2
+  int ndev = 0;  // no device: one line, exit 77 (CTest SKIP_RETURN_CODE)
   cudaDeviceProp prop{};
   const cudaError_t de = cudaGetDeviceCount(&ndev);
   if (de != cudaSuccess || ndev == 0 || cudaGetDeviceProperties(&prop, 0) != cudaSuccess || prop.major < 8) {
     std::fprintf(stderr, "tcemu-tcprobe: no CUDA device of sm_80 or newer (%s); nothing probed\n",
                  de != cudaSuccess ? cudaGetErrorString(de) : ndev == 0 ? "0 devices" : prop.name);
-    return 2;
+    return 77;
   }
   try {
     for (int k : cublas_k) K = (k < 16 || k % 16) ? 0 : K;

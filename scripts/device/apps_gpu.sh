@@ -6,7 +6,8 @@
 #   build | knn | kmeans | kmeans700k | qsim | hplai
 #   tests: the GPU test suites (test_core, test_apps; CPU tests run too)
 #   sanitize: compute-sanitizer memcheck (leak check on) and racecheck over the GPU tests
-#   selftest: $BUILD/split_selftest (split pass, exhaustive FP16 conversion check)
+#   selftest: the GPU-labelled CTest self-tests (tcemu-split-selftest: split pass, exhaustive FP16
+#             conversion check; tcemu-tcprobe's checks), then the split pass timings
 #   probe: tcemu-tcprobe (the Tensor Cores' own accumulation, docs/accuracy.md)
 #   fused: tcemu-bench, fused kernel vs multi-pass vs cuBLAS (docs/perf-notes.md section 4)
 #   pack: archive $OUT's files into $PACK_NAME.tgz (last)
@@ -131,8 +132,10 @@ qsim() {
 }
 
 selftest() {  # split pass self-test incl. the exhaustive FP16 conversion check (core/src/cuda/split_selftest.cuh)
-  stamp "split self-test"
-  "$BUILD/split_selftest" > "$OUT/split_selftest.log" 2>&1; echo "split_selftest exit $?"
+  stamp "GPU self-tests (ctest -L GPU)"
+  ctest --test-dir "$BUILD" -L GPU --output-on-failure > "$OUT/selftest_ctest.log" 2>&1; echo "ctest -L GPU exit $?"
+  grep -E "tests passed|Passed|Failed|Skipped" "$OUT/selftest_ctest.log" | tail -5
+  "$BUILD/core/tcemu-split-selftest" > "$OUT/split_selftest.log" 2>&1; echo "tcemu-split-selftest exit $?"
   grep -E "SELFTEST|FAIL" "$OUT/split_selftest.log" | head -10
 }
 

@@ -1,7 +1,7 @@
 // Standalone device self-test and timing of the split / profile / Ozaki slicing pass (not part of the
-// library: the build globs only *.cu and *.cpp). scripts/device/gpu_check.sh compiles it as
-//   nvcc -x cu -std=c++17 -arch=sm_90a -I core/include -I core/src core/src/cuda/split_selftest.cuh \
-//        libtcemu_core.a -lcublas -o split_selftest
+// library: the build globs only *.cu and *.cpp). Built as tcemu-split-selftest (core/tools/
+// split_selftest.cu) and run by CTest as GpuSelfTest.SplitPass (label GPU, `--no-timing`; without a
+// device it exits 77, CTest's skip code).
 // Checks, bit for bit against the host rules (split::split_element, split::ozaki_slices, the
 // profile_host statistics), every storage type and split rule on operands of every stride pattern
 // (k contiguous, lines contiguous, both strided; aligned and misaligned; sizes off the tile grid;
@@ -523,6 +523,11 @@ void timings() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("SELFTEST SKIPPED: no CUDA device\n");
+    return 77;  // CTest SKIP_RETURN_CODE
+  }
   check_fp16_exhaustive();
   std::mt19937_64 rng(12345);
   check_all<float>(rng);
