@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The apps' GPU end-to-end times of an older tree against this one, in one call on one GPU, runs
+# interleaved (old, new, old, new) so that clock drift does not decide the sign.
+# Usage (repository root, on the GPU machine): OUT=/dir scripts/device/before_after.sh OLD_SOURCE_DIR
+# Needs .deps/kokkos, .deps/cli11 and .deps/fashion-mnist (scripts/device/prepare_deps.sh).
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+OLD=$1
+export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
+cli11=""
+[ -e /usr/include/CLI/CLI.hpp ] || cli11="-DCLI11_INCLUDE_DIR=$ROOT/.deps/cli11"
+build() {  # source dir, build dir
+  cmake -S "$1" -B "$2" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a -DTCEMU_BUILD_TESTS=OFF \
+        -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" $cli11 > "$OUT/$(basename "$2").log" 2>&1 &&
+    cmake --build "$2" -j8 --target knn kmeans qsim hplai >> "$OUT/$(basename "$2").log" 2>&1
+}
+stamp "build old and new"
+build "$OLD" /tmp/ba-old & build "$ROOT" /tmp/ba-new & wait
+ls /tmp/ba-old/apps/*/knn /tmp/ba-new/apps/*/knn || exit 1
+python3 scripts/prepare_fashion_mnist.py --source-dir .deps/fashion-mnist > "$OUT/prepare.log" 2>&1 || tail -3 "$OUT/prepare.log"
+device_info
+for round in 1 2; do
+  for v in old new; do
+    B=/tmp/ba-$v/apps
+    stamp "round $round: $v"
+    "$B/knn/knn" --input data/fashion-mnist-784-euclidean.h5 --k 10 --scheme fp32,fp16x2,tf32x2,bf16x3 --device cuda \
+        --repeat 3 2>/dev/null | tee "$OUT/knn_${v}_$round.txt" | tail -5
+    "$B/kmeans/kmeans" --input data/fashion-mnist-kmeans.h5 --replicate 10 --noise 1.0 --k 1024 --init random \
+        --max-iter 20 --tol 0 --seed 1 --scheme fp16x2 --device cuda -q 2>&1 | tee "$OUT/kmeans_${v}_$round.txt" | tail -4
+    "$B/qsim/qsim" --generate brickwork:n=28,depth=20,seed=1 --fuse 6 --device cuda -q \
+        --scheme fp32,fp16x2-aligned 2>&1 | tee "$OUT/qsim_${v}_$round.txt" | tail -4
+    "$B/hplai/hplai" --n 32768 --nb 1024 --scheme bf16,fp16x2 --device cuda -q 2>&1 | tee "$OUT/hplai_${v}_$round.txt" | tail -4
+  done
+done
+stamp done
