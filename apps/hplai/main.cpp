@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
   int kokkos_argc = args.kokkos_argc();
   Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
   return tcemu::app::run_guarded("hplai", [&]() -> int {
-    const tcemu::Target target = tcemu::parse_target(target_name);
+    const tcemu::Target target =
+        tcemu::app::naming_option("--target", [&] { return tcemu::parse_target(target_name); });
     if (list_schemes) {
       std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
       return 0;
@@ -139,7 +140,7 @@ int main(int argc, char** argv) {
     opt.refine.max_iter = max_iter;
     opt.refine.restart = restart;
     opt.device = hplai::resolve_device(hplai::parse_device(device_name));
-    opt.schemes = tcemu::parse_scheme_list(scheme_list, target);
+    opt.schemes = tcemu::app::naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
     opt.nb = nb;
     opt.scale_operands = !no_scaling;
     if (repeat < 1) throw tcemu::InvalidArgument("--repeat " + std::to_string(repeat) + " must be >= 1");

@@ -137,7 +137,8 @@ int main(int argc, char** argv) {
   int kokkos_argc = args.kokkos_argc();
   Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
   return tcemu::app::run_guarded("kmeans", [&]() -> int {
-    const tcemu::Target target = tcemu::parse_target(target_name);
+    const tcemu::Target target =
+        tcemu::app::naming_option("--target", [&] { return tcemu::parse_target(target_name); });
     if (list_schemes) {
       std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
       return 0;
@@ -152,7 +153,7 @@ int main(int argc, char** argv) {
       throw tcemu::InvalidArgument("--device '" + device_name + "' is not one of: host, cuda, auto");
     const bool on_gpu = device_name == "cuda" || (device_name == "auto" && kmeans::gpu_available());
     const auto init = kmeans::parse_init(init_name);
-    const auto schemes = tcemu::parse_scheme_list(scheme_list, target);
+    const auto schemes = tcemu::app::naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
     const auto data = replicate > 1 ? kmeans::replicate(kmeans::load_dataset(input), replicate, noise, seed)
                                     : kmeans::load_dataset(input);
     kmeans::validate_k(data, k, init == kmeans::Init::file, input);

@@ -123,7 +123,8 @@ int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
 
   return tcemu::app::run_guarded("knn", [&]() -> int {
-    const tcemu::Target target = tcemu::parse_target(target_name);
+    const tcemu::Target target =
+        tcemu::app::naming_option("--target", [&] { return tcemu::parse_target(target_name); });
     if (list_schemes) {
       std::cout << tcemu::catalogue_table(target);
       return 0;
@@ -132,12 +133,8 @@ int main(int argc, char** argv) {
     tcemu::app::set_error_context(input);
     tcemu::app::require_input_file(input);
     if (app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
-    std::vector<tcemu::Scheme> schemes;
-    try {
-      schemes = tcemu::parse_scheme_list(scheme_list, target);
-    } catch (const tcemu::Error& e) {
-      throw tcemu::InvalidArgument(std::string("--scheme: ") + e.what());
-    }
+    const auto schemes =
+        tcemu::app::naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
     const knn::Device device = knn::resolve_device(knn::parse_device(device_name));
     const knn::Dataset data =
         knn::load_dataset(input, app.count("--queries") ? std::optional<std::int64_t>(queries) : std::nullopt, k);

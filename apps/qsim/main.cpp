@@ -101,19 +101,6 @@ std::string footer() {
   return text.insert(examples == std::string::npos ? text.size() : examples, limits);
 }
 
-/// Runs `parse` and puts `option` in front of the message of any tcemu::Error it throws that does
-/// not already name an option ("unknown scheme 'x'" -> "--scheme: unknown scheme 'x'").
-template <class F>
-auto naming_option(const std::string& option, F&& parse) {
-  try {
-    return parse();
-  } catch (const tcemu::Error& e) {
-    const std::string message = e.what();
-    if (message.rfind("--", 0) == 0) throw;
-    throw tcemu::InvalidArgument(option + ": " + message);
-  }
-}
-
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream ss(s);
@@ -167,7 +154,7 @@ int main(int argc, char** argv) {
   int kokkos_argc = args.kokkos_argc();
   Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
   return tcemu::app::run_guarded("qsim", [&] {
-    const tcemu::Target target = naming_option("--target", [&] { return tcemu::parse_target(target_name); });
+    const tcemu::Target target = tcemu::app::naming_option("--target", [&] { return tcemu::parse_target(target_name); });
     if (list_schemes) {
       std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
       return 0;
@@ -176,8 +163,8 @@ int main(int argc, char** argv) {
     const int sources = int(qasm_opt->count() > 0) + int(input_opt->count() > 0) + int(generate_opt->count() > 0);
     if (sources != 1) throw tcemu::InvalidArgument("give exactly one of --qasm, --input, --generate");
     const qsim::Device device =
-        naming_option("--device", [&] { return qsim::resolve_device(qsim::parse_device(device_name)); });
-    const auto schemes = naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
+        tcemu::app::naming_option("--device", [&] { return qsim::resolve_device(qsim::parse_device(device_name)); });
+    const auto schemes = tcemu::app::naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
     tcemu::RangePolicy policy = tcemu::RangePolicy::fallback;
     if (range_policy == "fallback") policy = tcemu::RangePolicy::fallback;
     else if (range_policy == "ignore") policy = tcemu::RangePolicy::ignore;
@@ -228,7 +215,7 @@ int main(int argc, char** argv) {
     cfg.shots = shots;
     cfg.seed = seed;
     cfg.amplitudes = split_list(amplitudes);
-    naming_option("--amplitudes", [&] {  // fail before running
+    tcemu::app::naming_option("--amplitudes", [&] {  // fail before running
       for (const auto& b : cfg.amplitudes) qsim::parse_bitstring(b, circuit.num_qubits);
       return 0;
     });

@@ -167,6 +167,9 @@ TEST_F(AppReliability, OptionErrorsAreOneLineWithExitTwo) {
                {"--recheck-margin", "not a finite number"});
   expect_error("kmeans", "--input " + shell_quoted(kmeans_input_) + " --k 0", {"--k 0 must be >= 1"});
   expect_error("hplai", "--n", {"--n"});
+  // Parser errors name their option in every app (they did in knn and qsim only).
+  expect_error("kmeans", "--input " + shell_quoted(kmeans_input_) + " --k 3 --scheme bogus", {"--scheme: unknown scheme"});
+  expect_error("hplai", "--n 8 --target fp99", {"--target: target 'fp99'"});
   // Seeds past 2^64 - 1 were wrapped or saturated silently.
   expect_error("kmeans", "--input " + shell_quoted(kmeans_input_) + " --k 3 --seed 18446744073709551616",
                {"--seed", "outside 0..18446744073709551615"});

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "tcemu/error.hpp"
+
 namespace tcemu::app {
 
 /// Exit status of a run that completed.
@@ -40,6 +42,20 @@ void set_error_context(std::string context);
 /// other std::exceptions print theirs prefixed with the error context, std::bad_alloc prints
 /// "<context>: out of memory".
 int run_guarded(std::string_view app, const std::function<int()>& body);
+
+/// Runs `parse` (an option value's parser, e.g. tcemu::parse_scheme_list) and puts `option` in front
+/// of the message of any tcemu::Error it throws that does not already name an option
+/// ("unknown scheme 'x'" -> "--scheme: unknown scheme 'x'"); returns what `parse` returns.
+template <class F>
+auto naming_option(const std::string& option, F&& parse) {
+  try {
+    return parse();
+  } catch (const tcemu::Error& e) {
+    const std::string message = e.what();
+    if (message.rfind("--", 0) == 0) throw;
+    throw tcemu::InvalidArgument(option + ": " + message);
+  }
+}
 
 /// Option validators whose failures read "--opt: <value> is <rule>" and that reject NaN and Inf
 /// (CLI11's PositiveNumber and NonNegativeNumber accept "nan" and print DBL_MAX in 309 digits).
