@@ -44,7 +44,7 @@ TEST(AppCli, ValidatorsRejectNanInfAndOutOfRange) {
   EXPECT_NE(check(tcemu::app::non_negative(), "inf"), "");
   EXPECT_NE(check(tcemu::app::non_negative(), "-1e-300"), "");
   EXPECT_EQ(check(tcemu::app::non_negative(), "0"), "");
-  EXPECT_NE(check(tcemu::app::in_range(1, 9), "10"), "");
+  EXPECT_NE(check(tcemu::app::integer_in(1, 9), "10"), "");
   EXPECT_NE(check(tcemu::app::positive(), "12abc"), "");
   EXPECT_LT(check(tcemu::app::positive(), "-1e308").size(), 80u);
 }

@@ -99,12 +99,6 @@ CLI::Validator non_negative() {
   return number_rule("NON-NEGATIVE", [](double v) { return v >= 0; }, "negative");
 }
 
-CLI::Validator in_range(double lo, double hi) {
-  return number_rule("[" + format_number(lo) + ".." + format_number(hi) + "]",
-                     [lo, hi](double v) { return v >= lo && v <= hi; },
-                     "outside " + format_number(lo) + ".." + format_number(hi));
-}
-
 CLI::Validator integer_in(std::int64_t lo, std::int64_t hi) {
   const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
   return CLI::Validator(

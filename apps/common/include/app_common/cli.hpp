@@ -59,11 +59,9 @@ auto naming_option(const std::string& option, F&& parse) {
 
 /// Option validators whose failures read "--opt: <value> is <rule>" and that reject NaN and Inf
 /// (CLI11's PositiveNumber and NonNegativeNumber accept "nan" and print DBL_MAX in 309 digits).
-/// `positive`: a finite number > 0; `non_negative`: a finite number >= 0; `in_range(lo, hi)`: a finite
-/// number in [lo, hi].
+/// `positive`: a finite number > 0; `non_negative`: a finite number >= 0.
 CLI::Validator positive();
 CLI::Validator non_negative();
-CLI::Validator in_range(double lo, double hi);
 /// A decimal integer in [lo, hi] ("1e3", "2.0" and out-of-range values are refused with a message
 /// naming the option, the value and the range in full digits).
 CLI::Validator integer_in(std::int64_t lo, std::int64_t hi);
