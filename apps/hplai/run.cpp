@@ -1,3 +1,4 @@
+#include "app_common/environment.hpp"
 #include "run.hpp"
 
 #include <chrono>
@@ -34,6 +35,7 @@ LuOptions lu_options(const tcemu::Scheme& scheme, const RunOptions& opt, std::in
   LuOptions lo;
   lo.nb = opt.nb;
   lo.gemm.scheme = scheme;
+  lo.gemm.execution = tcemu::app::execution_policy_from_environment();
   lo.scale_operands = opt.scale_operands;
   if (opt.progress)
     lo.progress = [last = clock::now(), name = scheme.name, out = opt.progress,

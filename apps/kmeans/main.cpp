@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app_common/environment.hpp"
 #include "agreement.hpp"
 #include "dataset.hpp"
 #include "init.hpp"
@@ -177,6 +178,7 @@ int main(int argc, char** argv) {
       const auto& s = order[i];
       tcemu::GemmOptions gopt;
       gopt.scheme = s;
+      gopt.execution = tcemu::app::execution_policy_from_environment();
       auto progress = [&](int it, double inertia, double rel) {
         if (!quiet && !json)
           std::fprintf(stderr, "kmeans: [%zu/%zu] %-16s iter %3d  inertia %.9e  rel change %.2e\n", i + 1,

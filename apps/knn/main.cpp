@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app_common/environment.hpp"
 #include "dataset.hpp"
 #include "device.hpp"
 #include "report.hpp"
@@ -144,7 +145,7 @@ int main(int argc, char** argv) {
     if (recalibrate) {
 #if defined(TCEMU_HAVE_CUDA)
       if (device == knn::Device::cuda)
-        std::cerr << tcemu::cuda::describe_cost_model(tcemu::cuda::calibrated_cost_model(nullptr, true));
+        std::cerr << tcemu::cuda::describe_cost_model(tcemu::cuda::calibrated_cost_model(tcemu::app::execution_policy_from_environment(), nullptr, true));
       else
 #endif
         std::cerr << "knn: --recalibrate: nothing to measure on the host (its cost model is fixed)" << std::endl;

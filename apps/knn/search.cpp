@@ -1,3 +1,4 @@
+#include "app_common/environment.hpp"
 #include "search.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -67,6 +68,7 @@ Neighbors search_typed(const T* train, const T* queries, std::int64_t n, std::in
   }
   tcemu::GemmOptions gemm_options;
   gemm_options.scheme = scheme;
+  gemm_options.execution = tcemu::app::execution_policy_from_environment();
 
   for (std::int64_t bi = 0; bi < batches; ++bi) {
     const std::int64_t lo = bi * batch;

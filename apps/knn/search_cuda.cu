@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app_common/environment.hpp"
 #include "search_device.hpp"
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
@@ -203,6 +204,7 @@ Neighbors search_device(const T* train, const T* queries, std::int64_t n, std::i
   out.sq_dist.resize(std::size_t(q * k));
   tcemu::GemmOptions gopt;
   gopt.scheme = scheme;
+  gopt.execution = tcemu::app::execution_policy_from_environment();
   for (std::int64_t bi = 0; bi < batches; ++bi) {
     const std::int64_t lo = bi * batch, b = std::min(batch, q - lo);
     const tcemu::GemmReport rep = tcemu::cuda::gemm_device<T>(

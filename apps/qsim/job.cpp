@@ -1,4 +1,5 @@
 // A qsim job: reference run, scheme runs, metrics, samples (job.hpp).
+#include "app_common/environment.hpp"
 #include "job.hpp"
 
 #include <chrono>
@@ -37,7 +38,8 @@ SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcem
   SimOptions opt;
   opt.gemm.scheme = scheme;
   opt.gemm.range_policy = cfg.range_policy;
-  opt.gemm.cuda_kernels = cfg.cuda_kernels;
+  opt.gemm.execution = tcemu::app::execution_policy_from_environment();
+  if (cfg.cuda_kernels != tcemu::CudaKernels::automatic) opt.gemm.execution.kernels = cfg.cuda_kernels;
   opt.device = cfg.device;
   auto last = Clock::now();
   if (cfg.log)

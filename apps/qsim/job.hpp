@@ -34,7 +34,8 @@ struct RunConfig {
   bool keep_states = false;            ///< keep final states (for --output, n <= kMaxSavedStateQubits)
   /// What a block GEMM does when an operand leaves the scheme's range (tcemu::RangePolicy).
   tcemu::RangePolicy range_policy = tcemu::RangePolicy::fallback;
-  /// GPU implementation of the multi-part schemes (tcemu::GemmOptions::cuda_kernels; host ignores it).
+  /// GPU implementation of the multi-part schemes (tcemu::ExecutionPolicy::kernels; automatic keeps
+  /// the environment's choice, app_common/environment.hpp; the host ignores it).
   tcemu::CudaKernels cuda_kernels = tcemu::CudaKernels::automatic;
   /// Progress sink (one line, no newline); empty: silent.
   std::function<void(const std::string&)> log;

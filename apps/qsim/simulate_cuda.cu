@@ -202,7 +202,7 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
   const bool native_via_tcemu = native_env && std::string(native_env) == "tcemu";
   const tcemu::cuda::ComplexMethod method = options.gemm.scheme.is_native() && !native_via_tcemu
                                                 ? tcemu::cuda::ComplexMethod::blas
-                                                : tcemu::cuda::complex_method_from_env();
+                                                : options.gemm.execution.complex;
   const bool allow_high = method == tcemu::cuda::ComplexMethod::four_m;
   Layout layout = Layout::identity(n);
   auto permute_to = [&](const Layout& target) {

@@ -1,5 +1,5 @@
 // apps/common's helpers and core's checked sizes: escaping, number formatting, JSON strings, the
-// option validators, path checks and checked_mul.
+// option validators, path checks, checked_mul and the execution policy read from the environment.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,9 +7,12 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <string>
 
 #include "../io/temp_dir.hpp"
 #include "app_common/cli.hpp"
+#include "app_common/environment.hpp"
 #include "app_common/paths.hpp"
 #include "app_common/text.hpp"
 #include "tcemu/checked.hpp"
@@ -95,6 +98,69 @@ TEST(TextFiles, SizeLimitAndKindAreEnforced) {
   EXPECT_EQ(tcemu::io::read_text_file(f, 100).size(), 100u);
   EXPECT_THROW(tcemu::io::read_text_file(f, 99), tcemu::IoError);
   EXPECT_THROW(tcemu::io::read_text_file("/dev/zero", 1u << 20), tcemu::IoError);
+}
+
+/// execution_policy_from over a fixed set of variables (the process environment is not touched).
+tcemu::ExecutionPolicy policy_of(const std::map<std::string, std::string>& vars) {
+  return tcemu::app::execution_policy_from([&](const char* name) -> const char* {
+    const auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+}
+
+TEST(AppEnvironment, UnsetVariablesKeepTheDefaults) {
+  const tcemu::ExecutionPolicy p = policy_of({}), d;
+  EXPECT_EQ(p.kernels, d.kernels);
+  EXPECT_EQ(p.fused_mma, d.fused_mma);
+  EXPECT_EQ(p.accumulation_chunk, -1);
+  EXPECT_TRUE(p.direct_to_c);
+  EXPECT_EQ(p.ozaki_accumulator_bytes, d.ozaki_accumulator_bytes);
+  EXPECT_EQ(p.complex, tcemu::ComplexMethod::automatic);
+  EXPECT_EQ(p.calibration, tcemu::CalibrationPolicy::measure_once);
+  EXPECT_EQ(p.calibration_cache_dir, "");
+}
+
+TEST(AppEnvironment, EveryVariableSetsItsField) {
+  const tcemu::ExecutionPolicy p = policy_of({{"TCEMU_CUDA_KERNELS", "multipass"},
+                                              {"TCEMU_CUDA_FUSED_MMA", "mma.sync"},
+                                              {"TCEMU_CUDA_ACC_CHUNK", "0"},
+                                              {"TCEMU_CUDA_DIRECT_C", "0"},
+                                              {"TCEMU_CUDA_OZAKI_ACC_MB", "3"},
+                                              {"TCEMU_CUDA_COMPLEX", "4m"},
+                                              {"TCEMU_AUTO_CALIBRATE", "0"},
+                                              {"HOME", "/home/u"}});
+  EXPECT_EQ(p.kernels, tcemu::CudaKernels::multipass);
+  EXPECT_EQ(p.fused_mma, tcemu::FusedMma::mma_sync);
+  EXPECT_EQ(p.accumulation_chunk, 0);
+  EXPECT_FALSE(p.direct_to_c);
+  EXPECT_EQ(p.ozaki_accumulator_bytes, 3 << 20);
+  EXPECT_EQ(p.complex, tcemu::ComplexMethod::four_m);
+  EXPECT_EQ(p.calibration, tcemu::CalibrationPolicy::anchors);
+  EXPECT_EQ(p.calibration_cache_dir, "/home/u/.cache/tcemu");
+  EXPECT_EQ(policy_of({{"XDG_CACHE_HOME", "/c"}, {"HOME", "/home/u"}}).calibration_cache_dir, "/c/tcemu");
+  EXPECT_EQ(policy_of({{"TCEMU_AUTO_CALIBRATE", "force"}}).calibration, tcemu::CalibrationPolicy::force);
+  EXPECT_EQ(policy_of({{"TCEMU_CUDA_KERNELS", "fused"}}).kernels, tcemu::CudaKernels::fused);
+}
+
+TEST(AppEnvironment, BadValuesNameTheVariable) {
+  const std::map<std::string, std::string> bad[] = {{{"TCEMU_CUDA_KERNELS", "fast"}},
+                                                    {{"TCEMU_CUDA_FUSED_MMA", "hmma"}},
+                                                    {{"TCEMU_CUDA_ACC_CHUNK", "-5"}},
+                                                    {{"TCEMU_CUDA_ACC_CHUNK", "12x"}},
+                                                    {{"TCEMU_CUDA_DIRECT_C", "no"}},
+                                                    {{"TCEMU_CUDA_OZAKI_ACC_MB", "0"}},
+                                                    {{"TCEMU_CUDA_OZAKI_ACC_MB", "99999999999999999999"}},
+                                                    {{"TCEMU_CUDA_COMPLEX", "3m"}},
+                                                    {{"TCEMU_AUTO_CALIBRATE", "sometimes"}}};
+  for (const auto& vars : bad) {
+    const std::string name = vars.begin()->first;
+    try {
+      policy_of(vars);
+      ADD_FAILURE() << "no error for " << name << "=" << vars.begin()->second;
+    } catch (const tcemu::InvalidArgument& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(name + ": ", 0), 0u) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // qsim's GPU path (skipped without a GPU): with the complex GEMM's real embedding (the default) dense
-// blocks are planned `low` only; with TCEMU_CUDA_COMPLEX=4m `high` placements are allowed again. Both
+// blocks are planned `low` only; with the 4M method (TCEMU_CUDA_COMPLEX=4m) `high` placements are allowed again. Both
 // must give the direct gate-by-gate state; the low-only plan never needs fewer permutations.
 #include <gtest/gtest.h>
 
@@ -16,34 +16,14 @@ namespace {
 
 using qsim_test::cplx;
 
-/// Sets TCEMU_CUDA_COMPLEX for the scope, restoring the old value.
-class ComplexMethodEnv {
- public:
-  explicit ComplexMethodEnv(const char* value) {
-    if (const char* old = std::getenv("TCEMU_CUDA_COMPLEX")) {
-      had_ = true;
-      old_ = old;
-    }
-    setenv("TCEMU_CUDA_COMPLEX", value, 1);
-  }
-  ~ComplexMethodEnv() {
-    if (had_) setenv("TCEMU_CUDA_COMPLEX", old_.c_str(), 1);
-    else unsetenv("TCEMU_CUDA_COMPLEX");
-  }
-  ComplexMethodEnv(const ComplexMethodEnv&) = delete;
-  ComplexMethodEnv& operator=(const ComplexMethodEnv&) = delete;
-
- private:
-  bool had_ = false;
-  std::string old_;
-};
-
 template <class T>
 std::vector<cplx> simulate_gpu(const qsim::Circuit& c, int fuse, const char* scheme, tcemu::Target target,
-                               qsim::SimStats* stats) {
+                               qsim::SimStats* stats,
+                               tcemu::ComplexMethod method = tcemu::ComplexMethod::automatic) {
   qsim::SimOptions opt;
   opt.device = qsim::Device::cuda;
   opt.gemm.scheme = tcemu::parse_scheme(scheme, target);
+  opt.gemm.execution.complex = method;
   const auto res = qsim::simulate<T>(qsim::fuse(c, fuse), c.num_qubits, opt);
   *stats = res.stats;
   std::vector<cplx> out(res.state.size());
@@ -64,22 +44,15 @@ TEST(QsimGpu, LowOnlyPlanningWithEmbeddingMatchesDirect) {
       SCOPED_TRACE(c.name + " fuse=" + std::to_string(fuse));
       qsim::SimStats s4, se;
       std::vector<cplx> psi4, psie;
-      {
-        ComplexMethodEnv env("4m");
-        psi4 = simulate_gpu<double>(c, fuse, "fp64", tcemu::Target::fp64, &s4);
-      }
-      {
-        ComplexMethodEnv env("embed");
-        psie = simulate_gpu<double>(c, fuse, "fp64", tcemu::Target::fp64, &se);
-      }
+      psi4 = simulate_gpu<double>(c, fuse, "fp64", tcemu::Target::fp64, &s4, tcemu::ComplexMethod::four_m);
+      psie = simulate_gpu<double>(c, fuse, "fp64", tcemu::Target::fp64, &se, tcemu::ComplexMethod::embed);
       EXPECT_LT(qsim_test::max_diff(psi4, want), 1e-12);
       EXPECT_LT(qsim_test::max_diff(psie, want), 1e-12);
       EXPECT_GE(se.permutations, s4.permutations);
       EXPECT_EQ(se.blocks, s4.blocks);
       // An FP32-accurate emulation through the embedding: complex64 state, error at FP32 level.
-      ComplexMethodEnv env("embed");
       qsim::SimStats sf;
-      const auto psif = simulate_gpu<float>(c, fuse, "tf32x2", tcemu::Target::fp32, &sf);
+      const auto psif = simulate_gpu<float>(c, fuse, "tf32x2", tcemu::Target::fp32, &sf, tcemu::ComplexMethod::embed);
       EXPECT_LT(qsim_test::max_diff(psif, want), 1e-5);
     }
   }

@@ -37,6 +37,7 @@ void check(const char* scheme, Target target, double tol, const cuda::ComplexMet
   cudaMemcpy(dC, C.data(), sizeof(Z) * C.size(), cudaMemcpyHostToDevice);
   GemmOptions opt;
   opt.scheme = parse_scheme(scheme, target);
+  opt.execution.calibration = CalibrationPolicy::anchors;  // `auto`: no measurement in a test
   const Z alpha(1.5, 0.25), beta(0.5, -1.0);
   // A as m x k row-major, op(B) = B^T with B stored n x k column-major (= k x n row-major).
   const MatrixView<const Z> a{dA, m, k, k, 1}, ha{A.data(), m, k, k, 1};

@@ -1,6 +1,6 @@
 // GPU complex GEMM by the real embedding (one real GEMM on A as m x 2k real and the 2k x 2n real
 // matrix built from B) against 4M on the same inputs and an FP64 host reference; non-embeddable
-// layouts through 4M; the selection rule and TCEMU_CUDA_COMPLEX (host-only tests, run everywhere).
+// layouts through 4M; the selection rule and the method names (host-only tests, run everywhere).
 // Compiles to nothing without the CUDA backend; the GPU tests skip cleanly when no GPU is present.
 #if defined(TCEMU_HAVE_CUDA)
 #include <gtest/gtest.h>
@@ -21,30 +21,6 @@ namespace tcemu::test {
 namespace {
 
 using cuda::ComplexMethod;
-
-/// Sets (or unsets, value nullptr) TCEMU_CUDA_COMPLEX for the scope, restoring the old value.
-class EnvGuard {
- public:
-  explicit EnvGuard(const char* value) {
-    if (const char* old = std::getenv(kName)) {
-      had_ = true;
-      old_ = old;
-    }
-    if (value) setenv(kName, value, 1);
-    else unsetenv(kName);
-  }
-  ~EnvGuard() {
-    if (had_) setenv(kName, old_.c_str(), 1);
-    else unsetenv(kName);
-  }
-  EnvGuard(const EnvGuard&) = delete;
-  EnvGuard& operator=(const EnvGuard&) = delete;
-
- private:
-  static constexpr const char* kName = "TCEMU_CUDA_COMPLEX";
-  bool had_ = false;
-  std::string old_;
-};
 
 template <class T>
 void fill_complex(DualMatrix<std::complex<T>>& X, std::uint64_t seed) {
@@ -244,9 +220,9 @@ TEST(CudaComplexEmbed, NonEmbeddableLayoutsRunThroughFourM) {
   EXPECT_LE(rel_err_c(X, X.download(), R, &bad), 1e-5);
 }
 
-/// TCEMU_CUDA_COMPLEX reaches the overload without a method: forced 4M uses the imaginary-part
+/// ExecutionPolicy::complex reaches the overload without a method: forced 4M uses the imaginary-part
 /// workspace, the default does not, and both give the product.
-TEST(CudaComplexEmbed, EnvironmentForcesEitherMethod) {
+TEST(CudaComplexEmbed, PolicyForcesEitherMethod) {
   TCEMU_REQUIRE_GPU();
   compare_methods<float>(parse_scheme("tf32x2"), kEmbeddable[0], 1.0f, 0.0f, 9100);  // warm-up + sanity
   using Z = std::complex<float>;
@@ -260,13 +236,13 @@ TEST(CudaComplexEmbed, EnvironmentForcesEitherMethod) {
                                   C.host().as_const());
   GemmOptions opt;
   opt.scheme = parse_scheme("bf16x3");
-  for (const char* env : {"4m", "embed", "auto", static_cast<const char*>(nullptr)}) {
-    SCOPED_TRACE(env ? env : "(unset)");
-    EnvGuard guard(env);
+  for (ComplexMethod method : {ComplexMethod::four_m, ComplexMethod::embed, ComplexMethod::automatic}) {
+    SCOPED_TRACE(static_cast<int>(method));
+    opt.execution.complex = method;
     cuda::Workspace ws;
     cuda::complex_gemm_device<float>(Op::N, Op::T, Z(1), A.dev().as_const(), B.dev().as_const(), Z(0), C.dev(),
                                      opt, nullptr, &ws);
-    const bool four_m = env && std::string(env) == "4m";
+    const bool four_m = method == ComplexMethod::four_m;
     EXPECT_EQ(ws.impl().bytes[cuda::kSlotComplexIm] > 0, four_m);
     std::int64_t bad = 0;
     EXPECT_LE(rel_err_c(C, C.download(), R, &bad), 1e-5);
@@ -274,7 +250,7 @@ TEST(CudaComplexEmbed, EnvironmentForcesEitherMethod) {
   }
 }
 
-// --- Host-only: the selection rule and the environment variable (no device memory is touched). ---
+// --- Host-only: the selection rule and the method names (no device memory is touched). ---
 
 TEST(CudaComplexEmbed, AppliesOnlyToInterleavedRowsWithRealScalars) {
   using Z = std::complex<float>;
@@ -307,26 +283,18 @@ TEST(CudaComplexEmbed, AppliesOnlyToInterleavedRowsWithRealScalars) {
   EXPECT_TRUE(cuda::complex_embedding_applies<double>(Op::N, 1.0, d_row, 0.0, d_c));
 }
 
-TEST(CudaComplexEmbed, MethodFromEnvironment) {
-  {
-    EnvGuard g(nullptr);
-    EXPECT_EQ(cuda::complex_method_from_env(), ComplexMethod::automatic);
-  }
+TEST(CudaComplexEmbed, MethodNames) {
   const std::pair<const char*, ComplexMethod> ok[] = {{"", ComplexMethod::automatic},
                                                        {"auto", ComplexMethod::automatic},
                                                        {"4m", ComplexMethod::four_m},
                                                        {"4M", ComplexMethod::four_m},
                                                        {"embed", ComplexMethod::embed}};
-  for (const auto& [v, m] : ok) {
-    EnvGuard g(v);
-    EXPECT_EQ(cuda::complex_method_from_env(), m) << v;
-  }
-  EnvGuard g("3m");
+  for (const auto& [v, m] : ok) EXPECT_EQ(parse_complex_method(v), m) << v;
   try {
-    cuda::complex_method_from_env();
-    ADD_FAILURE() << "no exception for TCEMU_CUDA_COMPLEX=3m";
+    parse_complex_method("3m");
+    ADD_FAILURE() << "no exception for 3m";
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("TCEMU_CUDA_COMPLEX"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'3m'"), std::string::npos) << e.what();
   }
 }
 

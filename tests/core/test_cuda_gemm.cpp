@@ -52,7 +52,7 @@ GemmReport product_on_device(const char* name, CudaKernels kernels, DualMatrix<f
                              DualMatrix<float>& C) {
   GemmOptions opt;
   opt.scheme = parse_scheme(name);
-  opt.cuda_kernels = kernels;
+  opt.execution.kernels = kernels;
   return cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f, C.dev(), opt,
                                   nullptr, nullptr);
 }
@@ -79,7 +79,7 @@ void check_scheme_case(const Scheme& scheme, const Case& c, std::uint64_t seed, 
 
   GemmOptions opt;
   opt.scheme = scheme;
-  opt.cuda_kernels = kernels;
+  opt.execution.kernels = kernels;
   static const CostModel model = CostModel::h200_anchors();
   opt.cost_model = &model;  // auto decides identically on both backends
   const GemmReport rd = cuda::gemm_device<T>(c.opA, c.opB, alpha, A.dev().as_const(), B.dev().as_const(),
@@ -174,7 +174,7 @@ TEST(CudaGemm, FusedLongKAccumulatesLikeFp32) {
     B.fill_and_upload("uniform", 42);
     GemmOptions opt;
     opt.scheme = parse_scheme(name);
-    opt.cuda_kernels = CudaKernels::fused;
+    opt.execution.kernels = CudaKernels::fused;
     cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f, C.dev(), opt, nullptr,
                              nullptr);
     const std::vector<float> cd = C.download();
@@ -258,16 +258,27 @@ TEST(CudaGemm, ReportNamesTheKernelsThatRan) {
   EXPECT_EQ(kernels_of("fp16x2", CudaKernels::multipass), "multi-pass (cuBLAS per group)");
   EXPECT_EQ(kernels_of("bf16x3-aligned", CudaKernels::fused), "multi-pass (cuBLAS per group)");
   EXPECT_EQ(kernels_of("int8-ozaki:5", CudaKernels::fused), "Ozaki slices (cuBLAS INT8)");
+  // automatic is the fused kernel wherever the scheme has one (measured faster, docs/perf-notes.md).
   const std::string fused = kernels_of("fp16x2", CudaKernels::fused);
-  const char* forced = std::getenv("TCEMU_CUDA_FUSED_MMA");
-  if (forced && std::string(forced) == "mma.sync")
-    EXPECT_EQ(fused, "fused (mma.sync)");
-  else
-    EXPECT_TRUE(fused == "fused (wgmma)" || fused == "fused (mma.sync)") << fused;
+  EXPECT_EQ(kernels_of("fp16x2", CudaKernels::automatic), fused);
+  EXPECT_EQ(kernels_of("bf16x3-aligned", CudaKernels::automatic), "multi-pass (cuBLAS per group)");
+  int dev = 0, major = 0, minor = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), cudaSuccess);
+  EXPECT_EQ(fused, major == 9 && minor == 0 ? "fused (wgmma)" : "fused (mma.sync)");
+  // ExecutionPolicy::fused_mma = mma_sync forces the mma.sync kernel on every device.
+  GemmOptions opt;
+  opt.scheme = parse_scheme("fp16x2");
+  opt.execution.fused_mma = FusedMma::mma_sync;
+  const GemmReport r = cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f,
+                                                C.dev(), opt, nullptr, nullptr);
+  EXPECT_EQ(r.kernels, "fused (mma.sync)");
 }
 
 // int8-ozaki's INT32 accumulators run in row blocks when they would exceed a budget
-// (TCEMU_CUDA_OZAKI_ACC_MB): the blocks must give exactly the unblocked result, alpha/beta included.
+// (ExecutionPolicy::ozaki_accumulator_bytes): the blocks must give exactly the unblocked result,
+// alpha/beta included.
 TEST(CudaGemm, OzakiRowBlocksGiveTheUnblockedResultBitForBit) {
   TCEMU_REQUIRE_GPU();
   const std::int64_t m = 2000, n = 200, k = 515;
@@ -279,16 +290,14 @@ TEST(CudaGemm, OzakiRowBlocksGiveTheUnblockedResultBitForBit) {
   B.upload();
   GemmOptions opt;
   opt.scheme = parse_scheme("int8-ozaki:9", Target::fp64);
-  auto run = [&](const char* budget_mb) {
-    if (budget_mb) setenv("TCEMU_CUDA_OZAKI_ACC_MB", budget_mb, 1);
-    else unsetenv("TCEMU_CUDA_OZAKI_ACC_MB");
+  auto run = [&](std::int64_t budget_bytes) {
+    opt.execution.ozaki_accumulator_bytes = budget_bytes;
     C.upload();
     cuda::gemm_device<double>(Op::N, Op::N, -1.25, A.dev().as_const(), B.dev().as_const(), 2.0, C.dev(), opt,
                               nullptr, nullptr);
     return C.download();
   };
-  const std::vector<double> whole = run(nullptr), blocks = run("1");  // 1 MiB: 14 blocks of 144 rows
-  unsetenv("TCEMU_CUDA_OZAKI_ACC_MB");
+  const std::vector<double> whole = run(std::int64_t{8} << 30), blocks = run(1 << 20);  // 14 blocks of 144 rows
   ASSERT_EQ(whole.size(), blocks.size());
   std::size_t differ = 0;
   for (std::size_t i = 0; i < whole.size(); ++i) differ += whole[i] != blocks[i];
@@ -309,6 +318,7 @@ TEST(CudaGemm, RangeFallbackOnDevice) {
   B.upload();
   GemmOptions opt;
   opt.scheme = parse_scheme("fp16x2");
+  opt.execution.calibration = CalibrationPolicy::anchors;  // `auto` below: no measurement in a test
   auto rep = cuda::gemm_device<float>(Op::N, Op::N, 1.f, A.dev().as_const(), B.dev().as_const(), 0.f,
                                       C.dev(), opt, nullptr, nullptr);
   EXPECT_TRUE(rep.fell_back);
@@ -336,6 +346,49 @@ TEST(CudaGemm, RangeFallbackOnDevice) {
                                    C.dev(), opt, nullptr, nullptr);
     EXPECT_TRUE(rep.used.is_native()) << name << " used " << rep.used.name;
     EXPECT_GT(nonfinite(C, C.download()), 0) << name;
+  }
+}
+
+// `auto` splits with its pick for in-range operands before the profile is back (and, with beta == 0,
+// runs its fused kernel into C). When the real profile changes the pick (here fp16x2 is out of range
+// for A), the result must be the host's choice and value, beta == 0 and beta != 0 alike; a native
+// pick on nominal operands skips the profile and must equal the host's pick too.
+TEST(CudaGemm, AutoAfterAChangedPickMatchesHost) {
+  TCEMU_REQUIRE_GPU();
+  static const CostModel model = CostModel::h200_anchors();
+  for (const std::int64_t size : {96, 640, 2048}) {
+    for (const float beta : {0.f, 1.5f}) {
+      for (const bool out_of_range : {false, true}) {
+        SCOPED_TRACE("size " + std::to_string(size) + " beta " + std::to_string(beta) +
+                     (out_of_range ? " A out of fp16 range" : " in range"));
+        DualMatrix<float> A(size, size, Layout::row), B(size, size, Layout::col), C(size, size, Layout::col);
+        fill_random(A.host(), Distribution::parse("uniform"), 81);
+        fill_random(B.host(), Distribution::parse("uniform"), 82);
+        fill_random(C.host(), Distribution::parse("uniform"), 83);
+        if (out_of_range) A.h[5] = 3.0e5f;
+        A.upload();
+        B.upload();
+        C.upload();
+        const std::vector<float> c0 = C.h;
+        GemmOptions opt;
+        opt.scheme = parse_scheme("auto");
+        opt.cost_model = &model;
+        const GemmReport rd = cuda::gemm_device<float>(Op::N, Op::N, 0.75f, A.dev().as_const(), B.dev().as_const(),
+                                                       beta, C.dev(), opt, nullptr, nullptr);
+        const std::vector<float> cd = C.download();
+        const GemmReport rh =
+            gemm_host<float>(Op::N, Op::N, 0.75f, A.host().as_const(), B.host().as_const(), beta, C.host(), opt);
+        EXPECT_EQ(rd.used.name, rh.used.name);
+        EXPECT_EQ(rd.requested.name, "auto");
+        EXPECT_EQ(rd.plan.chosen.name, rd.used.name);
+        std::vector<double> R = reference_gemm_fp64<float>(Op::N, Op::N, A.host().as_const(), B.host().as_const());
+        for (std::int64_t i = 0; i < size; ++i)
+          for (std::int64_t j = 0; j < size; ++j)
+            R[i * size + j] = 0.75 * R[i * size + j] + double(beta) * double(c0[i * C.rs + j * C.cs]);
+        EXPECT_LE(rel_err(C, cd, R), 1e-5);
+        EXPECT_LE(rel_diff(C, cd, C.h, R), tolerance(rd.used));
+      }
+    }
   }
 }
 

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "tcemu/error.hpp"
+#include "tcemu/execution.hpp"
 #include "tcemu/matrix.hpp"
 #include "tcemu/mixpert.hpp"
 #include "tcemu/scheme.hpp"
@@ -27,33 +28,16 @@ enum class RangePolicy {
   ignore,    ///< compute with the scheme anyway (for studies of out-of-range behaviour)
 };
 
-/// Which implementation the CUDA backend runs for multi-part split schemes (the host ignores it).
-/// Measured on an H200 (docs/perf-notes.md section 4): the multi-pass path (cuBLAS wgmma products) is
-/// 1.7-2.6x faster than the fused mma.sync kernel; the fused kernel is 3-5x more accurate (no
-/// truncating Tensor Core accumulation over k) and is what long chains of products (qsim) need.
-enum class CudaKernels {
-  automatic,  ///< multi-pass (the faster one on Hopper today)
-  fused,      ///< one mma.sync kernel: all products, round-to-nearest promotion per MMA step, combine inside
-  multipass,  ///< one cuBLAS GEMM per product group (into C directly for FP32 C, else into accumulators + combine)
-};
-
-/// Parses "auto", "fused" or "multipass"; throws InvalidArgument naming the value otherwise.
-CudaKernels parse_cuda_kernels(const std::string& name);
-/// "auto", "fused" or "multipass".
-const char* to_string(CudaKernels k);
-
 /// Options of one gemm call.
 struct GemmOptions {
   Scheme scheme = parse_scheme("auto");  ///< scheme to use; "auto" chooses per call
   RangePolicy range_policy = RangePolicy::fallback;
   /// Cost model `auto` uses; nullptr = the backend's own (CostModel::host() on the host; on the GPU
-  /// the device's measured model, tcemu/cuda/calibrate.hpp, or the H200 anchors under
-  /// TCEMU_AUTO_CALIBRATE=0).
+  /// the device's measured model per execution.calibration, tcemu/cuda/calibrate.hpp).
   const CostModel* cost_model = nullptr;
-  /// CUDA backend only: fused kernel or multi-pass (docs/perf-notes.md section 4 compares them). The
-  /// environment variable TCEMU_CUDA_KERNELS=fused|multipass overrides `automatic`; schemes without a
-  /// fused kernel always run multi-pass.
-  CudaKernels cuda_kernels = CudaKernels::automatic;
+  /// How the backend executes the resolved scheme (fused or multi-pass, chunking, the cost model's
+  /// source, ...): tcemu/execution.hpp. The defaults are the measured-fastest choices.
+  ExecutionPolicy execution;
 };
 
 /// What a gemm call did.

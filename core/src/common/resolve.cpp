@@ -88,4 +88,26 @@ const char* to_string(CudaKernels k) {
   return "?";
 }
 
+FusedMma parse_fused_mma(const std::string& name) {
+  if (name.empty() || name == "auto" || name == "wgmma") return FusedMma::automatic;
+  if (name == "mma.sync") return FusedMma::mma_sync;
+  throw InvalidArgument("unknown fused MMA choice '" + name + "' (expected wgmma or mma.sync)");
+}
+
+ComplexMethod parse_complex_method(const std::string& name) {
+  if (name.empty() || name == "auto") return ComplexMethod::automatic;
+  if (name == "4m" || name == "4M") return ComplexMethod::four_m;
+  if (name == "embed") return ComplexMethod::embed;
+  throw InvalidArgument("unknown complex method '" + name + "' (expected 4m, embed or auto)");
+}
+
+CalibrationPolicy parse_calibration_policy(const std::string& name) {
+  if (name.empty() || name == "1" || name == "auto") return CalibrationPolicy::measure_once;
+  if (name == "cache") return CalibrationPolicy::cache_only;
+  if (name == "0" || name == "off" || name == "anchors") return CalibrationPolicy::anchors;
+  if (name == "force" || name == "recalibrate") return CalibrationPolicy::force;
+  throw InvalidArgument("unknown calibration policy '" + name +
+                        "' (expected 1/auto, cache, 0/off/anchors or force/recalibrate)");
+}
+
 }  // namespace tcemu

@@ -1,5 +1,5 @@
 // Measured cost model of `auto` on the GPU: timing of the schemes on a few shape classes, fit per
-// scheme (fit_measured_cost), on-disk cache per GPU model, policy (TCEMU_AUTO_CALIBRATE). See
+// scheme (fit_measured_cost), on-disk cache per GPU model, policy (ExecutionPolicy::calibration). See
 // tcemu/cuda/calibrate.hpp.
 #include "tcemu/cuda/calibrate.hpp"
 #include "tcemu/cuda/timing.hpp"
@@ -42,14 +42,20 @@ constexpr int kWarmup = 1;
 constexpr int kRepeat = 5;
 
 std::recursive_mutex g_mu;
-std::map<int, std::shared_ptr<const CostModel>> g_measured;  ///< calibrated_cost_model's, per device
-std::map<int, std::shared_ptr<const CostModel>> g_in_use;    ///< device_cost_model's, per device
-std::map<int, bool> g_forced;                                  ///< "force" already honoured, per device
+std::map<int, std::shared_ptr<const CostModel>> g_measured;  ///< calibrated_cost_model's, per model key
+std::map<int, std::shared_ptr<const CostModel>> g_in_use;    ///< device_cost_model's, per model key
+std::map<int, bool> g_forced;                                  ///< "force" already honoured, per model key
 
 int current_device() {
   int dev = 0;
   TCEMU_CUDA(cudaGetDevice(&dev));
   return dev;
+}
+
+/// The memo key of a model: the device and the two policy fields that change what is timed.
+int model_key(const ExecutionPolicy& policy) {
+  return current_device() * 4 + (policy.kernels == CudaKernels::multipass ? 2 : 0) +
+         (policy.fused_mma == FusedMma::mma_sync ? 1 : 0);
 }
 
 std::string sanitize(const std::string& s) {
@@ -69,7 +75,7 @@ std::vector<Scheme> schemes_for(Target t) {
 
 /// Times every scheme of `t` on every shape class with data of type T; appends the samples.
 template <class T>
-void measure(Target t, Workspace& ws, std::vector<CostSample>& out) {
+void measure(Target t, const ExecutionPolicy& policy, Workspace& ws, std::vector<CostSample>& out) {
   std::int64_t mk = 0, kn = 0, mn = 0;
   for (const CalShape& s : kShapes) {
     mk = std::max(mk, s.m * s.k);
@@ -91,7 +97,7 @@ void measure(Target t, Workspace& ws, std::vector<CostSample>& out) {
         GemmOptions o;
         o.scheme = sc;
         o.range_policy = RangePolicy::ignore;  // uniform data is in range; never time a fallback
-        o.cuda_kernels = CudaKernels::multipass;
+        o.execution = policy;  // time what the calls that use the model will run
         const RunTimes rt =
             time_runs([&] { gemm_device<T>(Op::N, Op::N, T(1), a, b, T(0), c, o, nullptr, &ws); }, kWarmup, kRepeat);
         out.push_back(CostSample{sc, sh.m, sh.n, sh.k, 1e-3 * rt.median_ms, t});
@@ -105,7 +111,7 @@ void measure(Target t, Workspace& ws, std::vector<CostSample>& out) {
 }
 
 /// Measures the whole table and fits it (calibrate.hpp).
-CostModel measure_model(Workspace* wsp, const std::string& cache) {
+CostModel measure_model(const ExecutionPolicy& policy, Workspace* wsp, const std::string& cache) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string dev = device_description();
   std::fprintf(stderr, "tcemu: measuring the cost model of auto on %s (%zu shapes x 12 schemes, a few s)%s%s\n",
@@ -116,8 +122,8 @@ CostModel measure_model(Workspace* wsp, const std::string& cache) {
   if (!wsp) own = std::make_unique<Workspace>();
   Workspace& ws = wsp ? *wsp : *own;
   std::vector<CostSample> samples;
-  measure<float>(Target::fp32, ws, samples);
-  measure<double>(Target::fp64, ws, samples);
+  measure<float>(Target::fp32, policy, ws, samples);
+  measure<double>(Target::fp64, policy, ws, samples);
   if (own) own->release();
 
   CostModel m = CostModel::h200_anchors();
@@ -190,22 +196,9 @@ std::shared_ptr<const CostModel> read_cache(const std::string& path) {
 
 }  // namespace
 
-CalibrationPolicy calibration_policy_from_env() {
-  const char* v = std::getenv("TCEMU_AUTO_CALIBRATE");
-  const std::string s = v ? v : "";
-  if (s.empty() || s == "1" || s == "auto") return CalibrationPolicy::measure_once;
-  if (s == "cache") return CalibrationPolicy::cache_only;
-  if (s == "0" || s == "off" || s == "anchors") return CalibrationPolicy::anchors;
-  if (s == "force" || s == "recalibrate") return CalibrationPolicy::force;
-  throw InvalidArgument("TCEMU_AUTO_CALIBRATE: unknown value '" + s +
-                        "' (expected 1/auto, cache, 0/off/anchors or force/recalibrate)");
-}
-
-std::string calibration_cache_path() {
-  std::string dir;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) dir = std::string(x) + "/tcemu";
-  else if (const char* h = std::getenv("HOME"); h && *h) dir = std::string(h) + "/.cache/tcemu";
-  else return "";
+std::string calibration_cache_path(const ExecutionPolicy& policy) {
+  const std::string& dir = policy.calibration_cache_dir;
+  if (dir.empty()) return "";
   cudaDeviceProp p{};
   TCEMU_CUDA(cudaGetDeviceProperties(&p, current_device()));
   int drv = 0, rt = 0, cb_major = 0, cb_minor = 0, cb_patch = 0;
@@ -215,16 +208,19 @@ std::string calibration_cache_path() {
   TCEMU_CUBLAS(cublasGetProperty(MINOR_VERSION, &cb_minor));
   TCEMU_CUBLAS(cublasGetProperty(PATCH_LEVEL, &cb_patch));
   char name[512];
-  // v2: the multi-pass chunk length follows k (paths_cuda.cpp acc_chunk); v1 timings are stale.
-  std::snprintf(name, sizeof name, "cost-model-v2-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt",
+  // v3: timed with the policy's kernels (fused by default; v2 timed multi-pass), named in the file.
+  const char* kernels = policy.kernels == CudaKernels::multipass ? "multipass"
+                        : policy.fused_mma == FusedMma::mma_sync ? "fused-mma.sync"
+                                                                 : "fused";
+  std::snprintf(name, sizeof name, "cost-model-v3-%s-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt", kernels,
                 sanitize(p.name).c_str(), p.major, p.minor, drv, rt, cb_major, cb_minor, cb_patch);
   return dir + "/" + name;
 }
 
-CostModel calibrated_cost_model(Workspace* ws, bool recalibrate) {
+CostModel calibrated_cost_model(const ExecutionPolicy& policy, Workspace* ws, bool recalibrate) {
   std::lock_guard<std::recursive_mutex> lock(g_mu);
-  const int dev = current_device();
-  const std::string path = calibration_cache_path();
+  const int dev = model_key(policy);
+  const std::string path = calibration_cache_path(policy);
   if (!recalibrate) {
     if (auto it = g_measured.find(dev); it != g_measured.end()) return *it->second;
     if (auto m = read_cache(path)) {
@@ -232,20 +228,20 @@ CostModel calibrated_cost_model(Workspace* ws, bool recalibrate) {
       return *m;
     }
   }
-  auto m = std::make_shared<const CostModel>(measure_model(ws, path));
+  auto m = std::make_shared<const CostModel>(measure_model(policy, ws, path));
   write_cache(path, *m);
   g_measured[dev] = m;
   g_in_use[dev] = m;  // a recalibration also replaces what auto uses
-  if (recalibrate) g_forced[dev] = true;  // TCEMU_AUTO_CALIBRATE=force is then honoured already
+  if (recalibrate) g_forced[dev] = true;  // CalibrationPolicy::force is then honoured already
   return *m;
 }
 
-std::shared_ptr<const CostModel> device_cost_model() {
+std::shared_ptr<const CostModel> device_cost_model(const ExecutionPolicy& execution) {
   static const auto anchors = std::make_shared<const CostModel>(CostModel::h200_anchors());
-  const CalibrationPolicy policy = calibration_policy_from_env();
+  const CalibrationPolicy policy = execution.calibration;
   if (policy == CalibrationPolicy::anchors) return anchors;
   std::lock_guard<std::recursive_mutex> lock(g_mu);
-  const int dev = current_device();
+  const int dev = model_key(execution);
   const bool forced = policy == CalibrationPolicy::force && !g_forced[dev];
   if (!forced)
     if (auto it = g_in_use.find(dev); it != g_in_use.end()) return it->second;
@@ -253,10 +249,10 @@ std::shared_ptr<const CostModel> device_cost_model() {
   try {
     if (policy == CalibrationPolicy::cache_only) {
       if (auto it = g_measured.find(dev); it != g_measured.end()) m = it->second;
-      else m = read_cache(calibration_cache_path());
+      else m = read_cache(calibration_cache_path(execution));
       if (!m) m = anchors;
     } else {
-      m = std::make_shared<const CostModel>(calibrated_cost_model(nullptr, forced));
+      m = std::make_shared<const CostModel>(calibrated_cost_model(execution, nullptr, forced));
     }
   } catch (const Error& e) {
     std::fprintf(stderr, "tcemu: cost model calibration failed, auto uses the H200 anchors: %s\n", e.what());

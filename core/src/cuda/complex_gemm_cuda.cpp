@@ -123,17 +123,6 @@ bool complex_gemm_blas(MatrixView<const std::complex<T>> a, MatrixView<const std
 
 }  // namespace
 
-ComplexMethod complex_method_from_env() {
-  const char* e = std::getenv("TCEMU_CUDA_COMPLEX");
-  if (e == nullptr) return ComplexMethod::automatic;
-  const std::string v = e;
-  if (v.empty() || v == "auto") return ComplexMethod::automatic;
-  if (v == "4m" || v == "4M") return ComplexMethod::four_m;
-  if (v == "embed") return ComplexMethod::embed;
-  throw InvalidArgument("environment variable TCEMU_CUDA_COMPLEX = '" + v +
-                        "': expected 4m, embed or auto (unset = auto)");
-}
-
 template <class T>
 bool complex_embedding_applies(Op opA, std::complex<T> alpha, MatrixView<const std::complex<T>> A,
                                std::complex<T> beta, MatrixView<std::complex<T>> C) {
@@ -179,7 +168,7 @@ GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
                                MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,
                                std::complex<T> beta, MatrixView<std::complex<T>> C,
                                const GemmOptions& options, Stream stream, Workspace* ws) {
-  return complex_gemm_device<T>(opA, opB, alpha, A, B, beta, C, options, stream, ws, complex_method_from_env());
+  return complex_gemm_device<T>(opA, opB, alpha, A, B, beta, C, options, stream, ws, options.execution.complex);
 }
 
 #define TCEMU_COMPLEX_DEVICE(T)                                                                       \

@@ -42,6 +42,41 @@ struct Profiles {
   ProfileArgs x, y;
 };
 
+/// auto's plan for an m x n x k call (target and cost model as given) when both operands are inside
+/// every scheme's range: plan() on a nominal profile (|x| in [2^-20, 1], line maxima within a factor
+/// 2, line spreads of one bit). The CUDA backend splits with its pick while the real profile is
+/// measured; resolve_scheme then confirms it or chooses again. A real profile can only take
+/// candidates away (range rules) and leaves every predicted time as it is (Ozaki's slice count is the
+/// same for any line spread of at most one bit), so a native pick here is auto's pick for any
+/// operands. Memoised per thread for the last 8 calls' shapes (plan() costs some 20 us of host time,
+/// as much as a 1024^3 product on the GPU); the reference is valid until the next call.
+const Plan& nominal_plan(Target target, std::int64_t m, std::int64_t n, std::int64_t k, const CostModel& model) {
+  struct Entry {
+    std::int64_t m = -1, n = -1, k = -1;
+    Target target = Target::fp32;
+    const CostModel* model = nullptr;
+    Plan plan;
+  };
+  thread_local Entry cache[8];
+  thread_local int next = 0;
+  for (const Entry& e : cache)
+    if (e.m == m && e.n == n && e.k == k && e.target == target && e.model == &model) return e.plan;
+  auto nominal = [&](std::int64_t lines) {
+    RangeProfile r;
+    r.lines = lines;
+    r.line_length = k;
+    r.max_abs = 1.0;
+    r.min_abs_nonzero = std::ldexp(1.0, -20);
+    r.min_line_max = 0.5;
+    r.max_line_spread_bits = r.max_line_spread_nonzero_bits = 1.0;
+    return r;
+  };
+  Entry& e = cache[next];
+  next = (next + 1) % 8;
+  e = Entry{m, n, k, target, &model, plan(nominal(m), nominal(n), m, n, k, target, model)};
+  return e.plan;
+}
+
 Profiles profile_areas(std::int64_t m, std::int64_t n, Workspace::Impl& ws, cudaStream_t st) {
   const std::size_t bx = detail::profile_bytes(m), by = detail::profile_bytes(n);
   char* base = static_cast<char*>(ws.get(kSlotProfile, bx + by, st));
@@ -86,7 +121,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   // measure on first use, with its own workspace, so before this call touches `ws`).
   static const CostModel anchors = CostModel::h200_anchors();
   std::shared_ptr<const CostModel> device_model;
-  if (options.scheme.kind == SchemeKind::automatic && !options.cost_model) device_model = device_cost_model();
+  if (options.scheme.kind == SchemeKind::automatic && !options.cost_model) device_model = device_cost_model(options.execution);
   const CostModel& model = device_model ? *device_model : anchors;
   Workspace& wso = wsp ? *wsp : default_workspace();
   Workspace::Impl& ws = wso.impl();
@@ -108,7 +143,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   p.alpha = alpha;
   p.beta = beta;
   p.stream = st;
-  p.kernels = options.cuda_kernels;
+  p.exec = &options.execution;
 
   cudaEvent_t* ev = ws.ev;
   TCEMU_CUDA(cudaEventRecord(ev[0], st));
@@ -139,35 +174,43 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   }
 
   const Scheme& req = options.scheme;
+  const Plan* nominal = req.kind == SchemeKind::automatic ? &nominal_plan(req.target, a.rows, b.cols, p.k, model) : nullptr;
+  const Scheme spec = nominal ? nominal->chosen : req;
   RangeProfile pa, pb;
   Scheme s;
   bool split_done = false;
   Profiles pr{};
-  if (req.is_native()) {
+  if (nominal && spec.is_native()) {
+    // auto with a native pick (final, see nominal_plan): what resolve_scheme reports for a native
+    // scheme (never out of range), with auto's plan, at no cost of a profile or a second plan.
+    s = spec;
+    report.requested = req;
+    report.used = spec;
+    report.plan = *nominal;
+  } else if (spec.is_native()) {
     s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
   } else {
     pr = profile_areas(p.m, p.n, ws, st);
-    // auto and Ozaki choose after the profile; the line-aligned schemes split with its line exponents.
-    const bool profile_only = req.kind == SchemeKind::automatic || req.kind == SchemeKind::int8_ozaki ||
-                              req.is_line_aligned();
+    const bool profile_only = spec.kind == SchemeKind::automatic || spec.is_native() ||
+                              spec.kind == SchemeKind::int8_ozaki || spec.is_line_aligned();
     if (profile_only) {
       const detail::SplitSpec none{};
       detail::split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, none, nullptr, p.k, pr.x, st);
       detail::split_operand<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, none, nullptr, p.k, pr.y, st);
     } else {
-      detail::split_panels<T>(req, p, ws, pr.x, pr.y);  // split fused with the profile
+      detail::split_panels<T>(spec, p, ws, pr.x, pr.y);  // split fused with the profile
     }
     const ProfileTotals* h = queue_profile_readback(pr, p.m, p.n, p.k, ws, st, ev[1]);
     // The requested split scheme is kept unless the range check falls back to native arithmetic:
     // queue its products now, so that the GPU works while the host waits for the profile (no idle
     // gap between the split and the products). After a fallback they are simply not used.
-    if (!profile_only) detail::run_parts_products<T>(req, p, ws, ev[2], detail::kStageProducts);
+    if (!profile_only) detail::run_parts_products<T>(spec, p, ws, ev[2], detail::kStageProducts);
     TCEMU_CUDA(cudaEventSynchronize(ev[1]));
     const RangeProfile px = to_profile(h[0], p.m, p.k), py = to_profile(h[1], p.n, p.k);
     pa = p.swapped ? py : px;
     pb = p.swapped ? px : py;
     s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
-    split_done = !profile_only && s.kind == req.kind;
+    split_done = !profile_only && s.name == spec.name;
     if (s.is_line_aligned()) {
       p.line_exp_x = pr.x.line_exp;
       p.line_exp_y = pr.y.line_exp;
@@ -190,7 +233,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       detail::run_ozaki<T>(s, p, ws, pr.x.line_exp, pr.y.line_exp, ev[1], ev[2]);
       break;
     default:
-      report.kernels = detail::use_fused(s, p.kernels) ? detail::fused::kernel_name(s) : "multi-pass (cuBLAS per group)";
+      report.kernels = detail::use_fused(s, p.exec->kernels) ? detail::fused::kernel_name(s, p.exec->fused_mma) : "multi-pass (cuBLAS per group)";
       if (split_done) {  // split and products already queued
         detail::run_parts_products<T>(s, p, ws, ev[2], detail::kStageCombine);
         break;

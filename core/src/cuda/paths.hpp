@@ -29,7 +29,7 @@ struct Problem {
   bool swapped = false;  ///< x is op(B)^T and y is op(A) (C row-major)
   T alpha{}, beta{};
   cudaStream_t stream = nullptr;
-  CudaKernels kernels = CudaKernels::automatic;  ///< GemmOptions::cuda_kernels
+  const ExecutionPolicy* exec = nullptr;  ///< GemmOptions::execution (never null once set up)
   /// fp16x2-aligned: per-line exponents of x and y (device, from the profile) and the operands'
   /// scale exponents; alpha then already carries 2^-(scale_exp_x + scale_exp_y).
   const int* line_exp_x = nullptr;
@@ -37,8 +37,8 @@ struct Problem {
   int scale_exp_x = 0, scale_exp_y = 0;
 };
 
-/// True when split-part scheme `s` runs as the fused kernel (fused/fused.hpp) under `k` (and the
-/// TCEMU_CUDA_KERNELS environment override of `automatic`).
+/// True when split-part scheme `s` runs as the fused kernel (fused/fused.hpp) under `k`: automatic
+/// and fused take the fused kernel wherever `s` has one (ExecutionPolicy::kernels).
 bool use_fused(const Scheme& s, CudaKernels k);
 
 /// Native FP32 (cublasSgemm, CUBLAS_DEFAULT_MATH) or FP64 (cublasDgemm), directly on the caller's

@@ -101,13 +101,9 @@ SplitSpec spec_for(SchemeKind kind, Store store, const std::vector<int>& seq) {
 /// [512, 2048] ([256, 1024]), and no chunking when k <= 1.25 L (a short rest chunk costs a GEMM and
 /// gains little). Measured: 8192 -> 2048 (2.46e-6 vs SGEMM 1.62e-6), 4096 -> 1536, knn's k = 784 -> none
 /// (9.7e-7 vs 5.0e-7); a fixed 2048 gave 2.1x SGEMM's error at k = 4096 (docs/cost-model.md).
-/// TCEMU_CUDA_ACC_CHUNK (elements of k; 0 disables) overrides.
-std::int64_t acc_chunk(PartType part, std::int64_t k) {
-  static const long long env = [] {
-    const char* e = std::getenv("TCEMU_CUDA_ACC_CHUNK");
-    return e ? std::atoll(e) : -1LL;
-  }();
-  if (env >= 0) return round_up(env, 16);
+/// ExecutionPolicy::accumulation_chunk (elements of k; 0 disables) overrides the rule when >= 0.
+std::int64_t acc_chunk(PartType part, std::int64_t k, std::int64_t forced) {
+  if (forced >= 0) return round_up(forced, 16);
   const bool tf32 = part == PartType::tf32;
   const std::int64_t lo = tf32 ? 256 : 512, hi = tf32 ? 1024 : 2048;
   const double len = (tf32 ? 12.0 : 24.0) * std::sqrt(static_cast<double>(k));
@@ -131,12 +127,7 @@ PartLayout natural_layout(const Scheme& s) {
 }  // namespace
 
 bool use_fused(const Scheme& s, CudaKernels k) {
-  static const CudaKernels env = [] {
-    const char* e = std::getenv("TCEMU_CUDA_KERNELS");
-    return e && *e ? parse_cuda_kernels(e) : CudaKernels::automatic;
-  }();
-  if (k == CudaKernels::automatic) k = env;
-  return k == CudaKernels::fused && fused::supported(s);
+  return k != CudaKernels::multipass && fused::supported(s);
 }
 
 template <class T>
@@ -194,7 +185,7 @@ void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws) {
 template <class T>
 void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const ProfileArgs& px,
                   const ProfileArgs& py) {
-  const PartLayout L = use_fused(s, p.kernels) ? natural_layout(s) : make_part_layout(s.groups, p.swapped);
+  const PartLayout L = use_fused(s, p.exec->kernels) ? natural_layout(s) : make_part_layout(s.groups, p.swapped);
   const Store st = store_of(s.part);
   const std::int64_t kp = panel_k(p.k);
   const std::size_t eb = store_bytes(st);
@@ -217,11 +208,7 @@ void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, con
 /// oriented problem with a leading dimension cuBLAS accepts.
 template <class T>
 bool direct_to_c(const Problem<T>& p) {
-  static const bool disabled = [] {
-    const char* e = std::getenv("TCEMU_CUDA_DIRECT_C");
-    return e && std::string(e) == "0";
-  }();
-  return std::is_same_v<T, float> && !disabled && p.c_rs == 1 && p.c_cs >= std::max<std::int64_t>(1, p.m) &&
+  return std::is_same_v<T, float> && p.exec->direct_to_c && p.c_rs == 1 && p.c_cs >= std::max<std::int64_t>(1, p.m) &&
          p.c_cs <= INT_MAX;
 }
 
@@ -289,23 +276,25 @@ template <class T>
 void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws,
                         cudaEvent_t after_products, int stages) {
   const std::int64_t kp = panel_k(p.k);
-  if (use_fused(s, p.kernels)) {
+  if (use_fused(s, p.exec->kernels)) {
     // One kernel does the products and the combine, so nothing is queued before the scheme is
     // confirmed (it writes C, which a native fallback may still need to read).
-    if (stages & kStageCombine) {
+    const bool now = p.beta == T(0) ? (stages & kStageProducts) != 0 : (stages & kStageCombine) != 0;
+    if (now) {
       const std::size_t eb = store_bytes(store_of(s.part));
       const fused::Panels pn{ws.get(kSlotPartsA, eb * p.m * s.parts * kp, p.stream),
-                             ws.get(kSlotPartsB, eb * p.n * s.parts * kp, p.stream), p.m, p.n, kp};
+                             ws.get(kSlotPartsB, eb * p.n * s.parts * kp, p.stream), p.m, p.n, kp,
+                             p.exec->fused_mma};
       fused::run<T>(s, pn, fused::Epilogue<T>{p.c, p.c_rs, p.c_cs, p.alpha, p.beta}, p.stream);
     }
-    TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
+    if (now || (stages & kStageProducts)) TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
     return;
   }
   const PartLayout L = make_part_layout(s.groups, p.swapped);
   const int ngroups = static_cast<int>(L.windows.size());
   // Group 0 (the most significant) in k chunks of kb (see acc_chunk).
   const std::int64_t k0 = L.windows[0].len * kp;
-  const std::int64_t kb = s.parts > 1 ? acc_chunk(s.part, p.k) : 0;
+  const std::int64_t kb = s.parts > 1 ? acc_chunk(s.part, p.k, p.exec->accumulation_chunk) : 0;
   const std::int64_t nfull = kb > 0 && k0 > kb ? k0 / kb : 0;
   const std::int64_t rem = nfull > 0 ? k0 - nfull * kb : k0;
   const int n0 = static_cast<int>(nfull + (rem > 0 ? 1 : 0));
@@ -389,8 +378,7 @@ void run_ozaki(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const 
   // accumulators fit a budget: TCEMU_CUDA_OZAKI_ACC_MB (MiB, read at every call), default 8 GiB.
   // Each block's sums are the same integers in the same order, so the result does not depend on it.
   const std::int64_t nbuf = static_cast<std::int64_t>(gemms.size());
-  const char* env = std::getenv("TCEMU_CUDA_OZAKI_ACC_MB");
-  const std::int64_t budget = env && std::atoll(env) > 0 ? std::atoll(env) << 20 : std::int64_t{8} << 30;
+  const std::int64_t budget = std::max<std::int64_t>(p.exec->ozaki_accumulator_bytes, 1);
   const std::int64_t per_row = static_cast<std::int64_t>(sizeof(std::int32_t)) * p.n * nbuf;
   std::int64_t mb = p.m;
   if (round_up(p.m, 4) * per_row > budget) mb = std::max<std::int64_t>(4, budget / per_row / 4 * 4);

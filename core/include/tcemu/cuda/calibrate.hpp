@@ -5,7 +5,7 @@
 /// model.
 ///
 /// What is measured (calibrated_cost_model): with CUDA events on the legacy default stream, one
-/// warm-up and the median of 5 timed gemm_device calls (multi-pass kernels, range policy `ignore`,
+/// warm-up and the median of 5 timed gemm_device calls (the policy's kernels, range policy `ignore`,
 /// uniform(-1,1) data, split and range profile included, i.e. what a call costs), for
 ///   FP32 target, float data:  fp32, fp64, fp16x2, tf32x2, bf16x3, bf16x9, int8-ozaki:4, int8-ozaki:7
 ///   FP64 target, double data: fp64, int8-ozaki:6, int8-ozaki:8, int8-ozaki:11
@@ -20,22 +20,23 @@
 /// On an H200 the whole calibration takes a few seconds (at most ~30 s); a progress line goes to
 /// stderr.
 ///
-/// Cache: $XDG_CACHE_HOME/tcemu/ (else $HOME/.cache/tcemu/), one text file per GPU model, driver,
-/// CUDA runtime and cuBLAS version (calibration_cache_path()), in CostModel::to_text() form, written to
-/// a temporary name and renamed. A file that does not parse is reported in one line on stderr and
-/// measured again. Without HOME and XDG_CACHE_HOME the model lives in the process only.
+/// Cache: one text file per GPU model, driver, CUDA runtime and cuBLAS version and kernel choice
+/// in ExecutionPolicy::calibration_cache_dir (calibration_cache_path(); the apps use
+/// $XDG_CACHE_HOME/tcemu, else $HOME/.cache/tcemu), in CostModel::to_text() form, written to a
+/// temporary name and renamed. A file that does not parse is reported in one line on stderr and
+/// measured again. With an empty folder the model lives in the process only.
 ///
-/// Policy (environment variable TCEMU_AUTO_CALIBRATE, read at every gemm_device call with `auto` and
-/// no GemmOptions::cost_model):
-///   unset, "", "1", "auto"   the cached model; measured on first use when there is none (default);
-///   "cache"                  the cached model, else CostModel::h200_anchors() (never measures);
-///   "0", "off", "anchors"    CostModel::h200_anchors() (no file access; the test suites set this);
-///   "force", "recalibrate"   measured again once per process on first use, then cached.
-/// Any other value throws InvalidArgument naming the variable. If a measurement fails (e.g. out of
-/// device memory) one line goes to stderr and the anchors serve for the rest of the process.
+/// Policy (ExecutionPolicy::calibration, read at every gemm_device call with `auto` and no
+/// GemmOptions::cost_model; the apps take it from TCEMU_AUTO_CALIBRATE):
+///   measure_once   the cached model; measured on first use when there is none (default);
+///   cache_only     the cached model, else CostModel::h200_anchors() (never measures);
+///   anchors        CostModel::h200_anchors() (no file access; the test suites use it);
+///   force          measured again once per process on first use, then cached.
+/// If a measurement fails (e.g. out of device memory) one line goes to stderr and the anchors serve
+/// for the rest of the process.
 ///
-/// Applications add `--recalibrate` by calling calibrated_cost_model(nullptr, true) once before their
-/// work (or by running with TCEMU_AUTO_CALIBRATE=force), and `--explain` by printing
+/// Applications add `--recalibrate` by calling calibrated_cost_model(policy, nullptr, true) once
+/// before their work (or by running with CalibrationPolicy::force), and `--explain` by printing
 /// GemmReport::plan.explain() of an `auto` call.
 ///
 /// No CUDA header is included.
@@ -47,35 +48,28 @@
 
 namespace tcemu::cuda {
 
-/// What device_cost_model() does, from TCEMU_AUTO_CALIBRATE (see the file comment).
-enum class CalibrationPolicy {
-  measure_once,  ///< cache, else measure (default)
-  cache_only,    ///< cache, else anchors
-  anchors,       ///< CostModel::h200_anchors()
-  force,         ///< measure once per process, ignoring the cache
-};
+/// CalibrationPolicy lives in tcemu/execution.hpp (ExecutionPolicy::calibration).
+using ::tcemu::CalibrationPolicy;
 
-/// Reads TCEMU_AUTO_CALIBRATE; throws InvalidArgument "TCEMU_AUTO_CALIBRATE: ..." on an unknown value.
-CalibrationPolicy calibration_policy_from_env();
-
-/// Cache file of the current device: <cache dir>/cost-model-v2-<GPU name>-sm<cc>-drv<driver>-rt<runtime>
-/// -cublas<version>.txt (name characters other than [A-Za-z0-9.-] become '_'); "" when neither
-/// XDG_CACHE_HOME nor HOME is set. Throws DeviceError without a device.
-std::string calibration_cache_path();
+/// Cache file of the current device under `policy`: <policy.calibration_cache_dir>/cost-model-v3-
+/// <kernels>-<GPU name>-sm<cc>-drv<driver>-rt<runtime>-cublas<version>.txt, <kernels> one of fused,
+/// fused-mma.sync, multipass (name characters other than [A-Za-z0-9.-] become '_'); "" when the
+/// folder is empty. Throws DeviceError without a device.
+std::string calibration_cache_path(const ExecutionPolicy& policy);
 
 /// The measured cost model of the current device. Unless `recalibrate`, returns the model already
-/// measured or loaded in this process, else the cache file's (calibration_cache_path()), else
+/// measured or loaded in this process under the same kernel choice, else the cache file's
+/// (calibration_cache_path(policy)), else
 /// measures (see the file comment), writes the cache and returns it. With `recalibrate` it always
 /// measures and rewrites the cache. `ws` is the workspace the timed calls use (nullptr: a private one,
 /// freed afterwards; the calls overwrite its buffers). Throws DeviceError when a CUDA call fails
 /// (e.g. out of memory), InvalidArgument never (a corrupt cache is re-measured).
-CostModel calibrated_cost_model(Workspace* ws, bool recalibrate);
+CostModel calibrated_cost_model(const ExecutionPolicy& policy, Workspace* ws, bool recalibrate);
 
 /// The model gemm_device's `auto` uses when GemmOptions::cost_model is nullptr, per
-/// calibration_policy_from_env(); memoised per device and process (thread-safe). Never throws for a
-/// failed measurement (one line on stderr, then the anchors); throws InvalidArgument for a bad
-/// TCEMU_AUTO_CALIBRATE.
-std::shared_ptr<const CostModel> device_cost_model();
+/// execution.calibration; memoised per device, kernel choice and process (thread-safe). Never throws
+/// for a failed measurement (one line on stderr, then the anchors).
+std::shared_ptr<const CostModel> device_cost_model(const ExecutionPolicy& execution);
 
 /// Multi-line text of a calibrated model for --recalibrate / --explain: the device, one line per fit
 /// (coefficients as fixed us, operand GB/s-equivalent, output GB/s-equivalent, TFLOP/s-equivalent,

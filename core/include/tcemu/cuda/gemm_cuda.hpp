@@ -1,17 +1,18 @@
 #pragma once
 /// \file gemm_cuda.hpp
-/// CUDA backend of tcemu (DESIGN.md section 6, "cuda multi-pass"): every scheme of the catalogue on an
+/// CUDA backend of tcemu (docs/architecture.md, "CUDA backend"): every scheme of the catalogue on an
 /// NVIDIA GPU, on operands that already live in device memory.
 ///
 /// How a call runs (all on `stream`):
 ///  1. one tiled pass per operand splits it into the scheme's parts *and* computes its range profile
 ///     (block reductions + atomics into a small device struct; the profile is copied back once);
 ///  2. the scheme is resolved exactly as on the host (tcemu::resolve_scheme: `auto` with the device's
-///     measured cost model, tcemu/cuda/calibrate.hpp (measured on first use and cached per GPU model;
-///     TCEMU_AUTO_CALIBRATE=0: CostModel::h200_anchors()), unless GemmOptions::cost_model says
-///     otherwise; Ozaki slice count, range check and fallback), so GemmReport means the same on both
-///     backends;
-///  3. one cuBLAS GEMM per product group, the products of a group concatenated along k
+///     measured cost model, tcemu/cuda/calibrate.hpp (per options.execution.calibration), unless
+///     GemmOptions::cost_model says otherwise; Ozaki slice count, range check and fallback), so
+///     GemmReport means the same on both backends;
+///  3. by default (ExecutionPolicy::kernels automatic) schemes with a fused kernel run it: every
+///     product and the combine in one Tensor Core kernel (cuda/fused/fused.hpp). Otherwise (multi-pass,
+///     or schemes without a fused kernel) one cuBLAS GEMM per product group, the products of a group concatenated along k
 ///     ([A_hi | A_lo] . [B_lo ; B_hi]) into one FP32 accumulator per group: FP16/BF16 parts through
 ///     cublasGemmEx (FP32 compute), TF32 parts (TF32-exact FP32 words) with CUBLAS_COMPUTE_32F_FAST_TF32,
 ///     native fp32 as cublasSgemm (CUBLAS_DEFAULT_MATH, never TF32), fp64 as cublasDgemm;
@@ -27,8 +28,8 @@
 ///  up, scales by 2^(eA_i + eB_j) and applies alpha/beta. The result equals the host's bit for bit.
 ///  Complex GEMMs (complex_gemm_device) run either as 4M (four real GEMMs plus a combine) or, when
 ///  op(A) and C are rows of interleaved re/im and alpha, beta are real, as ONE real GEMM on the real
-///  embedding (A viewed as m x 2k real, B expanded to a 2k x 2n real matrix); TCEMU_CUDA_COMPLEX=4m
-///  or =embed forces the choice.
+///  embedding (A viewed as m x 2k real, B expanded to a 2k x 2n real matrix);
+///  options.execution.complex forces the choice.
 ///
 /// This header does not include any CUDA header, so CPU-only code may include it; a stream is passed
 /// as `cudaStream_t` (which is `CUstream_st*`, declared here).
@@ -111,22 +112,12 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
 template <class T>
 RangeProfile profile_device(MatrixView<const T> opX, Side side, Stream stream, Workspace* ws);
 
-/// How complex_gemm_device computes (see there).
-enum class ComplexMethod {
-  automatic,  ///< the real embedding where it applies (complex_embedding_applies), else 4M
-  four_m,     ///< always 4M: four real GEMMs on the real/imaginary views and a complex combine
-  embed,      ///< the real embedding where it applies, else 4M (today the same as automatic; kept
-              ///< apart so that a later cost rule for `automatic` cannot change a forced run)
-  blas,       ///< native schemes (fp32 on complex<float>, fp64 on complex<double>): one cuBLAS
-              ///< CGEMM / ZGEMM on the complex views where cuBLAS can read them (each of op(A),
-              ///< op(B), C with unit stride along rows or columns); otherwise, and for every other
-              ///< scheme, as automatic. The baseline a complex emulation is measured against.
-};
-
-/// The method chosen by the environment variable TCEMU_CUDA_COMPLEX, read at every call:
-/// "4m" (or "4M") -> four_m, "embed" -> embed, unset, "" or "auto" -> automatic. Throws
-/// InvalidArgument naming the variable for any other value.
-ComplexMethod complex_method_from_env();
+/// How complex_gemm_device computes: tcemu::ComplexMethod (tcemu/execution.hpp). `blas` runs
+/// native schemes (fp32 on complex<float>, fp64 on complex<double>) as one cuBLAS CGEMM / ZGEMM on the
+/// complex views where cuBLAS can read them (each of op(A), op(B), C with unit stride along rows or
+/// columns), otherwise, and for every other scheme, as automatic: the baseline a complex emulation is
+/// measured against.
+using ::tcemu::ComplexMethod;
 
 /// True when complex_gemm_device can compute C = alpha op(A) op(B) + beta C as one real GEMM by the
 /// real embedding: alpha and beta real (imaginary parts == 0), op(A) and C with column stride 1
@@ -174,11 +165,10 @@ bool complex_embedding_applies(Op opA, std::complex<T> alpha, MatrixView<const s
 /// are twice as long, so the Tensor Cores' in-MMA accumulation (docs/perf-notes.md section 2.1)
 /// runs over 2k terms instead of k plus one round-to-nearest add.
 ///
-/// Choosing: `method` automatic (and the overload without it, which reads TCEMU_CUDA_COMPLEX through
-/// complex_method_from_env()) takes the embedding wherever it applies: it never does more work than
-/// 4M. TCEMU_CUDA_COMPLEX=4m forces 4M everywhere; TCEMU_CUDA_COMPLEX=embed (or auto/unset) uses the
-/// embedding where it applies and 4M elsewhere (a non-embeddable call never fails because of the
-/// method). The report is gemm_device's for the embedding (its split timing does not include the
+/// Choosing: `method` automatic (and the overload without it, which takes
+/// options.execution.complex) takes the embedding wherever it applies: it never does more work than
+/// 4M. four_m forces 4M everywhere; embed (or automatic) uses the embedding where it applies and 4M
+/// elsewhere (a non-embeddable call never fails because of the method). The report is gemm_device's for the embedding (its split timing does not include the
 /// Br build) and merge_reports of the four products for 4M. ComplexMethod::blas (explicit only)
 /// runs native schemes as one cuBLAS CGEMM / ZGEMM instead (no range profile; report with the
 /// scheme only), qsim's native baseline.
@@ -187,8 +177,7 @@ GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
                                MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,
                                std::complex<T> beta, MatrixView<std::complex<T>> C,
                                const GemmOptions& options, Stream stream, Workspace* ws);
-/// The same with an explicit method (the environment variable is not read); ComplexMethod::blas is
-/// only ever used when asked for here.
+/// The same with an explicit method (options.execution.complex is ignored).
 template <class T>
 GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
                                MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,

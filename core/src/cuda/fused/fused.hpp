@@ -1,5 +1,5 @@
 #pragma once
-// Fused split-part GEMM (DESIGN.md section 6, "fused"): every product of a split scheme in one Tensor
+// Fused split-part GEMM (docs/architecture.md, "CUDA backend"): every product of a split scheme in one Tensor
 // Core kernel over the split panels, with the combine in its epilogue.
 //
 // Why: the multi-pass path runs one cuBLAS GEMM per product group into FP32 accumulators in device
@@ -15,13 +15,14 @@
 // Kernels: wgmma_kernel.cuh on compute capability 9.0 (sm_90a): warp-specialised, a TMA producer
 // warpgroup and two wgmma consumer warpgroups of 64 x 192 (two-part per-element tables) or 64 x 128,
 // k-tiles in mbarrier-guarded stages, promotion per 128 bytes of k (docs/perf-notes.md sections 5, 12). fused_kernel.cuh elsewhere (sm_80
-// and later) and on request (TCEMU_CUDA_FUSED_MMA=mma.sync): mma.sync, 128 x 128 block tiles, 16
+// and later) and on request (ExecutionPolicy::fused_mma = mma_sync): mma.sync, 128 x 128 block tiles, 16
 // warps of 32 x 32, k-tiles of 64 bytes per row, a 3-stage cp.async pipeline into XOR-swizzled shared
 // memory, ldmatrix fragments, promotion after every MMA step.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "tcemu/execution.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace tcemu::cuda::detail::fused {
@@ -33,6 +34,7 @@ struct Panels {
   const void* y = nullptr;  ///< n lines (columns of the accumulator)
   std::int64_t m = 0, n = 0;
   std::int64_t kp = 0;      ///< padded row length of one part (a multiple of 16 elements)
+  FusedMma mma = FusedMma::automatic;  ///< ExecutionPolicy::fused_mma
 };
 
 /// Output: C(i, j) = c[i * c_rs + j * c_cs] = alpha * (2^low_scale_exp * low + hi) + beta * C(i, j),
@@ -48,9 +50,9 @@ struct Epilogue {
 /// bf16x3, bf16x9) and the current device can run it (compute capability 8.0 or newer).
 bool supported(const Scheme& s);
 
-/// Which fused kernel runs `s` on this device: "fused (wgmma)" (sm_90a, unless TCEMU_CUDA_FUSED_MMA
-/// asks for mma.sync) or "fused (mma.sync)". Throws InvalidArgument when `s` has no fused kernel.
-const char* kernel_name(const Scheme& s);
+/// Which fused kernel runs `s` on this device under `mma`: "fused (wgmma)" (sm_90a, unless `mma`
+/// is mma_sync) or "fused (mma.sync)". Throws InvalidArgument when `s` has no fused kernel.
+const char* kernel_name(const Scheme& s, FusedMma mma);
 
 /// Runs the fused kernel of `s` on `panels` (split with the natural part order) into the epilogue.
 /// Throws InvalidArgument when `s` has no fused kernel, DeviceError on a launch failure.

@@ -106,17 +106,9 @@ int compute_capability() {
   return 10 * major + minor;
 }
 
-/// Which fused kernel runs on compute capability 9.0: the warp-specialised wgmma kernel unless
-/// TCEMU_CUDA_FUSED_MMA=mma.sync asks for the mma.sync one (other devices always run mma.sync).
-bool use_wgmma() {
-  static const bool forced_mma_sync = [] {
-    const char* e = std::getenv("TCEMU_CUDA_FUSED_MMA");
-    if (!e || !*e || std::string(e) == "wgmma") return false;
-    if (std::string(e) == "mma.sync") return true;
-    throw InvalidArgument("TCEMU_CUDA_FUSED_MMA='" + std::string(e) + "': expected wgmma or mma.sync");
-  }();
-  return !forced_mma_sync && compute_capability() == 90;
-}
+/// Which fused kernel runs on compute capability 9.0: the warp-specialised wgmma kernel unless the
+/// policy asks for mma.sync (other devices always run mma.sync).
+bool use_wgmma(FusedMma mma) { return mma != FusedMma::mma_sync && compute_capability() == 90; }
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
@@ -155,11 +147,11 @@ bool supported(const Scheme& s) {
   return c.ok && table_matches(s, c.set) && compute_capability() >= 80;
 }
 
-const char* kernel_name(const Scheme& s) {
+const char* kernel_name(const Scheme& s, FusedMma mma) {
   const Choice c = choice_for(s.kind);
   if (!c.ok || !table_matches(s, c.set)) throw InvalidArgument("tcemu cuda: scheme " + s.name + " has no fused kernel");
   // The same instance test as launch_kernel (workspace panels are 256-byte aligned).
-  const bool wgmma = use_wgmma() && with_instance(c, [](auto k, auto set) {
+  const bool wgmma = use_wgmma(mma) && with_instance(c, [](auto k, auto set) {
                        return wg::available<decltype(k)::value, decltype(set)::value, float>();
                      });
   return wgmma ? "fused (wgmma)" : "fused (mma.sync)";
@@ -188,7 +180,7 @@ void run(const Scheme& s, const Panels& pn, const Epilogue<T>& out, cudaStream_t
     throw InvalidArgument("tcemu cuda fused: " + std::to_string(pn.m) + " x " + std::to_string(pn.n) +
                           " needs more blocks than one launch allows");
   a.low_scale = s.groups.size() > 1 ? std::ldexp(1.f, s.groups[1].scale_exp) : 1.f;
-  const bool wgmma = use_wgmma() && aligned16(pn.x) && aligned16(pn.y);
+  const bool wgmma = use_wgmma(pn.mma) && aligned16(pn.x) && aligned16(pn.y);
   with_instance(c, [&](auto k, auto set) {
     launch_kernel<decltype(k)::value, decltype(set)::value>(wgmma, a, out, stream);
   });
