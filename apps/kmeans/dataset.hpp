@@ -1,6 +1,6 @@
 #pragma once
 /// \file dataset.hpp
-/// Input of the kmeans app (DESIGN.md section 8): /data (n x d float32), optional /labels (n int32),
+/// Input of the kmeans app (docs/architecture.md, "Data formats"): /data (n x d float32), optional /labels (n int32),
 /// optional /init_centroids (k x d float32), read and validated.
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file dataset.hpp
-/// Input of the knn app: an ann-benchmarks HDF5 file (DESIGN.md section 8), read and validated.
+/// Input of the knn app: an ann-benchmarks HDF5 file (docs/architecture.md, "Data formats"), read and validated.
 #include <cstdint>
 #include <optional>
 #include <string>

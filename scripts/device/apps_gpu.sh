@@ -9,7 +9,7 @@
 #   selftest: the GPU-labelled CTest self-tests (tcemu-split-selftest: split pass, exhaustive FP16
 #             conversion check; tcemu-tcprobe's checks), then the split pass timings
 #   probe: tcemu-tcprobe (the Tensor Cores' own accumulation, docs/accuracy.md)
-#   fused: tcemu-bench, fused kernel vs multi-pass vs cuBLAS (docs/perf-notes.md section 4)
+#   fused: tcemu-bench, fused kernel vs multi-pass vs cuBLAS (docs/benchmarks.md, docs/perf-notes.md section 5)
 #   pack: archive $OUT's files into $PACK_NAME.tgz (last)
 # Binaries built elsewhere (same CUDA 13, sm_90a) can be carried in $BUILD; then skip `build`.
 # Usage (repository root): OUT=/dir scripts/device/apps_gpu.sh build knn kmeans
@@ -37,9 +37,13 @@ build() {
   # CLI11's headers from .deps/cli11 (scripts/device/prepare_deps.sh) where the image has none.
   local cli11_arg=""
   [ -e /usr/include/CLI/CLI.hpp ] || [ ! -d "$ROOT/.deps/cli11" ] || cli11_arg="-DCLI11_INCLUDE_DIR=$ROOT/.deps/cli11"
-  stamp "configure + build all (sm_90a, -j$JOBS)"
+  # Kokkos: the CUDA-enabled Kokkos 4 of scripts/build_kokkos.sh when .deps/kokkos-cuda is carried
+  # (tcemu::gemm on CudaSpace Views; docs/kokkos.md), else the copy of Debian's Serial Kokkos.
+  local kokkos_arg="-DTCEMU_KOKKOS_ROOT=$ROOT/.deps/kokkos"
+  [ -d "$ROOT/.deps/kokkos-cuda" ] && kokkos_arg="-DKokkos_ROOT=$ROOT/.deps/kokkos-cuda"
+  stamp "configure + build all (sm_90a, -j$JOBS, $kokkos_arg)"
   cmake -S . -B "$BUILD" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
-        -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" $gtest_arg $cli11_arg > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; return 1; }
+        "$kokkos_arg" $gtest_arg $cli11_arg > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; return 1; }
   # "-- -k" goes to the native tool (make or ninja): cmake 4 rejects a bare -k of its own.
   cmake --build "$BUILD" -j"$JOBS" -- -k >> "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; }
   ls "$BUILD"/apps/*/ | head -40

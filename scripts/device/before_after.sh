@@ -3,6 +3,9 @@
 # interleaved (old, new, old, new) so that clock drift does not decide the sign.
 # Usage (repository root, on the GPU machine): OUT=/dir scripts/device/before_after.sh OLD_SOURCE_DIR
 # Needs .deps/kokkos, .deps/cli11 and .deps/fashion-mnist (scripts/device/prepare_deps.sh).
+# Sizes and schemes (defaults in brackets): KMEANS_SCHEMES [fp16x2], QSIM_QUBITS [28], QSIM_SCHEMES
+# [fp32,fp16x2-aligned], HPLAI_N [32768], HPLAI_SCHEMES [bf16,fp16x2]; issue 19's acceptance uses
+# qsim 30 qubits and hplai n = 49152.
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 OLD=$1
@@ -26,10 +29,12 @@ for round in 1 2; do
     "$B/knn/knn" --input data/fashion-mnist-784-euclidean.h5 --k 10 --scheme fp32,fp16x2,tf32x2,bf16x3 --device cuda \
         --repeat 3 2>/dev/null | tee "$OUT/knn_${v}_$round.txt" | tail -5
     "$B/kmeans/kmeans" --input data/fashion-mnist-kmeans.h5 --replicate 10 --noise 1.0 --k 1024 --init random \
-        --max-iter 20 --tol 0 --seed 1 --scheme fp16x2 --device cuda -q 2>&1 | tee "$OUT/kmeans_${v}_$round.txt" | tail -4
-    "$B/qsim/qsim" --generate brickwork:n=28,depth=20,seed=1 --fuse 6 --device cuda -q \
-        --scheme fp32,fp16x2-aligned 2>&1 | tee "$OUT/qsim_${v}_$round.txt" | tail -4
-    "$B/hplai/hplai" --n 32768 --nb 1024 --scheme bf16,fp16x2 --device cuda -q 2>&1 | tee "$OUT/hplai_${v}_$round.txt" | tail -4
+        --max-iter 20 --tol 0 --seed 1 --scheme "${KMEANS_SCHEMES:-fp16x2}" --device cuda -q 2>&1 |
+        tee "$OUT/kmeans_${v}_$round.txt" | tail -6
+    "$B/qsim/qsim" --generate "brickwork:n=${QSIM_QUBITS:-28},depth=20,seed=1" --fuse 6 --device cuda -q \
+        --scheme "${QSIM_SCHEMES:-fp32,fp16x2-aligned}" 2>&1 | tee "$OUT/qsim_${v}_$round.txt" | tail -6
+    "$B/hplai/hplai" --n "${HPLAI_N:-32768}" --nb 1024 --scheme "${HPLAI_SCHEMES:-bf16,fp16x2}" --device cuda -q 2>&1 |
+        tee "$OUT/hplai_${v}_$round.txt" | tail -6
   done
 done
 stamp done

@@ -18,7 +18,7 @@ stamp "device"
 device_info
 nvcc --version | tail -1; cmake --version | head -1; g++ --version | head -1
 
-# Mode "split" (docs/perf-notes.md 2.6): prebuilt binaries may be carried in $PREBUILT (same CUDA and
+# Mode "split" (docs/history/2026-11-22-split-pass.md, 2.6): prebuilt binaries may be carried in $PREBUILT (same CUDA and
 # compiler here: saves the build's device time); used only when every library they need resolves.
 PREBUILT=${PREBUILT:-$ROOT/build-split-bin}
 SELFTEST=""
@@ -91,7 +91,7 @@ run_bench() {  # name, args...
   stamp "bench $name: $*"
   "$B" "$@" --csv "$OUT/bench_$name.csv" > "$OUT/bench_$name.log" 2>&1 || { echo "bench $name failed"; tail -5 "$OUT/bench_$name.log"; }
 }
-if [ "$MODE" = split ]; then  # acceptance shapes of the split-pass work (docs/perf-notes.md 2.6)
+if [ "$MODE" = split ]; then  # acceptance shapes of the split-pass work (docs/history/2026-11-22-split-pass.md)
   run_bench accept32 --shapes 8192 --dists uniform --schemes fp16x2,tf32x2,bf16x3 --fp64-schemes ''
   run_bench apps --shapes knn,kmeans --dists uniform --schemes fp16x2,tf32x2,bf16x3 --fp64-schemes ''
   run_bench accept64 --shapes 8192 --dists phi=0.1 --schemes '' --fp64-schemes int8-ozaki

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots of tcemu-bench CSV output (docs/benchmarks.md): rate vs size, and error vs speedup.
+"""Plots of tcemu-bench CSV output (docs/history/2026-11-22-multipass-acceptance-issue3.md): rate vs size, and error vs speedup.
 
 Usage: scripts/device/plot_bench.py docs/data/bench_h200.csv docs/img
 """

@@ -1,5 +1,5 @@
 
-// Tensor Core issue-rate probe for the fused wgmma kernel (docs/perf-notes.md section 5.1): cycles per
+// Tensor Core issue-rate probe for the fused wgmma kernel (docs/history/2026-11-22-wgmma-warp-specialised.md, 5.1): cycles per
 // wgmma m64nNk16 (FP16 in, FP32 accumulate) per SM, with operands from shared memory (SS) or A from
 // registers (RS), 1 or 2 warpgroups issuing, zero-ish or random operands; then the fused kernel's
 // loop structure without global memory (fused_like*), step by step up to the producer/consumer
