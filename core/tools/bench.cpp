@@ -463,7 +463,7 @@ class Bench {
         t.fell_back = rep.fell_back;
         t.err = err();
         t.meets = std::isfinite(t.err) && t.err <= g.err_limit && count_nonfinite_device(C.cview(), nullptr) == 0;
-        if (sc.kind == SchemeKind::automatic) {
+        if (sc.is_automatic()) {
           g.plan = rep.plan;
           for (const Candidate& c : rep.plan.candidates)
             if (c.eligible && c.scheme.name == rep.used.name) g.predicted_ms = 1e3 * c.predicted_seconds;
@@ -475,7 +475,7 @@ class Bench {
       return t;
     };
     for (const Scheme& sc : catalogue(target))
-      if (sc.kind != SchemeKind::automatic && sc.meets(target)) g.timings.push_back(time_scheme(sc));
+      if (!sc.is_automatic() && sc.meets(target)) g.timings.push_back(time_scheme(sc));
     g.auto_run = time_scheme(parse_scheme("auto", target));
     g.pick = g.auto_run.used;
     if (cfg_.explain)
@@ -596,7 +596,7 @@ class Bench {
       r.tflops = flops(s) / (med * 1e-3) / 1e12;
       r.speedup = native > 0 ? native / med : 0;
       r.used = rep.used.name + (rep.fell_back ? " (fallback)" : "");
-      if (cfg_.explain && sc.kind == SchemeKind::automatic)
+      if (cfg_.explain && sc.is_automatic())
         std::fprintf(stderr, "%s %s:\n%s", s.name.c_str(), dist.name().c_str(), rep.plan.explain().c_str());
       r.note = rep.kernels;  // what ran: a fused request without a fused kernel shows as multi-pass
       const std::int64_t bad = count_nonfinite_device(C.as_const(), nullptr);

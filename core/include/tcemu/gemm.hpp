@@ -4,7 +4,8 @@
 ///
 /// Two entry points:
 ///  - gemm(...) on Kokkos Views (rank 2, any layout): the View's memory space picks the backend
-///    (host-accessible -> host backend; Kokkos::CudaSpace -> CUDA backend when built with CUDA).
+///    (host-accessible -> host backend; Kokkos::CudaSpace -> CUDA backend when tcemu is built with
+///    CUDA against a CUDA-enabled Kokkos 4, docs/kokkos.md).
 ///  - gemm_host(...) on raw strided MatrixViews, for codes that do not use Kokkos Views.
 /// Shapes: op(A) is m x k, op(B) is k x n, C is m x n. Element types: float (FP32 target) or double
 /// (FP64 target, and FP32-target schemes applied to double data after rounding it to float).
@@ -46,7 +47,10 @@ struct GemmReport {
   Scheme used;                  ///< after auto's choice and any range fallback
   bool fell_back = false;       ///< true when the range check replaced the requested scheme
   std::string note;             ///< why it fell back (names the operand and the rule), or ""
-  Plan plan;                    ///< auto's decision (candidates empty when auto was not used)
+  /// auto's decision (candidates empty when auto was not used). On the CUDA backend, when auto's pick
+  /// for in-range operands is native arithmetic, the plan is that one (made on a nominal profile):
+  /// no real profile can change a native pick, so the operands are not profiled.
+  Plan plan;
   double seconds_split = 0;     ///< range profile + split of both operands
   double seconds_products = 0;  ///< the part products (BLAS / Tensor Core GEMMs)
   double seconds_combine = 0;   ///< combining the accumulators into C
@@ -99,15 +103,15 @@ std::string mixpert_violation(const mixpert::PackCheck& a, const mixpert::PackCh
                               std::int64_t n, std::int64_t k);
 
 /// int8-mixpert's fallback, shared by the backends: under RangePolicy::error throws InvalidArgument
-/// with `why`; otherwise runs `run(options with bf16x3)` (the paper falls back to half-precision
-/// emulation; bf16x3's own range check may go on to native FP32) and returns its report with
+/// with `why`; otherwise runs `run(options with the descriptor's fallback scheme)` (bf16x3: the paper
+/// falls back to half-precision emulation; its own range check may go on to native FP32) and returns its report with
 /// requested = int8-mixpert, fell_back and a note that starts with `why`.
 template <class Run>
 GemmReport mixpert_fallback(const GemmOptions& options, const std::string& why, Run run) {
   if (options.range_policy == RangePolicy::error)
     throw InvalidArgument("gemm with scheme " + options.scheme.name + ": " + why);
   GemmOptions o = options;
-  o.scheme = parse_scheme("bf16x3");
+  o.scheme = parse_scheme(schemes::descriptor(options.scheme.kind).fallback);  // the descriptor's fallback
   GemmReport r = run(o);
   r.requested = options.scheme;
   r.fell_back = true;
@@ -148,7 +152,8 @@ GemmReport gemm(Op opA, Op opB, typename ViewC::non_const_value_type alpha, cons
   }
 #if defined(KOKKOS_ENABLE_CUDA) && defined(TCEMU_HAVE_CUDA)
   else if constexpr (std::is_same_v<Space, Kokkos::CudaSpace>) {
-    // Device Views: the CUDA backend on the default Cuda execution space instance's stream.
+    // Device Views: the CUDA backend on the default Cuda execution space instance's stream (work
+    // queued there before the call runs first); it returns when C is complete.
     return cuda::gemm_device<T>(opA, opB, alpha, a.as_const(), b.as_const(), beta, c, options,
                                 Kokkos::Cuda().cuda_stream(), nullptr);
   }

@@ -1,6 +1,6 @@
 #pragma once
 /// \file metrics.hpp
-/// Accuracy metrics of DESIGN.md section 7 and the references they compare against (host only).
+/// Accuracy metrics of docs/accuracy.md ("Metrics and inputs") and the references they compare against (host only).
 #include <cstdint>
 #include <vector>
 

@@ -1,6 +1,6 @@
 #pragma once
 /// \file random.hpp
-/// Seeded test inputs of DESIGN.md section 7 (the papers' distributions). Never zeros: a draw of
+/// Seeded test inputs of docs/accuracy.md, "Metrics and inputs" (the papers' distributions). Never zeros: a draw of
 /// exactly 0 is redrawn, because zeros hide unwritten outputs and skew the timing.
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 /// \file range_profile.hpp
-/// Range profile of a GEMM operand (DESIGN.md section 4, step 1): what `auto` and the range check need
+/// Range profile of a GEMM operand (docs/architecture.md, "Data path of one call"): what `auto` and the range check need
 /// to know about the magnitudes in op(A) (per row) and op(B) (per column).
 ///
 /// A "line" is a row of op(A) or a column of op(B): the k elements that meet in one dot product.

@@ -1,10 +1,12 @@
 #pragma once
 /// \file scheme.hpp
-/// The scheme catalogue (DESIGN.md section 3): every way tcemu can compute a GEMM, native or emulated,
+/// The scheme catalogue (docs/schemes.md): every way tcemu can compute a GEMM, native or emulated,
 /// described as data so that the host backend, the CUDA backend, `auto` and `--list-schemes` all read
 /// the same description.
 #include <string>
 #include <vector>
+
+#include "tcemu/schemes/registry.hpp"
 
 namespace tcemu {
 
@@ -16,33 +18,56 @@ const char* to_string(Target t);
 /// Parses "fp32" / "fp64"; throws InvalidArgument naming the value otherwise.
 Target parse_target(const std::string& s);
 
-/// Identity of a scheme (one row of the catalogue).
+/// Identity of a scheme (one row of the catalogue). The enumerators are generated from the registry
+/// (tcemu/schemes/registry.hpp), in display order; each one's properties live in its descriptor
+/// (tcemu/schemes/*.hpp, looked up with schemes::descriptor(kind)); docs/schemes.md lists them.
 enum class SchemeKind {
-  fp64,             ///< native FP64 (reference)
-  fp32,             ///< native FP32 (CUDA cores / host SGEMM)
-  tf32,             ///< one pass, inputs rounded RN-even to TF32
-  bf16,             ///< one pass, inputs rounded RN-even to BF16
-  fp16,             ///< one pass, inputs rounded RN-even to FP16
-  fp16x2,           ///< APE FP32-F: hi = fp16(x), lo = fp16((x-hi)*2^12), 3 products
-  fp16x2_markidis,  ///< Markidis: hi = RZ(x), lo = RZ(x-hi), unscaled, 4 products, one accumulator
-  fp16x2_egemm,     ///< EGEMM-TC: round-split hi = RN(x), lo = RN(x-hi), unscaled, 4 products
-  fp16x2_legemm,    ///< LE-GEMM: hi = bit-cut(x), lo = RZ((x-hi)*2^10), 3 products, 2 accumulators
-  fp16x2_aligned,   ///< hi on a per-line grid (exact hi*hi on Tensor Cores), lo = fp16(x-hi), 4 products
-  tf32x2,           ///< APE FP32-T / "3xTF32": hi, lo TF32 RN-even, 3 products
-  tf32x2_aligned,   ///< hi on a per-line grid (exact hi*hi on Tensor Cores), lo = tf32(x-hi), 4 products
-  bf16x3,           ///< APE FP32-B: hi, mi, lo BF16 RN-even, 6 products
-  bf16x3_aligned,   ///< hi on a per-line grid, mi, lo BF16 RN-even of the residual, bf16x3's 6 products
-  bf16x9,           ///< hi, mi, lo BF16, all 9 products
-  int8_ozaki,       ///< Ozaki scheme on INT8 (ozIMMU): per-row/column power-of-two scale, s slices
-  int8_mixpert,     ///< MixPert: per-tile shared exponent, 2-3 INT8 mantissa segments, levels I-IV
-  automatic,        ///< `auto`: chosen per call from the operands' range profile and a cost model
+#define TCEMU_SCHEME_ENUMERATOR(e, D) e,
+  TCEMU_SCHEME_REGISTRY(TCEMU_SCHEME_ENUMERATOR)
+#undef TCEMU_SCHEME_ENUMERATOR
 };
 
-/// True for the line-aligned kinds (fp16x2-aligned, tf32x2-aligned, bf16x3-aligned: hi on a grid set
-/// by the line's maximum, split::split_aligned). Usable in device code (constexpr).
-constexpr bool is_line_aligned(SchemeKind k) {
-  return k == SchemeKind::fp16x2_aligned || k == SchemeKind::tf32x2_aligned || k == SchemeKind::bf16x3_aligned;
-}
+/// Number of registered schemes (SchemeKind enumerators).
+inline constexpr int kSchemeCount = 0
+#define TCEMU_SCHEME_COUNT(e, D) +1
+    TCEMU_SCHEME_REGISTRY(TCEMU_SCHEME_COUNT)
+#undef TCEMU_SCHEME_COUNT
+    ;
+
+/// How the backends implement a scheme: which arithmetic path runs it, which cost formula `auto`
+/// uses for it and whether it needs a profile before its split. Generic code asks this (through
+/// Scheme::family() or schemes::descriptor(kind).family), never for a particular SchemeKind.
+enum class ImplFamily {
+  native,        ///< no split: SGEMM / DGEMM of the data (fp32, fp64)
+  one_pass,      ///< one low-precision part, one product (tf32, bf16, fp16)
+  parts,         ///< element-wise split into 2-3 parts, groups of part products (fp16x2 family, tf32x2, bf16x3/x9)
+  line_aligned,  ///< split on a per-line grid: needs the line maxima (a profile) before the split
+  int_slices,    ///< Ozaki: INT8 fixed-point slices, s chosen per call, integer product triangle
+  tile_exponent, ///< MixPert: per-tile shared exponent, INT8 segments, one fused kernel
+  automatic,     ///< `auto`: chosen per call
+};
+
+/// The range rule a scheme's descriptor names (range_violation() implements each).
+enum class RangeRule {
+  none,           ///< any input (native, auto)
+  nonfinite_only, ///< finite inputs only, any exponent range (Ozaki)
+  bounds,         ///< |x| < max_abs and every line maximum >= 2^min_exp
+  bounds_spread,  ///< bounds, and every line's spread (max / mean nonzero |x|) <= 2^max_spread_bits
+  scaled_spread,  ///< operand scaled by 2^sigma into [2^(top-1), 2^top): max, lowest line and spread checked
+};
+
+/// Product table of a fused Tensor Core kernel (core/src/cuda/fused): which part products go to the
+/// promoted accumulator (group 0) and which to the low one. Each value is one compiled kernel table;
+/// its product list is *derived* from the descriptors that name it (schemes::fused_products), which
+/// must agree at compile time.
+enum class FusedTable {
+  none,      ///< no fused kernel (multi-pass products only)
+  hi_cross,  ///< 2 parts: promoted (0,0); low (0,1), (1,0)
+  all_four,  ///< 2 parts: promoted (1,1), (1,0), (0,1), (0,0); no low products
+  hi_low3,   ///< 2 parts: promoted (0,0); low (0,1), (1,0), (1,1)
+  three,     ///< 3 parts: promoted (0,0); low (0,1), (1,0), (0,2), (1,1), (2,0)
+  nine,      ///< 3 parts: promoted (0,0); low the other eight products
+};
 
 /// Type of the parts the Tensor Cores (or host BLAS) multiply.
 enum class PartType { fp64, fp32, tf32, bf16, fp16, int8 };
@@ -95,18 +120,28 @@ struct Scheme {
   double max_abs = 3.4028234663852886e38;  ///< exclusive upper bound of |x|
   int precision_bits = 24;   ///< relative representation error of one element <= 2^-precision_bits
   std::string source;        ///< paper / origin
-  std::string range_text;    ///< human-readable exponent range, as in DESIGN.md
+  std::string range_text;    ///< human-readable exponent range, as in docs/schemes.md
   std::vector<ProductGroup> groups;  ///< empty for native and Ozaki schemes
 
-  /// True for fp64 and fp32 (no split).
-  bool is_native() const { return kind == SchemeKind::fp64 || kind == SchemeKind::fp32; }
-  /// True for the line-aligned schemes (fp16x2-aligned, tf32x2-aligned, bf16x3-aligned): their split
-  /// needs every line's maximum (split::split_aligned), so the backends profile before they split.
-  bool is_line_aligned() const { return split == SplitRule::line_aligned; }
-  /// True for the single-pass low-precision schemes tf32, bf16, fp16.
-  bool is_one_pass() const {
-    return kind == SchemeKind::tf32 || kind == SchemeKind::bf16 || kind == SchemeKind::fp16;
-  }
+  /// The implementation family of the scheme's descriptor (schemes::descriptor(kind).family).
+  ImplFamily family() const;
+  /// True for the native schemes (no split: fp32, fp64).
+  bool is_native() const { return family() == ImplFamily::native; }
+  /// True for `auto` (resolved per call).
+  bool is_automatic() const { return family() == ImplFamily::automatic; }
+  /// True for the line-aligned schemes: their split needs every line's maximum
+  /// (split::split_aligned), so the backends profile before they split.
+  bool is_line_aligned() const { return family() == ImplFamily::line_aligned; }
+  /// True when the backends must profile the operand before they can split it (line-aligned schemes).
+  bool needs_profile_before_split() const;
+  /// True for the single-pass low-precision schemes (one part, one product).
+  bool is_one_pass() const { return family() == ImplFamily::one_pass; }
+  /// True when the scheme's descriptor names a fused Tensor Core kernel table (fused_table() != none).
+  bool has_fused_kernel() const { return fused_table() != FusedTable::none; }
+  /// The fused kernel's product table of the scheme's descriptor (FusedTable::none when it has none).
+  FusedTable fused_table() const;
+  /// The descriptor's documented error bound (text, e.g. "|C - AB| <= ...").
+  const char* error_bound() const;
   /// True when the scheme, on in-range inputs, is as accurate as native arithmetic of `t`:
   /// fp32 target: precision_bits >= 22 (APE's FP32-F/T/B, bf16x9, Ozaki, native fp32/fp64);
   /// fp64 target: native fp64 and Ozaki. Markidis (20 bits), EGEMM-TC (21) and LE-GEMM (~20) are
@@ -129,8 +164,23 @@ std::vector<Scheme> parse_scheme_list(const std::string& list, Target target);
 std::vector<Scheme> catalogue(Target target);
 
 /// Text table for `--list-schemes`: name, target, part type, parts, products, split rule, exponent
-/// range and source.
+/// range, full-precision bits and source, columns padded to their longest entry.
 std::string catalogue_table(Target target);
+
+/// The catalogue as a Markdown document (docs/schemes.md is this text, written by
+/// `tcemu-schemes --markdown`; a CTest test fails when the committed file differs): per scheme name,
+/// target, part, parts, products, split rule, exponent range, full-precision bits, error bound and
+/// source / paper, then the product tables.
+std::string catalogue_markdown();
+
+/// Sets the parameter of a parameterised scheme (its descriptor's parameterize: int8-ozaki's slice
+/// count, int8-mixpert's level) on `s`, a catalogue row of that scheme: name "<name>:<p>" (the
+/// catalogue row's own parameter keeps the plain name), parts, products, precision. Throws
+/// InvalidArgument when the scheme takes no parameter or p is outside its range.
+void parameterize(Scheme& s, int p);
+
+/// The catalogue row of `kind` for `target` with parameter p (parameterize).
+Scheme parameterized_scheme(SchemeKind kind, int p, Target target);
 
 /// Ozaki INT8 scheme with s slices (s(s+1)/2 products), for `target`.
 Scheme ozaki_scheme(int slices, Target target);

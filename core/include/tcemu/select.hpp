@@ -1,6 +1,6 @@
 #pragma once
 /// \file select.hpp
-/// Automatic split selection (`auto`, DESIGN.md section 4): candidates whose range and accuracy meet
+/// Automatic split selection (`auto`, docs/architecture.md "Scheme resolution"): candidates whose range and accuracy meet
 /// the target, timed by a cost model, fastest one chosen, decision explainable.
 #include <array>
 #include <cstdint>
@@ -9,6 +9,7 @@
 
 #include "tcemu/range_profile.hpp"
 #include "tcemu/scheme.hpp"
+#include "tcemu/schemes/all.hpp"
 
 namespace tcemu {
 
@@ -42,7 +43,7 @@ struct CostSample {
 /// instance, has one fit per target):
 /// seconds = sum_i coef[i] * cost_features(scheme, m, n, k)[i], every coef >= 0.
 struct MeasuredCost {
-  SchemeKind kind = SchemeKind::fp32;
+  SchemeKind kind = schemes::native_kind(PartType::fp32);
   Target target = Target::fp32;
   std::array<double, kCostFeatures> coef{};
   int points = 0;        ///< samples the fit used
@@ -61,7 +62,7 @@ MeasuredCost fit_measured_cost(const std::vector<CostSample>& samples);
 /// else the rate formula: sum over products of 2mnk / rate(part) + bytes moved by split/combine /
 /// bandwidth.
 struct CostModel {
-  std::string device;          ///< e.g. "host (CBLAS)", "NVIDIA H200 (DESIGN.md anchors)"
+  std::string device;          ///< e.g. "host (CBLAS)", "NVIDIA H200 (cuBLAS anchors, docs/benchmarks.md, 8192^3)"
   double tflops_fp64 = 0;      ///< native DGEMM rate
   double tflops_fp32 = 0;      ///< native SGEMM rate
   double tflops_tf32 = 0;      ///< rate of one TF32 product
@@ -72,7 +73,7 @@ struct CostModel {
 
   /// Host backend: every part product is an SGEMM (or DGEMM), so emulation never beats native there.
   static CostModel host();
-  /// cuBLAS rates measured on an H200 at 8192^3 (DESIGN.md section 7), for the multi-pass CUDA backend.
+  /// cuBLAS rates measured on an H200 at 8192^3 (docs/benchmarks.md, "cuBLAS anchors"), for the multi-pass CUDA backend.
   static CostModel h200_anchors();
 
   /// Measured costs (calibrated models, tcemu/cuda/calibrate.hpp); empty for host() and

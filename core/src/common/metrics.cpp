@@ -1,4 +1,4 @@
-// Accuracy metrics and references (DESIGN.md section 7).
+// Accuracy metrics and references (docs/accuracy.md, "Metrics and inputs").
 #include "tcemu/metrics.hpp"
 
 #include <cblas.h>

@@ -1,4 +1,4 @@
-// Seeded inputs of DESIGN.md section 7.
+// Seeded inputs of docs/accuracy.md, "Metrics and inputs".
 #include "tcemu/random.hpp"
 
 #include <cmath>

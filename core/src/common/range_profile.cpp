@@ -102,23 +102,24 @@ std::string aligned_spread_violation(const RangeProfile& p, double max_bits) {
 
 std::string range_violation(const Scheme& scheme, const RangeProfile& p) {
   char buf[320];
-  if (scheme.kind == SchemeKind::automatic || scheme.is_native()) return "";
+  const schemes::SchemeDescriptor& d = schemes::descriptor(scheme.kind);
+  if (d.range == RangeRule::none) return "";
   if (p.nonfinite > 0) {
     std::snprintf(buf, sizeof buf,
                   "%lld non-finite value(s) (Inf/NaN); only native arithmetic propagates them",
                   static_cast<long long>(p.nonfinite));
     return buf;
   }
-  if (scheme.kind == SchemeKind::int8_ozaki) return "";
-  if (scheme.kind == SchemeKind::fp16x2_aligned) {
-    // The operand is scaled so that its maximum lies in [2^14, 2^15) (split::aligned_scale_exp).
-    const int e = split::ozaki_line_exponent(p.max_abs), sigma = split::aligned_scale_exp(p.max_abs);
-    if (p.max_abs > 0 && e + sigma > split::kAlignedTopExp) {
+  if (d.range == RangeRule::nonfinite_only) return "";
+  if (d.range == RangeRule::scaled_spread) {
+    // The operand is scaled so that its maximum lies in [2^(top-1), 2^top) (split::aligned_scale_exp).
+    const int e = split::ozaki_line_exponent(p.max_abs), sigma = split::aligned_scale_exp(scheme.kind, p.max_abs);
+    if (p.max_abs > 0 && e + sigma > d.scale_top_exp) {
       std::snprintf(buf, sizeof buf, "max |x| = %.6g >= 2^%d, beyond the scaling range of %s", p.max_abs,
-                    split::kAlignedTopExp + split::kAlignedMaxScaleExp, scheme.name.c_str());
+                    d.scale_top_exp + d.max_scale_exp, scheme.name.c_str());
       return buf;
     }
-    if (p.min_line_max > 0 && split::ozaki_line_exponent(p.min_line_max) + sigma < -1) {
+    if (p.min_line_max > 0 && split::ozaki_line_exponent(p.min_line_max) + sigma < d.min_scaled_line_exp) {
       std::snprintf(buf, sizeof buf,
                     "a line (row of op(A) / column of op(B)) has max |x| = %.6g, below 2^-2 even after the "
                     "operand's scaling by 2^%d (lines more than 2^16 below the operand's max %.6g), so its "
@@ -126,7 +127,7 @@ std::string range_violation(const Scheme& scheme, const RangeProfile& p) {
                     p.min_line_max, sigma, p.max_abs);
       return buf;
     }
-    return aligned_spread_violation(p, split::kAlignedMaxSpreadBits);
+    return aligned_spread_violation(p, d.max_spread_bits);
   }
   if (p.max_abs >= scheme.max_abs) {
     std::snprintf(buf, sizeof buf, "max |x| = %.6g >= %.6g, where a %s part overflows", p.max_abs,
@@ -140,10 +141,7 @@ std::string range_violation(const Scheme& scheme, const RangeProfile& p) {
                   p.min_line_max, scheme.min_exp);
     return buf;
   }
-  if (scheme.kind == SchemeKind::tf32x2_aligned)
-    return aligned_spread_violation(p, split::kAlignedMaxSpreadBitsTf32);
-  if (scheme.kind == SchemeKind::bf16x3_aligned)
-    return aligned_spread_violation(p, split::kAlignedMaxSpreadBitsBf16);
+  if (d.range == RangeRule::bounds_spread) return aligned_spread_violation(p, d.max_spread_bits);
   return "";
 }
 

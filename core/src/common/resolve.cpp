@@ -24,7 +24,7 @@ Scheme resolve_scheme(const GemmOptions& options, const RangeProfile& a, const R
                       GemmReport& report) {
   report.requested = options.scheme;
   Scheme s = options.scheme;
-  if (s.kind == SchemeKind::automatic) {
+  if (s.is_automatic()) {
     report.plan = plan(a, b, m, n, k, s.target, options.cost_model ? *options.cost_model : backend_model);
     s = report.plan.chosen;
   }
@@ -35,7 +35,7 @@ Scheme resolve_scheme(const GemmOptions& options, const RangeProfile& a, const R
     report.note = s.name + " -> native " + to_string(s.target) + ": " + why;
     s = parse_scheme(to_string(s.target));
   };
-  if (s.kind == SchemeKind::int8_ozaki && s.parts == 0) {
+  if (s.family() == ImplFamily::int_slices && s.parts == 0) {  // slice count chosen per call
     const int slices = ozaki_slices_for(s.target, a, b);
     if (slices == 0) {
       if (options.range_policy == RangePolicy::ignore) s = ozaki_scheme(18, s.target);

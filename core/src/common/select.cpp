@@ -1,4 +1,5 @@
-// `auto`: candidates, cost model, choice and its explanation (DESIGN.md section 4).
+// `auto`: candidates, cost model, choice and its explanation (docs/architecture.md, "Scheme resolution";
+// docs/cost-model.md).
 #include "tcemu/select.hpp"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <sstream>
 
 #include "tcemu/error.hpp"
+#include "tcemu/schemes/all.hpp"
 
 namespace tcemu {
 
@@ -23,7 +25,7 @@ CostModel CostModel::host() {
 
 CostModel CostModel::h200_anchors() {
   CostModel m;
-  m.device = "NVIDIA H200 (cuBLAS anchors, DESIGN.md section 7, 8192^3)";
+  m.device = "NVIDIA H200 (cuBLAS anchors, docs/benchmarks.md, 8192^3)";
   m.tflops_fp64 = 55.8;
   m.tflops_fp32 = 51.1;
   m.tflops_tf32 = 406;
@@ -50,28 +52,30 @@ double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t 
     }
     return tflops_fp32;
   };
-  if (s.kind == SchemeKind::automatic) throw InvalidArgument("predict_seconds: resolve auto first");
+  if (s.is_automatic()) throw InvalidArgument("predict_seconds: resolve auto first");
   if (const MeasuredCost* mc = find_measured(s, call)) {
     const auto f = cost_features(s, m, n, k);
     double t = 0;
     for (int i = 0; i < kCostFeatures; ++i) t += mc->coef[i] * f[i];
     return t;
   }
-  if (s.is_native()) return flop / (rate(s.part) * 1e12);
-  if (s.kind == SchemeKind::int8_ozaki) {
-    const int sl = s.parts > 0 ? s.parts : (s.target == Target::fp64 ? 8 : 4);
+  // The cost branch is the implementation family of the scheme's descriptor.
+  const schemes::SchemeDescriptor& d = schemes::descriptor(s.kind);
+  if (d.family == ImplFamily::native) return flop / (rate(s.part) * 1e12);
+  if (d.family == ImplFamily::int_slices) {
+    const int sl = s.parts > 0 ? s.parts : (s.target == Target::fp64 ? d.cost_parts_fp64 : d.cost_parts_fp32);
     const double products = sl * (sl + 1) / 2.0;
     const double split_bytes = (mk + kn) * (8.0 + sl);     // read FP64, write s INT8 slices
     const double accum_bytes = double(sl) * mn * (4 + 16);  // per i+j group: INT32 in, FP64 r/w
     return products * flop / (rate(PartType::int8) * 1e12) + (split_bytes + accum_bytes) / bw;
   }
-  if (s.kind == SchemeKind::int8_mixpert) {  // one fused kernel: pack (read FP32, write INT8 segments)
+  if (d.family == ImplFamily::tile_exponent) {  // one fused kernel: pack (read FP32, write INT8 segments)
     const double split_bytes = (mk + kn) * (4.0 + s.parts);
     return s.products * flop / (rate(PartType::int8) * 1e12) + (split_bytes + mn * 4.0) / bw;
   }
   const double part_bytes = s.part == PartType::tf32 ? 4 : 2;
   // The line-aligned splits read their operand twice (a profile pass for the line maxima first).
-  const double split_bytes = (mk + kn) * ((s.is_line_aligned() ? 8.0 : 4.0) + s.parts * part_bytes);
+  const double split_bytes = (mk + kn) * ((s.needs_profile_before_split() ? 8.0 : 4.0) + s.parts * part_bytes);
   const double combine_bytes = mn * 4.0 * (double(s.groups.size()) + 1);
   return s.products * flop / (rate(s.part) * 1e12) + (split_bytes + combine_bytes) / bw;
 }
@@ -92,9 +96,9 @@ Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int
   p.profile_b = b;
   p.device = model.device;
   for (Scheme s : catalogue(target)) {
-    if (s.kind == SchemeKind::automatic) continue;
+    if (s.is_automatic()) continue;
     Candidate c;
-    if (s.kind == SchemeKind::int8_ozaki) {
+    if (s.family() == ImplFamily::int_slices) {  // slice count chosen from the operands' spread
       const int sl = ozaki_slices_for(target, a, b);
       if (sl == 0) {
         c.scheme = s;

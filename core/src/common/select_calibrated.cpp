@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tcemu/error.hpp"
+#include "tcemu/schemes/all.hpp"
 #include "tcemu/select.hpp"
 
 namespace tcemu {
@@ -46,7 +47,7 @@ bool solve_subset(const std::vector<std::array<double, kCostFeatures>>& x, const
 
 std::string kind_name(SchemeKind k, Target t) {
   for (const Scheme& s : catalogue(t))
-    if (s.kind == k) return s.kind == SchemeKind::int8_ozaki ? "int8-ozaki" : s.name;
+    if (s.kind == k) return schemes::descriptor(k).name;
   throw InvalidArgument("cost model: scheme kind without a catalogue name");
 }
 
@@ -56,8 +57,9 @@ std::array<double, kCostFeatures> cost_features(const Scheme& s, std::int64_t m,
                                                 std::int64_t k) {
   const double dm = double(m), dn = double(n), dk = double(k);
   const double operands = dm * dk + dk * dn, outputs = dm * dn, macs = dm * dn * dk;
-  if (s.kind == SchemeKind::int8_ozaki) {
-    const double sl = s.parts > 0 ? s.parts : (s.target == Target::fp64 ? 8 : 4);
+  const schemes::SchemeDescriptor& d = schemes::descriptor(s.kind);
+  if (d.family == ImplFamily::int_slices) {  // per-slice terms
+    const double sl = s.parts > 0 ? s.parts : (s.target == Target::fp64 ? d.cost_parts_fp64 : d.cost_parts_fp32);
     return {1.0, sl, sl * operands, sl * outputs, sl * (sl + 1) / 2 * macs};
   }
   return {1.0, 0.0, operands, outputs, macs};
@@ -211,7 +213,7 @@ CostModel CostModel::from_text(const std::string& text, const std::string& where
       } catch (const Error& e) {
         throw fail(e.what());
       }
-      if (c.kind == SchemeKind::automatic) throw fail("'auto' has no cost of its own");
+      if (schemes::descriptor(c.kind).family == ImplFamily::automatic) throw fail("'auto' has no cost of its own");
       if (!finite_nonneg(c.fit_error) || c.points <= 0) throw fail("bad fit error or point count");
       for (double v : c.coef)
         if (!finite_nonneg(v)) throw fail("coefficients must be finite and >= 0");

@@ -278,7 +278,7 @@ std::string describe_cost_model(const CostModel& model) {
   for (const MeasuredCost& c : model.measured) {
     std::string name = "?";
     for (const Scheme& x : catalogue(c.target))
-      if (x.kind == c.kind) name = c.kind == SchemeKind::int8_ozaki ? "int8-ozaki" : x.name;
+      if (x.kind == c.kind) name = schemes::descriptor(c.kind).name;
     std::snprintf(line, sizeof line, "  %-12s %-6s %10.2f %12.2f %14.2f %14.2f %14.1f %7.1f%%\n", name.c_str(),
                   to_string(c.target), c.coef[0] * 1e6, c.coef[1] * 1e6, c.coef[2] * 1e12, c.coef[3] * 1e12,
                   c.coef[4] > 0 ? 2.0 / c.coef[4] / 1e12 : 0.0, 100 * c.fit_error);

@@ -152,7 +152,7 @@ GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
   }
   Workspace& ws = wsp ? *wsp : default_workspace();
   const bool native_of_t = options.scheme.is_native() &&
-                           (options.scheme.kind == SchemeKind::fp64) == std::is_same_v<T, double>;
+                           (options.scheme.part == PartType::fp64) == std::is_same_v<T, double>;
   if (method == ComplexMethod::blas && native_of_t && complex_gemm_blas<T>(a, b, alpha, beta, C, stream, ws)) {
     GemmReport r;
     r.requested = r.used = options.scheme;

@@ -121,7 +121,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   // measure on first use, with its own workspace, so before this call touches `ws`).
   static const CostModel anchors = CostModel::h200_anchors();
   std::shared_ptr<const CostModel> device_model;
-  if (options.scheme.kind == SchemeKind::automatic && !options.cost_model) device_model = device_cost_model(options.execution);
+  if (options.scheme.is_automatic() && !options.cost_model) device_model = device_cost_model(options.execution);
   const CostModel& model = device_model ? *device_model : anchors;
   Workspace& wso = wsp ? *wsp : default_workspace();
   Workspace::Impl& ws = wso.impl();
@@ -152,7 +152,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     return report;
   }
 
-  if (options.scheme.kind == SchemeKind::int8_mixpert) {
+  if (options.scheme.family() == ImplFamily::tile_exponent) {
     // The tile rule needs the packed tiles: the pack pass decides between the kernel and a fallback.
     mixpert::PackCheck cx, cy;
     const bool ignore = options.range_policy == RangePolicy::ignore;
@@ -174,7 +174,10 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   }
 
   const Scheme& req = options.scheme;
-  const Plan* nominal = req.kind == SchemeKind::automatic ? &nominal_plan(req.target, a.rows, b.cols, p.k, model) : nullptr;
+  // What is split before the profile is known: the requested scheme, or for `auto` the scheme it
+  // picks for this shape on in-range operands (nominal_plan), confirmed by resolve_scheme on the
+  // real profile below. A native pick there is final: such calls skip the profile.
+  const Plan* nominal = req.is_automatic() ? &nominal_plan(req.target, a.rows, b.cols, p.k, model) : nullptr;
   const Scheme spec = nominal ? nominal->chosen : req;
   RangeProfile pa, pb;
   Scheme s;
@@ -191,8 +194,9 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
   } else {
     pr = profile_areas(p.m, p.n, ws, st);
-    const bool profile_only = spec.kind == SchemeKind::automatic || spec.is_native() ||
-                              spec.kind == SchemeKind::int8_ozaki || spec.is_line_aligned();
+    // Ozaki (slice count) and the line-aligned schemes (line exponents) need the profile first.
+    const bool profile_only = spec.is_automatic() || spec.is_native() ||
+                              spec.family() == ImplFamily::int_slices || spec.needs_profile_before_split();
     if (profile_only) {
       const detail::SplitSpec none{};
       detail::split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, none, nullptr, p.k, pr.x, st);
@@ -201,9 +205,9 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       detail::split_panels<T>(spec, p, ws, pr.x, pr.y);  // split fused with the profile
     }
     const ProfileTotals* h = queue_profile_readback(pr, p.m, p.n, p.k, ws, st, ev[1]);
-    // The requested split scheme is kept unless the range check falls back to native arithmetic:
-    // queue its products now, so that the GPU works while the host waits for the profile (no idle
-    // gap between the split and the products). After a fallback they are simply not used.
+    // The split scheme is kept unless the range check falls back (or `auto` decides otherwise on the
+    // real profile): queue its products now, so that the GPU works while the host waits for the
+    // profile and plans (no idle gap after the split). Otherwise they are simply not used.
     if (!profile_only) detail::run_parts_products<T>(spec, p, ws, ev[2], detail::kStageProducts);
     TCEMU_CUDA(cudaEventSynchronize(ev[1]));
     const RangeProfile px = to_profile(h[0], p.m, p.k), py = to_profile(h[1], p.n, p.k);
@@ -220,15 +224,14 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     }
   }
 
-  switch (s.kind) {
-    case SchemeKind::fp32:
-    case SchemeKind::fp64:
+  switch (s.family()) {
+    case ImplFamily::native:
       report.kernels = "cuBLAS";
       TCEMU_CUDA(cudaEventRecord(ev[1], st));
       detail::run_native<T>(s, p, ws);
       TCEMU_CUDA(cudaEventRecord(ev[2], st));
       break;
-    case SchemeKind::int8_ozaki:
+    case ImplFamily::int_slices:
       report.kernels = "Ozaki slices (cuBLAS INT8)";
       detail::run_ozaki<T>(s, p, ws, pr.x.line_exp, pr.y.line_exp, ev[1], ev[2]);
       break;

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "tcemu/scheme.hpp"
+#include "tcemu/schemes/all.hpp"
 
 namespace tcemu::cuda::detail {
 
@@ -51,7 +52,7 @@ enum class Store { none, f16, bf16, f32, f64 };
 /// What the element-wise split pass writes: parts p = seq[0..nseq) of split::split_element(kind, x)
 /// (Store::f64: the value itself as double; Store::none: nothing, profile only).
 struct SplitSpec {
-  SchemeKind kind = SchemeKind::fp32;
+  SchemeKind kind = schemes::native_kind(PartType::fp32);
   Store store = Store::none;
   int nseq = 0;
   signed char seq[16] = {};

@@ -132,7 +132,7 @@ bool use_fused(const Scheme& s, CudaKernels k) {
 
 template <class T>
 void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws) {
-  const bool fp64 = s.kind == SchemeKind::fp64;
+  const bool fp64 = s.part == PartType::fp64;
   cublasHandle_t h = ws.handle(p.stream);
   const int m = blas_int(p.m, "m"), n = blas_int(p.n, "n"), k = blas_int(p.k, "k");
   // Direct path: same precision as the data and every operand readable in place.
@@ -157,7 +157,7 @@ void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws) {
   const std::size_t eb = store_bytes(st);
   void* px = ws.get(kSlotPartsA, eb * p.m * kp, p.stream);
   void* py = ws.get(kSlotPartsB, eb * p.n * kp, p.stream);
-  const SplitSpec spec = spec_for(SchemeKind::fp32, st, {0});
+  const SplitSpec spec = spec_for(schemes::native_kind(PartType::fp32), st, {0});  // plain copies
   split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, spec, px, kp, ProfileArgs{}, p.stream);
   split_operand<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, spec, py, kp, ProfileArgs{}, p.stream);
   const std::int64_t ldacc = round_up(p.m, 4);
@@ -277,8 +277,9 @@ void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& w
                         cudaEvent_t after_products, int stages) {
   const std::int64_t kp = panel_k(p.k);
   if (use_fused(s, p.exec->kernels)) {
-    // One kernel does the products and the combine, so nothing is queued before the scheme is
-    // confirmed (it writes C, which a native fallback may still need to read).
+    // One kernel does the products and the combine into C. With beta == 0 C is never read, so the
+    // kernel may run before the scheme is confirmed (a fallback overwrites C), and the GPU computes
+    // while the host reads the profile back and plans; otherwise it waits for the combine stage.
     const bool now = p.beta == T(0) ? (stages & kStageProducts) != 0 : (stages & kStageCombine) != 0;
     if (now) {
       const std::size_t eb = store_bytes(store_of(s.part));
@@ -365,17 +366,24 @@ void run_ozaki(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const 
     int g, off, len;
   };
   std::vector<Gemm> gemms;
-  for (int g = sl + 1; g >= 2; --g)  // least significant i+j first, the order of the FP64 sum
+  if (sl < 1 || sl > schemes::kOzakiMaxSlices)
+    throw InvalidArgument("tcemu cuda int8-ozaki: slice count " + std::to_string(sl) + " is outside 1..18");
+  // The product triangle (schemes/ozaki.hpp): groups g = i+j least significant first, the order of
+  // the FP64 sum; a group's g - 1 slice pairs are contiguous windows of both panels.
+  const schemes::OzakiTriangle& tri = schemes::kOzakiTriangles.t[sl];
+  for (int gi = 0; gi < tri.groups(); ++gi) {
+    const int g = tri.group_at(gi);
     for (std::int64_t c = 0; c < nchunks; ++c)
-      for (int o = 0; o < g - 1; o += static_cast<int>(lmax))
-        gemms.push_back({c, g, o, static_cast<int>(std::min<std::int64_t>(lmax, g - 1 - o))});
+      for (int o = 0; o < tri.count(g); o += static_cast<int>(lmax))
+        gemms.push_back({c, g, o, static_cast<int>(std::min<std::int64_t>(lmax, tri.count(g) - o))});
+  }
   if (static_cast<int>(gemms.size()) > kMaxOzakiBuffers)
     throw InvalidArgument("tcemu cuda int8-ozaki: k = " + std::to_string(p.k) + " with " +
                           std::to_string(sl) + " slices needs " + std::to_string(gemms.size()) +
                           " INT32 products per output (limit " + std::to_string(kMaxOzakiBuffers) + ")");
   // The INT32 accumulators (one m x n buffer per GEMM) can dwarf the operands (qsim at 30 qubits,
   // 2-qubit blocks: 2^28 x 8 outputs x 9 buffers x 4 bytes = 77 GB), so rows run in blocks whose
-  // accumulators fit a budget: TCEMU_CUDA_OZAKI_ACC_MB (MiB, read at every call), default 8 GiB.
+  // accumulators fit a budget: ExecutionPolicy::ozaki_accumulator_bytes, default 8 GiB.
   // Each block's sums are the same integers in the same order, so the result does not depend on it.
   const std::int64_t nbuf = static_cast<std::int64_t>(gemms.size());
   const std::int64_t budget = std::max<std::int64_t>(p.exec->ozaki_accumulator_bytes, 1);

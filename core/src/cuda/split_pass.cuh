@@ -69,17 +69,37 @@ __device__ __forceinline__ void split_quad_aligned(SchemeKind kind, const float 
   }
 }
 
-/// Number of parts of a compiled-in rule (3 for the run-time kind: all of split::Parts).
+/// The writer kind that stands for spec.kind at run time (FP64 data with an FP32-target scheme): the
+/// `auto` kind, which has no split rule of its own.
+inline constexpr SchemeKind kRunTimeKind = schemes::kind_of_family(ImplFamily::automatic);
+
+/// Number of parts of a compiled-in rule (its descriptor's part count; 3 for the run-time kind: all of
+/// split::Parts).
 template <SchemeKind K>
-inline constexpr int kPartsOf = (K == SchemeKind::bf16x3 || K == SchemeKind::bf16x3_aligned ||
-                                 K == SchemeKind::automatic)
-                                    ? 3
-                                : (K == SchemeKind::fp16x2 || K == SchemeKind::fp16x2_markidis ||
-                                   K == SchemeKind::fp16x2_egemm || K == SchemeKind::fp16x2_legemm ||
-                                   K == SchemeKind::fp16x2_aligned || K == SchemeKind::tf32x2 ||
-                                   K == SchemeKind::tf32x2_aligned)
-                                    ? 2
-                                    : 1;
+inline constexpr int kPartsOf = K == kRunTimeKind ? 3 : schemes::DescriptorOf<K>::type::desc.parts;
+
+/// Storage of a part type's values in the split panels.
+constexpr Store store_for(PartType p) {
+  switch (p) {
+    case PartType::fp16: return Store::f16;
+    case PartType::bf16: return Store::bf16;
+    case PartType::tf32:
+    case PartType::fp32: return Store::f32;
+    case PartType::fp64: return Store::f64;
+    case PartType::int8: return Store::none;
+  }
+  return Store::none;
+}
+
+/// True when the split pass has a compiled writer of descriptor D for FP32 data stored as S: the
+/// element-wise and line-aligned families whose part type is stored as S.
+template <Store S, class D>
+constexpr bool has_writer() {
+  constexpr ImplFamily f = D::desc.family;
+  return (f == ImplFamily::native || f == ImplFamily::one_pass || f == ImplFamily::parts ||
+          f == ImplFamily::line_aligned) &&
+         store_for(D::desc.part) == S;
+}
 
 /// Part positions written per pass (the catalogue's panels have at most 4; longer sequences are
 /// written in several passes by split_operand_store).
@@ -153,8 +173,8 @@ __device__ __forceinline__ void store_packed(typename StoreType<S>::type* dst, c
 
 /// Writes parts seq[0..nseq) (nseq <= kMaxSeqPerPass) of each element into the TN panel (see
 /// kernels.hpp): the quad's parts are packed once, then one vector store per position, the sequence
-/// read with compile-time indices (no stack frame). K: the split rule, compiled in;
-/// SchemeKind::automatic stands for spec.kind at run time.
+/// read with compile-time indices (no stack frame). K: the split rule, compiled in (a descriptor's
+/// split_as); kRunTimeKind stands for spec.kind at run time.
 template <Store S, SchemeKind K>
 struct SplitWriter {
   using P = typename StoreType<S>::type;
@@ -162,7 +182,7 @@ struct SplitWriter {
   // (hardware conversion, float_bits.hpp) but stay rolled: unrolled, the transposing FP16 kernels
   // spill 8 bytes on sm_90a (80 registers); the profile-only and FP64 writers stay rolled as well,
   // their per-quad work is small (no spills in the transposing kernel).
-  static constexpr bool kUnrollQuads = (S == Store::bf16 || S == Store::f32) && K != SchemeKind::automatic;
+  static constexpr bool kUnrollQuads = (S == Store::bf16 || S == Store::f32) && K != kRunTimeKind;
   std::int64_t span;  // kp
   std::int64_t k;
   std::int64_t pitch;  // (all positions of the panel) * kp
@@ -204,7 +224,7 @@ struct SplitWriter {
         float p[3][4];
         if constexpr (is_line_aligned(K)) {
           split_quad_aligned(K, xf, spec.scale_exp, spec.line_exp[line], p);
-        } else if constexpr (K == SchemeKind::automatic) {
+        } else if constexpr (K == kRunTimeKind) {
           if (is_line_aligned(spec.kind)) {
             split_quad_aligned(spec.kind, xf, spec.scale_exp, spec.line_exp[line], p);
           } else {
@@ -253,42 +273,23 @@ void split_operand_store_pass(const T* data, std::int64_t lines, std::int64_t k,
                           std::to_string(static_cast<int>(spec.kind)) + " has no parts of this storage type");
   };
   if constexpr (S == Store::none) {  // profile only: whole quads, nothing stored
-    run(SplitWriter<S, SchemeKind::fp32>{(kp + 3) / 4 * 4, k, 0, spec, nullptr});
+    run(SplitWriter<S, schemes::native_kind(PartType::fp32)>{(kp + 3) / 4 * 4, k, 0, spec, nullptr});
   } else if constexpr (S == Store::f64) {
-    run(SplitWriter<S, SchemeKind::fp64>{kp, k, pitch, spec, o});
+    run(SplitWriter<S, schemes::native_kind(PartType::fp64)>{kp, k, pitch, spec, o});
   } else if constexpr (!std::is_same_v<T, float>) {
-    run(SplitWriter<S, SchemeKind::automatic>{kp, k, pitch, spec, o});
-  } else if constexpr (S == Store::f16) {
-    switch (spec.kind) {
-      case SchemeKind::fp16x2: return run(SplitWriter<S, SchemeKind::fp16x2>{kp, k, pitch, spec, o});
-      case SchemeKind::fp16: return run(SplitWriter<S, SchemeKind::fp16>{kp, k, pitch, spec, o});
-      case SchemeKind::fp16x2_markidis:
-        return run(SplitWriter<S, SchemeKind::fp16x2_markidis>{kp, k, pitch, spec, o});
-      case SchemeKind::fp16x2_egemm: return run(SplitWriter<S, SchemeKind::fp16x2_egemm>{kp, k, pitch, spec, o});
-      case SchemeKind::fp16x2_legemm:
-        return run(SplitWriter<S, SchemeKind::fp16x2_legemm>{kp, k, pitch, spec, o});
-      case SchemeKind::fp16x2_aligned:
-        return run(SplitWriter<S, SchemeKind::fp16x2_aligned>{kp, k, pitch, spec, o});
-      default: unsupported();
-    }
-  } else if constexpr (S == Store::bf16) {
-    switch (spec.kind) {
-      case SchemeKind::bf16x3:
-      case SchemeKind::bf16x9: return run(SplitWriter<S, SchemeKind::bf16x3>{kp, k, pitch, spec, o});
-      case SchemeKind::bf16x3_aligned:
-        return run(SplitWriter<S, SchemeKind::bf16x3_aligned>{kp, k, pitch, spec, o});
-      case SchemeKind::bf16: return run(SplitWriter<S, SchemeKind::bf16>{kp, k, pitch, spec, o});
-      default: unsupported();
-    }
+    run(SplitWriter<S, kRunTimeKind>{kp, k, pitch, spec, o});
   } else {
+    // One writer per registered split rule whose parts are stored as S (schemes sharing a split,
+    // split_as, share its writer).
     switch (spec.kind) {
-      case SchemeKind::tf32x2: return run(SplitWriter<S, SchemeKind::tf32x2>{kp, k, pitch, spec, o});
-      case SchemeKind::tf32x2_aligned:
-        return run(SplitWriter<S, SchemeKind::tf32x2_aligned>{kp, k, pitch, spec, o});
-      case SchemeKind::tf32: return run(SplitWriter<S, SchemeKind::tf32>{kp, k, pitch, spec, o});
-      case SchemeKind::fp32: return run(SplitWriter<S, SchemeKind::fp32>{kp, k, pitch, spec, o});
-      default: unsupported();
+#define TCEMU_SPLIT_WRITER_CASE(e, D)                                                  \
+  case SchemeKind::e:                                                                  \
+    if constexpr (has_writer<S, D>()) return run(SplitWriter<S, D::split_as>{kp, k, pitch, spec, o}); \
+    break;
+      TCEMU_SCHEME_REGISTRY(TCEMU_SPLIT_WRITER_CASE)
+#undef TCEMU_SPLIT_WRITER_CASE
     }
+    unsupported();
   }
 }
 

@@ -21,7 +21,7 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
   report.kernels = "host (CBLAS)";
 
   using clock = std::chrono::steady_clock;
-  if (options.scheme.kind == SchemeKind::int8_mixpert && k > 0) {
+  if (options.scheme.family() == ImplFamily::tile_exponent && k > 0) {
     // The tile rule needs the packed tiles, so the pack decides between computing and falling back.
     host::Timings t;
     std::string why;
@@ -55,11 +55,10 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
         });
     return report;
   }
-  switch (s.kind) {
-    case SchemeKind::fp64: host::gemm_fp64(alpha, a, b, beta, C, t); break;
-    case SchemeKind::int8_ozaki: host::gemm_ozaki(s.parts, alpha, a, b, beta, C, t); break;
-    default: host::gemm_parts(s, alpha, a, b, beta, C, t); break;
-  }
+  // The arithmetic path of the scheme's implementation family (native FP32 runs as one FP32 part).
+  if (s.is_native() && s.part == PartType::fp64) host::gemm_fp64(alpha, a, b, beta, C, t);
+  else if (s.family() == ImplFamily::int_slices) host::gemm_ozaki(s.parts, alpha, a, b, beta, C, t);
+  else host::gemm_parts(s, alpha, a, b, beta, C, t);
   report.seconds_split = t.split;
   report.seconds_products = t.products;
   report.seconds_combine = t.combine;

@@ -16,6 +16,7 @@
 
 #include "host/blas.hpp"
 #include "host/paths.hpp"
+#include "tcemu/error.hpp"
 #include "tcemu/split.hpp"
 
 namespace tcemu::host {
@@ -31,6 +32,10 @@ void gemm_ozaki(int slices, T alpha, MatrixView<const T> a, MatrixView<const T> 
   const std::int64_t m = a.rows, n = b.cols, k = a.cols;
   const int s = slices;
   const int bits = 7;
+  if (s < 1 || s > schemes::kOzakiMaxSlices)
+    throw InvalidArgument("int8-ozaki: slice count " + std::to_string(s) + " is outside 1.." +
+                          std::to_string(schemes::kOzakiMaxSlices));
+  const schemes::OzakiTriangle& tri = schemes::kOzakiTriangles.t[s];
   auto t0 = clock::now();
   // Line exponents.
   std::vector<int> ea(m), eb(n);
@@ -85,12 +90,15 @@ void gemm_ozaki(int slices, T alpha, MatrixView<const T> a, MatrixView<const T> 
       t.split += since(t0);
 
       std::fill(sum.begin(), sum.begin() + mr * nr, 0.0);
-      for (int g = s + 1; g >= 2; --g) {  // least significant group first
+      // The product triangle (schemes/ozaki.hpp), least significant group first; each group's
+      // products accumulate exactly in acc, then go into the FP64 sum with weight 2^(-7g).
+      for (int i = 0; i < tri.size;) {
+        const int g = tri.products[i].g;
         t0 = clock::now();
-        for (int p = 1; p <= g - 1; ++p) {
-          const int q = g - p;
-          dgemm_rm(mr, nr, k, as.data() + (p - 1) * mr * k, bs.data() + (q - 1) * k * nr,
-                   p == 1 ? 0.0 : 1.0, acc.data());
+        for (int j = 0; j < tri.count(g); ++j, ++i) {
+          const schemes::OzakiProduct& pq = tri.products[i];
+          dgemm_rm(mr, nr, k, as.data() + (pq.p - 1) * mr * k, bs.data() + (pq.q - 1) * k * nr,
+                   j == 0 ? 0.0 : 1.0, acc.data());
         }
         t.products += since(t0);
         t0 = clock::now();

@@ -1,6 +1,6 @@
 // FP32 part schemes on the host: Kokkos split loops + one CBLAS SGEMM per part product. The products
 // of FP16/BF16/TF32 parts are exact in FP32, so this reproduces the schemes' arithmetic except the
-// Tensor Cores' round-toward-zero accumulation (DESIGN.md section 6).
+// Tensor Cores' round-toward-zero accumulation (docs/architecture.md, "Host backend").
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
@@ -97,7 +97,7 @@ void gemm_parts(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<cons
   auto t0 = clock::now();
   std::vector<float*> ap, bp;
   int unscale_exp = 0;  // fp16x2-aligned: the parts hold A * 2^sigma_A and B * 2^sigma_B
-  if (s.is_line_aligned()) {
+  if (s.needs_profile_before_split()) {
     unscale_exp = -split_aligned_operand(s.kind, s.parts, a, true, 0, ap) -
                   split_aligned_operand(s.kind, s.parts, b, false, 3, bp);
   } else {

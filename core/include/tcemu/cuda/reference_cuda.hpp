@@ -11,7 +11,7 @@
 
 namespace tcemu::cuda {
 
-/// Fills X with draws of `dist` (DESIGN.md section 7 distributions) from a counter-based generator
+/// Fills X with draws of `dist` (distributions of docs/accuracy.md, "Metrics and inputs") from a counter-based generator
 /// (splitmix64 of seed and element index; Box-Muller for the normal factor). Deterministic for a
 /// seed, never exactly zero. Not the same stream as tcemu::fill_random (which runs on the host).
 template <class T>

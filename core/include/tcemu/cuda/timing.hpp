@@ -1,6 +1,6 @@
 #pragma once
 /// \file timing.hpp
-/// The timing protocol of the GPU tools and of auto's calibration (DESIGN.md section 7): untimed
+/// The timing protocol of the GPU tools and of auto's calibration (docs/benchmarks.md, "Measurement rules"): untimed
 /// warm-up runs, then repeated runs each bracketed by CUDA events; median and minimum. Includes no
 /// CUDA header.
 #include <functional>

@@ -114,7 +114,7 @@ void launch_for(int d, const bg::Params& p, cudaStream_t s) {
 }  // namespace
 
 bool BitGemm::supports(const Scheme& scheme, int d, int n) {
-  if (scheme.kind != SchemeKind::fp16x2_aligned || d < kMinBits || d > kMaxBits || n > 32 || n < d + bg::row_bits_for(d))
+  if (!(scheme.is_line_aligned() && scheme.part == PartType::fp16) || d < kMinBits || d > kMaxBits || n > 32 || n < d + bg::row_bits_for(d))
     return false;
   static const int major = compute_capability_major();
   return major >= 8;

@@ -63,38 +63,49 @@ struct Choice {
   ProductSet set = ProductSet::hi_cross;
 };
 
-Choice choice_for(SchemeKind k) {
-  switch (k) {
-    case SchemeKind::fp16x2:
-    case SchemeKind::fp16x2_legemm: return {true, MmaKind::f16, ProductSet::hi_cross};
-    case SchemeKind::fp16x2_markidis:
-    case SchemeKind::fp16x2_egemm: return {true, MmaKind::f16, ProductSet::all_four};
-    case SchemeKind::fp16x2_aligned: return {true, MmaKind::f16, ProductSet::hi_low3};
-    case SchemeKind::tf32x2: return {true, MmaKind::tf32, ProductSet::hi_cross};
-    case SchemeKind::tf32x2_aligned: return {true, MmaKind::tf32, ProductSet::hi_low3};
-    // bf16x3-aligned has no fused kernel: bf16x3's kernel chains the low products with hi x hi,
-    // which would truncate the exact hi x hi sums again (it runs multi-pass, one GEMM per group).
-    case SchemeKind::bf16x3: return {true, MmaKind::bf16, ProductSet::three};
-    case SchemeKind::bf16x9: return {true, MmaKind::bf16, ProductSet::nine};
-    default: return {};
-  }
+/// The Tensor Core instruction of a part type.
+constexpr MmaKind mma_for(PartType p) {
+  return p == PartType::tf32 ? MmaKind::tf32 : p == PartType::bf16 ? MmaKind::bf16 : MmaKind::f16;
 }
 
-/// The catalogue's groups must be the kernel's table: group 0 = the promoted products, every other
-/// group in the low accumulator, all low groups with one scale. Guards against catalogue drift.
-bool table_matches(const Scheme& s, ProductSet set) {
-  const ProductList L = products_of(set);
-  if (s.parts != L.parts || s.groups.empty()) return false;
-  std::vector<std::pair<int, int>> g0, low, want0, wantl;
-  for (const PartProduct& p : s.groups[0].products) g0.emplace_back(p.a, p.b);
-  for (std::size_t g = 1; g < s.groups.size(); ++g) {
-    if (s.groups[g].scale_exp != s.groups[1].scale_exp) return false;
-    for (const PartProduct& p : s.groups[g].products) low.emplace_back(p.a, p.b);
+/// The (instruction, table) pairs that have kernel instances (TCEMU_FUSED_TABLES).
+struct Instance {
+  MmaKind kind;
+  ProductSet set;
+};
+struct InstanceList {
+  Instance i[16];
+  int n;
+};
+#define TCEMU_FUSED_INSTANCE(P, K, S) Instance{MmaKind::K, ProductSet::S},
+constexpr InstanceList kInstances = [] {
+  constexpr Instance all[] = {TCEMU_FUSED_TABLES(TCEMU_FUSED_INSTANCE, )};
+  InstanceList l{};
+  for (const Instance& x : all) l.i[l.n++] = x;
+  return l;
+}();
+#undef TCEMU_FUSED_INSTANCE
+
+/// Every descriptor that names a fused table has a compiled instance for its part type.
+constexpr bool every_fused_table_instantiated() {
+  for (const schemes::SchemeDescriptor& d : schemes::kDescriptors.d) {
+    if (d.fused == FusedTable::none) continue;
+    bool found = false;
+    for (int j = 0; j < kInstances.n; ++j)
+      found |= kInstances.i[j].kind == mma_for(d.part) && kInstances.i[j].set == d.fused;
+    if (!found) return false;
   }
-  for (int q = 0; q < L.n0; ++q) want0.emplace_back(L.a0[q], L.b0[q]);
-  for (int q = 0; q < L.nl; ++q) wantl.emplace_back(L.al[q], L.bl[q]);
-  for (auto* v : {&g0, &low, &want0, &wantl}) std::sort(v->begin(), v->end());
-  return s.groups[0].scale_exp == 0 && g0 == want0 && low == wantl;
+  return true;
+}
+static_assert(every_fused_table_instantiated(),
+              "a descriptor names a fused table without a kernel instance for its part type (TCEMU_FUSED_TABLES)");
+
+/// The kernel of a scheme: its descriptor's fused table (the kernel's product list is that table,
+/// products_of) on the instruction of its part type.
+Choice choice_for(SchemeKind k) {
+  const schemes::SchemeDescriptor& d = schemes::descriptor(k);
+  if (d.fused == FusedTable::none) return {};
+  return {true, mma_for(d.part), d.fused};
 }
 
 /// Compute capability of the current device as 10 * major + minor (80, 90, ...).
@@ -129,6 +140,7 @@ decltype(auto) with_instance(const Choice& c, F&& f) {
       return f(integral_constant<MK, MK::f16>{}, integral_constant<PS, PS::hi_low3>{});
     case PS::three: return f(integral_constant<MK, MK::bf16>{}, integral_constant<PS, PS::three>{});
     case PS::nine: return f(integral_constant<MK, MK::bf16>{}, integral_constant<PS, PS::nine>{});
+    case PS::none: break;
   }
   throw InvalidArgument("tcemu cuda fused: no kernel instance for this product table");
 }
@@ -144,12 +156,12 @@ void launch_kernel(bool wgmma, const Args& a, const Epilogue<T>& out, cudaStream
 
 bool supported(const Scheme& s) {
   const Choice c = choice_for(s.kind);
-  return c.ok && table_matches(s, c.set) && compute_capability() >= 80;
+  return c.ok && compute_capability() >= 80;
 }
 
 const char* kernel_name(const Scheme& s, FusedMma mma) {
   const Choice c = choice_for(s.kind);
-  if (!c.ok || !table_matches(s, c.set)) throw InvalidArgument("tcemu cuda: scheme " + s.name + " has no fused kernel");
+  if (!c.ok) throw InvalidArgument("tcemu cuda: scheme " + s.name + " has no fused kernel");
   // The same instance test as launch_kernel (workspace panels are 256-byte aligned).
   const bool wgmma = use_wgmma(mma) && with_instance(c, [](auto k, auto set) {
                        return wg::available<decltype(k)::value, decltype(set)::value, float>();
@@ -160,8 +172,7 @@ const char* kernel_name(const Scheme& s, FusedMma mma) {
 template <class T>
 void run(const Scheme& s, const Panels& pn, const Epilogue<T>& out, cudaStream_t stream) {
   const Choice c = choice_for(s.kind);
-  if (!c.ok || !table_matches(s, c.set))
-    throw InvalidArgument("tcemu cuda: scheme " + s.name + " has no fused kernel");
+  if (!c.ok) throw InvalidArgument("tcemu cuda: scheme " + s.name + " has no fused kernel");
   if (pn.m > INT_MAX || pn.n > INT_MAX)
     throw InvalidArgument("tcemu cuda fused: m = " + std::to_string(pn.m) + ", n = " + std::to_string(pn.n) +
                           " exceed the kernel's 32-bit line index");

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "cuda/fused/fused.hpp"
+#include "tcemu/schemes/all.hpp"
 #include "tcemu/cuda/check.hpp"
 
 namespace tcemu::cuda::detail::fused {
@@ -14,14 +15,9 @@ namespace tcemu::cuda::detail::fused {
 /// step consumes 32 bytes of k per row, so tiles, ldmatrix addressing and fragments are shared.
 enum class MmaKind { f16, bf16, tf32 };
 
-/// Which part products a scheme needs (see scheme.cpp's catalogue).
-enum class ProductSet {
-  hi_cross,  ///< 2 parts: group 0 = (0,0); low = (0,1), (1,0)           fp16x2, fp16x2-legemm, tf32x2
-  all_four,  ///< 2 parts: group 0 = (1,1), (1,0), (0,1), (0,0)           fp16x2-markidis, fp16x2-egemm
-  hi_low3,   ///< 2 parts: group 0 = (0,0); low = (0,1), (1,0), (1,1)      fp16x2-aligned, tf32x2-aligned
-  three,     ///< 3 parts: group 0 = (0,0); low = (0,1),(1,0),(0,2),(1,1),(2,0)           bf16x3
-  nine,      ///< 3 parts: group 0 = (0,0); low = the other eight products                bf16x9
-};
+/// Which part products a kernel instance computes: the fused table a scheme's descriptor names
+/// (tcemu/scheme.hpp's FusedTable; none is never instantiated).
+using ProductSet = ::tcemu::FusedTable;
 
 /// The (instruction, product table) pairs that have kernels, one list per instruction kind:
 /// X(P, kind, set) for each. The per-kind translation units instantiate their list, the dispatcher
@@ -33,26 +29,15 @@ enum class ProductSet {
   TCEMU_FUSED_TABLES_F16(X, P) TCEMU_FUSED_TABLES_BF16(X, P) TCEMU_FUSED_TABLES_TF32(X, P)
 
 /// Product table: n0 products into the promoted group-0 accumulator, nl into the low accumulator.
-struct ProductList {
-  int parts, n0, nl;
-  int a0[4], b0[4];
-  int al[8], bl[8];
-};
+/// The descriptors' own product table (schemes::fused_products, checked at compile time to agree
+/// between the descriptors that share a table).
+using ProductList = ::tcemu::schemes::FusedProducts;
 
-__host__ __device__ constexpr ProductList products_of(ProductSet s) {
-  switch (s) {
-    case ProductSet::hi_cross: return {2, 1, 2, {0}, {0}, {0, 1}, {1, 0}};
-    case ProductSet::all_four: return {2, 4, 0, {1, 1, 0, 0}, {1, 0, 1, 0}, {}, {}};
-    case ProductSet::hi_low3: return {2, 1, 3, {0}, {0}, {0, 1, 1}, {1, 0, 1}};
-    case ProductSet::three: return {3, 1, 5, {0}, {0}, {0, 1, 0, 1, 2}, {1, 0, 2, 1, 0}};
-    case ProductSet::nine: return {3, 1, 8, {0}, {0}, {0, 1, 0, 1, 2, 1, 2, 2}, {1, 0, 2, 1, 0, 2, 1, 2}};
-  }
-  return {};
-}
+__host__ __device__ constexpr ProductList products_of(ProductSet s) { return ::tcemu::schemes::fused_products(s); }
 
 /// True when the low products chain apart from group 0 and meet it in FP32 registers (scaled by
-/// Args::low_scale): FP16 parts of fp16x2 / LE-GEMM (scaled lo) and the line-aligned hi_low3 table
-/// (fp16x2-aligned, tf32x2-aligned: the hi x hi chain stays exact only without the low products).
+/// Args::low_scale): FP16 parts with the hi_cross table (scaled lo) and the line-aligned hi_low3 table
+/// (the hi x hi chain stays exact only without the low products).
 __host__ __device__ constexpr bool separate_low(MmaKind k, ProductSet s) {
   return s == ProductSet::hi_low3 || (k == MmaKind::f16 && s == ProductSet::hi_cross);
 }
