@@ -280,3 +280,17 @@ TEST(GemmHost, AlignedSplitRunsAtEveryMagnitudeAndRejectsWideSpreads) {
   EXPECT_FALSE(rep.fell_back) << rep.note;
   EXPECT_LE(err, 4 * sgemm);
 }
+
+namespace {
+// "uniform(a,b)" (tcemu-bench --dists) parses to its bounds; trailing text and a >= b are refused.
+TEST(Distribution, UniformWithBoundsParses) {
+  const tcemu::Distribution d = tcemu::Distribution::parse("uniform(0,1)");
+  EXPECT_EQ(d.lo, 0.0);
+  EXPECT_EQ(d.hi, 1.0);
+  const tcemu::Distribution e = tcemu::Distribution::parse("uniform(-2.5,4)");
+  EXPECT_EQ(e.lo, -2.5);
+  EXPECT_EQ(e.hi, 4.0);
+  for (const char* bad : {"uniform(1,0)", "uniform(0,1)x", "uniform(0,1", "uniform(0;1)"})
+    EXPECT_THROW(tcemu::Distribution::parse(bad), tcemu::InvalidArgument) << bad;
+}
+}  // namespace

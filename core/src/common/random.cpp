@@ -21,7 +21,9 @@ Distribution Distribution::parse(const std::string& s) {
   double a = 0, b = 0;
   char tail = 0;
   if (s == "uniform") return d;
-  if (std::sscanf(s.c_str(), "uniform(%lf,%lf)%c", &a, &b, &tail) == 3 && tail == ')' && a < b) {
+  int used = 0;  // %n after the literal ')' is set only when the whole "uniform(a,b)" matched
+  if (std::sscanf(s.c_str(), "uniform(%lf,%lf)%n", &a, &b, &used) == 2 && used == static_cast<int>(s.size()) &&
+      a < b) {
     d.lo = a;
     d.hi = b;
     return d;

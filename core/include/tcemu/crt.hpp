@@ -1,0 +1,183 @@
+#pragma once
+/// \file crt.hpp
+/// Ozaki scheme II on INT8: FP64/FP32 GEMM through the Chinese remainder theorem (CRT), host
+/// reference. Ozaki, Uchino, Imamura, "Ozaki Scheme II: A GEMM-oriented emulation of floating-point
+/// matrix multiplication using an integer modular technique", arXiv 2504.08009 (below "[OUI25]");
+/// error analysis: Uchino, Ozaki, Imamura, arXiv 2602.02549 ("[UOI26]"); the step names below follow
+/// [OUI25] (equation numbers are not quoted: not checked against the paper). docs/crt.md has the method,
+/// the bound and the exact order of operations that a GPU implementation must reproduce bit for bit.
+///
+/// The method, for C = alpha * op(A) * op(B) + beta * C with op(A) m x k and op(B) k x n:
+///  1. scaling: row i of op(A) is multiplied by 2^ea[i] and column j of op(B)
+///     by 2^eb[j], then truncated toward zero to integers A', B', with |A'||B'| <= P/4 entrywise,
+///     P = p_1 ... p_N the product of the first N moduli of kModuli (rules: Scaling);
+///  2. residues: A'_l = A' mod p_l, B'_l = B' mod p_l as symmetric residues in
+///     [-128, 127] stored as int8, all N of them written in one pass over each operand;
+///  3. N exact INT8 x INT8 -> INT32 products A'_l B'_l over k chunks of at most 2^17 (exact in
+///     INT32, see kChunk), each reduced mod p_l;
+///  4. reconstruction: S = sum_l w_l r_l with w_l = (P/p_l) * ((P/p_l)^-1
+///     mod p_l), C' = S - P * round(S / P), in FP64 with double-double constants, in a fixed order
+///     (reconstruct());
+///  5. C = alpha * 2^-(ea[i] + eb[j]) * C' + beta * C.
+///
+/// Everything but step 4's last roundings is integer-exact, so results are bitwise reproducible and
+/// independent of how k is chunked or the products are blocked.
+#include <cstdint>
+#include <string>
+
+#include "tcemu/error.hpp"
+#include "tcemu/matrix.hpp"
+
+namespace tcemu::crt {
+
+/// Number of moduli in the table, and the smallest N the scheme accepts.
+inline constexpr int kMaxModuli = 20;
+inline constexpr int kMinModuli = 2;
+
+/// The moduli, as GEMMul8 chooses them: 256 first, then the largest integers <= 255 that are
+/// coprime to every modulus before them (255 = 3*5*17, 253 = 11*23, 247 = 13*19 and 217 = 7*31 are
+/// composite but coprime to the rest). The first N are used with N moduli. log2 P grows by about 7.8
+/// bits per modulus: 15.99 (N = 2), 31.95 (4), 79.24 (10), 117.78 (15), 155.37 (20).
+inline constexpr int kModuli[kMaxModuli] = {256, 255, 253, 251, 247, 241, 239, 233, 229, 227,
+                                            223, 217, 211, 199, 197, 193, 191, 181, 179, 173};
+
+/// Greatest common divisor (constexpr, for the static_assert below).
+constexpr int gcd(int a, int b) { return b == 0 ? a : gcd(b, a % b); }
+
+/// True when the first `n` moduli are pairwise coprime, descending, and in [2, 256].
+constexpr bool moduli_pairwise_coprime(int n = kMaxModuli) {
+  for (int i = 0; i < n; ++i) {
+    if (kModuli[i] < 2 || kModuli[i] > 256) return false;
+    if (i > 0 && kModuli[i] >= kModuli[i - 1]) return false;
+    for (int j = i + 1; j < n; ++j)
+      if (gcd(kModuli[i], kModuli[j]) != 1) return false;
+  }
+  return true;
+}
+static_assert(moduli_pairwise_coprime(), "tcemu::crt::kModuli must be pairwise coprime");
+
+/// Longest k chunk of one INT8 product: with residues in [-128, 127] and odd p, |sum| <= 2^17 *
+/// 127^2 < 2^31, exact in INT32; for p = 256 a sum may reach 2^31 and wrap, which leaves it
+/// unchanged mod 256 (2^32 = 0 mod 256). Longer k is cut into chunks whose residues are added mod p.
+inline constexpr std::int64_t kChunk = std::int64_t{1} << 17;
+
+/// How the power-of-two scales are chosen (both rigorous: |A'||B'| <= P/4 entrywise).
+enum class Scaling {
+  /// GEMMul8's "fast mode": |A'||B'|_ij <= ||A'_i||_2 ||B'_j||_2 (Cauchy-Schwarz); each line
+  /// scaled so that its 2-norm is <= 2^((floor(log2 P) - 2) / 2). No extra GEMM.
+  cauchy_schwarz,
+  /// GEMMul8's "accurate mode": one INT8 GEMM of the magnitudes rounded up to 6 bits per line,
+  /// G = ceil(|A| 2^(6-Ea)) ceil(|B| 2^(6-Eb)) >= 2^(12-Ea-Eb) |A||B|; row i scaled by its largest
+  /// G_ij, column j by its largest G_ij. Tighter than cauchy_schwarz where |A||B| is far below the
+  /// norm product; on the tested distributions it certified the same N (docs/crt.md), and lines with
+  /// many tiny entries fare worse (each counts as at least 1/64 of the line maximum).
+  accurate,
+};
+
+/// Accuracy target of the choice of N: the unit roundoff of the native GEMM to match.
+enum class Target { fp64, fp32 };
+
+/// Unit roundoff of a target: 2^-53 (fp64) or 2^-24 (fp32).
+constexpr double unit_roundoff(Target t) { return t == Target::fp64 ? 0x1p-53 : 0x1p-24; }
+
+/// "Scheme, scaling rule" names for messages: "cauchy-schwarz" / "accurate".
+std::string to_string(Scaling rule);
+
+/// Reconstruction constants of one N (computed exactly with a 256-bit integer at first use).
+struct Constants {
+  int n = 0;             ///< number of moduli
+  int bits = 0;          ///< L: 2^(L-1) <= P < 2^L
+  int grid = 0;          ///< g = max(0, L + 8 + ceil(log2 N) - 53): w_hi[l] are multiples of 2^g
+  double P_hi = 0;       ///< P rounded to nearest double
+  double P_lo = 0;       ///< P - P_hi rounded to nearest double
+  double inv_P = 0;      ///< 1 / P_hi rounded to nearest
+  double w_hi[kMaxModuli] = {};  ///< w_l rounded toward zero to a multiple of 2^g (exact double)
+  double w_lo[kMaxModuli] = {};  ///< w_l - w_hi[l] rounded to nearest (0 <= . < 2^g)
+  int w_mod[kMaxModuli] = {};    ///< (P/p_l)^-1 mod p_l, in [1, p_l)
+  /// Absolute error bound of reconstruct() apart from its two final roundings (<= 2u|C'| more):
+  /// N * 128 * 2^g * (N + 4) * 2^-53 + 2^(L-42) * 2^-53, rounded up.
+  double recon_error = 0;
+};
+
+/// The constants of N moduli, N in [kMinModuli, kMaxModuli]; throws InvalidArgument otherwise.
+/// The reference stays valid for the life of the program.
+const Constants& constants(int n);
+
+/// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p in [-128, 127]: the r
+/// with r = x mod p and -p/2 <= r < p/2 (r in [-128, 127] for p = 256, [-(p-1)/2, (p-1)/2] for odd
+/// p). Exact for every integer-valued x (x = M * 2^E is reduced as (M mod p) (2^E mod p)).
+std::int8_t residue(double x, int p);
+
+/// trunc(x * 2^e) for finite x: the integer part of the scaled value, exact (x * 2^e must not
+/// overflow; the scaling rules keep it below 2^78).
+double scaled_integer(double x, int e);
+
+/// Reconstructs C' from the N residues r[l * stride], l = 0 .. N-1 in this
+/// fixed order (a GPU must do the same to match bit for bit):
+///   sx = 0; for l: sx = fma(w_hi[l], r_l, sx)      (exact: multiples of 2^g below 2^(g+53))
+///   sy = 0; for l: sy = fma(w_lo[l], r_l, sy)
+///   q  = rint(sx * inv_P)                          (= round(S / P) whenever |C'| <= P/4)
+///   c  = (fma(-P_lo, q, fma(-P_hi, q, sx)) + sy)   (the inner fma exact)
+/// Returns c, with |c - C'| <= 2u|C'| + recon_error when the unique C' = S mod P in (-P/2, P/2]
+/// has |C'| <= P/4 (which the scaling guarantees).
+double reconstruct(const std::int8_t* r, std::int64_t stride, const Constants& k);
+
+/// Thrown instead of computing when the caller should take the native path: a NaN or Inf in an
+/// operand, or inputs whose certified N exceeds the table (`needs_more_moduli`).
+class Fallback : public InvalidArgument {
+ public:
+  enum class Reason { nonfinite, needs_more_moduli };
+  Fallback(Reason why, const std::string& what) : InvalidArgument(what), reason(why) {}
+  Reason reason;
+};
+
+/// Power-of-two scale exponents of one call: row i of x = op(A) (m x k) is scaled by 2^ea[i],
+/// column j of y = op(B) (k x n) by 2^eb[j], such that |trunc(2^ea x)| |trunc(2^eb y)| <= P/4
+/// entrywise for the P of N moduli. Zero lines get exponent 0. Finite inputs only (not checked).
+/// ea and eb must hold m and n ints. Integer-exact and independent of summation order.
+template <class T>
+void scale_exponents(Scaling rule, int n_moduli, MatrixView<const T> x, MatrixView<const T> y, int* ea,
+                     int* eb);
+
+/// The rigorous bound that picks N. For every entry (i, j) the emulated product's error is at most
+///   E_ij(N) = 2^-ea[i] Z_ij + 2^-eb[j] W_ij + 2^-(ea[i]+eb[j]) recon_error(N)   (+ 2u |C_ij|),
+/// Z_ij = sum_l [x_il != 0] |y_lj|, W_ij = sum_l |x_il| [y_lj != 0] (truncation errors < 1 per
+/// scaled element; derived in docs/crt.md). N is the smallest in [2, 20] with
+///   E_ij(N) <= tol * (|x||y|)_ij   for every (i, j) with a nonzero product term,
+/// tol = unit_roundoff(target): with 2^-53 the error stays within u|A||B| + 2u|AB|, at most DGEMM's
+/// worst-case bound gamma_k |A||B| for k >= 3, and measured below plain FP64's errors (docs/crt.md);
+/// fp32 likewise with 2^-24. Z, W, |x||y| are computed in FP64 with their rounding accounted for
+/// (|x||y| rounded down, Z and W up). Cost O(mnk) on the host (a GPU would need one more GEMM).
+/// Returns 0 when even N = 20 is not enough (take the native path). Throws Fallback(nonfinite) on
+/// NaN/Inf and InvalidArgument on inconsistent shapes.
+template <class T>
+int choose_moduli(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, Target target,
+                  Scaling rule);
+/// The same with an explicit tolerance (relative to |A||B| entrywise), tol > 0.
+template <class T>
+int choose_moduli_tol(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
+                      Scaling rule);
+
+/// What crt_gemm_host did.
+struct CrtStats {
+  int moduli = 0;             ///< N used
+  Scaling rule = Scaling::cauchy_schwarz;
+  std::int64_t chunks = 0;    ///< k chunks per INT8 product (ceil(k / chunk))
+  std::int64_t int8_gemms = 0;  ///< INT8 GEMMs run: N (+1 for Scaling::accurate)
+};
+
+/// C = alpha * op(A) * op(B) + beta * C by Ozaki scheme II with N = `moduli` moduli (0: the
+/// smallest certified N from choose_moduli, target fp64 for double and fp32 for float).
+/// Shapes: op(A) m x k, op(B) k x n, C m x n, any strides (MatrixView). beta == 0 ignores C's old
+/// values (NaN included). k = 0 gives C = beta * C; m = 0 or n = 0 does nothing. `chunk` (1 ..
+/// kChunk) is the k length of one INT32 accumulation; the result does not depend on it.
+/// Throws InvalidArgument on inconsistent shapes or moduli outside {0} u [2, 20] or a bad chunk,
+/// Fallback(nonfinite) when op(A) or op(B) holds a NaN or Inf, Fallback(needs_more_moduli) when
+/// moduli = 0 and no N in the table is certified. Bitwise reproducible: plain loops, integer-exact
+/// products, reconstruct()'s fixed order. T = double or float.
+template <class T>
+void crt_gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<const T> B, T beta,
+                   MatrixView<T> C, int moduli, Scaling rule, CrtStats* stats = nullptr,
+                   std::int64_t chunk = kChunk);
+
+}  // namespace tcemu::crt
