@@ -135,7 +135,7 @@ qsim() {
   done
 }
 
-selftest() {  # split pass self-test incl. the exhaustive FP16 conversion check (core/src/cuda/split_selftest.cuh)
+selftest() {  # split pass self-test incl. the exhaustive FP16 conversion check (core/src/cuda/passes/split_selftest.cuh)
   stamp "GPU self-tests (ctest -L GPU)"
   ctest --test-dir "$BUILD" -L GPU --output-on-failure > "$OUT/selftest_ctest.log" 2>&1; echo "ctest -L GPU exit $?"
   grep -E "tests passed|Passed|Failed|Skipped" "$OUT/selftest_ctest.log" | tail -5

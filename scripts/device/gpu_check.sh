@@ -6,7 +6,7 @@
 # lib/libtrilinos_kokkos*.so*) and .deps/googletest (Debian's /usr/src/googletest), carried with the
 # call because the GPU image has no Kokkos; scripts/device/prepare_deps.sh makes them.
 # Usage (repository root): OUT=/some/dir scripts/device/gpu_check.sh [full|quick|split]
-#   split: the split-pass check (tests, core/src/cuda/split_selftest.cuh, 8192 / knn / kmeans benches);
+#   split: the split-pass check (tests, core/src/cuda/passes/split_selftest.cuh, 8192 / knn / kmeans benches);
 #          uses binaries prebuilt here in build-split-bin/ (tests/test_core, core/tcemu-bench,
 #          split_selftest) when they run on the device machine, else builds as the other modes do.
 set -uo pipefail
@@ -63,9 +63,9 @@ if ! cmake --build "$BUILD" -j"$JOBS" --target test_core >> "$OUT/build.log" 2>&
   cmake "$BUILD" >> "$OUT/build.log" 2>&1
   cmake --build "$BUILD" -j"$JOBS" --target test_core >> "$OUT/build.log" 2>&1 || echo "test_core still fails"
 fi
-if [ "$MODE" = split ]; then  # the split pass self-test (core/src/cuda/split_selftest.cuh)
+if [ "$MODE" = split ]; then  # the split pass self-test (core/src/cuda/passes/split_selftest.cuh)
   nvcc -x cu -std=c++17 -O2 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -I core/include \
-       -I core/src -c core/src/cuda/split_selftest.cuh -o /tmp/split_selftest.o >> "$OUT/build.log" 2>&1 &&
+       -I core/src -c core/src/cuda/passes/split_selftest.cuh -o /tmp/split_selftest.o >> "$OUT/build.log" 2>&1 &&
     nvcc /tmp/split_selftest.o "$BUILD/core/libtcemu_core.a" -lcublas -o "$BUILD/split_selftest" >> "$OUT/build.log" 2>&1 &&
     SELFTEST=$BUILD/split_selftest || echo "split_selftest failed to build"
 fi
@@ -108,7 +108,7 @@ else
   run_bench apps --shapes knn,kmeans,qsim:26:7,qsim:24:10 --dists uniform \
             --schemes fp16x2,tf32x2,bf16x3,auto --fp64-schemes int8-ozaki
 fi
-# Optional: accumulation-chunk sweep (TCEMU_CUDA_ACC_CHUNK, see core/src/cuda/paths_cuda.cpp).
+# Optional: accumulation-chunk sweep (TCEMU_CUDA_ACC_CHUNK, see core/src/cuda/dispatch/paths_cuda.cpp).
 for c in ${CHUNK_SWEEP:-}; do
   TCEMU_CUDA_ACC_CHUNK=$c run_bench "chunk$c" --shapes 8192 --dists uniform \
       --schemes fp16x2,tf32x2,bf16x3,bf16x9,fp16x2-markidis --fp64-schemes ''

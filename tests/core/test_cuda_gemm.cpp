@@ -145,7 +145,7 @@ TEST(CudaGemm, LargerShapesNotMultipleOf8) {
   check_scheme_case<double>(parse_scheme("int8-ozaki", Target::fp64), big, 78, 1.0, 0.0);
 }
 
-// The fused kernel (core/src/cuda/fused) and the multi-pass path must both match the host on every
+// The fused kernel (core/src/cuda/kernels) and the multi-pass path must both match the host on every
 // scheme that has both, on every case (transposes, strides, row-major C, alpha/beta), FP32 and FP64 data.
 TEST(CudaGemm, FusedAndMultipassMatchHost) {
   TCEMU_REQUIRE_GPU();
@@ -191,7 +191,7 @@ TEST(CudaGemm, FusedLongKAccumulatesLikeFp32) {
 
 // Few k-tiles per block tile (k = 64: one promotion group) and many tiles per block: the consumer that
 // runs ahead reaches the next tile's first group before the other has left the last one, which the
-// consumers' offset hand-shake (wgmma_kernel.cuh) must survive without a hang or a wrong tile.
+// consumers' offset hand-shake (kernels/wgmma_kernel.cuh) must survive without a hang or a wrong tile.
 // Repeated, since the order of the two consumers varies from call to call.
 TEST(CudaGemm, FusedShortKManyTiles) {
   TCEMU_REQUIRE_GPU();

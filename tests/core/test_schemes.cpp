@@ -31,7 +31,7 @@ List list_of(const schemes::FusedProducts& L) {
 }  // namespace
 
 TEST(SchemeDescriptors, FusedTablesAreTheKernelsTables) {
-  // The fused kernels' tables as they were written out in fused_kernel.cuh (order = accumulation order).
+  // The fused kernels' tables as they were written out in core/src/cuda/kernels/fused_kernel.cuh (order = accumulation order).
   using P = std::vector<std::pair<int, int>>;
   const struct {
     FusedTable t;

@@ -13,7 +13,7 @@
 /// without .ftz) for every non-NaN input, which is IEEE-754 RN-even / RZ with FP16 subnormals and the
 /// same overflow rule as the bit-level code, so the results are bit-identical; NaN inputs get the
 /// bit-level encoder's NaN. The bit-level versions stay available everywhere as *_bitlevel, and the
-/// GPU self-test (core/src/cuda/split_selftest.cuh) compares the two on all 2^32 FP32 bit patterns.
+/// GPU self-test (core/src/cuda/passes/split_selftest.cuh) compares the two on all 2^32 FP32 bit patterns.
 #include <cstdint>
 #include <cstring>
 

@@ -56,7 +56,7 @@ enum class RangeRule {
   scaled_spread,  ///< operand scaled by 2^sigma into [2^(top-1), 2^top): max, lowest line and spread checked
 };
 
-/// Product table of a fused Tensor Core kernel (core/src/cuda/fused): which part products go to the
+/// Product table of a fused Tensor Core kernel (core/src/cuda/kernels): which part products go to the
 /// promoted accumulator (group 0) and which to the low one. Each value is one compiled kernel table;
 /// its product list is *derived* from the descriptors that name it (schemes::fused_products), which
 /// must agree at compile time.

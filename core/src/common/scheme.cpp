@@ -226,7 +226,7 @@ std::string catalogue_markdown() {
   os << "\n## Product tables\n\n"
      << "Products (part of A x part of B, 0 = hi) per accumulator group, in accumulation order; group 0 is the "
      << "promoted accumulator (its k chunks are added with round-to-nearest), the others are combined scaled "
-     << "by 2^e. `fused`: the fused Tensor Core kernel's table (core/src/cuda/fused), derived from these rows.\n\n";
+     << "by 2^e. `fused`: the fused Tensor Core kernel's table (core/src/cuda/kernels), derived from these rows.\n\n";
   os << "| name | groups (products @ scale) | fused kernel table |\n|---|---|---|\n";
   static const char* const fused_names[] = {"-", "hi_cross", "all_four", "hi_low3", "three", "nine"};
   for (SchemeKind k : schemes::kAllKinds.k) {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "cuda/fused/fused.hpp"
-#include "cuda/paths.hpp"
+#include "cuda/kernels/fused.hpp"
+#include "cuda/dispatch/paths.hpp"
 #include "tcemu/cuda/calibrate.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 #include "tcemu/split.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// Host-callable launchers of the CUDA backend's kernels (definitions in the .cu files beside this).
+// Host-callable launchers of the CUDA backend's passes and combine kernels (definitions in passes/ and dispatch/).
 // Conventions: an operand is seen as `lines` x `k` (rows of op(A), or columns of op(B) through the
 // transpose), element (l, kk) at data[l * line_stride + kk * k_stride]. Split outputs are "TN" panels:
 // per line, the parts listed in a sequence one after another, each padded with zeros from k to kp, so

@@ -11,7 +11,7 @@
 ///     GemmOptions::cost_model says otherwise; Ozaki slice count, range check and fallback), so
 ///     GemmReport means the same on both backends;
 ///  3. by default (ExecutionPolicy::kernels automatic) schemes with a fused kernel run it: every
-///     product and the combine in one Tensor Core kernel (cuda/fused/fused.hpp). Otherwise (multi-pass,
+///     product and the combine in one Tensor Core kernel (core/src/cuda/kernels/fused.hpp). Otherwise (multi-pass,
 ///     or schemes without a fused kernel) one cuBLAS GEMM per product group, the products of a group concatenated along k
 ///     ([A_hi | A_lo] . [B_lo ; B_hi]) into one FP32 accumulator per group: FP16/BF16 parts through
 ///     cublasGemmEx (FP32 compute), TF32 parts (TF32-exact FP32 words) with CUBLAS_COMPUTE_32F_FAST_TF32,

@@ -84,7 +84,7 @@ constexpr SchemeKind kind_of_family(ImplFamily f) {
 
 /// Product list of a fused kernel: n0 products into the promoted group-0 accumulator, nl into the
 /// low accumulator, in accumulation order (the descriptor's table: group 0, then the other groups
-/// concatenated). The layout the kernels (core/src/cuda/fused) read.
+/// concatenated). The layout the kernels (core/src/cuda/kernels) read.
 struct FusedProducts {
   int parts, n0, nl;
   int a0[4], b0[4];

@@ -63,7 +63,7 @@ struct OzakiProduct {
 /// The Ozaki product triangle for s slices, in accumulation order: groups g = s+1 down to 2 (the
 /// least significant first, the order of the FP64 sum), within a group p = 1 .. g-1 (q = g - p).
 /// first[g] is the index of group g's first product, count(g) = g - 1. Host (host/ozaki.cpp) and
-/// CUDA (paths_cuda.cpp) both walk this table.
+/// CUDA (dispatch/paths_cuda.cpp) both walk this table.
 struct OzakiTriangle {
   int slices = 0;
   int size = 0;  ///< s(s+1)/2

@@ -1,0 +1,7 @@
+// Instantiations of the fused split-part kernel for MmaKind::bf16 (one translation unit per
+// instruction kind keeps compile time per unit short).
+#include "cuda/kernels/fused_kernel.cuh"
+
+namespace tcemu::cuda::detail::fused {
+TCEMU_FUSED_TABLES_BF16(TCEMU_FUSED_LAUNCH, )
+}  // namespace tcemu::cuda::detail::fused

@@ -1,0 +1,7 @@
+// Instantiations of the wgmma fused split-part kernel for MmaKind::bf16 (sm_90a; other
+// architectures get a trapping stub that the dispatcher never selects).
+#include "cuda/kernels/wgmma_kernel.cuh"
+
+namespace tcemu::cuda::detail::fused::wg {
+TCEMU_FUSED_TABLES_BF16(TCEMU_WGMMA_LAUNCH, )
+}  // namespace tcemu::cuda::detail::fused::wg
