@@ -36,6 +36,10 @@ LuOptions lu_options(const tcemu::Scheme& scheme, const RunOptions& opt, std::in
   lo.nb = opt.nb;
   lo.gemm.scheme = scheme;
   lo.gemm.execution = tcemu::app::execution_policy_from_environment();
+  // The trailing updates (C -= L21 U12, beta = 1, k = nb) run multi-pass unless TCEMU_CUDA_KERNELS asks
+  // otherwise: measured on an H100 at n = 49152, fp16x2's factorisation took 1021-1034 ms multi-pass
+  // against 1151-1155 ms fused (docs/hplai.md, "Implementation of the trailing updates").
+  if (!tcemu::app::environment_chooses_kernels()) lo.gemm.execution.kernels = tcemu::CudaKernels::multipass;
   lo.scale_operands = opt.scale_operands;
   if (opt.progress)
     lo.progress = [last = clock::now(), name = scheme.name, out = opt.progress,

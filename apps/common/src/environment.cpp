@@ -59,6 +59,14 @@ tcemu::ExecutionPolicy execution_policy_from(const std::function<const char*(con
   return p;
 }
 
+bool environment_chooses_kernels() {
+  static const bool set = [] {
+    const char* v = std::getenv("TCEMU_CUDA_KERNELS");
+    return v != nullptr && *v != '\0';
+  }();
+  return set;
+}
+
 const tcemu::ExecutionPolicy& execution_policy_from_environment() {
   static const tcemu::ExecutionPolicy policy =
       execution_policy_from([](const char* name) -> const char* { return std::getenv(name); });

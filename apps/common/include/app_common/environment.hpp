@@ -29,4 +29,8 @@ tcemu::ExecutionPolicy execution_policy_from(const std::function<const char*(con
 /// parse (an app's run_guarded turns it into one error line and exit status 2).
 const tcemu::ExecutionPolicy& execution_policy_from_environment();
 
+/// True when TCEMU_CUDA_KERNELS is set (non-empty), i.e. the user chose the kernels and an app's own
+/// measured default must not override them. Read once with the policy.
+bool environment_chooses_kernels();
+
 }  // namespace tcemu::app
