@@ -49,6 +49,20 @@ void profile_finalize(const ProfileArgs& p, std::int64_t lines, std::int64_t k, 
 /// Storage format of split parts.
 enum class Store { none, f16, bf16, f32, f64 };
 
+/// Storage of a part type's values in the split panels (Store::none for INT8: Ozaki and MixPert
+/// write their own slices).
+constexpr Store store_for(PartType p) {
+  switch (p) {
+    case PartType::fp16: return Store::f16;
+    case PartType::bf16: return Store::bf16;
+    case PartType::tf32:
+    case PartType::fp32: return Store::f32;
+    case PartType::fp64: return Store::f64;
+    case PartType::int8: return Store::none;
+  }
+  return Store::none;
+}
+
 /// What the element-wise split pass writes: parts p = seq[0..nseq) of split::split_element(kind, x)
 /// (Store::f64: the value itself as double; Store::none: nothing, profile only).
 struct SplitSpec {

@@ -49,15 +49,9 @@ BlasOperand blas_b(const Operand<T>& y, std::int64_t k) {
 }
 
 Store store_of(PartType p) {
-  switch (p) {
-    case PartType::fp16: return Store::f16;
-    case PartType::bf16: return Store::bf16;
-    case PartType::tf32:
-    case PartType::fp32: return Store::f32;
-    case PartType::fp64: return Store::f64;
-    case PartType::int8: break;
-  }
-  throw InvalidArgument("tcemu cuda: no split storage for INT8 parts");
+  const Store s = store_for(p);
+  if (s == Store::none) throw InvalidArgument("tcemu cuda: no split storage for INT8 parts");
+  return s;
 }
 
 std::size_t store_bytes(Store s) {

@@ -79,18 +79,6 @@ inline constexpr SchemeKind kRunTimeKind = schemes::kind_of_family(ImplFamily::a
 template <SchemeKind K>
 inline constexpr int kPartsOf = K == kRunTimeKind ? 3 : schemes::DescriptorOf<K>::type::desc.parts;
 
-/// Storage of a part type's values in the split panels.
-constexpr Store store_for(PartType p) {
-  switch (p) {
-    case PartType::fp16: return Store::f16;
-    case PartType::bf16: return Store::bf16;
-    case PartType::tf32:
-    case PartType::fp32: return Store::f32;
-    case PartType::fp64: return Store::f64;
-    case PartType::int8: return Store::none;
-  }
-  return Store::none;
-}
 
 /// True when the split pass has a compiled writer of descriptor D for FP32 data stored as S: the
 /// element-wise and line-aligned families whose part type is stored as S.
