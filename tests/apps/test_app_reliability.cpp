@@ -179,6 +179,28 @@ TEST_F(AppReliability, OptionErrorsAreOneLineWithExitTwo) {
   EXPECT_LT(r.err.size(), 200u) << "an option error stays short: " << r.err;
 }
 
+// A bad TCEMU_* variable (read once by app_common/environment.hpp into the execution policy) is a
+// bad input like a bad option: one line naming the variable, exit status 2, no output written.
+TEST_F(AppReliability, BadEnvironmentVariablesAreOneLineWithExitTwo) {
+  const std::string out = dir_.file("out.h5");
+  const struct {
+    std::string app, variable, args;
+  } cases[] = {
+      {"knn", "TCEMU_CUDA_KERNELS=bogus", "--input " + shell_quoted(knn_input_) + " --k 3 --scheme fp32 --output " + shell_quoted(out)},
+      {"kmeans", "TCEMU_AUTO_CALIBRATE=sometimes", "--input " + shell_quoted(kmeans_input_) + " --k 3 --scheme auto --output " + shell_quoted(out)},
+      {"hplai", "TCEMU_CUDA_OZAKI_ACC_MB=0", "--n 16 --scheme fp16x2 --output " + shell_quoted(out)},
+      {"qsim", "TCEMU_CUDA_COMPLEX=3m", "--generate brickwork:n=3,depth=2,seed=1 --scheme fp32 --output " + shell_quoted(out)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.variable + " " + c.app);
+    const auto before = dir_.entries().size();
+    const Ran r = app_test::run_executable("/usr/bin/env", c.variable + " " + shell_quoted(app_test::app_executable(c.app)) + " " + c.args,
+                                           scratch_.path());
+    const std::string name = c.variable.substr(0, c.variable.find('='));
+    app_test::expect_cli_error(c.app, r, {name + ": "}, out, before, dir_.entries().size());
+  }
+}
+
 TEST_F(AppReliability, ControlCharactersFromInputsAreEscaped) {
   const std::string forged = dir_.file("a\nknn: error: forged.h5");
   expect_error("knn", "--input " + shell_quoted(forged), {"\\nknn: error: forged.h5", "No such file"});

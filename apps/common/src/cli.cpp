@@ -1,4 +1,5 @@
 #include "app_common/cli.hpp"
+#include "app_common/environment.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -78,6 +79,9 @@ int run_guarded(std::string_view app, const std::function<int()>& body) {
     return ctx + ": " + message;
   };
   try {
+    // The TCEMU_* variables are checked before any work, like the options (a bad value is one error
+    // line, never a message after a part of the run).
+    execution_policy_from_environment();
     return body();
   } catch (const tcemu::Error& e) {
     print_error(app, e.what());  // tcemu's messages name their file or option themselves
