@@ -197,3 +197,25 @@ TEST(CostModel, OneFitPerTargetOfTheCall) {
               x->predict_seconds(fp64, 4096, 4096, 64, Target::fp64));
   }
 }
+
+namespace {
+// The GPU calibration times what the descriptors name (calibrate_fp32 / calibrate_fp64): native and
+// the four FP32-accurate split schemes `auto` picks from, and two / three Ozaki slice counts for the
+// per-slice cost term (int8-ozaki:6 is below FP64 accuracy and timed only for that fit).
+TEST(CostModel, CalibrationSetComesFromTheDescriptors) {
+  auto names = [](tcemu::Target t) {
+    std::vector<std::string> out;
+    for (const tcemu::Scheme& s : tcemu::calibration_schemes(t)) {
+      EXPECT_FALSE(s.is_automatic());
+      out.push_back(s.name);
+    }
+    return out;
+  };
+  EXPECT_EQ(names(tcemu::Target::fp32),
+            (std::vector<std::string>{"fp64", "fp32", "fp16x2", "tf32x2", "bf16x3", "bf16x9", "int8-ozaki:4",
+                                      "int8-ozaki:7"}));
+  EXPECT_EQ(names(tcemu::Target::fp64),
+            (std::vector<std::string>{"fp64", "int8-ozaki:6", "int8-ozaki:8", "int8-ozaki:11"}));
+  for (const tcemu::Scheme& s : tcemu::calibration_schemes(tcemu::Target::fp64)) EXPECT_EQ(s.target, tcemu::Target::fp64) << s.name;
+}
+}  // namespace

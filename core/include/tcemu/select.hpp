@@ -143,4 +143,9 @@ struct Plan {
 Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int64_t n, std::int64_t k,
           Target target, const CostModel& model);
 
+/// The schemes the GPU calibration of `auto`'s cost model times for `target` (tcemu/cuda/calibrate.hpp),
+/// in catalogue order: each descriptor's calibrate_fp32 / calibrate_fp64 (the row itself, or the
+/// parameterised rows it lists, e.g. int8-ozaki:4 and :7 for an FP32 target).
+std::vector<Scheme> calibration_schemes(Target target);
+
 }  // namespace tcemu

@@ -170,4 +170,17 @@ std::string Plan::explain() const {
   return os.str();
 }
 
+std::vector<Scheme> calibration_schemes(Target target) {
+  std::vector<Scheme> out;
+  for (const Scheme& row : catalogue(target)) {
+    if (row.is_automatic()) continue;
+    const schemes::SchemeDescriptor& d = schemes::descriptor(row.kind);
+    for (const int p : target == Target::fp32 ? d.calibrate_fp32 : d.calibrate_fp64) {
+      if (p == 0) out.push_back(row);
+      else if (p > 0) out.push_back(parameterized_scheme(row.kind, p, target));
+    }
+  }
+  return out;
+}
+
 }  // namespace tcemu

@@ -64,14 +64,8 @@ std::string sanitize(const std::string& s) {
   return out;
 }
 
-std::vector<Scheme> schemes_for(Target t) {
-  if (t == Target::fp32)
-    return {parse_scheme("fp32"),   parse_scheme("fp64"),   parse_scheme("fp16x2"),
-            parse_scheme("tf32x2"), parse_scheme("bf16x3"), parse_scheme("bf16x9"),
-            ozaki_scheme(4, Target::fp32), ozaki_scheme(7, Target::fp32)};
-  return {parse_scheme("fp64", Target::fp64), ozaki_scheme(6, Target::fp64), ozaki_scheme(8, Target::fp64),
-          ozaki_scheme(11, Target::fp64)};
-}
+/// The schemes timed for `t`: their descriptors say so (calibration_schemes, tcemu/select.hpp).
+std::vector<Scheme> schemes_for(Target t) { return calibration_schemes(t); }
 
 /// Times every scheme of `t` on every shape class with data of type T; appends the samples.
 template <class T>

@@ -50,6 +50,7 @@ struct Bf16x3 {
     SchemeDescriptor d = bf16x3_detail::make("bf16x3", 6, "2^-22 |A||B| + k 2^-24 |A||B|", "APE FP32-B");
     d.table.group({{0, 0}}).group({{0, 1}, {1, 0}}).group({{0, 2}, {1, 1}, {2, 0}});
     d.fused = FusedTable::three;
+    d.calibrate_fp32[0] = 0;
     return d;
   }();
   using ElementSplit = Bf16x3Split;
@@ -64,6 +65,7 @@ struct Bf16x9 {
                                              "all 9 products (cuBLAS BF16x9 style)");
     d.table.group({{0, 0}}).group({{0, 1}, {1, 0}}).group({{0, 2}, {1, 1}, {2, 0}}).group({{1, 2}, {2, 1}}).group({{2, 2}});
     d.fused = FusedTable::nine;
+    d.calibrate_fp32[0] = 0;
     return d;
   }();
   using ElementSplit = Bf16x3Split;

@@ -109,6 +109,11 @@ struct SchemeDescriptor {
   int scale_top_exp = 0;           ///< scaled_spread: the operand's max is scaled into [2^(top-1), 2^top)
   int max_scale_exp = 0;           ///< scaled_spread: |sigma| bound
   int min_scaled_line_exp = 0;     ///< scaled_spread: lowest scaled line exponent kept
+  /// The GPU calibration of `auto`'s cost model (tcemu/cuda/calibrate.hpp) times this scheme for an
+  /// FP32 / FP64 target at these parameter values (0: the catalogue row itself; -1: unused slot).
+  /// All -1: `auto` costs the scheme from the device rates alone.
+  int calibrate_fp32[3] = {-1, -1, -1};
+  int calibrate_fp64[3] = {-1, -1, -1};
   int cost_parts_fp32 = 0;         ///< parts == 0: the part count `auto`'s cost model assumes (fp32 target)
   int cost_parts_fp64 = 0;         ///< ... and for an fp64 target
   int param_min = 0, param_max = 0;  ///< parameterised schemes ("name:<p>"): the range of p

@@ -101,6 +101,7 @@ struct Fp16x2Ape {
                                              "2^-21 |A||B| + k 2^-24 |A||B|", "APE FP32-F (Ma et al., ICS'22)");
     d.table.group({{0, 0}}).group({{0, 1}, {1, 0}}, -split::kApeLoScaleExp);
     d.fused = FusedTable::hi_cross;
+    d.calibrate_fp32[0] = 0;
     return d;
   }();
   using ElementSplit = ApeFp16Split;

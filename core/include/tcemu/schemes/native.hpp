@@ -25,6 +25,7 @@ struct Fp64 {
     d.error_bound = "k 2^-53 |A||B| (DGEMM)";
     d.source = "native FP64 (reference)";
     d.table.group({{0, 0}});
+    d.calibrate_fp32[0] = d.calibrate_fp64[0] = 0;  // DGEMM is a candidate for both targets
     d.range = RangeRule::none;
     return d;
   }();
@@ -50,6 +51,7 @@ struct Fp32 {
     d.error_bound = "k 2^-24 |A||B| (SGEMM)";
     d.source = "native FP32";
     d.table.group({{0, 0}});
+    d.calibrate_fp32[0] = 0;
     d.range = RangeRule::none;
     return d;
   }();

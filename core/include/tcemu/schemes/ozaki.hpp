@@ -120,6 +120,12 @@ struct Int8Ozaki {
     d.range = RangeRule::nonfinite_only;
     d.cost_parts_fp32 = 4;
     d.cost_parts_fp64 = 8;
+    // Two slice counts per target fit the per-slice cost term (calibrate.hpp).
+    d.calibrate_fp32[0] = 4;
+    d.calibrate_fp32[1] = 7;
+    d.calibrate_fp64[0] = 6;
+    d.calibrate_fp64[1] = 8;
+    d.calibrate_fp64[2] = 11;
     d.param_min = 1;
     d.param_max = kOzakiMaxSlices;
     d.param_symbol = "s";

@@ -37,6 +37,7 @@ struct Tf32x2 {
     d.table.group({{0, 0}}).group({{0, 1}, {1, 0}});
     d.fused = FusedTable::hi_cross;
     d.range = RangeRule::bounds;
+    d.calibrate_fp32[0] = 0;
     return d;
   }();
   using ElementSplit = Tf32x2Split;
