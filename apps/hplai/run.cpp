@@ -34,8 +34,7 @@ void finish(SchemeResult& r, std::int64_t n) {
 LuOptions lu_options(const tcemu::Scheme& scheme, const RunOptions& opt, std::int64_t n) {
   LuOptions lo;
   lo.nb = opt.nb;
-  lo.gemm.scheme = scheme;
-  lo.gemm.execution = tcemu::app::execution_policy_from_environment();
+  lo.gemm = tcemu::app::gemm_options(scheme);
   // The trailing updates (C -= L21 U12, beta = 1, k = nb) run multi-pass unless TCEMU_CUDA_KERNELS asks
   // otherwise: measured on an H100 at n = 49152, fp16x2's factorisation took 1021-1034 ms multi-pass
   // against 1151-1155 ms fused (docs/hplai.md, "Implementation of the trailing updates").

@@ -176,9 +176,7 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     for (std::size_t i = 0; i < order.size(); ++i) {
       const auto& s = order[i];
-      tcemu::GemmOptions gopt;
-      gopt.scheme = s;
-      gopt.execution = tcemu::app::execution_policy_from_environment();
+      const tcemu::GemmOptions gopt = tcemu::app::gemm_options(s);
       auto progress = [&](int it, double inertia, double rel) {
         if (!quiet && !json)
           std::fprintf(stderr, "kmeans: [%zu/%zu] %-16s iter %3d  inertia %.9e  rel change %.2e\n", i + 1,

@@ -66,9 +66,7 @@ Neighbors search_typed(const T* train, const T* queries, std::int64_t n, std::in
     dist.shrink_to_fit();
     dist.resize(static_cast<std::size_t>(batch * n));
   }
-  tcemu::GemmOptions gemm_options;
-  gemm_options.scheme = scheme;
-  gemm_options.execution = tcemu::app::execution_policy_from_environment();
+  const tcemu::GemmOptions gemm_options = tcemu::app::gemm_options(scheme);
 
   for (std::int64_t bi = 0; bi < batches; ++bi) {
     const std::int64_t lo = bi * batch;

@@ -202,9 +202,7 @@ Neighbors search_device(const T* train, const T* queries, std::int64_t n, std::i
   out.k = k;
   out.index.resize(std::size_t(q * k));
   out.sq_dist.resize(std::size_t(q * k));
-  tcemu::GemmOptions gopt;
-  gopt.scheme = scheme;
-  gopt.execution = tcemu::app::execution_policy_from_environment();
+  const tcemu::GemmOptions gopt = tcemu::app::gemm_options(scheme);
   for (std::int64_t bi = 0; bi < batches; ++bi) {
     const std::int64_t lo = bi * batch, b = std::min(batch, q - lo);
     const tcemu::GemmReport rep = tcemu::cuda::gemm_device<T>(

@@ -36,9 +36,8 @@ SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcem
                   const std::string& tag, const std::vector<std::uint64_t>& indices,
                   const std::vector<std::complex<double>>* reference, std::vector<std::complex<double>>* keep_reference) {
   SimOptions opt;
-  opt.gemm.scheme = scheme;
+  opt.gemm = tcemu::app::gemm_options(scheme);
   opt.gemm.range_policy = cfg.range_policy;
-  opt.gemm.execution = tcemu::app::execution_policy_from_environment();
   if (cfg.cuda_kernels != tcemu::CudaKernels::automatic) opt.gemm.execution.kernels = cfg.cuda_kernels;
   opt.device = cfg.device;
   auto last = Clock::now();

@@ -375,9 +375,7 @@ class Bench {
     rows.push_back(r);
     for (const Scheme& sc : schemes) {
       Row t = base_row(s, dist, sc.name, "tcemu", tname);
-      GemmOptions opt;
-      opt.scheme = sc;
-      opt.execution = tcemu::app::execution_policy_from_environment();
+      const GemmOptions opt = tcemu::app::gemm_options(sc);
       try {
         GemmReport rep;
         fill_value_device(real_view(C.view()), T(NAN), nullptr);
@@ -453,9 +451,7 @@ class Bench {
     auto time_scheme = [&](const Scheme& sc) {
       GridTiming t;
       t.method = sc.name;
-      GemmOptions opt;
-      opt.scheme = sc;
-      opt.execution = tcemu::app::execution_policy_from_environment();
+      const GemmOptions opt = tcemu::app::gemm_options(sc);
       try {
         fill_value_device(C.view(), T(NAN), nullptr);
         GemmReport rep;
@@ -509,10 +505,8 @@ class Bench {
     // auto is judged by its own call (range profile and planning included), not by its pick's time,
     // timed call by call against the fastest scheme that meets the target.
     if (fastest && g.auto_run.ms > 0) {
-      GemmOptions fo, ao;
-      fo.scheme = parse_scheme(fastest->used, target);
-      ao.scheme = parse_scheme("auto", target);
-      fo.execution = ao.execution = tcemu::app::execution_policy_from_environment();
+      const GemmOptions fo = tcemu::app::gemm_options(parse_scheme(fastest->used, target));
+      const GemmOptions ao = tcemu::app::gemm_options(parse_scheme("auto", target));
       try {
         const auto t = cuda::time_runs_interleaved(
             {[&] { cuda::gemm_device<T>(Op::N, Op::N, T(1), A.cview(), B.cview(), T(0), C.view(), ao, nullptr, &ws_); },
@@ -558,9 +552,7 @@ class Bench {
 
   /// A scheme on one CUDA implementation (tcemu_row, tcemu_row_with).
   static GemmOptions options_for(const Scheme& sc, CudaKernels kernels) {
-    GemmOptions opt;
-    opt.scheme = sc;
-    opt.execution = tcemu::app::execution_policy_from_environment();
+    GemmOptions opt = tcemu::app::gemm_options(sc);
     opt.execution.kernels = kernels;
     return opt;
   }

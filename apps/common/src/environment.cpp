@@ -1,7 +1,7 @@
 // tcemu's environment variables, read once (app_common/environment.hpp).
 #include "app_common/environment.hpp"
+#include "app_common/cli.hpp"
 
-#include <cerrno>
 #include <cstdlib>
 #include <string>
 
@@ -9,7 +9,6 @@
 
 namespace tcemu::app {
 namespace {
-
 
 /// Runs `parse` on a variable's value, putting the variable's name in front of any error.
 template <class F>
@@ -21,15 +20,13 @@ auto parsed(const char* name, const std::string& value, F&& parse) {
   }
 }
 
-/// A non-negative decimal integer (at most `max`), or throws naming the variable.
+/// A decimal integer in min..max by the options' rule (integer_in, app_common/cli.hpp), or throws
+/// naming the variable.
 long long integer(const char* name, const std::string& value, long long min, long long max) {
-  char* end = nullptr;
-  errno = 0;
-  const long long v = std::strtoll(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
-    throw tcemu::InvalidArgument(std::string(name) + ": '" + value + "' is not an integer in " +
-                                 std::to_string(min) + ".." + std::to_string(max));
-  return v;
+  std::string text = value;
+  const std::string why = integer_in(min, max)(text);
+  if (!why.empty()) throw tcemu::InvalidArgument(std::string(name) + ": " + why);
+  return std::strtoll(value.c_str(), nullptr, 10);
 }
 
 }  // namespace
@@ -57,6 +54,13 @@ tcemu::ExecutionPolicy execution_policy_from(const std::function<const char*(con
   if (auto x = variable("XDG_CACHE_HOME"); !x.empty()) p.calibration_cache_dir = x + "/tcemu";
   else if (auto h = variable("HOME"); !h.empty()) p.calibration_cache_dir = h + "/.cache/tcemu";
   return p;
+}
+
+tcemu::GemmOptions gemm_options(const tcemu::Scheme& scheme) {
+  tcemu::GemmOptions o;
+  o.scheme = scheme;
+  o.execution = execution_policy_from_environment();
+  return o;
 }
 
 bool environment_chooses_kernels() {

@@ -195,8 +195,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   } else {
     pr = profile_areas(p.m, p.n, ws, st);
     // Ozaki (slice count) and the line-aligned schemes (line exponents) need the profile first.
-    const bool profile_only = spec.is_automatic() || spec.is_native() ||
-                              spec.family() == ImplFamily::int_slices || spec.needs_profile_before_split();
+    const bool profile_only = spec.family() == ImplFamily::int_slices || spec.needs_profile_before_split();
     if (profile_only) {
       const detail::SplitSpec none{};
       detail::split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, none, nullptr, p.k, pr.x, st);

@@ -16,6 +16,7 @@
 #include <functional>
 
 #include "tcemu/execution.hpp"
+#include "tcemu/gemm.hpp"
 
 namespace tcemu::app {
 
@@ -28,6 +29,10 @@ tcemu::ExecutionPolicy execution_policy_from(const std::function<const char*(con
 /// process. Throws tcemu::InvalidArgument "TCEMU_<NAME>: <problem>" for a value that does not
 /// parse (an app's run_guarded turns it into one error line and exit status 2).
 const tcemu::ExecutionPolicy& execution_policy_from_environment();
+
+/// GemmOptions for `scheme` with the environment's execution policy (range policy and cost model at
+/// their defaults): what every app and tcemu-bench hands to a gemm call.
+tcemu::GemmOptions gemm_options(const tcemu::Scheme& scheme);
 
 /// True when TCEMU_CUDA_KERNELS is set (non-empty), i.e. the user chose the kernels and an app's own
 /// measured default must not override them. Read once with the policy.
