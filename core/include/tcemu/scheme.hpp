@@ -44,6 +44,7 @@ enum class ImplFamily {
   line_aligned,  ///< split on a per-line grid: needs the line maxima (a profile) before the split
   int_slices,    ///< Ozaki: INT8 fixed-point slices, s chosen per call, integer product triangle
   tile_exponent, ///< MixPert: per-tile shared exponent, INT8 segments, one fused kernel
+  crt,           ///< Ozaki II: N INT8 residue products mod p_l, CRT reconstruction (tcemu/crt.hpp)
   automatic,     ///< `auto`: chosen per call
 };
 
@@ -84,6 +85,7 @@ enum class SplitRule {
   int_slices,   ///< Ozaki: fixed-point slices of a shared power-of-two exponent, truncated
   line_aligned, ///< hi rounded RN-even to a grid set by the line's maximum, lo = RN(x - hi)
   tile_exponent, ///< MixPert: RN-even to a fixed-point grid set by the tile's maximum, 7-bit segments
+  crt_residues,  ///< Ozaki II: line scaled by 2^e, truncated to an integer, symmetric residues mod p_l
 };
 
 /// One product of parts: part `a` of A times part `b` of B.

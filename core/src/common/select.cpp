@@ -69,6 +69,14 @@ double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t 
     const double accum_bytes = double(sl) * mn * (4 + 16);  // per i+j group: INT32 in, FP64 r/w
     return products * flop / (rate(PartType::int8) * 1e12) + (split_bytes + accum_bytes) / bw;
   }
+  if (d.family == ImplFamily::crt) {
+    const int N = s.parts > 0 ? s.parts : (s.target == Target::fp64 ? d.cost_parts_fp64 : d.cost_parts_fp32);
+    const double residue_bytes = (mk + kn) * (8.0 + N);    // read FP64, write N INT8 residues
+    const double product_bytes = mn * (N * 4.0 * 2 + 16);  // N INT32 products written and read, C r/w
+    // N chosen per call: the certificate sums |x||y|, [x != 0]|y| and |x|[y != 0] in FP64 (O(mnk)).
+    const double certificate = s.parts > 0 ? 0.0 : 3 * flop / (rate(PartType::fp64) * 1e12);
+    return N * flop / (rate(PartType::int8) * 1e12) + (residue_bytes + product_bytes) / bw + certificate;
+  }
   if (d.family == ImplFamily::tile_exponent) {  // one fused kernel: pack (read FP32, write INT8 segments)
     const double split_bytes = (mk + kn) * (4.0 + s.parts);
     return s.products * flop / (rate(PartType::int8) * 1e12) + (split_bytes + mn * 4.0) / bw;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -358,8 +359,11 @@ void scale_exponents(Scaling rule, int n_moduli, MatrixView<const T> x, MatrixVi
 }
 
 template <class T>
-int choose_moduli_tol(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
-                      Scaling rule) {
+Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
+                    Scaling rule) {
+  Certificate cert;
+  cert.tol = tol;
+  cert.rule = rule;
   const auto x = A.apply(opA);
   const auto y = B.apply(opB);
   check_shapes<T>("tcemu::crt::choose_moduli", x, y, -1, -1);
@@ -367,7 +371,10 @@ int choose_moduli_tol(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T>
   if (!all_finite(x) || !all_finite(y))
     throw Fallback(Fallback::Reason::nonfinite, "tcemu::crt: an operand holds NaN or Inf");
   const std::int64_t m = x.rows, n = y.cols, k = x.cols;
-  if (m == 0 || n == 0 || k == 0) return kMinModuli;
+  if (m == 0 || n == 0 || k == 0) {
+    cert.moduli = kMinModuli;
+    return cert;
+  }
   std::vector<double> xr, yc;
   copy_lines(x, y, xr, yc);
   // Per entry: LB <= (|x||y|)_ij, Z >= sum [x != 0] |y|, W >= sum |x| [y != 0], any nonzero term.
@@ -399,22 +406,52 @@ int choose_moduli_tol(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T>
     exponents_of(ra, N, ea.data());
     exponents_of(rb, N, eb.data());
     const double rec = constants(N).recon_error;
+    auto bound = [&](std::int64_t i, std::int64_t j) {
+      const std::int64_t e = i * n + j;
+      return (std::ldexp(Z[e], -ea[i]) + std::ldexp(W[e], -eb[j]) + std::ldexp(rec, -(ea[i] + eb[j]))) *
+             (1 + 0x1p-50);
+    };
     bool ok = true;
     for (std::int64_t i = 0; i < m && ok; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
         const std::int64_t e = i * n + j;
         if (!nz[e]) continue;  // every product term is zero: C'_ij = 0 exactly
-        const double lhs = (std::ldexp(Z[e], -ea[i]) + std::ldexp(W[e], -eb[j]) +
-                            std::ldexp(rec, -(ea[i] + eb[j]))) *
-                           (1 + 0x1p-50);
-        if (!(lhs <= tol * LB[e])) {
+        if (!(bound(i, j) <= tol * LB[e])) {
           ok = false;
           break;
         }
       }
-    if (ok) return N;
+    if (ok || N == kMaxModuli) {  // the ratio for the report (at N = 20 when none is certified)
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j)
+          if (nz[i * n + j]) cert.worst_ratio = std::max(cert.worst_ratio, bound(i, j) / (tol * LB[i * n + j]));
+      cert.moduli = ok ? N : 0;
+      return cert;
+    }
   }
-  return 0;
+  return cert;
+}
+
+template <class T>
+int choose_moduli_tol(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
+                      Scaling rule) {
+  return certify<T>(opA, opB, A, B, tol, rule).moduli;
+}
+
+std::string Certificate::text() const {
+  char buf[256];
+  if (moduli == 0) {
+    std::snprintf(buf, sizeof buf,
+                  "no N <= %d certified: at N = %d the bound reaches %.3g x %.3g |A||B| entrywise (%s scaling)",
+                  kMaxModuli, kMaxModuli, worst_ratio, tol, to_string(rule).c_str());
+  } else {
+    const Constants& c = constants(moduli);
+    std::snprintf(buf, sizeof buf,
+                  "N = %d moduli (P < 2^%d), certified |error| <= %.3g x %.3g |A||B| + 2u|AB| entrywise (%s "
+                  "scaling)",
+                  moduli, c.bits, worst_ratio, tol, to_string(rule).c_str());
+  }
+  return buf;
 }
 
 template <class T>
@@ -453,13 +490,15 @@ void crt_gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<co
     return;
   }
   int N = moduli;
+  Certificate cert;
   if (N == 0) {
-    N = choose_moduli<T>(opA, opB, A, B, std::is_same_v<T, double> ? Target::fp64 : Target::fp32, rule);
+    cert = certify<T>(opA, opB, A, B, unit_roundoff(std::is_same_v<T, double> ? Target::fp64 : Target::fp32),
+                      rule);
+    N = cert.moduli;
     if (N == 0)
       throw Fallback(Fallback::Reason::needs_more_moduli,
                      "tcemu::crt::crt_gemm_host: the operands' exponent spread needs more than " +
-                         std::to_string(kMaxModuli) + " moduli (" + to_string(rule) +
-                         " scaling); take the native path");
+                         std::to_string(kMaxModuli) + " moduli (" + cert.text() + "); take the native path");
   }
   const Constants& K = constants(N);
 
@@ -518,6 +557,7 @@ void crt_gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<co
     stats->rule = rule;
     stats->chunks = (k + chunk - 1) / chunk;
     stats->int8_gemms = N + (rule == Scaling::accurate ? 1 : 0);
+    stats->certificate = cert;
   }
 }
 
@@ -526,6 +566,7 @@ void crt_gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<co
   template int choose_moduli<T>(Op, Op, MatrixView<const T>, MatrixView<const T>, Target, Scaling);  \
   template int choose_moduli_tol<T>(Op, Op, MatrixView<const T>, MatrixView<const T>, double,         \
                                     Scaling);                                                         \
+  template Certificate certify<T>(Op, Op, MatrixView<const T>, MatrixView<const T>, double, Scaling); \
   template void crt_gemm_host<T>(Op, Op, T, MatrixView<const T>, MatrixView<const T>, T, MatrixView<T>, \
                                  int, Scaling, CrtStats*, std::int64_t);
 TCEMU_CRT_INSTANTIATE(double)
