@@ -129,7 +129,11 @@ Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int
     }
     c.predicted_error = std::ldexp(1.0, -s.precision_bits);
     const bool unmeasured = !model.measured.empty() && !model.find_measured(s, target);
-    if (unmeasured && !s.is_native()) {
+    if (s.family() == ImplFamily::crt) {
+      // Its GPU path enters before the shared profile / split, and N needs its certificate: `auto`
+      // lists its predicted time but does not choose it yet (issue 21, scope 4).
+      c.reason = "not chosen by auto yet (int8-crt runs only when named)";
+    } else if (unmeasured && !s.is_native()) {
       // Rates alone leave out the fixed and split costs that the measured fits include, so an
       // unmeasured scheme would look cheaper than it is next to measured ones.
       c.reason = "no measured cost in this model (recalibrate to include it)";

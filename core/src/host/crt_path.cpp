@@ -8,11 +8,12 @@
 
 namespace tcemu::host {
 
+namespace {
+
+// The path proper: "" when C was computed, else why not (C untouched).
 template <class T>
-std::string gemm_crt(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
-                     MatrixView<T> C, Timings& t, bool force, std::string& certificate) {
-  using clock = std::chrono::steady_clock;
-  const auto t0 = clock::now();
+std::string crt_path(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> C,
+                     bool force, std::string& certificate) {
   int moduli = s.parts;
   if (moduli == 0) {  // the smallest N certified for the scheme's target
     const crt::Target target = s.target == Target::fp64 ? crt::Target::fp64 : crt::Target::fp32;
@@ -27,8 +28,25 @@ std::string gemm_crt(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView
     certificate = "N = " + std::to_string(moduli) + " moduli (given)";
   }
   crt::crt_gemm_host<T>(Op::N, Op::N, alpha, a, b, beta, C, moduli, crt::Scaling::cauchy_schwarz);
-  t.products += std::chrono::duration<double>(clock::now() - t0).count();
   return "";
+}
+
+}  // namespace
+
+template <class T>
+std::string gemm_crt(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
+                     MatrixView<T> C, Timings& t, bool force, std::string& certificate) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  try {
+    certificate.clear();
+    const std::string why = crt_path(s, alpha, a, b, beta, C, force, certificate);
+    t.products += std::chrono::duration<double>(clock::now() - t0).count();
+    return why;
+  } catch (const crt::Fallback& f) {  // NaN / Inf (reached here only under RangePolicy::ignore)
+    if (f.reason != crt::Fallback::Reason::nonfinite) throw;
+    return "op(A) or op(B) holds NaN or Inf";
+  }
 }
 
 template std::string gemm_crt<float>(const Scheme&, float, MatrixView<const float>, MatrixView<const float>, float,
