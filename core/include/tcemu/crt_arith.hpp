@@ -61,7 +61,8 @@ TCEMU_HD int residue(double x, int p) {
   if (ax < 0x1p63) {  // u = hi 2^32 + lo reduced in 32-bit arithmetic (no 64-bit division on a GPU)
     const auto u = static_cast<std::uint64_t>(ax);
     const auto hi = static_cast<std::uint32_t>(u >> 32), lo = static_cast<std::uint32_t>(u);
-    r = ((hi % up) * pow2_mod(32, up) + lo % up) % up;
+    const std::uint32_t two16 = 65536u % up, two32 = two16 * two16 % up;  // 2^32 mod p in 32 bits
+    r = ((hi % up) * two32 + lo % up) % up;
   } else {
     int e;
     const double m = std::frexp(ax, &e);

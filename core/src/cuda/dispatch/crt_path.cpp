@@ -38,7 +38,7 @@ struct Carver {
 
 std::size_t line_bytes(std::int64_t m, std::int64_t n) {
   auto a = [](std::int64_t c, std::size_t s) { return (static_cast<std::size_t>(c) * s + 255) / 256 * 256; };
-  return 3 * a(64, 8) + 4 * (a(m, 4) + a(n, 4));
+  return 3 * a(64, 8) + 4 * (a(m, 4) + a(n, 4)) + a(2 * m, 8) + a(2 * n, 8);
 }
 
 float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
@@ -59,8 +59,10 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   auto* fail = cv.take<int>(64);
   auto* ratio_bits = cv.take<unsigned long long>(64);
   TCEMU_CUDA(cudaMemsetAsync(cv.base, 0, cv.at, st));  // the counters above
-  CrtLines lx{cv.take<int>(p.m), cv.take<int>(p.m), cv.take<int>(p.m), nonfinite};
-  CrtLines ly{cv.take<int>(p.n), cv.take<int>(p.n), cv.take<int>(p.n), nonfinite + 1};
+  CrtLines lx{cv.take<int>(p.m), cv.take<int>(p.m), cv.take<int>(p.m), nonfinite,
+              cv.take<unsigned long long>(2 * p.m)};
+  CrtLines ly{cv.take<int>(p.n), cv.take<int>(p.n), cv.take<int>(p.n), nonfinite + 1,
+              cv.take<unsigned long long>(2 * p.n)};
   int* ex = cv.take<int>(p.m);
   int* ey = cv.take<int>(p.n);
 

@@ -19,11 +19,12 @@ struct CrtLines {
   int* base = nullptr;
   int* active = nullptr;
   unsigned long long* nonfinite = nullptr;
+  unsigned long long* scratch = nullptr;  ///< 2 * lines entries for crt_line_rule (lines contiguous)
 };
 
 /// Line statistics of one operand under the Cauchy-Schwarz rule: max |x| -> E, then s2 = sum
 /// ceil(|x| 2^(16-E))^2 (exact in uint64; order independent), NaN/Inf counted. *out.nonfinite must
-/// be zeroed before.
+/// be zeroed before; out.scratch (2 * lines entries) is used when the lines are contiguous.
 template <class T>
 void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                    std::int64_t k_stride, const CrtLines& out, cudaStream_t stream);

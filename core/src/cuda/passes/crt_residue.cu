@@ -57,33 +57,59 @@ __global__ void __launch_bounds__(kLineThreads) line_rule_block(const T* __restr
   }
 }
 
-/// Lines contiguous (k more strided): one thread per line, reads coalesced across the threads.
+/// Lines contiguous (k more strided): a thread per line and k segment, reads coalesced across the
+/// threads; the segments meet through atomics on scratch arrays (max |x| as bits, s2 as a sum: both
+/// order independent), and line_rule_finish derives c and base.
+constexpr int kSegK = 128;  // k positions per thread
+
 template <class T>
-__global__ void __launch_bounds__(kLineThreads) line_rule_thread(const T* __restrict__ data, std::int64_t lines,
-                                                                 std::int64_t k, std::int64_t ls, std::int64_t ks,
-                                                                 CrtLines out) {
+__global__ void __launch_bounds__(kLineThreads) line_max_seg(const T* __restrict__ data, std::int64_t lines,
+                                                             std::int64_t k, std::int64_t ls, std::int64_t ks,
+                                                             unsigned long long* max_bits, CrtLines out) {
   const std::int64_t line = blockIdx.x * std::int64_t{kLineThreads} + threadIdx.x;
   if (line >= lines) return;
+  const std::int64_t k0 = blockIdx.y * std::int64_t{kSegK}, k1 = k0 + kSegK < k ? k0 + kSegK : k;
   const T* src = data + line * ls;
   double m = 0;
   unsigned long long nf = 0;
-  for (std::int64_t kk = 0; kk < k; ++kk) {
+  for (std::int64_t kk = k0; kk < k1; ++kk) {
     const double a = fabs(static_cast<double>(src[kk * ks]));
     if (!(a <= DBL_MAX)) ++nf;
     else m = a > m ? a : m;
   }
-  const bool active = m > 0 && nf == 0;
-  std::uint64_t s2 = 0;
-  const int E = m > 0 ? crt::arith::line_exponent_of_max(m) : 0;
-  if (active)
-    for (std::int64_t kk = 0; kk < k; ++kk) {
-      const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
-      s2 += q * q;
-    }
-  out.active[line] = active;
-  out.c[line] = active ? crt::arith::ceil_log2_u64(s2) : 0;
-  out.base[line] = active ? 16 - E : 0;
+  if (m > 0) atomicMax(max_bits + line, dbits(m));
   if (nf) atomicAdd(out.nonfinite, nf);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kLineThreads) line_s2_seg(const T* __restrict__ data, std::int64_t lines,
+                                                            std::int64_t k, std::int64_t ls, std::int64_t ks,
+                                                            const unsigned long long* max_bits,
+                                                            unsigned long long* s2_sum) {
+  const std::int64_t line = blockIdx.x * std::int64_t{kLineThreads} + threadIdx.x;
+  if (line >= lines) return;
+  const double m = __longlong_as_double(static_cast<long long>(max_bits[line]));
+  if (!(m > 0)) return;
+  const int E = crt::arith::line_exponent_of_max(m);
+  const std::int64_t k0 = blockIdx.y * std::int64_t{kSegK}, k1 = k0 + kSegK < k ? k0 + kSegK : k;
+  const T* src = data + line * ls;
+  std::uint64_t s2 = 0;
+  for (std::int64_t kk = k0; kk < k1; ++kk) {
+    const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
+    s2 += q * q;
+  }
+  if (s2) atomicAdd(s2_sum + line, static_cast<unsigned long long>(s2));
+}
+
+__global__ void line_rule_finish(std::int64_t lines, const unsigned long long* max_bits,
+                                 const unsigned long long* s2_sum, CrtLines out) {
+  const std::int64_t line = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (line >= lines) return;
+  const double m = __longlong_as_double(static_cast<long long>(max_bits[line]));
+  const bool active = m > 0;  // NaN/Inf lines: the caller falls back before using these
+  out.active[line] = active;
+  out.c[line] = active ? crt::arith::ceil_log2_u64(s2_sum[line]) : 0;
+  out.base[line] = active ? 16 - crt::arith::line_exponent_of_max(m) : 0;
 }
 
 __global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, int* e) {
@@ -147,9 +173,19 @@ void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64
     line_rule_block<T><<<static_cast<unsigned>(lines), kLineThreads, 0, stream>>>(data, k, line_stride, k_stride, out);
     TCEMU_LAUNCHED("crt line_rule_block");
   } else {
-    const auto blocks = static_cast<unsigned>((lines + kLineThreads - 1) / kLineThreads);
-    line_rule_thread<T><<<blocks, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, out);
-    TCEMU_LAUNCHED("crt line_rule_thread");
+    if (out.scratch == nullptr) throw InvalidArgument("tcemu cuda int8-crt: line rule without scratch");
+    unsigned long long* max_bits = out.scratch;
+    unsigned long long* s2_sum = out.scratch + lines;
+    TCEMU_CUDA(cudaMemsetAsync(out.scratch, 0, 2 * sizeof(unsigned long long) * lines, stream));
+    const std::int64_t segs = (k + kSegK - 1) / kSegK;
+    if (segs > 65535) throw InvalidArgument("tcemu cuda int8-crt: k = " + std::to_string(k) + " above 2^23 with lines contiguous");
+    const dim3 grid(static_cast<unsigned>((lines + kLineThreads - 1) / kLineThreads), static_cast<unsigned>(segs > 0 ? segs : 1));
+    line_max_seg<T><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, max_bits, out);
+    TCEMU_LAUNCHED("crt line_max_seg");
+    line_s2_seg<T><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, max_bits, s2_sum);
+    TCEMU_LAUNCHED("crt line_s2_seg");
+    line_rule_finish<<<static_cast<unsigned>((lines + 255) / 256), 256, 0, stream>>>(lines, max_bits, s2_sum, out);
+    TCEMU_LAUNCHED("crt line_rule_finish");
   }
 }
 
