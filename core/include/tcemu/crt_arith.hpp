@@ -40,40 +40,73 @@ TCEMU_HD int line_exponent_of_max(double mx) { return std::ilogb(mx) + 1; }
 /// floor(log2 P), c = ceil(log2 s2), s2 = sum_l ceil(|x_l| 2^(16-E))^2 and base = 16 - E (docs/crt.md).
 TCEMU_HD int scale_exponent(int Lb, int c, int base) { return floor_half(Lb - 2 - c) + base; }
 
-/// 2^e mod p (e >= 0, p <= 256).
+/// 2^e mod p (e >= 0, p <= 256), in 32-bit arithmetic (every product below 2^16).
 TCEMU_HD std::uint32_t pow2_mod(int e, std::uint32_t p) {
-  std::uint64_t r = 1 % p, b = 2 % p;
+  std::uint32_t r = 1 % p, b = 2 % p;
   while (e > 0) {
     if (e & 1) r = r * b % p;
     b = b * b % p;
     e >>= 1;
   }
-  return static_cast<std::uint32_t>(r);
+  return r;
+}
+
+/// Per-modulus constants of the FP64 reduction (sym_mod_small, residue): p, RN(1/p), 2^32 mod p.
+struct ModulusF64 {
+  double p = 0, inv_p = 0, two32 = 0;
+};
+TCEMU_HD ModulusF64 modulus_f64(int p) {
+  ModulusF64 m;
+  m.p = p;
+  m.inv_p = 1.0 / m.p;
+  m.two32 = static_cast<double>(pow2_mod(32, static_cast<std::uint32_t>(p)));
+  return m;
+}
+
+/// Symmetric residue of an integer-valued double |x| < 2^53 mod p, in [-floor(p/2), floor((p-1)/2)]
+/// ([-128, 127] for p = 256), as an integer-valued double. q = rint(x RN(1/p)) is within 1 of
+/// x / p, so r = x - p q (one fma, exact: an integer below 2^10) lies in [-3p/2, 3p/2] and two
+/// corrections each way bring it into range. Exact; FP64 operations only (a GPU's integer division
+/// costs some 20 instructions, this some 8).
+TCEMU_HD double sym_mod_small(double x, const ModulusF64& m) {
+  const double q = std::rint(x * m.inv_p);
+  double r = std::fma(-m.p, q, x);
+  const double hi = std::floor((m.p - 1) * 0.5), lo = -std::floor(m.p * 0.5);
+  if (r > hi) r -= m.p;
+  if (r > hi) r -= m.p;
+  if (r < lo) r += m.p;
+  if (r < lo) r += m.p;
+  return r;
 }
 
 /// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p (2 <= p <= 256): r = x mod
-/// p with -p/2 <= r < p/2, i.e. in [-128, 127]. Exact: x = M 2^E reduces as (M mod p)(2^E mod p).
-TCEMU_HD int residue(double x, int p) {
-  if (x == 0) return 0;
-  const auto up = static_cast<std::uint32_t>(p);
+/// p with -p/2 <= r < p/2, i.e. in [-128, 127]. Exact. |x| < 2^53: sym_mod_small; |x| < 2^84: x =
+/// xh 2^32 + xl with xh = trunc(x 2^-32) and xl = x - xh 2^32 (both exact, |xh| < 2^52, |xl| < 2^32),
+/// r = (xh mod p)(2^32 mod p) + (xl mod p) reduced once more; beyond: x = M 2^E reduced in 32-bit
+/// integers as (M mod p)(2^E mod p).
+TCEMU_HD int residue(double x, const ModulusF64& m) {
   const double ax = std::fabs(x);
-  std::uint32_t r;
-  if (ax < 0x1p63) {  // u = hi 2^32 + lo reduced in 32-bit arithmetic (no 64-bit division on a GPU)
-    const auto u = static_cast<std::uint64_t>(ax);
-    const auto hi = static_cast<std::uint32_t>(u >> 32), lo = static_cast<std::uint32_t>(u);
-    const std::uint32_t two16 = 65536u % up, two32 = two16 * two16 % up;  // 2^32 mod p in 32 bits
-    r = ((hi % up) * two32 + lo % up) % up;
-  } else {
-    int e;
-    const double m = std::frexp(ax, &e);
-    const auto M = static_cast<std::uint64_t>(std::ldexp(m, 53));
-    r = static_cast<std::uint32_t>((M % up) * pow2_mod(e - 53, up) % up);
+  if (ax < 0x1p53) return static_cast<int>(sym_mod_small(x, m));
+  if (ax < 0x1p84) {
+    const double xh = std::trunc(x * 0x1p-32);
+    const double xl = std::fma(-xh, 0x1p32, x);
+    return static_cast<int>(sym_mod_small(std::fma(sym_mod_small(xh, m), m.two32, sym_mod_small(xl, m)), m));
   }
+  const auto up = static_cast<std::uint32_t>(m.p);
+  int e;
+  const double f = std::frexp(ax, &e);
+  const auto M = static_cast<std::uint64_t>(std::ldexp(f, 53));
+  const auto hi = static_cast<std::uint32_t>(M >> 32), lo = static_cast<std::uint32_t>(M);
+  const std::uint32_t mm = ((hi % up) * pow2_mod(32, up) + lo % up) % up;
+  std::uint32_t r = mm * pow2_mod(e - 53, up) % up;
   if (x < 0) r = (up - r) % up;
   int s = static_cast<int>(r);
-  if (s > (p - 1) / 2) s -= p;
+  if (s > (static_cast<int>(up) - 1) / 2) s -= static_cast<int>(up);
   return s;
 }
+
+/// residue(x, modulus_f64(p)).
+TCEMU_HD int residue(double x, int p) { return residue(x, modulus_f64(p)); }
 
 /// trunc(x 2^e): the scaled integer of one element (exact).
 TCEMU_HD double scaled_integer(double x, int e) { return std::trunc(std::ldexp(x, e)); }

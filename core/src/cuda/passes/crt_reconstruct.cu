@@ -11,7 +11,7 @@ namespace {
 
 struct ReconConstants {
   int n;
-  int p[crt::kMaxModuli];
+  crt::arith::ModulusF64 mod[crt::kMaxModuli];
   double w_hi[crt::kMaxModuli], w_lo[crt::kMaxModuli];
   double P_hi, P_lo, inv_P;
 };
@@ -28,10 +28,11 @@ __global__ void __launch_bounds__(256)
     int r[crt::kMaxModuli];
     const std::int64_t at = j * ldacc + i;
     for (int l = 0; l < K.n; ++l) {
-      int rs = 0;
-      for (std::int64_t ch = 0; ch < nchunks; ++ch)
-        rs = crt::arith::add_chunk_mod(rs, acc[(l * nchunks + ch) * bstride + at], K.p[l]);
-      r[l] = crt::arith::symmetric(rs, K.p[l]);
+      // The chunk sums (each |v| < 2^30: GPU chunks of 2^16) add exactly in FP64; one reduction
+      // gives the unique symmetric residue, the one the host reaches chunk by chunk.
+      double sum = 0;
+      for (std::int64_t ch = 0; ch < nchunks; ++ch) sum += static_cast<double>(acc[(l * nchunks + ch) * bstride + at]);
+      r[l] = static_cast<int>(crt::arith::sym_mod_small(sum, K.mod[l]));
     }
     const double cp = crt::arith::reconstruct(r, 1, K.n, K.w_hi, K.w_lo, K.P_hi, K.P_lo, K.inv_P);
     const double v = ldexp(cp, -(ex[i] + ey[j]));
@@ -48,10 +49,12 @@ void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t
                      const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows, std::int64_t n,
                      T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
   if (rows <= 0 || n <= 0) return;
+  if (nchunks >= (std::int64_t{1} << 22))
+    throw InvalidArgument("tcemu cuda int8-crt: " + std::to_string(nchunks) + " k chunks (k >= 2^38)");
   ReconConstants R{};
   R.n = K.n;
   for (int l = 0; l < K.n; ++l) {
-    R.p[l] = crt::kModuli[l];
+    R.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
     R.w_hi[l] = K.w_hi[l];
     R.w_lo[l] = K.w_lo[l];
   }

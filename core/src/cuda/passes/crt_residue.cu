@@ -126,7 +126,7 @@ struct CrtResidueWriter {
   int n;
   bool one_chunk;
   std::int8_t* out;
-  int p[crt::kMaxModuli];
+  crt::arith::ModulusF64 mod[crt::kMaxModuli];  // p, 1/p, 2^32 mod p (computed on the host)
 
   __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const {
     std::int64_t c = 0, l = ko;
@@ -153,10 +153,10 @@ struct CrtResidueWriter {
     for (int i = 0; i < 4; ++i) v[i] = crt::arith::scaled_integer(static_cast<double>(x[i]), s);
     for (int l = 0; l < n; ++l) {
       char4 r;
-      r.x = static_cast<signed char>(crt::arith::residue(v[0], p[l]));
-      r.y = static_cast<signed char>(crt::arith::residue(v[1], p[l]));
-      r.z = static_cast<signed char>(crt::arith::residue(v[2], p[l]));
-      r.w = static_cast<signed char>(crt::arith::residue(v[3], p[l]));
+      r.x = static_cast<signed char>(crt::arith::residue(v[0], mod[l]));
+      r.y = static_cast<signed char>(crt::arith::residue(v[1], mod[l]));
+      r.z = static_cast<signed char>(crt::arith::residue(v[2], mod[l]));
+      r.w = static_cast<signed char>(crt::arith::residue(v[3], mod[l]));
       *reinterpret_cast<char4*>(dst + l * panel) = r;  // ko % 4 == 0, span and panel multiples of 16
     }
   }
@@ -200,7 +200,7 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
   CrtResidueWriter w{nchunks * kcp, k, kc, kcp, lines * nchunks * kcp, e, n_moduli, nchunks == 1, out, {}};
-  for (int l = 0; l < n_moduli; ++l) w.p[l] = crt::kModuli[l];
+  for (int l = 0; l < n_moduli; ++l) w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
   launch_tile_pass(data, lines, line_stride, k_stride, w, ProfileArgs{}, nchunks == 1 || kc % 4 == 0, stream);
 }
 
