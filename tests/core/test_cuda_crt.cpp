@@ -113,13 +113,14 @@ TEST(CudaCrt, AdversarialInputsMatchTheHostBitForBit) {
                                  for (double& v : A.h) v = std::ldexp(v, -900);
                                  for (double& v : B.h) v = std::ldexp(v, 600);
                                });
-  // Within-line spread of 30 binades (every other element scaled down): many moduli, still certified.
+  // Within-line spread of 12 binades (every other element scaled down): more moduli, still certified
+  // (30 binades at this k need more than 20: the first GPU run showed both backends fall back).
   expect_bit_identical<double>("int8-crt", Target::fp64, s, "uniform(0.5,1)", 93, 1.0, 0.0,
                                [](DualMatrix<double>& A, DualMatrix<double>& B) {
                                  for (std::int64_t i = 0; i < A.rows; ++i)
-                                   for (std::int64_t l = 1; l < A.cols; l += 2) A.h[i * A.rs + l * A.cs] *= 0x1p-30;
+                                   for (std::int64_t l = 1; l < A.cols; l += 2) A.h[i * A.rs + l * A.cs] *= 0x1p-12;
                                  for (std::int64_t l = 0; l < B.rows; l += 2)
-                                   for (std::int64_t j = 0; j < B.cols; ++j) B.h[l * B.rs + j * B.cs] *= 0x1p-30;
+                                   for (std::int64_t j = 0; j < B.cols; ++j) B.h[l * B.rs + j * B.cs] *= 0x1p-12;
                                });
   // k past the GPU's chunk (2^16: two chunks there, one on the host) and past the host's (2^17).
   expect_bit_identical<double>("int8-crt", Target::fp64, Shape{6, 5, (1 << 16) + 37, Op::N, Op::N, Layout::row,
