@@ -105,7 +105,8 @@ const Constants& constants(int n);
 
 /// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p in [-128, 127]: the r
 /// with r = x mod p and -p/2 <= r < p/2 (r in [-128, 127] for p = 256, [-(p-1)/2, (p-1)/2] for odd
-/// p). Exact for every integer-valued x (x = M * 2^E is reduced as (M mod p) (2^E mod p)).
+/// p). Exact for every integer-valued x: crt_arith::residue (FP64 reductions below 2^84, 32-bit
+/// integers on x = M 2^E beyond), the operation the GPU path runs too.
 std::int8_t residue(double x, int p);
 
 /// trunc(x * 2^e) for finite x: the integer part of the scaled value, exact (x * 2^e must not
