@@ -158,8 +158,8 @@ struct Scheme {
 /// outside 1..18.
 Scheme parse_scheme(const std::string& name, Target target = Target::fp32);
 
-/// Parses a comma-separated list, or "all" (every catalogue scheme usable for `target`, native first,
-/// then the emulations, then auto). Throws InvalidArgument on an empty list or an unknown name.
+/// Parses a comma-separated list, or "all" (every catalogue scheme usable for `target` whose
+/// descriptor has in_all, native first, then the emulations, then auto; int8-crt runs only when named). Throws InvalidArgument on an empty list or an unknown name.
 std::vector<Scheme> parse_scheme_list(const std::string& list, Target target);
 
 /// The whole catalogue (Ozaki with s = 0, i.e. chosen per call), in display order.

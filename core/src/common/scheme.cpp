@@ -153,7 +153,12 @@ std::vector<Scheme> catalogue(Target target) {
 }
 
 std::vector<Scheme> parse_scheme_list(const std::string& list, Target target) {
-  if (list == "all") return catalogue(target);
+  if (list == "all") {
+    std::vector<Scheme> all;
+    for (const Scheme& s : catalogue(target))
+      if (schemes::descriptor(s.kind).in_all) all.push_back(s);
+    return all;
+  }
   std::vector<Scheme> out;
   std::stringstream ss(list);
   std::string item;

@@ -127,6 +127,9 @@ struct SchemeDescriptor {
   const char* per_call_parts = "-";
   const char* per_call_products = "-";
   const char* per_call_bits = "-";
+  /// false: `--scheme all` (parse_scheme_list("all")) leaves the scheme out; it runs only when named
+  /// (int8-crt while its GPU certificate costs some fifty DGEMMs: docs/crt.md).
+  bool in_all = true;
 };
 
 /// Exclusive bound of |x| below which RN-even to `m` mantissa bits (8-bit exponent) stays finite:
