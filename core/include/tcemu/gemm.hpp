@@ -55,7 +55,8 @@ struct GemmReport {
   double seconds_products = 0;  ///< the part products (BLAS / Tensor Core GEMMs)
   double seconds_combine = 0;   ///< combining the accumulators into C
   /// What computed the products of `used`: "host (CBLAS)", "cuBLAS", "fused (wgmma)", "fused (mma.sync)",
-  /// "multi-pass (cuBLAS per group)", "Ozaki slices (cuBLAS INT8)", "MixPert kernel"; "" when nothing ran
+  /// "multi-pass (cuBLAS per group)", "Ozaki slices (cuBLAS INT8)", "MixPert kernel", "int8-crt: residue
+  /// pass, cuBLAS INT8 (...), reconstruction pass"; "" when nothing ran
   /// (an empty C). A fused request for a scheme without a fused kernel shows here as multi-pass.
   std::string kernels;
   /// int8-crt: the modulus count and the certified bound that chose it (crt::Certificate::text), or

@@ -59,6 +59,7 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
   if (s.is_native() && s.part == PartType::fp64) host::gemm_fp64(alpha, a, b, beta, C, t);
   else if (s.family() == ImplFamily::int_slices) host::gemm_ozaki(s.parts, alpha, a, b, beta, C, t);
   else if (s.family() == ImplFamily::crt) {
+    report.kernels = "host (int8-crt reference loops)";
     const std::string why = host::gemm_crt(s, alpha, a, b, beta, C, t,
                                            options.range_policy == RangePolicy::ignore, report.certificate);
     if (!why.empty()) {  // no N in the table is certified: C untouched, run the fallback
