@@ -613,6 +613,12 @@ class Bench {
       if (cfg_.explain && sc.is_automatic())
         std::fprintf(stderr, "%s %s:\n%s", s.name.c_str(), dist.name().c_str(), rep.plan.explain().c_str());
       r.note = rep.kernels;  // what ran: a fused request without a fused kernel shows as multi-pass
+      if (!rep.certificate.empty()) {  // int8-crt: its N and the bound that chose it
+        r.note += "; " + rep.certificate;
+        if (cfg_.explain)
+          std::fprintf(stderr, "%s %s %s: %s\n", s.name.c_str(), dist.name().c_str(), sc.name.c_str(),
+                       rep.certificate.c_str());
+      }
       const std::int64_t bad = count_nonfinite_device(C.as_const(), nullptr);
       if (bad) r.note += "; " + std::to_string(bad) + " non-finite outputs";
       if constexpr (std::is_same_v<std::invoke_result_t<ErrF>, double>) {
@@ -780,7 +786,8 @@ int main(int argc, char** argv) {
       "\n"
       "Example (the acceptance run of issue 3):\n"
       "  tcemu-bench --shapes 8192 --dists uniform --schemes fp16x2,tf32x2,bf16x3 --fp64-schemes ''\n"
-      "  tcemu-bench --shapes 8192 --dists phi=0.1,phi=1 --schemes '' --fp64-schemes int8-ozaki\n"};
+      "  tcemu-bench --shapes 8192 --dists phi=0.1,phi=1 --schemes '' --fp64-schemes int8-ozaki\n"
+      "  tcemu-bench --shapes 8192 --dists phi=1 --schemes '' --fp64-schemes fp64,int8-crt:16,int8-crt --explain\n"};
   std::string shapes = "1024,2048,4096,8192", dists = "uniform";
   std::string schemes = "fp32,tf32,bf16,fp16,fp16x2,fp16x2-markidis,fp16x2-egemm,fp16x2-legemm,tf32x2,bf16x3,bf16x9,int8-ozaki,auto";
   std::string fp64_schemes = "fp64,int8-ozaki,auto";
@@ -819,7 +826,8 @@ int main(int argc, char** argv) {
   app.add_option("--csv", csv, "also write all rows to this CSV file (with --auto-grid: one line per case)");
   app.add_flag("--explain", cfg.explain,
                "print the cost model auto uses (stdout) and auto's plan of every auto row / grid case "
-               "(stderr): operand profiles, candidates, predicted time and error, where the time came from, pick");
+               "(stderr): operand profiles, candidates, predicted time and error, where the time came from, pick; "
+               "for int8-crt rows its N and the certified bound");
   bool recalibrate = false, auto_grid = false;
   app.add_flag("--recalibrate", recalibrate,
                "measure auto's device cost model again (a few seconds), rewrite its cache file and print it "

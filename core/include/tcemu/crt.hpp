@@ -105,7 +105,8 @@ const Constants& constants(int n);
 
 /// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p in [-128, 127]: the r
 /// with r = x mod p and -p/2 <= r < p/2 (r in [-128, 127] for p = 256, [-(p-1)/2, (p-1)/2] for odd
-/// p). Exact for every integer-valued x (x = M * 2^E is reduced as (M mod p) (2^E mod p)).
+/// p). Exact for every integer-valued x: crt_arith::residue (FP64 reductions below 2^84, 32-bit
+/// integers on x = M 2^E beyond), the operation the GPU path runs too.
 std::int8_t residue(double x, int p);
 
 /// trunc(x * 2^e) for finite x: the integer part of the scaled value, exact (x * 2^e must not
@@ -158,12 +159,31 @@ template <class T>
 int choose_moduli_tol(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
                       Scaling rule);
 
+/// What choose_moduli certified, for reports and `--explain`.
+struct Certificate {
+  int moduli = 0;        ///< the smallest certified N (0: none in the table)
+  double tol = 0;        ///< the tolerance, relative to (|x||y|)_ij
+  /// max over entries with a nonzero product term of E_ij(N) / (tol (|x||y|)_ij) at N = moduli
+  /// (<= 1 when certified; at N = kMaxModuli when moduli = 0). 0 when no entry has a nonzero term.
+  double worst_ratio = 0;
+  Scaling rule = Scaling::cauchy_schwarz;
+  /// One line: "N = 16 moduli (log2 P = 125.4), certified bound <= 0.31 u |A||B| entrywise
+  /// (u = 2^-53, cauchy-schwarz scaling)" or "no N <= 20 certified (needs ...)".
+  std::string text() const;
+};
+
+/// choose_moduli_tol with the worst ratio of the bound at the chosen N (same arguments, same
+/// throws). Cost O(mnk).
+template <class T>
+Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol, Scaling rule);
+
 /// What crt_gemm_host did.
 struct CrtStats {
   int moduli = 0;             ///< N used
   Scaling rule = Scaling::cauchy_schwarz;
   std::int64_t chunks = 0;    ///< k chunks per INT8 product (ceil(k / chunk))
   std::int64_t int8_gemms = 0;  ///< INT8 GEMMs run: N (+1 for Scaling::accurate)
+  Certificate certificate;      ///< what certified N (moduli = 0 only; else certificate.moduli = 0)
 };
 
 /// C = alpha * op(A) * op(B) + beta * C by Ozaki scheme II with N = `moduli` moduli (0: the

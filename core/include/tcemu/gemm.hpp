@@ -55,9 +55,13 @@ struct GemmReport {
   double seconds_products = 0;  ///< the part products (BLAS / Tensor Core GEMMs)
   double seconds_combine = 0;   ///< combining the accumulators into C
   /// What computed the products of `used`: "host (CBLAS)", "cuBLAS", "fused (wgmma)", "fused (mma.sync)",
-  /// "multi-pass (cuBLAS per group)", "Ozaki slices (cuBLAS INT8)", "MixPert kernel"; "" when nothing ran
+  /// "multi-pass (cuBLAS per group)", "Ozaki slices (cuBLAS INT8)", "MixPert kernel", "int8-crt: residue
+  /// pass, cuBLAS INT8 (...), reconstruction pass"; "" when nothing ran
   /// (an empty C). A fused request for a scheme without a fused kernel shows here as multi-pass.
   std::string kernels;
+  /// int8-crt: the modulus count and the certified bound that chose it (crt::Certificate::text), or
+  /// "N = <n> moduli (given)"; "" for other schemes.
+  std::string certificate;
 };
 
 /// Host backend on raw strided views (see file comment). Splits run as Kokkos host loops, products
@@ -102,21 +106,31 @@ namespace detail {
 std::string mixpert_violation(const mixpert::PackCheck& a, const mixpert::PackCheck& b, std::int64_t m,
                               std::int64_t n, std::int64_t k);
 
-/// int8-mixpert's fallback, shared by the backends: under RangePolicy::error throws InvalidArgument
-/// with `why`; otherwise runs `run(options with the descriptor's fallback scheme)` (bf16x3: the paper
-/// falls back to half-precision emulation; its own range check may go on to native FP32) and returns its report with
-/// requested = int8-mixpert, fell_back and a note that starts with `why`.
+/// The fallback of a scheme whose check runs inside its arithmetic path (int8-mixpert's tile rule,
+/// int8-crt's certificate), shared by the backends: under RangePolicy::error throws InvalidArgument
+/// with `why`; otherwise runs `run(options with the descriptor's fallback scheme)` (int8-mixpert:
+/// bf16x3, as the paper falls back to half-precision emulation, whose own range check may go on to
+/// native FP32; none named, as int8-crt: native arithmetic of the target) and returns its report
+/// with requested = options.scheme, fell_back and a note that starts with `why`.
 template <class Run>
-GemmReport mixpert_fallback(const GemmOptions& options, const std::string& why, Run run) {
+GemmReport scheme_fallback(const GemmOptions& options, const std::string& why, Run run) {
   if (options.range_policy == RangePolicy::error)
     throw InvalidArgument("gemm with scheme " + options.scheme.name + ": " + why);
   GemmOptions o = options;
-  o.scheme = parse_scheme(schemes::descriptor(options.scheme.kind).fallback);  // the descriptor's fallback
+  // The descriptor's fallback, or native arithmetic of the target when it names none.
+  const char* fallback = schemes::descriptor(options.scheme.kind).fallback;
+  o.scheme = fallback ? parse_scheme(fallback) : parse_scheme(to_string(options.scheme.target));
   GemmReport r = run(o);
   r.requested = options.scheme;
   r.fell_back = true;
   r.note = options.scheme.name + " -> " + r.used.name + ": " + why + (r.note.empty() ? "" : "; then " + r.note);
   return r;
+}
+
+/// int8-mixpert's name for scheme_fallback (the backends' tile-rule fallback).
+template <class Run>
+GemmReport mixpert_fallback(const GemmOptions& options, const std::string& why, Run run) {
+  return scheme_fallback(options, why, run);
 }
 
 template <class View>

@@ -44,6 +44,7 @@ enum class ImplFamily {
   line_aligned,  ///< split on a per-line grid: needs the line maxima (a profile) before the split
   int_slices,    ///< Ozaki: INT8 fixed-point slices, s chosen per call, integer product triangle
   tile_exponent, ///< MixPert: per-tile shared exponent, INT8 segments, one fused kernel
+  crt,           ///< Ozaki II: N INT8 residue products mod p_l, CRT reconstruction (tcemu/crt.hpp)
   automatic,     ///< `auto`: chosen per call
 };
 
@@ -84,6 +85,7 @@ enum class SplitRule {
   int_slices,   ///< Ozaki: fixed-point slices of a shared power-of-two exponent, truncated
   line_aligned, ///< hi rounded RN-even to a grid set by the line's maximum, lo = RN(x - hi)
   tile_exponent, ///< MixPert: RN-even to a fixed-point grid set by the tile's maximum, 7-bit segments
+  crt_residues,  ///< Ozaki II: line scaled by 2^e, truncated to an integer, symmetric residues mod p_l
 };
 
 /// One product of parts: part `a` of A times part `b` of B.
@@ -156,8 +158,8 @@ struct Scheme {
 /// outside 1..18.
 Scheme parse_scheme(const std::string& name, Target target = Target::fp32);
 
-/// Parses a comma-separated list, or "all" (every catalogue scheme usable for `target`, native first,
-/// then the emulations, then auto). Throws InvalidArgument on an empty list or an unknown name.
+/// Parses a comma-separated list, or "all" (every catalogue scheme usable for `target` whose
+/// descriptor has in_all, native first, then the emulations, then auto; int8-crt runs only when named). Throws InvalidArgument on an empty list or an unknown name.
 std::vector<Scheme> parse_scheme_list(const std::string& list, Target target);
 
 /// The whole catalogue (Ozaki with s = 0, i.e. chosen per call), in display order.

@@ -45,6 +45,7 @@ const char* split_rule_name(SplitRule r) {
     case SplitRule::int_slices: return "truncate (fixed point)";
     case SplitRule::line_aligned: return "line-aligned hi, RN lo";
     case SplitRule::tile_exponent: return "tile exponent, RN fixed pt";
+    case SplitRule::crt_residues: return "truncate, residues mod p";
   }
   return "?";
 }
@@ -152,7 +153,12 @@ std::vector<Scheme> catalogue(Target target) {
 }
 
 std::vector<Scheme> parse_scheme_list(const std::string& list, Target target) {
-  if (list == "all") return catalogue(target);
+  if (list == "all") {
+    std::vector<Scheme> all;
+    for (const Scheme& s : catalogue(target))
+      if (schemes::descriptor(s.kind).in_all) all.push_back(s);
+    return all;
+  }
   std::vector<Scheme> out;
   std::stringstream ss(list);
   std::string item;
@@ -172,10 +178,12 @@ std::string catalogue_table(Target target) {
     // Schemes whose part count is chosen per call show its formula; `auto` has no arithmetic of its own.
     const bool oz = s.parts == 0;
     const bool au = s.is_automatic();
+    const schemes::SchemeDescriptor& d = schemes::descriptor(s.kind);
     rows.push_back({s.name, to_string(s.target), au ? "-" : to_string(s.part),
-                    oz ? "s" : au ? "-" : std::to_string(s.parts), oz ? "s(s+1)/2" : au ? "-" : std::to_string(s.products),
-                    split_rule_name(s.split), oz ? "any" : s.range_text,
-                    oz ? "7s-2" : std::to_string(s.precision_bits), s.source});
+                    oz ? d.per_call_parts : au ? "-" : std::to_string(s.parts),
+                    oz ? d.per_call_products : au ? "-" : std::to_string(s.products),
+                    split_rule_name(s.split), oz && s.family() == ImplFamily::int_slices ? "any" : s.range_text,
+                    oz ? d.per_call_bits : std::to_string(s.precision_bits), s.source});
   }
   std::vector<std::size_t> width(rows[0].size(), 0);
   for (const auto& r : rows)
@@ -214,13 +222,13 @@ std::string catalogue_markdown() {
     const Scheme s = by_kind(k, Target::fp32);
     const bool per_call = s.parts == 0, au = s.is_automatic();
     const std::string target = d.target_per_call ? "fp32 / fp64" : to_string(s.target);
-    const std::string bits = per_call ? "7s-2"
+    const std::string bits = per_call ? d.per_call_bits
                              : d.target_per_call ? std::to_string(d.precision_bits) + " / " + std::to_string(d.precision_bits_fp64)
                                                  : std::to_string(s.precision_bits);
     os << "| `" << s.name << (d.param_name ? std::string("[:") + d.param_symbol + "]" : "")
        << "` | " << target << " | " << (au ? "-" : to_string(s.part)) << " | "
-       << (per_call ? "s" : au ? "-" : std::to_string(s.parts)) << " | "
-       << (per_call ? "s(s+1)/2" : au ? "-" : std::to_string(s.products)) << " | " << split_rule_name(s.split) << " | "
+       << (per_call ? d.per_call_parts : au ? "-" : std::to_string(s.parts)) << " | "
+       << (per_call ? d.per_call_products : au ? "-" : std::to_string(s.products)) << " | " << split_rule_name(s.split) << " | "
        << cell(s.range_text) << " | " << bits << " | " << cell(d.error_bound) << " | " << cell(s.source) << " |\n";
   }
   os << "\n## Product tables\n\n"
@@ -246,6 +254,7 @@ std::string catalogue_markdown() {
     if (d.table.ngroups == 0)
       groups = d.family == ImplFamily::int_slices      ? "slices p, q with p + q <= s + 1 (the Ozaki triangle, schemes/ozaki.hpp)"
                : d.family == ImplFamily::tile_exponent ? "segments i, j with i + j <= 3 (tcemu/mixpert.hpp)"
+               : d.family == ImplFamily::crt           ? "residues l = 1..N: A'_l B'_l, one INT8 product per modulus (tcemu/crt.hpp)"
                                                        : "-";
     os << "| `" << d.name << "` | " << groups << " | " << fused_names[static_cast<int>(d.fused)] << " |\n";
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "cuda/dispatch/crt_path.hpp"
 #include "cuda/kernels/fused.hpp"
 #include "cuda/dispatch/paths.hpp"
 #include "tcemu/cuda/calibrate.hpp"
@@ -149,6 +150,15 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   TCEMU_CUDA(cudaEventRecord(ev[0], st));
   if (p.k == 0) {  // BLAS semantics: C = beta * C (not read when beta == 0)
     detail::combine_groups<T, T>(nullptr, 0, 0, 0, 1, nullptr, p.m, p.n, alpha, beta, p.c, p.c_rs, p.c_cs, st);
+    return report;
+  }
+
+  if (options.scheme.family() == ImplFamily::crt) {  // int8-crt: its own stages (dispatch/crt_path.cpp)
+    const std::string why = detail::run_crt<T>(options, p, ws, wso.record_timings, report);
+    if (!why.empty())
+      return ::tcemu::detail::scheme_fallback(options, why, [&](const GemmOptions& o) {
+        return gemm_device<T>(opA, opB, alpha, A, B, beta, C, o, stream, wsp);
+      });
     return report;
   }
 

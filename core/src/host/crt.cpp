@@ -3,8 +3,11 @@
 // step but the reconstruction is integer-exact, so the result is bitwise reproducible.
 #include "tcemu/crt.hpp"
 
+#include "tcemu/crt_arith.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -111,10 +114,9 @@ struct U256 {
   }
 };
 
-int ceil_log2_u64(std::uint64_t v) {  // v >= 1
-  return v <= 1 ? 0 : 64 - __builtin_clzll(v - 1);
-}
-int floor_half(int a) { return a >= 0 ? a / 2 : -((-a + 1) / 2); }
+using arith::ceil_log2_u64;
+using arith::ceil_mag;
+using arith::floor_half;
 
 Constants make_constants(int n) {
   Constants c;
@@ -169,18 +171,11 @@ struct LineRule {
   std::vector<char> active;
 };
 
-// Exponent E with max|line| < 2^E; 0 for a zero line.
+// Exponent E with max|line| < 2^E; INT_MIN for a zero line.
 int line_exponent(const double* v, std::int64_t k) {
   double mx = 0;
   for (std::int64_t l = 0; l < k; ++l) mx = std::max(mx, std::fabs(v[l]));
-  return mx == 0 ? std::numeric_limits<int>::min() : std::ilogb(mx) + 1;
-}
-
-// ceil(|v| 2^s), at least 1 when v != 0 (an upper bound even where the ldexp underflows).
-std::uint64_t ceil_mag(double v, int s) {
-  if (v == 0) return 0;
-  const double t = std::ceil(std::ldexp(std::fabs(v), s));
-  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(t));
+  return mx == 0 ? std::numeric_limits<int>::min() : arith::line_exponent_of_max(mx);
 }
 
 void rule_cauchy_schwarz(const std::vector<double>& lines, std::int64_t count, std::int64_t k,
@@ -256,7 +251,7 @@ void rule_accurate(const std::vector<double>& xr, const std::vector<double>& yc,
 void exponents_of(const LineRule& r, int n_moduli, int* e) {
   const int Lb = constants(n_moduli).bits - 1;
   for (std::size_t i = 0; i < r.c.size(); ++i)
-    e[i] = r.active[i] ? floor_half(Lb - 2 - r.c[i]) + r.base[i] : 0;
+    e[i] = r.active[i] ? arith::scale_exponent(Lb, r.c[i], r.base[i]) : 0;
 }
 
 void rules_of(Scaling rule, const std::vector<double>& xr, const std::vector<double>& yc, std::int64_t m,
@@ -288,16 +283,6 @@ void check_shapes(const char* who, MatrixView<const T> x, MatrixView<const T> y,
                           "; need op(A) m x k, op(B) k x n, C m x n");
 }
 
-std::uint32_t pow2_mod(int e, std::uint32_t p) {
-  std::uint64_t r = 1 % p, b = 2 % p;
-  while (e > 0) {
-    if (e & 1) r = r * b % p;
-    b = b * b % p;
-    e >>= 1;
-  }
-  return static_cast<std::uint32_t>(r);
-}
-
 }  // namespace
 
 std::string to_string(Scaling rule) {
@@ -316,33 +301,12 @@ const Constants& constants(int n) {
   return table[n];
 }
 
-std::int8_t residue(double x, int p) {
-  if (x == 0) return 0;
-  const auto up = static_cast<std::uint32_t>(p);
-  const double ax = std::fabs(x);
-  std::uint32_t r;
-  if (ax < 0x1p63) {
-    r = static_cast<std::uint32_t>(static_cast<std::uint64_t>(ax) % up);
-  } else {
-    int e;
-    const double m = std::frexp(ax, &e);
-    const auto M = static_cast<std::uint64_t>(std::ldexp(m, 53));
-    r = static_cast<std::uint32_t>((M % up) * pow2_mod(e - 53, up) % up);
-  }
-  if (x < 0) r = (up - r) % up;
-  int s = static_cast<int>(r);
-  if (s > (p - 1) / 2) s -= p;
-  return static_cast<std::int8_t>(s);
-}
+std::int8_t residue(double x, int p) { return static_cast<std::int8_t>(arith::residue(x, p)); }
 
-double scaled_integer(double x, int e) { return std::trunc(std::ldexp(x, e)); }
+double scaled_integer(double x, int e) { return arith::scaled_integer(x, e); }
 
 double reconstruct(const std::int8_t* r, std::int64_t stride, const Constants& k) {
-  double sx = 0, sy = 0;
-  for (int l = 0; l < k.n; ++l) sx = std::fma(k.w_hi[l], static_cast<double>(r[l * stride]), sx);
-  for (int l = 0; l < k.n; ++l) sy = std::fma(k.w_lo[l], static_cast<double>(r[l * stride]), sy);
-  const double q = std::rint(sx * k.inv_P);
-  return std::fma(-k.P_lo, q, std::fma(-k.P_hi, q, sx)) + sy;
+  return arith::reconstruct(r, stride, k.n, k.w_hi, k.w_lo, k.P_hi, k.P_lo, k.inv_P);
 }
 
 template <class T>
@@ -358,8 +322,11 @@ void scale_exponents(Scaling rule, int n_moduli, MatrixView<const T> x, MatrixVi
 }
 
 template <class T>
-int choose_moduli_tol(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
-                      Scaling rule) {
+Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
+                    Scaling rule) {
+  Certificate cert;
+  cert.tol = tol;
+  cert.rule = rule;
   const auto x = A.apply(opA);
   const auto y = B.apply(opB);
   check_shapes<T>("tcemu::crt::choose_moduli", x, y, -1, -1);
@@ -367,7 +334,10 @@ int choose_moduli_tol(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T>
   if (!all_finite(x) || !all_finite(y))
     throw Fallback(Fallback::Reason::nonfinite, "tcemu::crt: an operand holds NaN or Inf");
   const std::int64_t m = x.rows, n = y.cols, k = x.cols;
-  if (m == 0 || n == 0 || k == 0) return kMinModuli;
+  if (m == 0 || n == 0 || k == 0) {
+    cert.moduli = kMinModuli;
+    return cert;
+  }
   std::vector<double> xr, yc;
   copy_lines(x, y, xr, yc);
   // Per entry: LB <= (|x||y|)_ij, Z >= sum [x != 0] |y|, W >= sum |x| [y != 0], any nonzero term.
@@ -399,22 +369,51 @@ int choose_moduli_tol(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T>
     exponents_of(ra, N, ea.data());
     exponents_of(rb, N, eb.data());
     const double rec = constants(N).recon_error;
+    auto bound = [&](std::int64_t i, std::int64_t j) {
+      const std::int64_t e = i * n + j;
+      return arith::entry_bound(Z[e], W[e], ea[i], eb[j], rec);
+    };
     bool ok = true;
     for (std::int64_t i = 0; i < m && ok; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
         const std::int64_t e = i * n + j;
         if (!nz[e]) continue;  // every product term is zero: C'_ij = 0 exactly
-        const double lhs = (std::ldexp(Z[e], -ea[i]) + std::ldexp(W[e], -eb[j]) +
-                            std::ldexp(rec, -(ea[i] + eb[j]))) *
-                           (1 + 0x1p-50);
-        if (!(lhs <= tol * LB[e])) {
+        if (!(bound(i, j) <= tol * LB[e])) {
           ok = false;
           break;
         }
       }
-    if (ok) return N;
+    if (ok || N == kMaxModuli) {  // the ratio for the report (at N = 20 when none is certified)
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j)
+          if (nz[i * n + j]) cert.worst_ratio = std::max(cert.worst_ratio, bound(i, j) / (tol * LB[i * n + j]));
+      cert.moduli = ok ? N : 0;
+      return cert;
+    }
   }
-  return 0;
+  return cert;
+}
+
+template <class T>
+int choose_moduli_tol(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
+                      Scaling rule) {
+  return certify<T>(opA, opB, A, B, tol, rule).moduli;
+}
+
+std::string Certificate::text() const {
+  char buf[256];
+  if (moduli == 0) {
+    std::snprintf(buf, sizeof buf,
+                  "no N <= %d certified: at N = %d the bound reaches %.3g x %.3g |A||B| entrywise (%s scaling)",
+                  kMaxModuli, kMaxModuli, worst_ratio, tol, to_string(rule).c_str());
+  } else {
+    const Constants& c = constants(moduli);
+    std::snprintf(buf, sizeof buf,
+                  "N = %d moduli (P < 2^%d), certified |error| <= %.3g x %.3g |A||B| + 2u|AB| entrywise (%s "
+                  "scaling)",
+                  moduli, c.bits, worst_ratio, tol, to_string(rule).c_str());
+  }
+  return buf;
 }
 
 template <class T>
@@ -453,13 +452,15 @@ void crt_gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<co
     return;
   }
   int N = moduli;
+  Certificate cert;
   if (N == 0) {
-    N = choose_moduli<T>(opA, opB, A, B, std::is_same_v<T, double> ? Target::fp64 : Target::fp32, rule);
+    cert = certify<T>(opA, opB, A, B, unit_roundoff(std::is_same_v<T, double> ? Target::fp64 : Target::fp32),
+                      rule);
+    N = cert.moduli;
     if (N == 0)
       throw Fallback(Fallback::Reason::needs_more_moduli,
                      "tcemu::crt::crt_gemm_host: the operands' exponent spread needs more than " +
-                         std::to_string(kMaxModuli) + " moduli (" + to_string(rule) +
-                         " scaling); take the native path");
+                         std::to_string(kMaxModuli) + " moduli (" + cert.text() + "); take the native path");
   }
   const Constants& K = constants(N);
 
@@ -498,13 +499,9 @@ void crt_gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<co
           std::uint32_t acc = 0;
           for (std::int64_t l = c0; l < c1; ++l)
             acc += static_cast<std::uint32_t>(std::int32_t{a[l]} * std::int32_t{b[l]});
-          const auto v = static_cast<std::int32_t>(acc);
-          int r = v % mod;
-          if (r < 0) r += mod;
-          rs = (rs + r) % mod;
+          rs = arith::add_chunk_mod(rs, static_cast<std::int32_t>(acc), mod);
         }
-        if (rs > (mod - 1) / 2) rs -= mod;
-        cr[p * sc + i * n + j] = static_cast<std::int8_t>(rs);
+        cr[p * sc + i * n + j] = static_cast<std::int8_t>(arith::symmetric(rs, mod));
       }
   }
 
@@ -518,6 +515,7 @@ void crt_gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<co
     stats->rule = rule;
     stats->chunks = (k + chunk - 1) / chunk;
     stats->int8_gemms = N + (rule == Scaling::accurate ? 1 : 0);
+    stats->certificate = cert;
   }
 }
 
@@ -526,6 +524,7 @@ void crt_gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<co
   template int choose_moduli<T>(Op, Op, MatrixView<const T>, MatrixView<const T>, Target, Scaling);  \
   template int choose_moduli_tol<T>(Op, Op, MatrixView<const T>, MatrixView<const T>, double,         \
                                     Scaling);                                                         \
+  template Certificate certify<T>(Op, Op, MatrixView<const T>, MatrixView<const T>, double, Scaling); \
   template void crt_gemm_host<T>(Op, Op, T, MatrixView<const T>, MatrixView<const T>, T, MatrixView<T>, \
                                  int, Scaling, CrtStats*, std::int64_t);
 TCEMU_CRT_INSTANTIATE(double)

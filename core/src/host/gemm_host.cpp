@@ -58,6 +58,20 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
   // The arithmetic path of the scheme's implementation family (native FP32 runs as one FP32 part).
   if (s.is_native() && s.part == PartType::fp64) host::gemm_fp64(alpha, a, b, beta, C, t);
   else if (s.family() == ImplFamily::int_slices) host::gemm_ozaki(s.parts, alpha, a, b, beta, C, t);
+  else if (s.family() == ImplFamily::crt) {
+    report.kernels = "host (int8-crt reference loops)";
+    const std::string why = host::gemm_crt(s, alpha, a, b, beta, C, t,
+                                           options.range_policy == RangePolicy::ignore, report.certificate);
+    if (!why.empty()) {  // no N in the table is certified: C untouched, run the fallback
+      GemmOptions o = options;
+      o.scheme = s;
+      GemmReport r = detail::scheme_fallback(o, why, [&](const GemmOptions& f) {
+        return gemm_host<T>(Op::N, Op::N, alpha, a, b, beta, C, f);
+      });
+      r.requested = options.scheme;
+      return r;
+    }
+  }
   else host::gemm_parts(s, alpha, a, b, beta, C, t);
   report.seconds_split = t.split;
   report.seconds_products = t.products;

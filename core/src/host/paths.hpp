@@ -30,6 +30,15 @@ template <class T>
 void gemm_ozaki(int slices, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
                 MatrixView<T> C, Timings& t);
 
+/// int8-crt (Ozaki scheme II, tcemu/crt.hpp; crt_path.cpp): crt::crt_gemm_host with N = s.parts
+/// (0: the smallest N crt::certify certifies for s.target, cauchy-schwarz scaling). Returns "" when C
+/// was computed, with `certificate` set to what chose N; otherwise the one-line reason why no N in
+/// the table is certified, C untouched (the caller falls back). `force` (RangePolicy::ignore) runs
+/// N = 20 instead of failing. Finite operands only (resolve_scheme sends NaN/Inf to native).
+template <class T>
+std::string gemm_crt(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
+                     MatrixView<T> C, Timings& t, bool force, std::string& certificate);
+
 /// Range checks of both packed operands of int8-mixpert (x = op(A), y = op(B)).
 struct MixpertChecks {
   mixpert::PackCheck a, b;

@@ -7,6 +7,7 @@
 #include "tcemu/schemes/aligned.hpp"
 #include "tcemu/schemes/automatic.hpp"
 #include "tcemu/schemes/bf16x3.hpp"
+#include "tcemu/schemes/crt.hpp"
 #include "tcemu/schemes/descriptor.hpp"
 #include "tcemu/schemes/fp16x2.hpp"
 #include "tcemu/schemes/mixpert.hpp"

@@ -122,6 +122,14 @@ struct SchemeDescriptor {
   const char* param_symbol = "p";    ///< the parameter in docs/schemes.md ("s": int8-ozaki[:s])
   const char* fallback = nullptr;  ///< scheme a failed range check runs instead (nullptr: native of the target)
   int param_default = 0;           ///< the catalogue row's parameter (0: the row is not parameterised)
+  /// parts == 0 (chosen per call): how the catalogue shows parts, products and full-precision bits
+  /// ("s", "s(s+1)/2", "7s-2" for int8-ozaki).
+  const char* per_call_parts = "-";
+  const char* per_call_products = "-";
+  const char* per_call_bits = "-";
+  /// false: `--scheme all` (parse_scheme_list("all")) leaves the scheme out; it runs only when named
+  /// (int8-crt while its GPU certificate costs some fifty DGEMMs: docs/crt.md).
+  bool in_all = true;
 };
 
 /// Exclusive bound of |x| below which RN-even to `m` mantissa bits (8-bit exponent) stays finite:

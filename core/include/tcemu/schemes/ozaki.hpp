@@ -131,6 +131,9 @@ struct Int8Ozaki {
     d.param_symbol = "s";
     d.param_name = "slice count";
     d.param_names = "<s> (s = 1..18)";
+    d.per_call_parts = "s";
+    d.per_call_products = "s(s+1)/2";
+    d.per_call_bits = "7s-2";
     return d;
   }();
   using ElementSplit = NoElementSplit;

@@ -26,5 +26,6 @@
   X(bf16x3_aligned, ::tcemu::schemes::Bf16x3Aligned) \
   X(bf16x9, ::tcemu::schemes::Bf16x9)              \
   X(int8_ozaki, ::tcemu::schemes::Int8Ozaki)       \
+  X(int8_crt, ::tcemu::schemes::Int8Crt)           \
   X(int8_mixpert, ::tcemu::schemes::Int8Mixpert)   \
   X(automatic, ::tcemu::schemes::Automatic)

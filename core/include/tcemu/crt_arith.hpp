@@ -1,0 +1,144 @@
+#pragma once
+/// \file crt_arith.hpp
+/// The element and entry operations of Ozaki scheme II (tcemu/crt.hpp) as __host__ __device__
+/// inline functions, shared by the host reference (host/crt.cpp) and the CUDA path
+/// (cuda/passes/crt_*.cu), so that both run the same IEEE operations and agree bit for bit
+/// (docs/crt.md, "What a GPU kernel must reproduce bit for bit"). Only integer operations, exact
+/// scalings, fma and rint appear here: nothing a compiler may contract or reorder.
+#include <cmath>
+#include <cstdint>
+
+#include "tcemu/float_bits.hpp"
+
+namespace tcemu::crt::arith {
+
+/// ceil(log2 v) for v >= 1 (0 for v <= 1).
+TCEMU_HD int ceil_log2_u64(std::uint64_t v) {
+  if (v <= 1) return 0;
+#ifdef __CUDA_ARCH__
+  return 64 - __clzll(static_cast<long long>(v - 1));
+#else
+  return 64 - __builtin_clzll(v - 1);
+#endif
+}
+
+/// floor(a / 2) for any int a.
+TCEMU_HD int floor_half(int a) { return a >= 0 ? a / 2 : -((-a + 1) / 2); }
+
+/// ceil(|v| 2^s), at least 1 when v != 0 (an upper bound even where the ldexp underflows); 0 for 0.
+TCEMU_HD std::uint64_t ceil_mag(double v, int s) {
+  if (v == 0) return 0;
+  const double t = std::ceil(std::ldexp(std::fabs(v), s));
+  const auto q = static_cast<std::uint64_t>(t);
+  return q > 1 ? q : 1;
+}
+
+/// Exponent E with max |line| < 2^E for a nonzero line maximum mx > 0 (ilogb(mx) + 1).
+TCEMU_HD int line_exponent_of_max(double mx) { return std::ilogb(mx) + 1; }
+
+/// Cauchy-Schwarz scale exponent of an active line: floor((Lb - 2 - c) / 2) + base, with Lb =
+/// floor(log2 P), c = ceil(log2 s2), s2 = sum_l ceil(|x_l| 2^(16-E))^2 and base = 16 - E (docs/crt.md).
+TCEMU_HD int scale_exponent(int Lb, int c, int base) { return floor_half(Lb - 2 - c) + base; }
+
+/// 2^e mod p (e >= 0, p <= 256), in 32-bit arithmetic (every product below 2^16).
+TCEMU_HD std::uint32_t pow2_mod(int e, std::uint32_t p) {
+  std::uint32_t r = 1 % p, b = 2 % p;
+  while (e > 0) {
+    if (e & 1) r = r * b % p;
+    b = b * b % p;
+    e >>= 1;
+  }
+  return r;
+}
+
+/// Per-modulus constants of the FP64 reduction (sym_mod_small, residue): p, RN(1/p), 2^32 mod p.
+struct ModulusF64 {
+  double p = 0, inv_p = 0, two32 = 0;
+};
+TCEMU_HD ModulusF64 modulus_f64(int p) {
+  ModulusF64 m;
+  m.p = p;
+  m.inv_p = 1.0 / m.p;
+  m.two32 = static_cast<double>(pow2_mod(32, static_cast<std::uint32_t>(p)));
+  return m;
+}
+
+/// Symmetric residue of an integer-valued double |x| < 2^53 mod p, in [-floor(p/2), floor((p-1)/2)]
+/// ([-128, 127] for p = 256), as an integer-valued double. q = rint(x RN(1/p)) is within 1 of
+/// x / p, so r = x - p q (one fma, exact: an integer below 2^10) lies in [-3p/2, 3p/2] and two
+/// corrections each way bring it into range. Exact; FP64 operations only (a GPU's integer division
+/// costs some 20 instructions, this some 8).
+TCEMU_HD double sym_mod_small(double x, const ModulusF64& m) {
+  const double q = std::rint(x * m.inv_p);
+  double r = std::fma(-m.p, q, x);
+  const double hi = std::floor((m.p - 1) * 0.5), lo = -std::floor(m.p * 0.5);
+  if (r > hi) r -= m.p;
+  if (r > hi) r -= m.p;
+  if (r < lo) r += m.p;
+  if (r < lo) r += m.p;
+  return r;
+}
+
+/// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p (2 <= p <= 256): r = x mod
+/// p with -p/2 <= r < p/2, i.e. in [-128, 127]. Exact. |x| < 2^53: sym_mod_small; |x| < 2^84: x =
+/// xh 2^32 + xl with xh = trunc(x 2^-32) and xl = x - xh 2^32 (both exact, |xh| < 2^52, |xl| < 2^32),
+/// r = (xh mod p)(2^32 mod p) + (xl mod p) reduced once more; beyond: x = M 2^E reduced in 32-bit
+/// integers as (M mod p)(2^E mod p).
+TCEMU_HD int residue(double x, const ModulusF64& m) {
+  const double ax = std::fabs(x);
+  if (ax < 0x1p53) return static_cast<int>(sym_mod_small(x, m));
+  if (ax < 0x1p84) {
+    const double xh = std::trunc(x * 0x1p-32);
+    const double xl = std::fma(-xh, 0x1p32, x);
+    return static_cast<int>(sym_mod_small(std::fma(sym_mod_small(xh, m), m.two32, sym_mod_small(xl, m)), m));
+  }
+  const auto up = static_cast<std::uint32_t>(m.p);
+  int e;
+  const double f = std::frexp(ax, &e);
+  const auto M = static_cast<std::uint64_t>(std::ldexp(f, 53));
+  const auto hi = static_cast<std::uint32_t>(M >> 32), lo = static_cast<std::uint32_t>(M);
+  const std::uint32_t mm = ((hi % up) * pow2_mod(32, up) + lo % up) % up;
+  std::uint32_t r = mm * pow2_mod(e - 53, up) % up;
+  if (x < 0) r = (up - r) % up;
+  int s = static_cast<int>(r);
+  if (s > (static_cast<int>(up) - 1) / 2) s -= static_cast<int>(up);
+  return s;
+}
+
+/// residue(x, modulus_f64(p)).
+TCEMU_HD int residue(double x, int p) { return residue(x, modulus_f64(p)); }
+
+/// trunc(x 2^e): the scaled integer of one element (exact).
+TCEMU_HD double scaled_integer(double x, int e) { return std::trunc(std::ldexp(x, e)); }
+
+/// Reduces a sum of INT32 chunk products mod p: rs_in in [0, p), v one chunk's INT32 sum; returns
+/// (rs_in + v mod p) mod p in [0, p).
+TCEMU_HD int add_chunk_mod(int rs_in, std::int32_t v, int p) {
+  int r = v % p;
+  if (r < 0) r += p;
+  return (rs_in + r) % p;
+}
+
+/// [0, p) -> the symmetric residue in [-(p-1)/2 .. p/2 - 1] ([-128, 127] for p = 256).
+TCEMU_HD int symmetric(int r, int p) { return r > (p - 1) / 2 ? r - p : r; }
+
+/// The certified bound of one entry at N moduli (crt::certify): (2^-ea Z + 2^-eb W +
+/// 2^-(ea+eb) recon_error) (1 + 2^-50), Z and W already rounded up (docs/crt.md).
+TCEMU_HD double entry_bound(double Z, double W, int ea, int eb, double recon_error) {
+  return (std::ldexp(Z, -ea) + std::ldexp(W, -eb) + std::ldexp(recon_error, -(ea + eb))) * (1 + 0x1p-50);
+}
+
+/// The reconstruction of one entry from its N residues r[l * stride] in the fixed order of
+/// crt::reconstruct (the constants of crt::Constants, passed by pointer so that device code can
+/// hand in its own copy).
+template <class Residue>
+TCEMU_HD double reconstruct(const Residue* r, std::int64_t stride, int n, const double* w_hi, const double* w_lo,
+                            double P_hi, double P_lo, double inv_P) {
+  double sx = 0, sy = 0;
+  for (int l = 0; l < n; ++l) sx = std::fma(w_hi[l], static_cast<double>(r[l * stride]), sx);
+  for (int l = 0; l < n; ++l) sy = std::fma(w_lo[l], static_cast<double>(r[l * stride]), sy);
+  const double q = std::rint(sx * inv_P);
+  return std::fma(-P_lo, q, std::fma(-P_hi, q, sx)) + sy;
+}
+
+}  // namespace tcemu::crt::arith

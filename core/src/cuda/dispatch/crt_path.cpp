@@ -1,0 +1,161 @@
+// int8-crt on the GPU (crt_path.hpp): the stages of Ozaki scheme II around cuBLAS's INT8 GEMMs.
+#include "cuda/dispatch/crt_path.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "cuda/passes/crt_passes.hpp"
+
+namespace tcemu::cuda::detail {
+namespace {
+
+/// k chunk of one INT8 product on the GPU: 2^16 keeps every INT32 sum below 2^30 (residues in
+/// [-128, 127]), so no sum wraps even for p = 256 (the host's 2^17 may wrap there, harmlessly). The
+/// residues do not depend on the chunking, so the result is the host's.
+constexpr std::int64_t kGpuChunk = std::int64_t{1} << 16;
+
+std::int64_t round_up(std::int64_t v, std::int64_t q) { return (v + q - 1) / q * q; }
+
+int blas_int(std::int64_t v, const char* what) {
+  if (v > INT_MAX)
+    throw InvalidArgument(std::string("tcemu cuda int8-crt: ") + what + " = " + std::to_string(v) +
+                          " exceeds cuBLAS's 32-bit integer range");
+  return static_cast<int>(v);
+}
+
+/// Carves the small per-line arrays out of one workspace slot (256-byte aligned pieces).
+struct Carver {
+  char* base;
+  std::size_t at = 0;
+  template <class U>
+  U* take(std::int64_t count) {
+    U* r = reinterpret_cast<U*>(base + at);
+    at += (static_cast<std::size_t>(count) * sizeof(U) + 255) / 256 * 256;
+    return r;
+  }
+};
+
+std::size_t line_bytes(std::int64_t m, std::int64_t n) {
+  auto a = [](std::int64_t c, std::size_t s) { return (static_cast<std::size_t>(c) * s + 255) / 256 * 256; };
+  return 3 * a(64, 8) + 4 * (a(m, 4) + a(n, 4)) + a(2 * m, 8) + a(2 * n, 8);
+}
+
+float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0;
+  TCEMU_CUDA(cudaEventElapsedTime(&ms, a, b));
+  return ms;
+}
+
+}  // namespace
+
+template <class T>
+std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::Impl& ws, bool record_timings,
+                    GemmReport& report) {
+  const Scheme& s = options.scheme;
+  cudaStream_t st = p.stream;
+  Carver cv{static_cast<char*>(ws.get(kSlotProfile, line_bytes(p.m, p.n), st))};
+  auto* nonfinite = cv.take<unsigned long long>(64);  // [0]: x, [1]: y
+  auto* fail = cv.take<int>(64);
+  auto* ratio_bits = cv.take<unsigned long long>(64);
+  TCEMU_CUDA(cudaMemsetAsync(cv.base, 0, cv.at, st));  // the counters above
+  CrtLines lx{cv.take<int>(p.m), cv.take<int>(p.m), cv.take<int>(p.m), nonfinite,
+              cv.take<unsigned long long>(2 * p.m)};
+  CrtLines ly{cv.take<int>(p.n), cv.take<int>(p.n), cv.take<int>(p.n), nonfinite + 1,
+              cv.take<unsigned long long>(2 * p.n)};
+  int* ex = cv.take<int>(p.m);
+  int* ey = cv.take<int>(p.n);
+
+  // Scaling, part 1: line maxima and 2-norm bounds; NaN/Inf go to the native path.
+  crt_line_rule<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, st);
+  crt_line_rule<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, st);
+  auto* h = static_cast<unsigned long long*>(ws.host(2 * sizeof(unsigned long long)));
+  TCEMU_CUDA(cudaMemcpyAsync(h, nonfinite, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
+  TCEMU_CUDA(cudaStreamSynchronize(st));
+  if (h[0] + h[1] > 0) {
+    const bool a_bad = p.swapped ? h[1] > 0 : h[0] > 0;
+    return std::string("operand ") + (a_bad ? "A" : "B") + " holds NaN or Inf";
+  }
+
+  // N: given, or the smallest certified for the target (crt::certify's sums and bound).
+  int N = s.parts;
+  const double tol = crt::unit_roundoff(s.target == Target::fp64 ? crt::Target::fp64 : crt::Target::fp32);
+  if (N == 0) {
+    crt_certificate<T>(p.x.data, p.m, p.x.line_stride, p.x.k_stride, p.y.data, p.n, p.y.line_stride,
+                       p.y.k_stride, p.k, lx, ly, tol, fail, ratio_bits, st);
+    auto* hf = static_cast<char*>(ws.host(64 * sizeof(int) + 64 * sizeof(unsigned long long)));
+    TCEMU_CUDA(cudaMemcpyAsync(hf, fail, 64 * sizeof(int), cudaMemcpyDeviceToHost, st));
+    TCEMU_CUDA(cudaMemcpyAsync(hf + 64 * sizeof(int), ratio_bits, 64 * sizeof(unsigned long long),
+                               cudaMemcpyDeviceToHost, st));
+    TCEMU_CUDA(cudaStreamSynchronize(st));
+    const int* hfail = reinterpret_cast<const int*>(hf);
+    const auto* hratio = reinterpret_cast<const unsigned long long*>(hf + 64 * sizeof(int));
+    crt::Certificate cert;
+    cert.tol = tol;
+    for (int n = crt::kMinModuli; n <= crt::kMaxModuli && cert.moduli == 0; ++n)
+      if (!hfail[n]) cert.moduli = n;
+    const int at = cert.moduli ? cert.moduli : crt::kMaxModuli;
+    std::memcpy(&cert.worst_ratio, hratio + at, sizeof(double));
+    if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore)
+      return "the operands' exponent spread needs more than " + std::to_string(crt::kMaxModuli) + " moduli (" +
+             cert.text() + ")";
+    N = cert.moduli ? cert.moduli : crt::kMaxModuli;
+    report.certificate =
+        (cert.moduli ? "" : "N = 20 moduli under range policy ignore; ") + cert.text() + " (certified on the GPU)";
+  } else {
+    report.certificate = "N = " + std::to_string(N) + " moduli (given)";
+  }
+  const crt::Constants& K = crt::constants(N);
+
+  // Scaling, part 2, and the residue pass: one pass per operand writes its N residue panels.
+  crt_line_exponents(lx, p.m, K.bits - 1, ex, st);
+  crt_line_exponents(ly, p.n, K.bits - 1, ey, st);
+  const std::int64_t nchunks = std::max<std::int64_t>(1, (p.k + kGpuChunk - 1) / kGpuChunk);
+  const std::int64_t kc = (p.k + nchunks - 1) / nchunks;
+  const std::int64_t kcp = round_up(kc, 16), span = nchunks * kcp;
+  auto* rx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(N * p.m * span), st));
+  auto* ry = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(N * p.n * span), st));
+  crt_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, ex, N, kc, kcp, nchunks, rx, st);
+  crt_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ey, N, kc, kcp, nchunks, ry, st);
+  TCEMU_CUDA(cudaEventRecord(ws.ev[1], st));
+
+  // The N exact INT8 products per k chunk (one strided batch over the moduli), then the
+  // reconstruction; rows in blocks whose INT32 products fit the accumulator budget.
+  const std::int64_t per_row = static_cast<std::int64_t>(sizeof(std::int32_t)) * p.n * N * nchunks;
+  const std::int64_t budget = std::max<std::int64_t>(p.exec->ozaki_accumulator_bytes, 1);
+  std::int64_t mb = p.m;
+  if (round_up(p.m, 4) * per_row > budget) mb = std::max<std::int64_t>(4, budget / per_row / 4 * 4);
+  const std::int64_t ldacc = round_up(mb, 4), bstride = ldacc * p.n;
+  auto* acc = static_cast<std::int32_t*>(
+      ws.get(kSlotAccum, sizeof(std::int32_t) * static_cast<std::size_t>(bstride * N * nchunks), st));
+  cublasHandle_t hb = ws.handle(st);
+  const std::int32_t one = 1, zero = 0;
+  const int n = blas_int(p.n, "n"), ld = blas_int(span, "lda"), kk = blas_int(kcp, "k chunk");
+  for (std::int64_t m0 = 0; m0 < p.m; m0 += mb) {
+    const std::int64_t rows = std::min(mb, p.m - m0);
+    for (std::int64_t c = 0; c < nchunks; ++c)
+      TCEMU_CUBLAS(cublasGemmStridedBatchedEx(
+          hb, CUBLAS_OP_T, CUBLAS_OP_N, blas_int(rows, "m"), n, kk, &one, rx + m0 * span + c * kcp, CUDA_R_8I, ld,
+          p.m * span, ry + c * kcp, CUDA_R_8I, ld, p.n * span, &zero, acc + c * bstride, CUDA_R_32I,
+          blas_int(ldacc, "ldc"), nchunks * bstride, N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    if (m0 + mb >= p.m) TCEMU_CUDA(cudaEventRecord(ws.ev[2], st));
+    crt_reconstruct<T>(acc, bstride, ldacc, nchunks, K, ex + m0, ey, rows, p.n, p.alpha, p.beta,
+                       p.c + m0 * p.c_rs, p.c_rs, p.c_cs, st);
+  }
+  TCEMU_CUDA(cudaEventRecord(ws.ev[3], st));
+  report.kernels = "int8-crt: residue pass, cuBLAS INT8 (strided batch over " + std::to_string(N) +
+                   " moduli), reconstruction pass";
+  if (record_timings) {
+    TCEMU_CUDA(cudaEventSynchronize(ws.ev[3]));
+    report.seconds_split = 1e-3 * elapsed_ms(ws.ev[0], ws.ev[1]);
+    report.seconds_products = 1e-3 * elapsed_ms(ws.ev[1], ws.ev[2]);
+    report.seconds_combine = 1e-3 * elapsed_ms(ws.ev[2], ws.ev[3]);
+  }
+  return "";
+}
+
+template std::string run_crt<float>(const GemmOptions&, const Problem<float>&, Workspace::Impl&, bool, GemmReport&);
+template std::string run_crt<double>(const GemmOptions&, const Problem<double>&, Workspace::Impl&, bool,
+                                     GemmReport&);
+
+}  // namespace tcemu::cuda::detail

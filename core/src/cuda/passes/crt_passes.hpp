@@ -1,0 +1,64 @@
+#pragma once
+// Launchers of int8-crt's GPU passes (Ozaki scheme II, tcemu/crt.hpp; dispatch/crt_path.cpp runs
+// them). Operands as in kernels.hpp: `lines` x k, element (l, kk) at data[l * line_stride + kk *
+// k_stride]. Every pass computes what host/crt.cpp computes, with the same operations
+// (tcemu/crt_arith.hpp), so that the result is the host's bit for bit.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "tcemu/crt.hpp"
+
+namespace tcemu::cuda::detail {
+
+/// Per-line data of the Cauchy-Schwarz scaling rule (host/crt.cpp's LineRule): for an active
+/// (nonzero) line c = ceil(log2 s2) and base = 16 - E; inactive lines have c = base = 0 and
+/// active = 0. `nonfinite` counts the operand's NaN/Inf (one counter, accumulated atomically).
+struct CrtLines {
+  int* c = nullptr;
+  int* base = nullptr;
+  int* active = nullptr;
+  unsigned long long* nonfinite = nullptr;
+  unsigned long long* scratch = nullptr;  ///< 2 * lines entries for crt_line_rule (lines contiguous)
+};
+
+/// Line statistics of one operand under the Cauchy-Schwarz rule: max |x| -> E, then s2 = sum
+/// ceil(|x| 2^(16-E))^2 (exact in uint64; order independent), NaN/Inf counted. *out.nonfinite must
+/// be zeroed before; out.scratch (2 * lines entries) is used when the lines are contiguous.
+template <class T>
+void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                   std::int64_t k_stride, const CrtLines& out, cudaStream_t stream);
+
+/// e[l] = floor((Lb - 2 - c[l]) / 2) + base[l] for active lines, 0 otherwise (Lb = floor(log2 P)).
+void crt_line_exponents(const CrtLines& in, std::int64_t lines, int Lb, int* e, cudaStream_t stream);
+
+/// Residue panels of one operand: for modulus l < n_moduli, line i, k chunk c (of kc positions,
+/// padded with zeros to kcp, a multiple of 16), position j: out[l * panel + i * (nchunks * kcp) + c *
+/// kcp + j] = residue(trunc(x 2^e[i]), p_l) as int8, panel = lines * nchunks * kcp. One pass over
+/// the operand writes all n_moduli panels.
+template <class T>
+void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                  std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
+                  std::int64_t nchunks, std::int8_t* out, cudaStream_t stream);
+
+/// The certificate of crt::certify on the GPU, with host/crt.cpp's sums in its order (l ascending,
+/// each product and sum rounded separately): for every entry (i, j) with a nonzero product term
+/// and every N in [2, 20], whether entry_bound(...) <= tol LB_ij fails (fail[N] set to 1) and the
+/// largest ratio bound / (tol LB) (max_ratio_bits[N], the bits of a non-negative double, atomicMax).
+/// fail and max_ratio_bits (21 entries each) must be zeroed before. Cost O(m n k) in FP64.
+template <class T>
+void crt_certificate(const T* x, std::int64_t m, std::int64_t xs_line, std::int64_t xs_k, const T* y,
+                     std::int64_t n, std::int64_t ys_line, std::int64_t ys_k, std::int64_t k, const CrtLines& lx,
+                     const CrtLines& ly, double tol, int* fail, unsigned long long* max_ratio_bits,
+                     cudaStream_t stream);
+
+/// Reconstruction: for rows [0, rows) of this block and all n columns, reduces the INT32 products
+/// acc[(l * nchunks + c) * bstride + j * ldacc + i] mod p_l (chunk sums added mod p_l), rebuilds C'
+/// with crt_arith's reconstruct in the fixed order, and writes C(i, j) = T(alpha 2^-(ex[i] + ey[j])
+/// C' + beta C(i, j)) (beta = 0: C not read), C(i, j) at c[i * c_rs + j * c_cs].
+template <class T>
+void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t ldacc, std::int64_t nchunks,
+                     const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows, std::int64_t n,
+                     T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream);
+
+}  // namespace tcemu::cuda::detail

@@ -1,0 +1,217 @@
+// int8-crt: the Cauchy-Schwarz line rule, the line exponents and the residue pass (one pass per
+// operand writing all N residue panels through the shared tile pass), as host/crt.cpp computes them.
+#include <cfloat>
+
+#include "cuda/passes/crt_passes.hpp"
+#include "cuda/passes/tile_pass.cuh"
+#include "tcemu/crt_arith.hpp"
+
+namespace tcemu::cuda::detail {
+namespace {
+
+constexpr int kLineThreads = 256;
+
+__device__ __forceinline__ unsigned long long block_reduce(unsigned long long v, bool is_max) {
+  __shared__ unsigned long long part[kLineThreads / 32];
+  for (int o = 16; o > 0; o >>= 1) {
+    const unsigned long long w = __shfl_xor_sync(0xffffffffu, v, o);
+    v = is_max ? (w > v ? w : v) : v + w;
+  }
+  __syncthreads();  // part[] may still be read by a previous call
+  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
+  __syncthreads();
+  unsigned long long r = part[0];
+  for (int i = 1; i < kLineThreads / 32; ++i) r = is_max ? (part[i] > r ? part[i] : r) : r + part[i];
+  return r;
+}
+
+/// Lines along k (k less strided than the lines): one block per line.
+template <class T>
+__global__ void __launch_bounds__(kLineThreads) line_rule_block(const T* __restrict__ data, std::int64_t k,
+                                                                std::int64_t ls, std::int64_t ks, CrtLines out) {
+  const std::int64_t line = blockIdx.x;
+  const T* src = data + line * ls;
+  unsigned long long mx = 0, nf = 0;
+  for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
+    const double a = fabs(static_cast<double>(src[kk * ks]));
+    if (!(a <= DBL_MAX)) ++nf;
+    else mx = dbits(a) > mx ? dbits(a) : mx;
+  }
+  mx = block_reduce(mx, true);
+  nf = block_reduce(nf, false);
+  const double m = __longlong_as_double(static_cast<long long>(mx));
+  std::uint64_t s2 = 0;
+  const int E = m > 0 ? crt::arith::line_exponent_of_max(m) : 0;
+  if (m > 0 && nf == 0)
+    for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
+      const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
+      s2 += q * q;
+    }
+  s2 = block_reduce(s2, false);
+  if (threadIdx.x == 0) {
+    const bool active = m > 0 && nf == 0;
+    out.active[line] = active;
+    out.c[line] = active ? crt::arith::ceil_log2_u64(s2) : 0;
+    out.base[line] = active ? 16 - E : 0;
+    if (nf) atomicAdd(out.nonfinite, nf);
+  }
+}
+
+/// Lines contiguous (k more strided): a thread per line and k segment, reads coalesced across the
+/// threads; the segments meet through atomics on scratch arrays (max |x| as bits, s2 as a sum: both
+/// order independent), and line_rule_finish derives c and base.
+constexpr int kSegK = 128;  // k positions per thread
+
+template <class T>
+__global__ void __launch_bounds__(kLineThreads) line_max_seg(const T* __restrict__ data, std::int64_t lines,
+                                                             std::int64_t k, std::int64_t ls, std::int64_t ks,
+                                                             unsigned long long* max_bits, CrtLines out) {
+  const std::int64_t line = blockIdx.x * std::int64_t{kLineThreads} + threadIdx.x;
+  if (line >= lines) return;
+  const std::int64_t k0 = blockIdx.y * std::int64_t{kSegK}, k1 = k0 + kSegK < k ? k0 + kSegK : k;
+  const T* src = data + line * ls;
+  double m = 0;
+  unsigned long long nf = 0;
+  for (std::int64_t kk = k0; kk < k1; ++kk) {
+    const double a = fabs(static_cast<double>(src[kk * ks]));
+    if (!(a <= DBL_MAX)) ++nf;
+    else m = a > m ? a : m;
+  }
+  if (m > 0) atomicMax(max_bits + line, dbits(m));
+  if (nf) atomicAdd(out.nonfinite, nf);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kLineThreads) line_s2_seg(const T* __restrict__ data, std::int64_t lines,
+                                                            std::int64_t k, std::int64_t ls, std::int64_t ks,
+                                                            const unsigned long long* max_bits,
+                                                            unsigned long long* s2_sum) {
+  const std::int64_t line = blockIdx.x * std::int64_t{kLineThreads} + threadIdx.x;
+  if (line >= lines) return;
+  const double m = __longlong_as_double(static_cast<long long>(max_bits[line]));
+  if (!(m > 0)) return;
+  const int E = crt::arith::line_exponent_of_max(m);
+  const std::int64_t k0 = blockIdx.y * std::int64_t{kSegK}, k1 = k0 + kSegK < k ? k0 + kSegK : k;
+  const T* src = data + line * ls;
+  std::uint64_t s2 = 0;
+  for (std::int64_t kk = k0; kk < k1; ++kk) {
+    const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
+    s2 += q * q;
+  }
+  if (s2) atomicAdd(s2_sum + line, static_cast<unsigned long long>(s2));
+}
+
+__global__ void line_rule_finish(std::int64_t lines, const unsigned long long* max_bits,
+                                 const unsigned long long* s2_sum, CrtLines out) {
+  const std::int64_t line = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (line >= lines) return;
+  const double m = __longlong_as_double(static_cast<long long>(max_bits[line]));
+  const bool active = m > 0;  // NaN/Inf lines: the caller falls back before using these
+  out.active[line] = active;
+  out.c[line] = active ? crt::arith::ceil_log2_u64(s2_sum[line]) : 0;
+  out.base[line] = active ? 16 - crt::arith::line_exponent_of_max(m) : 0;
+}
+
+__global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, int* e) {
+  const std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (i < lines) e[i] = in.active[i] ? crt::arith::scale_exponent(Lb, in.c[i], in.base[i]) : 0;
+}
+
+/// Writes the N residues of each element at its padded k position (tile_pass.cuh's Writer).
+struct CrtResidueWriter {
+  static constexpr bool kUnrollQuads = false;
+  std::int64_t span;  // nchunks * kcp
+  std::int64_t k, kc, kcp, panel;
+  const int* e;
+  int n;
+  bool one_chunk;
+  std::int8_t* out;
+  crt::arith::ModulusF64 mod[crt::kMaxModuli];  // p, 1/p, 2^32 mod p (computed on the host)
+
+  __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const {
+    std::int64_t c = 0, l = ko;
+    if (!one_chunk) {
+      c = ko / kcp;
+      l = ko - c * kcp;
+    }
+    kk0 = c * kc + l;
+    const std::int64_t r1 = kc - l, r2 = k - kk0;
+    const std::int64_t r = r1 < r2 ? r1 : r2;
+    return r >= 4 ? 0xFu : (r <= 0 ? 0u : (1u << r) - 1u);
+  }
+  __device__ __forceinline__ std::int64_t source(std::int64_t ko) const {
+    const std::int64_t c = one_chunk ? 0 : ko / kcp, l = ko - c * kcp;
+    const std::int64_t kk = c * kc + l;
+    return (l < kc && kk < k) ? kk : -1;
+  }
+  template <class T>
+  __device__ __forceinline__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const {
+    std::int8_t* dst = out + line * span + ko;
+    const int s = e[line];
+    double v[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) v[i] = crt::arith::scaled_integer(static_cast<double>(x[i]), s);
+    for (int l = 0; l < n; ++l) {
+      char4 r;
+      r.x = static_cast<signed char>(crt::arith::residue(v[0], mod[l]));
+      r.y = static_cast<signed char>(crt::arith::residue(v[1], mod[l]));
+      r.z = static_cast<signed char>(crt::arith::residue(v[2], mod[l]));
+      r.w = static_cast<signed char>(crt::arith::residue(v[3], mod[l]));
+      *reinterpret_cast<char4*>(dst + l * panel) = r;  // ko % 4 == 0, span and panel multiples of 16
+    }
+  }
+};
+
+}  // namespace
+
+template <class T>
+void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                   std::int64_t k_stride, const CrtLines& out, cudaStream_t stream) {
+  if (lines <= 0) return;
+  const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
+  if (k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride))) {
+    line_rule_block<T><<<static_cast<unsigned>(lines), kLineThreads, 0, stream>>>(data, k, line_stride, k_stride, out);
+    TCEMU_LAUNCHED("crt line_rule_block");
+  } else {
+    if (out.scratch == nullptr) throw InvalidArgument("tcemu cuda int8-crt: line rule without scratch");
+    unsigned long long* max_bits = out.scratch;
+    unsigned long long* s2_sum = out.scratch + lines;
+    TCEMU_CUDA(cudaMemsetAsync(out.scratch, 0, 2 * sizeof(unsigned long long) * lines, stream));
+    const std::int64_t segs = (k + kSegK - 1) / kSegK;
+    if (segs > 65535) throw InvalidArgument("tcemu cuda int8-crt: k = " + std::to_string(k) + " above 2^23 with lines contiguous");
+    const dim3 grid(static_cast<unsigned>((lines + kLineThreads - 1) / kLineThreads), static_cast<unsigned>(segs > 0 ? segs : 1));
+    line_max_seg<T><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, max_bits, out);
+    TCEMU_LAUNCHED("crt line_max_seg");
+    line_s2_seg<T><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, max_bits, s2_sum);
+    TCEMU_LAUNCHED("crt line_s2_seg");
+    line_rule_finish<<<static_cast<unsigned>((lines + 255) / 256), 256, 0, stream>>>(lines, max_bits, s2_sum, out);
+    TCEMU_LAUNCHED("crt line_rule_finish");
+  }
+}
+
+void crt_line_exponents(const CrtLines& in, std::int64_t lines, int Lb, int* e, cudaStream_t stream) {
+  if (lines <= 0) return;
+  line_exponents_kernel<<<static_cast<unsigned>((lines + 255) / 256), 256, 0, stream>>>(in, lines, Lb, e);
+  TCEMU_LAUNCHED("crt line_exponents_kernel");
+}
+
+template <class T>
+void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                  std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
+                  std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
+  CrtResidueWriter w{nchunks * kcp, k, kc, kcp, lines * nchunks * kcp, e, n_moduli, nchunks == 1, out, {}};
+  for (int l = 0; l < n_moduli; ++l) w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
+  launch_tile_pass(data, lines, line_stride, k_stride, w, ProfileArgs{}, nchunks == 1 || kc % 4 == 0, stream);
+}
+
+#define TCEMU_CRT_RESIDUE(T)                                                                              \
+  template void crt_line_rule<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,       \
+                                 const CrtLines&, cudaStream_t);                                          \
+  template void crt_residues<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,        \
+                                const int*, int, std::int64_t, std::int64_t, std::int64_t, std::int8_t*, \
+                                cudaStream_t);
+TCEMU_CRT_RESIDUE(float)
+TCEMU_CRT_RESIDUE(double)
+#undef TCEMU_CRT_RESIDUE
+
+}  // namespace tcemu::cuda::detail
