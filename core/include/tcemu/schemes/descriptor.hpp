@@ -84,6 +84,10 @@ enum class Accuracy {
   full_bits,   ///< meets a target when precision_bits reaches the target's 24 / 53 bits
 };
 
+/// A scheme's role in APE's hybrid execution (tcemu/hybrid.hpp): the scheme of the in-range blocks,
+/// or the wide-range one of the rest (HybridOptions' defaults; one descriptor holds each role).
+enum class HybridRole { none, fast, wide };
+
 /// One catalogue scheme, as data (a literal type: every field is a compile-time constant).
 struct SchemeDescriptor {
   const char* name = "";           ///< catalogue name ("fp16x2"); parameterised forms add ":<p>"
@@ -122,6 +126,7 @@ struct SchemeDescriptor {
   const char* param_symbol = "p";    ///< the parameter in docs/schemes.md ("s": int8-ozaki[:s])
   const char* fallback = nullptr;  ///< scheme a failed range check runs instead (nullptr: native of the target)
   int param_default = 0;           ///< the catalogue row's parameter (0: the row is not parameterised)
+  HybridRole hybrid = HybridRole::none;  ///< default role in APE hybrid execution (tcemu/hybrid.hpp)
 };
 
 /// Exclusive bound of |x| below which RN-even to `m` mantissa bits (8-bit exponent) stays finite:
