@@ -316,7 +316,11 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   apply(decide_for(spec), p, oa, ob, C, ep);
   RangeProfile pa, pb;
   Scheme s;
-  bool split_done = false, products_done = false;
+  // The stages queued before the plan, for `spec`: after the plan the executor runs the rest, all
+  // of them when the plan chose another scheme.
+  struct {
+    bool split = false, products = false;
+  } before_plan;
   Profiles pr{};
   if (nominal && spec.is_native()) {
     // auto with a native pick (final, see nominal_plan): what resolve_scheme reports for a native
@@ -340,15 +344,16 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       detail::split_operand<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, none, nullptr, p.k, pr.y, st);
     } else {
       detail::split_panels<T>(spec, p, ws, pr.x, pr.y);
+      before_plan.split = true;
     }
     ep.stages.push_back(Stage::split);
     const ProfileTotals* h = queue_profile_readback(pr, p.m, p.n, p.k, ws, st, ev[1]);
     // Products stage before planning when the overlap policy says so (ExecutionPolicy::overlap): the
     // GPU computes while the host waits for the profile and plans; used if planning keeps `spec`.
-    if (!profile_only && products_before_planning(ep.overlap, detail::products_write_c(p), reads_c)) {
+    if (before_plan.split && products_before_planning(ep.overlap, detail::products_write_c(p), reads_c)) {
       detail::run_parts_products<T>(spec, p, ws, ev[2]);
       ep.stages.push_back(Stage::products);
-      products_done = true;
+      before_plan.products = true;
     }
     // Plan stage: the real profiles, then resolution (auto's choice on them, the range check).
     TCEMU_CUDA(cudaEventSynchronize(ev[1]));
@@ -357,9 +362,8 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     pb = p.swapped ? px : py;
     s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
     ep.stages.push_back(Stage::plan);
-    split_done = !profile_only && s.name == spec.name;
-    products_done = products_done && split_done;
     if (s.name != spec.name) {
+      before_plan = {};  // wasted work: the resolved scheme runs all its stages
       // Another scheme runs: its own implementation and orientation (the profile areas follow x and y).
       const bool was_swapped = p.swapped;
       apply(decide_for(s), p, oa, ob, C, ep);
@@ -391,12 +395,12 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       break;
     default:
       report.kernels = p.fused ? detail::fused::kernel_name(s, p.exec->fused_mma) : "multi-pass (cuBLAS per group)";
-      if (!split_done) {
+      if (!before_plan.split) {
         detail::split_panels<T>(s, p, ws, ProfileArgs{}, ProfileArgs{});
         TCEMU_CUDA(cudaEventRecord(ev[1], st));
         ep.stages.push_back(Stage::split);
       }
-      if (!products_done) {
+      if (!before_plan.products) {
         detail::run_parts_products<T>(s, p, ws, ev[2]);
         ep.stages.push_back(Stage::products);
       }
