@@ -69,6 +69,10 @@ TEST(CudaPlanning, FusedKernelIsOrientedByItsBlockTiles) {
   EXPECT_EQ(e.swapped, want.swapped) << e.explain();
   EXPECT_EQ(e.orientation_reason, want.reason);
   EXPECT_LT(error_against_fp64(A, B, C), 1e-6);
+  // OrientationPolicy::layout keeps C's layout (row-major: C^T), for comparisons.
+  o.execution.orientation = OrientationPolicy::layout;
+  EXPECT_TRUE(product(A, B, C, 0.f, o).report.plan.execution.swapped);
+  EXPECT_LT(error_against_fp64(A, B, C), 1e-6);
   // Native arithmetic keeps the layout's orientation (cuBLAS writes a column-major result).
   o.scheme = parse_scheme("fp32");
   EXPECT_TRUE(product(A, B, C, 0.f, o).report.plan.execution.swapped);

@@ -115,6 +115,13 @@ TEST(Planning, OverlapNamesParseBothWays) {
   EXPECT_THROW(parse_overlap("sometimes"), InvalidArgument);
 }
 
+TEST(Planning, OrientationPolicyNamesParseBothWays) {
+  for (const OrientationPolicy o : {OrientationPolicy::tiles, OrientationPolicy::layout})
+    EXPECT_EQ(parse_orientation_policy(to_string(o)), o);
+  EXPECT_EQ(parse_orientation_policy(""), ExecutionPolicy{}.orientation);
+  EXPECT_THROW(parse_orientation_policy("sideways"), InvalidArgument);
+}
+
 TEST(CostModelText, ImplementationTimingsRoundTripAndAreChecked) {
   const Scheme s = parse_scheme("tf32x2");
   CostModel m = model_with(s, true, 3e-3, 2.5e-3);

@@ -49,6 +49,8 @@ tcemu::ExecutionPolicy execution_policy_from(const std::function<const char*(con
   if (auto v = variable("TCEMU_CUDA_OZAKI_ACC_MB"); !v.empty())
     p.ozaki_accumulator_bytes = integer("TCEMU_CUDA_OZAKI_ACC_MB", v, 1, std::int64_t{1} << 40) << 20;
   p.overlap = parsed("TCEMU_CUDA_OVERLAP", variable("TCEMU_CUDA_OVERLAP"), tcemu::parse_overlap);
+  p.orientation =
+      parsed("TCEMU_CUDA_ORIENTATION", variable("TCEMU_CUDA_ORIENTATION"), tcemu::parse_orientation_policy);
   p.complex = parsed("TCEMU_CUDA_COMPLEX", variable("TCEMU_CUDA_COMPLEX"), tcemu::parse_complex_method);
   p.calibration =
       parsed("TCEMU_AUTO_CALIBRATE", variable("TCEMU_AUTO_CALIBRATE"), tcemu::parse_calibration_policy);

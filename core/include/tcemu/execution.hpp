@@ -85,6 +85,18 @@ Overlap parse_overlap(const std::string& name);
 /// "none" or "products-while-planning".
 const char* to_string(Overlap o);
 
+/// How the CUDA backend orients C for the fused kernels (the other implementations always follow
+/// C's layout: they compute C^T exactly when C is row-major).
+enum class OrientationPolicy {
+  tiles,   ///< the orientation with fewer block tiles of the kernel (orientation_for_tiles); a tie keeps the layout's
+  layout,  ///< C's layout, as the other implementations (C^T when C is row-major): for comparisons
+};
+
+/// Parses "tiles"/"auto"/"" (the default) or "layout"; throws InvalidArgument naming the value otherwise.
+OrientationPolicy parse_orientation_policy(const std::string& name);
+/// "tiles" or "layout".
+const char* to_string(OrientationPolicy o);
+
 /// How the products of the resolved scheme were computed (ExecutionPlan::implementation).
 enum class Implementation {
   none,        ///< nothing ran (an empty C, or k = 0: C = beta * C)
@@ -137,6 +149,8 @@ struct ExecutionPolicy {
   CudaKernels kernels = CudaKernels::automatic;
   /// Order of the split, products and combine stages relative to planning (CUDA backend).
   Overlap overlap = Overlap::products_while_planning;
+  /// Orientation of C for the fused kernels (CUDA backend).
+  OrientationPolicy orientation = OrientationPolicy::tiles;
   /// Tensor Core instruction of the fused kernels (CUDA backend).
   FusedMma fused_mma = FusedMma::automatic;
   /// Multi-pass only: length (elements of k, rounded up to 16) of the chunks in which the dominant

@@ -75,6 +75,20 @@ const char* to_string(Overlap o) {
   return "?";
 }
 
+OrientationPolicy parse_orientation_policy(const std::string& name) {
+  if (name.empty() || name == "auto" || name == "tiles") return OrientationPolicy::tiles;
+  if (name == "layout") return OrientationPolicy::layout;
+  throw InvalidArgument("unknown orientation policy '" + name + "' (expected tiles or layout)");
+}
+
+const char* to_string(OrientationPolicy o) {
+  switch (o) {
+    case OrientationPolicy::tiles: return "tiles";
+    case OrientationPolicy::layout: return "layout";
+  }
+  return "?";
+}
+
 const char* to_string(Implementation i) {
   switch (i) {
     case Implementation::none: return "none";

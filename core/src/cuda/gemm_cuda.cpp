@@ -112,8 +112,8 @@ struct Decision {
 };
 
 /// The planning step's execution decisions for scheme `s` on an m x n C (tcemu/planning.hpp): the
-/// fused kernels are oriented by their block tiles (fewer tiles), every other implementation by C's
-/// layout (column-major to them). `model`: the calibrated model behind ExecutionPolicy::kernels =
+/// fused kernels are oriented by their block tiles (fewer tiles; ExecutionPolicy::orientation =
+/// layout: by C's layout), every other implementation by C's layout (column-major to them). `model`: the calibrated model behind ExecutionPolicy::kernels =
 /// automatic, fetched only when a decision needs it (nullptr: none).
 template <class ModelOf>
 Decision decide(const Scheme& s, std::int64_t m, std::int64_t n, bool c_row_major, bool reads_c,
@@ -140,7 +140,7 @@ Decision decide(const Scheme& s, std::int64_t m, std::int64_t n, bool c_row_majo
       d.implementation_reason = c.reason;
     }
   }
-  d.orientation = d.implementation == Implementation::fused
+  d.orientation = d.implementation == Implementation::fused && ex.orientation == OrientationPolicy::tiles
                       ? orientation_for_tiles(m, n, c_row_major, detail::fused::block_tile(s, ex.fused_mma))
                       : orientation_for_layout(c_row_major);
   return d;
@@ -159,6 +159,7 @@ const Decision& decide_memo(const Scheme& s, std::int64_t m, std::int64_t n, boo
     bool row_major = false, reads_c = false;
     CudaKernels kernels{};
     FusedMma mma{};
+    OrientationPolicy orientation{};
     const CostModel* model = nullptr;
     Decision d;
   };
@@ -173,11 +174,11 @@ const Decision& decide_memo(const Scheme& s, std::int64_t m, std::int64_t n, boo
   for (const Entry& e : cache)
     if (e.kind == s.kind && e.parts == s.parts && e.device == device && e.m == m && e.n == n &&
         e.row_major == c_row_major && e.reads_c == reads_c && e.kernels == ex.kernels && e.mma == ex.fused_mma &&
-        e.model == mp)
+        e.orientation == ex.orientation && e.model == mp)
       return e.d;
   Entry& e = cache[next];
   next = (next + 1) % 8;
-  e = Entry{s.kind, s.parts, device, m, n, c_row_major, reads_c, ex.kernels, ex.fused_mma, mp,
+  e = Entry{s.kind, s.parts, device, m, n, c_row_major, reads_c, ex.kernels, ex.fused_mma, ex.orientation, mp,
             decide(s, m, n, c_row_major, reads_c, ex, [mp] { return mp; })};
   return e.d;
 }
