@@ -113,8 +113,9 @@ struct Decision {
 
 /// The planning step's execution decisions for scheme `s` on an m x n C (tcemu/planning.hpp): the
 /// fused kernels are oriented by their block tiles (fewer tiles; ExecutionPolicy::orientation =
-/// layout: by C's layout), every other implementation by C's layout (column-major to them). `model`: the calibrated model behind ExecutionPolicy::kernels =
-/// automatic, fetched only when a decision needs it (nullptr: none).
+/// layout: by C's layout), every other implementation by C's layout (column-major to them).
+/// `model()`: the calibrated model behind ExecutionPolicy::kernels = automatic, called only when a
+/// decision needs it (nullptr: none).
 template <class ModelOf>
 Decision decide(const Scheme& s, std::int64_t m, std::int64_t n, bool c_row_major, bool reads_c,
                 const ExecutionPolicy& ex, ModelOf model) {
@@ -232,6 +233,21 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   std::shared_ptr<const CostModel> device_model;
   if (options.scheme.is_automatic() && !options.cost_model) device_model = device_cost_model(options.execution);
   const CostModel& model = device_model ? *device_model : anchors;
+  // The calibrated model behind ExecutionPolicy::kernels = automatic: the caller's, else auto's,
+  // else implementation_cost_model's (tcemu/cuda/calibrate.hpp; may measure on first use like
+  // auto's, so for a scheme that asks it is fetched here, before the call's work; else on need).
+  std::shared_ptr<const CostModel> impl_model;
+  bool impl_model_fetched = false;
+  auto model_for_implementation = [&]() -> const CostModel* {
+    if (options.cost_model) return options.cost_model;
+    if (device_model) return device_model.get();
+    if (!impl_model_fetched) impl_model = implementation_cost_model(options.execution);
+    impl_model_fetched = true;
+    return impl_model.get();
+  };
+  if (options.execution.kernels == CudaKernels::automatic && !options.scheme.is_automatic() &&
+      !options.scheme.is_native() && detail::has_fused_kernel(options.scheme))
+    model_for_implementation();
   Workspace& wso = wsp ? *wsp : default_workspace();
   Workspace::Impl& ws = wso.impl();
   cudaStream_t st = stream;
@@ -251,17 +267,6 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   ExecutionPlan ep;
   ep.overlap = options.execution.overlap;
   ws.begin_call();
-  // The calibrated model behind ExecutionPolicy::kernels = automatic: the caller's, else auto's,
-  // else implementation_cost_model's (tcemu/cuda/calibrate.hpp), fetched on first need only.
-  std::shared_ptr<const CostModel> impl_model;
-  bool impl_model_fetched = false;
-  auto model_for_implementation = [&]() -> const CostModel* {
-    if (options.cost_model) return options.cost_model;
-    if (device_model) return device_model.get();
-    if (!impl_model_fetched) impl_model = implementation_cost_model(options.execution);
-    impl_model_fetched = true;
-    return impl_model.get();
-  };
   auto decide_for = [&](const Scheme& sc) -> const Decision& {
     return decide_memo(sc, a.rows, b.cols, c_row_major, reads_c, options.execution, model_for_implementation);
   };
