@@ -1,4 +1,6 @@
-// The device-independent execution decisions of the planning step (tcemu/planning.hpp).
+// The device-independent execution decisions of the planning step (tcemu/planning.hpp), and the
+// names of tcemu/execution.hpp's Overlap, OrientationPolicy, Implementation and Stage with
+// ExecutionPlan::explain, the text those decisions are reported in.
 #include "tcemu/planning.hpp"
 
 #include <cstdio>
