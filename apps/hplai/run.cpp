@@ -34,11 +34,9 @@ void finish(SchemeResult& r, std::int64_t n) {
 LuOptions lu_options(const tcemu::Scheme& scheme, const RunOptions& opt, std::int64_t n) {
   LuOptions lo;
   lo.nb = opt.nb;
+  // The trailing updates' implementation (fused or multi-pass for beta = 1) is the core's planned
+  // choice from the calibrated cost model (docs/hplai.md, "Implementation of the trailing updates").
   lo.gemm = tcemu::app::gemm_options(scheme);
-  // The trailing updates (C -= L21 U12, beta = 1, k = nb) run multi-pass unless TCEMU_CUDA_KERNELS asks
-  // otherwise: measured on an H100 at n = 49152, fp16x2's factorisation took 1021-1034 ms multi-pass
-  // against 1151-1155 ms fused (docs/hplai.md, "Implementation of the trailing updates").
-  if (!tcemu::app::environment_chooses_kernels()) lo.gemm.execution.kernels = tcemu::CudaKernels::multipass;
   lo.scale_operands = opt.scale_operands;
   if (opt.progress)
     lo.progress = [last = clock::now(), name = scheme.name, out = opt.progress,

@@ -122,7 +122,7 @@ std::pair<double, double> timed(const std::function<void()>& f, int warmup, int 
 struct Config {
   int warmup = 2, repeat = 10, samples = 4096;
   bool errors = true;
-  bool explain = false;  ///< print auto's plan (stderr) for every auto row / grid case
+  bool explain = false;  ///< print the plan (stderr) of every row (auto's choice included) / grid case
   std::uint64_t seed = 20240501;
   /// CUDA implementations to time for the multi-part schemes (one row each when more than one).
   std::vector<CudaKernels> kernels = {CudaKernels::automatic};
@@ -610,8 +610,9 @@ class Bench {
       r.tflops = flops(s) / (med * 1e-3) / 1e12;
       r.speedup = native > 0 ? native / med : 0;
       r.used = rep.used.name + (rep.fell_back ? " (fallback)" : "");
-      if (cfg_.explain && sc.is_automatic())
-        std::fprintf(stderr, "%s %s:\n%s", s.name.c_str(), dist.name().c_str(), rep.plan.explain().c_str());
+      if (cfg_.explain)  // auto's choice (auto rows) and every row's execution plan
+        std::fprintf(stderr, "%s %s %s:\n%s", s.name.c_str(), dist.name().c_str(), sc.name.c_str(),
+                     rep.plan.explain().c_str());
       r.note = rep.kernels;  // what ran: a fused request without a fused kernel shows as multi-pass
       if (!rep.certificate.empty()) {  // int8-crt: its N and the bound that chose it
         r.note += "; " + rep.certificate;
@@ -825,8 +826,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--csv", csv, "also write all rows to this CSV file (with --auto-grid: one line per case)");
   app.add_flag("--explain", cfg.explain,
-               "print the cost model auto uses (stdout) and auto's plan of every auto row / grid case "
-               "(stderr): operand profiles, candidates, predicted time and error, where the time came from, pick; "
+               "print the cost model auto uses (stdout) and the plan of every row / grid case (stderr): for auto "
+               "the operand profiles, candidates, predicted time and error, where the time came from, pick; for "
+               "every row the execution plan (implementation and why, orientation, overlap, stages, workspace); "
                "for int8-crt rows its N and the certified bound");
   bool recalibrate = false, auto_grid = false;
   app.add_flag("--recalibrate", recalibrate,

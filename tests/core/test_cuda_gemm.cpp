@@ -258,7 +258,8 @@ TEST(CudaGemm, ReportNamesTheKernelsThatRan) {
   EXPECT_EQ(kernels_of("fp16x2", CudaKernels::multipass), "multi-pass (cuBLAS per group)");
   EXPECT_EQ(kernels_of("bf16x3-aligned", CudaKernels::fused), "multi-pass (cuBLAS per group)");
   EXPECT_EQ(kernels_of("int8-ozaki:5", CudaKernels::fused), "Ozaki slices (cuBLAS INT8)");
-  // automatic is the fused kernel wherever the scheme has one (measured faster, docs/perf-notes.md).
+  // automatic is the fused kernel wherever the scheme has one, unless a calibrated model measured
+  // multi-pass faster for the shape class (no cache folder here: no model, tcemu/cuda/calibrate.hpp).
   const std::string fused = kernels_of("fp16x2", CudaKernels::fused);
   EXPECT_EQ(kernels_of("fp16x2", CudaKernels::automatic), fused);
   EXPECT_EQ(kernels_of("bf16x3-aligned", CudaKernels::automatic), "multi-pass (cuBLAS per group)");

@@ -48,6 +48,9 @@ tcemu::ExecutionPolicy execution_policy_from(const std::function<const char*(con
   }
   if (auto v = variable("TCEMU_CUDA_OZAKI_ACC_MB"); !v.empty())
     p.ozaki_accumulator_bytes = integer("TCEMU_CUDA_OZAKI_ACC_MB", v, 1, std::int64_t{1} << 40) << 20;
+  p.overlap = parsed("TCEMU_CUDA_OVERLAP", variable("TCEMU_CUDA_OVERLAP"), tcemu::parse_overlap);
+  p.orientation =
+      parsed("TCEMU_CUDA_ORIENTATION", variable("TCEMU_CUDA_ORIENTATION"), tcemu::parse_orientation_policy);
   p.complex = parsed("TCEMU_CUDA_COMPLEX", variable("TCEMU_CUDA_COMPLEX"), tcemu::parse_complex_method);
   p.calibration =
       parsed("TCEMU_AUTO_CALIBRATE", variable("TCEMU_AUTO_CALIBRATE"), tcemu::parse_calibration_policy);
@@ -61,14 +64,6 @@ tcemu::GemmOptions gemm_options(const tcemu::Scheme& scheme) {
   o.scheme = scheme;
   o.execution = execution_policy_from_environment();
   return o;
-}
-
-bool environment_chooses_kernels() {
-  static const bool set = [] {
-    const char* v = std::getenv("TCEMU_CUDA_KERNELS");
-    return v != nullptr && *v != '\0';
-  }();
-  return set;
 }
 
 const tcemu::ExecutionPolicy& execution_policy_from_environment() {

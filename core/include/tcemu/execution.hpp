@@ -9,16 +9,18 @@
 /// documented. The host backend ignores the CUDA-only fields.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tcemu {
 
 /// Which implementation the CUDA backend runs for split schemes that have a fused kernel.
 /// Measured on H100 and H200 at 8192^3 and at the knn and kmeans shapes (docs/perf-notes.md,
 /// "Fused by default"): every fused kernel is faster than the same scheme multi-pass and 3-10x more
-/// accurate (round-to-nearest promotion per MMA step instead of cuBLAS' truncating accumulation).
+/// accurate (round-to-nearest promotion per MMA step instead of cuBLAS' truncating accumulation);
+/// with beta != 0 at k = 1,024 (hplai's trailing updates) multi-pass measured faster.
 enum class CudaKernels {
-  automatic,  ///< fused where the scheme has a fused kernel, else multi-pass
-  fused,      ///< one kernel: all products, round-to-nearest promotion, combine inside (same as automatic)
+  automatic,  ///< per scheme and shape class from the calibrated cost model (fused without one)
+  fused,      ///< one kernel: all products, round-to-nearest promotion, combine inside
   multipass,  ///< one cuBLAS GEMM per product group (into C directly for FP32 C, else accumulators + combine)
 };
 
@@ -61,10 +63,95 @@ enum class CalibrationPolicy {
 /// InvalidArgument naming the value otherwise.
 CalibrationPolicy parse_calibration_policy(const std::string& name);
 
+/// When the CUDA executor queues a split scheme's products relative to planning (the host waiting
+/// for the range profile and resolving the scheme). The stages themselves (split, products,
+/// combine) and what they launch are the same under every policy; only their order changes.
+enum class Overlap {
+  /// split (with the range profile) -> profile read-back -> plan -> products -> combine: the GPU
+  /// idles while the host reads the profile back and plans. For studies and as the reference order.
+  none,
+  /// The default. The scheme split with the profile (the requested one, or auto's pick for in-range
+  /// operands) has its products queued behind the profile copy, before the host waits and plans:
+  /// split -> products -> plan -> combine. Products that write C (the fused kernel, multi-pass GEMMs
+  /// straight into C) go early only when beta == 0 (C is not read, so a fallback simply overwrites
+  /// it), else after planning. If planning keeps the scheme they are used, else the resolved scheme
+  /// runs split -> products -> combine after planning and the early products are wasted work.
+  products_while_planning,
+};
+
+/// Parses "none" or "products-while-planning"/"auto"/"" (the default); throws InvalidArgument naming
+/// the value otherwise.
+Overlap parse_overlap(const std::string& name);
+/// "none" or "products-while-planning".
+const char* to_string(Overlap o);
+
+/// How the CUDA backend orients C for the fused kernels (the other implementations always follow
+/// C's layout: they compute C^T exactly when C is row-major).
+enum class OrientationPolicy {
+  tiles,   ///< the orientation with fewer block tiles of the kernel (orientation_for_tiles); a tie keeps the layout's
+  layout,  ///< C's layout, as the other implementations (C^T when C is row-major): for comparisons
+};
+
+/// Parses "tiles"/"auto"/"" (the default) or "layout"; throws InvalidArgument naming the value otherwise.
+OrientationPolicy parse_orientation_policy(const std::string& name);
+/// "tiles" or "layout".
+const char* to_string(OrientationPolicy o);
+
+/// How the products of the resolved scheme were computed (ExecutionPlan::implementation).
+enum class Implementation {
+  none,        ///< nothing ran (an empty C, or k = 0: C = beta * C)
+  native,      ///< cuBLAS SGEMM / DGEMM (CUDA) or one CBLAS call (host)
+  fused,       ///< one fused Tensor Core kernel: every product and the combine (CUDA)
+  multipass,   ///< one GEMM per product group, then the combine (CUDA: cuBLAS; host: CBLAS per product)
+  int_slices,  ///< the Ozaki scheme: INT8 slice products, exact sums (int8-ozaki)
+  mixpert,     ///< MixPert's pack pass and INT8 kernel (int8-mixpert)
+  crt,         ///< Ozaki scheme II: residue pass, INT8 products per modulus, reconstruction (int8-crt)
+};
+/// "none", "native", "fused", "multi-pass", "int-slices", "mixpert" or "crt".
+const char* to_string(Implementation i);
+
+/// One stage of a call as an executor ran it (ExecutionPlan::stages).
+enum class Stage {
+  split,     ///< range profile and/or the split of both operands into parts (or slices, packs)
+  plan,      ///< the host resolves the scheme (auto, range check) on the operands' profiles
+  products,  ///< the part products (into accumulators, or into C when they carry the combine)
+  combine,   ///< accumulators into C (a stage of its own only where the products did not write C)
+};
+/// "split", "plan", "products" or "combine".
+const char* to_string(Stage s);
+
+/// What the planning step decided for how one call runs and the order its executor ran the stages
+/// in; GemmReport::plan.execution, printed verbatim by Plan::explain().
+struct ExecutionPlan {
+  std::string scheme;  ///< the scheme that ran (GemmReport::used), "" when nothing ran
+  int slices = 0;      ///< int8-ozaki's slice count, else 0
+  Implementation implementation = Implementation::none;
+  /// Why this implementation: the policy that forced it, or the calibrated times it was picked from.
+  std::string implementation_reason;
+  /// Orientation (CUDA): false = the backend computes C (m x n) as acc = op(A) . op(B);
+  /// true = it computes C^T (n x m) = op(B)^T . op(A)^T. The host backend never swaps.
+  bool swapped = false;
+  std::string orientation_reason;  ///< e.g. the block-tile arithmetic of the fused kernel, or C's layout
+  Overlap overlap = Overlap::products_while_planning;  ///< ExecutionPolicy::overlap (CUDA)
+  std::vector<Stage> stages;  ///< as run, in order (the early products of a discarded scheme included)
+  /// Device workspace the call requested (bytes, all buffers; CUDA), 0 on the host backend.
+  std::int64_t workspace_bytes = 0;
+
+  /// Multi-line text: scheme, slices, implementation and why, orientation and why, overlap, stages,
+  /// workspace.
+  std::string explain() const;
+};
+
 /// The execution policy of one gemm call (GemmOptions::execution).
 struct ExecutionPolicy {
-  /// Fused kernel or multi-pass for split schemes with a fused kernel (CUDA backend).
+  /// Fused kernel or multi-pass for split schemes with a fused kernel (CUDA backend). automatic:
+  /// the one the device's calibrated cost model measured faster for the scheme and the shape class
+  /// (beta == 0 or C read; tcemu/cuda/calibrate.hpp), fused when the model has no such measurement.
   CudaKernels kernels = CudaKernels::automatic;
+  /// Order of the split, products and combine stages relative to planning (CUDA backend).
+  Overlap overlap = Overlap::products_while_planning;
+  /// Orientation of C for the fused kernels (CUDA backend).
+  OrientationPolicy orientation = OrientationPolicy::tiles;
   /// Tensor Core instruction of the fused kernels (CUDA backend).
   FusedMma fused_mma = FusedMma::automatic;
   /// Multi-pass only: length (elements of k, rounded up to 16) of the chunks in which the dominant

@@ -47,9 +47,12 @@ struct GemmReport {
   Scheme used;                  ///< after auto's choice and any range fallback
   bool fell_back = false;       ///< true when the range check replaced the requested scheme
   std::string note;             ///< why it fell back (names the operand and the rule), or ""
-  /// auto's decision (candidates empty when auto was not used). On the CUDA backend, when auto's pick
-  /// for in-range operands is native arithmetic, the plan is that one (made on a nominal profile):
-  /// no real profile can change a native pick, so the operands are not profiled.
+  /// What the planning step decided: auto's choice (candidates empty when auto was not used; on the
+  /// CUDA backend, when auto's pick for in-range operands is native arithmetic, the plan is that one,
+  /// made on a nominal profile: no real profile can change a native pick, so the operands are not
+  /// profiled), and in plan.execution how the call ran: scheme, slices, implementation and why,
+  /// orientation and why, overlap policy, the stages in the order run, workspace bytes.
+  /// plan.explain() prints both.
   Plan plan;
   double seconds_split = 0;     ///< range profile + split of both operands
   double seconds_products = 0;  ///< the part products (BLAS / Tensor Core GEMMs)

@@ -4,8 +4,8 @@
 /// of op(A) and the columns of op(B) are cut into blocks, each block is labelled by whether its values
 /// lie in the fast scheme's exponent range (range_violation() of its own range profile is empty), and
 /// every block of C whose row block and column block are both in range is computed with the fast
-/// scheme (fp16x2 by default); the rest of C with a wide-range scheme (bf16x3 by default, FP32's
-/// exponent range). Consecutive blocks with the same label are merged into runs, and each pair of runs
+/// scheme (by default the one whose descriptor has HybridRole::fast, APE's FP32-F); the rest of C
+/// with a wide-range scheme (HybridRole::wide, APE's FP32-B, FP32's exponent range). Consecutive blocks with the same label are merged into runs, and each pair of runs
 /// is one GEMM call of the backend on sub-views, so the result is one C with no copies. Compared with
 /// the per-call range check (which sends the whole product to native arithmetic when any line is out
 /// of range), only the out-of-range parts pay for the wider scheme.
@@ -25,8 +25,11 @@ namespace tcemu {
 
 /// Options of gemm_hybrid.
 struct HybridOptions {
-  Scheme fast = parse_scheme("fp16x2");  ///< scheme of the in-range blocks
-  Scheme wide = parse_scheme("bf16x3");  ///< scheme of everything else (its own range check still applies)
+  /// Scheme of the in-range blocks; default: the descriptor with HybridRole::fast (APE FP32-F).
+  Scheme fast = parse_scheme(schemes::hybrid_scheme_name(schemes::HybridRole::fast));
+  /// Scheme of everything else (its own range check still applies); default: the descriptor with
+  /// HybridRole::wide (APE FP32-B).
+  Scheme wide = parse_scheme(schemes::hybrid_scheme_name(schemes::HybridRole::wide));
   std::int64_t block = 1024;             ///< rows of op(A) / columns of op(B) per label (>= 1)
   int max_runs = 8;  ///< more runs than this on either side: one call with `wide` (too many small GEMMs)
   GemmOptions base;  ///< range policy, cost model, CUDA kernels of the sub-calls (scheme is overwritten)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tcemu/execution.hpp"
 #include "tcemu/range_profile.hpp"
 #include "tcemu/scheme.hpp"
 #include "tcemu/schemes/all.hpp"
@@ -56,6 +57,16 @@ struct MeasuredCost {
 /// empty or mixes kinds or targets.
 MeasuredCost fit_measured_cost(const std::vector<CostSample>& samples);
 
+/// A scheme's fused kernel and its multi-pass implementation timed on one m x n x k shape of one
+/// class (GPU calibration, tcemu/cuda/calibrate.hpp): beta == 0 (C is not read) or beta != 0 (the
+/// products read C, as hplai's trailing updates C -= L21 U12 do). Seconds: median of whole calls.
+struct ImplementationTiming {
+  SchemeKind kind = schemes::native_kind(PartType::fp32);
+  bool reads_c = false;
+  std::int64_t m = 0, n = 0, k = 0;
+  double fused_seconds = 0, multipass_seconds = 0;
+};
+
 /// Throughput model of one device: product rates per part type and memory bandwidth, optionally
 /// with measured per-scheme costs.
 /// predict_seconds(): the MeasuredCost of the scheme when the model has one (see find_measured()),
@@ -81,6 +92,12 @@ struct CostModel {
   std::vector<MeasuredCost> measured;
   /// The timings `measured` was fitted to (kept for --explain and the cache file; may be empty).
   std::vector<CostSample> samples;
+  /// Fused against multi-pass per scheme with a fused kernel and shape class (calibrated models;
+  /// empty otherwise): what ExecutionPolicy::kernels = automatic picks from (tcemu/planning.hpp).
+  std::vector<ImplementationTiming> implementation_timings;
+
+  /// The timing of `kind` in the class `reads_c`, or nullptr when the model has none.
+  const ImplementationTiming* find_implementation_timing(SchemeKind kind, bool reads_c) const;
 
   /// Predicted time in seconds of `scheme` (Ozaki: with its slice count) for an m x n x k product in
   /// an `auto` call of target `call` (which selects the measured cost: float or double data).
@@ -98,7 +115,8 @@ struct CostModel {
   const MeasuredCost* find_measured(const Scheme& scheme) const { return find_measured(scheme, scheme.target); }
 
   /// Text form (the calibration cache file): a version line, the device, the rates, one `fit` line
-  /// per MeasuredCost and one `sample` line per CostSample, then `end`. Numbers in %.17g.
+  /// per MeasuredCost, one `sample` line per CostSample and one `impl` line per
+  /// ImplementationTiming, then `end`. Numbers in %.17g.
   std::string to_text() const;
   /// Parses to_text()'s output. Throws InvalidArgument "<where>: line N: <problem>" on anything
   /// malformed, truncated (no `end`), of another version, or with negative / non-finite coefficients.
@@ -123,16 +141,21 @@ struct Candidate {
   std::string cost_source;
 };
 
-/// What `auto` decided for one call.
+/// What the planning step decided for one call: `auto`'s choice (chosen, profiles, candidates;
+/// empty candidates when auto was not used) and how the call ran (execution, every call).
 struct Plan {
   Scheme chosen;
   Target target = Target::fp32;
   RangeProfile profile_a, profile_b;
   std::vector<Candidate> candidates;
   std::string device;
+  /// Implementation, orientation, overlap policy, stage order and workspace of the call (filled by
+  /// the backends; empty for a Plan made by plan() alone).
+  ExecutionPlan execution;
 
-  /// Multi-line text for `--explain`: profiles, candidates (eligible, predicted time, predicted error,
-  /// where the time came from, reason), pick and its predicted time.
+  /// Multi-line text for `--explain`: when auto chose, the profiles, candidates (eligible, predicted
+  /// time, predicted error, where the time came from, reason), pick and its predicted time; then,
+  /// when a backend filled it, execution.explain() verbatim.
   std::string explain() const;
 };
 

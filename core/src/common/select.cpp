@@ -159,27 +159,30 @@ Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int
 std::string Plan::explain() const {
   std::ostringstream os;
   char line[512];
-  os << "auto (target " << to_string(target) << ", cost model: " << device << ")\n";
-  os << "  profile A: " << profile_a.summary() << "\n";
-  os << "  profile B: " << profile_b.summary() << "\n";
-  std::snprintf(line, sizeof line, "  %-16s %-9s %-13s %-11s %-24s %s\n", "candidate", "eligible",
-                "predicted ms", "pred. error", "time from", "reason");
-  os << line;
-  const Candidate* pick = nullptr;
-  for (const auto& c : candidates) {
-    std::snprintf(line, sizeof line, "  %-16s %-9s %-13.4g %-11.2e %-24s %s\n", c.scheme.name.c_str(),
-                  c.eligible ? "yes" : "no", c.predicted_seconds * 1e3, c.predicted_error,
-                  c.cost_source.c_str(), c.reason.c_str());
+  if (!candidates.empty()) {
+    os << "auto (target " << to_string(target) << ", cost model: " << device << ")\n";
+    os << "  profile A: " << profile_a.summary() << "\n";
+    os << "  profile B: " << profile_b.summary() << "\n";
+    std::snprintf(line, sizeof line, "  %-16s %-9s %-13s %-11s %-24s %s\n", "candidate", "eligible",
+                  "predicted ms", "pred. error", "time from", "reason");
     os << line;
-    if (c.eligible && c.scheme.name == chosen.name) pick = &c;
+    const Candidate* pick = nullptr;
+    for (const auto& c : candidates) {
+      std::snprintf(line, sizeof line, "  %-16s %-9s %-13.4g %-11.2e %-24s %s\n", c.scheme.name.c_str(),
+                    c.eligible ? "yes" : "no", c.predicted_seconds * 1e3, c.predicted_error,
+                    c.cost_source.c_str(), c.reason.c_str());
+      os << line;
+      if (c.eligible && c.scheme.name == chosen.name) pick = &c;
+    }
+    os << "  pick: " << chosen.name;
+    if (pick) {
+      std::snprintf(line, sizeof line, " (predicted %.4g ms, error %.2e)", pick->predicted_seconds * 1e3,
+                    pick->predicted_error);
+      os << line;
+    }
+    os << "\n";
   }
-  os << "  pick: " << chosen.name;
-  if (pick) {
-    std::snprintf(line, sizeof line, " (predicted %.4g ms, error %.2e)", pick->predicted_seconds * 1e3,
-                  pick->predicted_error);
-    os << line;
-  }
-  os << "\n";
+  if (execution.implementation != Implementation::none || !execution.stages.empty()) os << execution.explain();
   return os.str();
 }
 

@@ -15,7 +15,8 @@
 namespace tcemu {
 namespace {
 
-constexpr const char* kTextVersion = "tcemu-cost-model 1";
+// 2: `impl` lines (fused against multi-pass per scheme and shape class, ImplementationTiming).
+constexpr const char* kTextVersion = "tcemu-cost-model 2";
 
 /// Solves the normal equations of the columns in `cols` (Gaussian elimination with partial pivoting).
 /// Returns false when the system is singular.
@@ -139,6 +140,12 @@ const MeasuredCost* CostModel::find_measured(const Scheme& s, Target call) const
   return other;
 }
 
+const ImplementationTiming* CostModel::find_implementation_timing(SchemeKind kind, bool reads_c) const {
+  for (const ImplementationTiming& t : implementation_timings)
+    if (t.kind == kind && t.reads_c == reads_c) return &t;
+  return nullptr;
+}
+
 std::string CostModel::to_text() const {
   std::ostringstream os;
   char buf[512];
@@ -160,6 +167,12 @@ std::string CostModel::to_text() const {
   for (const CostSample& c : samples) {
     std::snprintf(buf, sizeof buf, "sample %s %s %lld %lld %lld %.17g\n", c.scheme.name.c_str(),
                   to_string(c.target), (long long)c.m, (long long)c.n, (long long)c.k, c.seconds);
+    os << buf;
+  }
+  for (const ImplementationTiming& t : implementation_timings) {
+    std::snprintf(buf, sizeof buf, "impl %s %s %lld %lld %lld %.17g %.17g\n", kind_name(t.kind, Target::fp32).c_str(),
+                  t.reads_c ? "reads-c" : "beta0", (long long)t.m, (long long)t.n, (long long)t.k, t.fused_seconds,
+                  t.multipass_seconds);
     os << buf;
   }
   os << "end\n";
@@ -235,6 +248,25 @@ CostModel CostModel::from_text(const std::string& text, const std::string& where
       c.n = nn;
       c.k = kk;
       m.samples.push_back(c);
+    } else if (tag == "impl") {
+      std::string name, cls;
+      long long mm = 0, nn = 0, kk = 0;
+      ImplementationTiming t;
+      if (!(ls >> name >> cls >> mm >> nn >> kk >> t.fused_seconds >> t.multipass_seconds)) throw fail("bad 'impl' line");
+      try {
+        t.kind = parse_scheme(name, Target::fp32).kind;
+      } catch (const Error& e) {
+        throw fail(e.what());
+      }
+      if (cls != "beta0" && cls != "reads-c") throw fail("bad 'impl' class '" + cls + "' (want beta0 or reads-c)");
+      t.reads_c = cls == "reads-c";
+      if (mm <= 0 || nn <= 0 || kk <= 0 || !(std::isfinite(t.fused_seconds) && t.fused_seconds > 0) ||
+          !(std::isfinite(t.multipass_seconds) && t.multipass_seconds > 0))
+        throw fail("bad 'impl' shape or time");
+      t.m = mm;
+      t.n = nn;
+      t.k = kk;
+      m.implementation_timings.push_back(t);
     } else if (tag == "end") {
       ended = true;
     } else if (!tag.empty() && tag[0] != '#') {

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <vector>
 
+#include "cuda/dispatch/paths.hpp"
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/reference_cuda.hpp"
 
@@ -38,6 +39,10 @@ constexpr CalShape kShapes[] = {
     {32768, 64, 2048},     // operand split
     {16384, 1024, 784},    // tall-skinny mix (knn / kmeans class)
 };
+/// The shape on which a scheme's fused kernel and its multi-pass implementation are timed against
+/// each other, once with beta = 0 and once with beta = 1 (the two shape classes of
+/// ImplementationTiming): k = 1,024 as in hplai's trailing updates, where C's read decides.
+constexpr CalShape kImplementationShape = {8192, 8192, 1024};
 constexpr int kWarmup = 1;
 constexpr int kRepeat = 5;
 
@@ -54,8 +59,7 @@ int current_device() {
 
 /// The memo key of a model: the device and the two policy fields that change what is timed.
 int model_key(const ExecutionPolicy& policy) {
-  return current_device() * 4 + (policy.kernels == CudaKernels::multipass ? 2 : 0) +
-         (policy.fused_mma == FusedMma::mma_sync ? 1 : 0);
+  return current_device() * 8 + static_cast<int>(policy.kernels) * 2 + (policy.fused_mma == FusedMma::mma_sync ? 1 : 0);
 }
 
 std::string sanitize(const std::string& s) {
@@ -67,41 +71,92 @@ std::string sanitize(const std::string& s) {
 /// The schemes timed for `t`: their descriptors say so (calibration_schemes, tcemu/select.hpp).
 std::vector<Scheme> schemes_for(Target t) { return calibration_schemes(t); }
 
+/// Device buffers for the calibration's operands and C, large enough for every timed shape, with
+/// uniform(-1, 1) data.
+template <class T>
+struct CalBuffers {
+  DeviceBuffer<T> A, B, C;
+  static std::size_t most(std::int64_t CalShape::*x, std::int64_t CalShape::*y) {
+    std::int64_t v = kImplementationShape.*x * (kImplementationShape.*y);
+    for (const CalShape& s : kShapes) v = std::max(v, s.*x * (s.*y));
+    return static_cast<std::size_t>(v);
+  }
+  CalBuffers()
+      : A(most(&CalShape::m, &CalShape::k)), B(most(&CalShape::k, &CalShape::n)), C(most(&CalShape::m, &CalShape::n)) {
+    fill_random_device(col_major(A.get(), static_cast<std::int64_t>(A.size()), 1), Distribution{}, 0x5eed0001, nullptr);
+    fill_random_device(col_major(B.get(), static_cast<std::int64_t>(B.size()), 1), Distribution{}, 0x5eed0002, nullptr);
+    fill_random_device(col_major(C.get(), static_cast<std::int64_t>(C.size()), 1), Distribution{}, 0x5eed0003, nullptr);
+  }
+};
+
+/// Restores Workspace::record_timings on every way out.
+struct RecordTimingsOff {
+  Workspace& ws;
+  bool saved;
+  explicit RecordTimingsOff(Workspace& w) : ws(w), saved(w.record_timings) { ws.record_timings = false; }
+  ~RecordTimingsOff() { ws.record_timings = saved; }
+};
+
+/// One timed call of `sc` under `kernels` (never automatic: the planning step would ask for the
+/// model being measured) on sh with the given beta.
+template <class T>
+std::function<void()> timed_call(CalBuffers<T>& buf, const CalShape& sh, const Scheme& sc, const ExecutionPolicy& policy,
+                                 CudaKernels kernels, T beta, Workspace& ws) {
+  GemmOptions o;
+  o.scheme = sc;
+  o.range_policy = RangePolicy::ignore;  // uniform data is in range; never time a fallback
+  o.execution = policy;                  // time what the calls that use the model will run
+  o.execution.kernels = kernels;
+  const MatrixView<const T> a = col_major<const T>(buf.A.get(), sh.m, sh.k);
+  const MatrixView<const T> b = col_major<const T>(buf.B.get(), sh.k, sh.n);
+  const MatrixView<T> c = col_major(buf.C.get(), sh.m, sh.n);
+  return [=, &ws] { gemm_device<T>(Op::N, Op::N, T(1), a, b, beta, c, o, nullptr, &ws); };
+}
+
+/// Fused against multi-pass for every FP32-target scheme of the calibration set that has a fused
+/// kernel on this device, on kImplementationShape with beta = 0 and beta = 1, timed interleaved
+/// (float data; the choice serves double data too).
+std::vector<ImplementationTiming> measure_implementations(const ExecutionPolicy& policy, Workspace& ws) {
+  std::vector<ImplementationTiming> out;
+  CalBuffers<float> buf;
+  RecordTimingsOff off(ws);
+  const CalShape& sh = kImplementationShape;
+  for (const Scheme& sc : schemes_for(Target::fp32)) {
+    if (!detail::has_fused_kernel(sc)) continue;
+    for (const bool reads_c : {false, true}) {
+      const float beta = reads_c ? 1.f : 0.f;
+      const std::vector<RunTimes> rt = time_runs_interleaved(
+          {timed_call(buf, sh, sc, policy, CudaKernels::fused, beta, ws),
+           timed_call(buf, sh, sc, policy, CudaKernels::multipass, beta, ws)},
+          kWarmup, kRepeat);
+      out.push_back(ImplementationTiming{sc.kind, reads_c, sh.m, sh.n, sh.k, 1e-3 * rt[0].median_ms,
+                                         1e-3 * rt[1].median_ms});
+    }
+  }
+  return out;
+}
+
+/// The implementation the fits time `sc` with: the policy's, and for automatic the one the beta = 0
+/// comparison picked (the fitted shapes have beta = 0), as the planning step will.
+CudaKernels kernels_for_fit(const Scheme& sc, const ExecutionPolicy& policy, const std::vector<ImplementationTiming>& impl) {
+  if (policy.kernels != CudaKernels::automatic) return policy.kernels;
+  for (const ImplementationTiming& t : impl)
+    if (t.kind == sc.kind && !t.reads_c) return t.fused_seconds <= t.multipass_seconds ? CudaKernels::fused : CudaKernels::multipass;
+  return CudaKernels::fused;  // no fused kernel: the planning step runs multi-pass either way
+}
+
 /// Times every scheme of `t` on every shape class with data of type T; appends the samples.
 template <class T>
-void measure(Target t, const ExecutionPolicy& policy, Workspace& ws, std::vector<CostSample>& out) {
-  std::int64_t mk = 0, kn = 0, mn = 0;
-  for (const CalShape& s : kShapes) {
-    mk = std::max(mk, s.m * s.k);
-    kn = std::max(kn, s.k * s.n);
-    mn = std::max(mn, s.m * s.n);
-  }
-  DeviceBuffer<T> A(static_cast<std::size_t>(mk)), B(static_cast<std::size_t>(kn)),
-      C(static_cast<std::size_t>(mn));
-  fill_random_device(col_major(A.get(), mk, 1), Distribution{}, 0x5eed0001, nullptr);
-  fill_random_device(col_major(B.get(), kn, 1), Distribution{}, 0x5eed0002, nullptr);
-  const bool saved = ws.record_timings;
-  ws.record_timings = false;
-  try {
-    for (const CalShape& sh : kShapes) {
-      const MatrixView<const T> a = col_major<const T>(A.get(), sh.m, sh.k);
-      const MatrixView<const T> b = col_major<const T>(B.get(), sh.k, sh.n);
-      const MatrixView<T> c = col_major(C.get(), sh.m, sh.n);
-      for (const Scheme& sc : schemes_for(t)) {
-        GemmOptions o;
-        o.scheme = sc;
-        o.range_policy = RangePolicy::ignore;  // uniform data is in range; never time a fallback
-        o.execution = policy;  // time what the calls that use the model will run
-        const RunTimes rt =
-            time_runs([&] { gemm_device<T>(Op::N, Op::N, T(1), a, b, T(0), c, o, nullptr, &ws); }, kWarmup, kRepeat);
-        out.push_back(CostSample{sc, sh.m, sh.n, sh.k, 1e-3 * rt.median_ms, t});
-      }
+void measure(Target t, const ExecutionPolicy& policy, const std::vector<ImplementationTiming>& impl, Workspace& ws,
+             std::vector<CostSample>& out) {
+  CalBuffers<T> buf;
+  RecordTimingsOff off(ws);
+  for (const CalShape& sh : kShapes)
+    for (const Scheme& sc : schemes_for(t)) {
+      const RunTimes rt = time_runs(timed_call(buf, sh, sc, policy, kernels_for_fit(sc, policy, impl), T(0), ws),
+                                    kWarmup, kRepeat);
+      out.push_back(CostSample{sc, sh.m, sh.n, sh.k, 1e-3 * rt.median_ms, t});
     }
-  } catch (...) {
-    ws.record_timings = saved;
-    throw;
-  }
-  ws.record_timings = saved;
 }
 
 /// Measures the whole table and fits it (calibrate.hpp).
@@ -116,13 +171,15 @@ CostModel measure_model(const ExecutionPolicy& policy, Workspace* wsp, const std
   if (!wsp) own = std::make_unique<Workspace>();
   Workspace& ws = wsp ? *wsp : *own;
   std::vector<CostSample> samples;
-  measure<float>(Target::fp32, policy, ws, samples);
-  measure<double>(Target::fp64, policy, ws, samples);
+  const std::vector<ImplementationTiming> impl = measure_implementations(policy, ws);
+  measure<float>(Target::fp32, policy, impl, ws, samples);
+  measure<double>(Target::fp64, policy, impl, ws, samples);
   if (own) own->release();
 
   CostModel m = CostModel::h200_anchors();
   m.device = dev + " (measured)";
   m.samples = samples;
+  m.implementation_timings = impl;
   // One fit per (kind, target), in the order measured.
   std::vector<std::pair<SchemeKind, Target>> keys;
   for (const CostSample& s : samples) {
@@ -136,8 +193,8 @@ CostModel measure_model(const ExecutionPolicy& policy, Workspace* wsp, const std
     m.measured.push_back(fit_measured_cost(group));
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::fprintf(stderr, "tcemu: cost model measured in %.1f s (%zu timings, %zu fits)\n", secs, samples.size(),
-               m.measured.size());
+  std::fprintf(stderr, "tcemu: cost model measured in %.1f s (%zu timings, %zu fits, %zu fused/multi-pass pairs)\n",
+               secs, samples.size(), m.measured.size(), impl.size());
   return m;
 }
 
@@ -202,11 +259,10 @@ std::string calibration_cache_path(const ExecutionPolicy& policy) {
   TCEMU_CUBLAS(cublasGetProperty(MINOR_VERSION, &cb_minor));
   TCEMU_CUBLAS(cublasGetProperty(PATCH_LEVEL, &cb_patch));
   char name[512];
-  // v3: timed with the policy's kernels (fused by default; v2 timed multi-pass), named in the file.
-  const char* kernels = policy.kernels == CudaKernels::multipass ? "multipass"
-                        : policy.fused_mma == FusedMma::mma_sync ? "fused-mma.sync"
-                                                                 : "fused";
-  std::snprintf(name, sizeof name, "cost-model-v3-%s-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt", kernels,
+  // v4: fused against multi-pass per scheme and shape class (`impl` lines), the fits timed with
+  // the implementation the planning step picks; the policy's kernels named in the file.
+  const std::string kernels = std::string(to_string(policy.kernels)) + (policy.fused_mma == FusedMma::mma_sync ? "-mma.sync" : "");
+  std::snprintf(name, sizeof name, "cost-model-v4-%s-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt", kernels.c_str(),
                 sanitize(p.name).c_str(), p.major, p.minor, drv, rt, cb_major, cb_minor, cb_patch);
   return dir + "/" + name;
 }
@@ -258,6 +314,16 @@ std::shared_ptr<const CostModel> device_cost_model(const ExecutionPolicy& execut
   return m;
 }
 
+std::shared_ptr<const CostModel> implementation_cost_model(const ExecutionPolicy& execution) {
+  if (execution.calibration == CalibrationPolicy::anchors) return nullptr;
+  if (!execution.calibration_cache_dir.empty()) return device_cost_model(execution);
+  std::lock_guard<std::recursive_mutex> lock(g_mu);
+  const int dev = model_key(execution);
+  if (auto it = g_in_use.find(dev); it != g_in_use.end()) return it->second;
+  if (auto it = g_measured.find(dev); it != g_measured.end()) return it->second;
+  return nullptr;
+}
+
 std::string describe_cost_model(const CostModel& model) {
   std::ostringstream os;
   char line[512];
@@ -277,6 +343,19 @@ std::string describe_cost_model(const CostModel& model) {
                   to_string(c.target), c.coef[0] * 1e6, c.coef[1] * 1e6, c.coef[2] * 1e12, c.coef[3] * 1e12,
                   c.coef[4] > 0 ? 2.0 / c.coef[4] / 1e12 : 0.0, 100 * c.fit_error);
     os << line;
+  }
+  if (!model.implementation_timings.empty()) {
+    std::snprintf(line, sizeof line, "  %-14s %-10s %-20s %12s %14s %s\n", "implementation", "class", "m x n x k",
+                  "fused ms", "multi-pass ms", "auto picks");
+    os << line;
+    for (const ImplementationTiming& t : model.implementation_timings) {
+      char shape[64];
+      std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)t.m, (long long)t.n, (long long)t.k);
+      std::snprintf(line, sizeof line, "  %-14s %-10s %-20s %12.4f %14.4f %s\n", schemes::descriptor(t.kind).name,
+                    t.reads_c ? "beta != 0" : "beta = 0", shape, t.fused_seconds * 1e3, t.multipass_seconds * 1e3,
+                    t.fused_seconds <= t.multipass_seconds ? "fused" : "multi-pass");
+      os << line;
+    }
   }
   if (!model.samples.empty()) {
     std::snprintf(line, sizeof line, "  %-14s %-6s %-20s %12s %12s %8s\n", "sample", "target", "m x n x k",

@@ -1,13 +1,17 @@
-// CUDA backend entry: orientation, range profile (fused with the split), scheme resolution shared
-// with the host (resolve_scheme), dispatch to the paths, timings.
+// CUDA backend entry: the planning step (scheme, implementation, orientation) and the executor that
+// runs the split, products and combine stages of dispatch/ in the order of the overlap policy
+// (ExecutionPolicy::overlap), with the range profile fused into the split and the scheme resolution
+// shared with the host (resolve_scheme); timings.
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "cuda/dispatch/crt_path.hpp"
 #include "cuda/kernels/fused.hpp"
 #include "cuda/dispatch/paths.hpp"
 #include "tcemu/cuda/calibrate.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
+#include "tcemu/planning.hpp"
 #include "tcemu/split.hpp"
 
 namespace tcemu::cuda {
@@ -101,6 +105,116 @@ const ProfileTotals* queue_profile_readback(const Profiles& pr, std::int64_t m, 
   return h;
 }
 
+/// How the planning step runs a scheme: its implementation and the orientation that goes with it.
+struct Decision {
+  Implementation implementation = Implementation::native;
+  std::string implementation_reason;
+  Orientation orientation;
+};
+
+/// The planning step's execution decisions for scheme `s` on an m x n C (tcemu/planning.hpp): the
+/// fused kernels are oriented by their block tiles (fewer tiles; ExecutionPolicy::orientation =
+/// layout: by C's layout), every other implementation by C's layout (column-major to them).
+/// `model()`: the calibrated model behind ExecutionPolicy::kernels = automatic, called only when a
+/// decision needs it (nullptr: none).
+template <class ModelOf>
+Decision decide(const Scheme& s, std::int64_t m, std::int64_t n, bool c_row_major, bool reads_c,
+                const ExecutionPolicy& ex, ModelOf model) {
+  Decision d;
+  switch (s.family()) {
+    case ImplFamily::native:
+      d.implementation = Implementation::native;
+      d.implementation_reason = "cuBLAS";
+      break;
+    case ImplFamily::int_slices:
+      d.implementation = Implementation::int_slices;
+      d.implementation_reason = "cuBLAS INT8 per slice group";
+      break;
+    case ImplFamily::tile_exponent:
+      d.implementation = Implementation::mixpert;
+      d.implementation_reason = "the scheme's own kernel";
+      break;
+    case ImplFamily::crt:
+      d.implementation = Implementation::crt;
+      d.implementation_reason = "residue pass, cuBLAS INT8 per modulus, reconstruction pass";
+      break;
+    default: {
+      const bool has_fused = detail::has_fused_kernel(s);
+      const bool ask = has_fused && ex.kernels == CudaKernels::automatic;
+      const ImplementationChoice c = choose_split_implementation(s, has_fused, ex.kernels, reads_c, ask ? model() : nullptr);
+      d.implementation = c.implementation;
+      d.implementation_reason = c.reason;
+    }
+  }
+  d.orientation = d.implementation == Implementation::fused && ex.orientation == OrientationPolicy::tiles
+                      ? orientation_for_tiles(m, n, c_row_major, detail::fused::block_tile(s, ex.fused_mma))
+                      : orientation_for_layout(c_row_major);
+  return d;
+}
+
+/// decide() memoised per thread for the last 8 distinct calls: the tile and calibrated-time
+/// arithmetic and its report lines cost microseconds of host time, as much as a small product. The
+/// model is part of the key (a recalibration gives a new one); fetched first when a decision needs it.
+template <class ModelOf>
+const Decision& decide_memo(const Scheme& s, std::int64_t m, std::int64_t n, bool c_row_major, bool reads_c,
+                            const ExecutionPolicy& ex, ModelOf model) {
+  struct Entry {
+    SchemeKind kind{};
+    int parts = -1, device = -1;
+    std::int64_t m = -1, n = -1;
+    bool row_major = false, reads_c = false;
+    CudaKernels kernels{};
+    FusedMma mma{};
+    OrientationPolicy orientation{};
+    const CostModel* model = nullptr;
+    Decision d;
+  };
+  thread_local Entry cache[8];
+  thread_local int next = 0;
+  int device = 0;
+  TCEMU_CUDA(cudaGetDevice(&device));
+  const bool needs_model = ex.kernels == CudaKernels::automatic && s.family() != ImplFamily::native &&
+                           s.family() != ImplFamily::int_slices && s.family() != ImplFamily::tile_exponent &&
+                           detail::has_fused_kernel(s);
+  const CostModel* mp = needs_model ? model() : nullptr;
+  for (const Entry& e : cache)
+    if (e.kind == s.kind && e.parts == s.parts && e.device == device && e.m == m && e.n == n &&
+        e.row_major == c_row_major && e.reads_c == reads_c && e.kernels == ex.kernels && e.mma == ex.fused_mma &&
+        e.orientation == ex.orientation && e.model == mp)
+      return e.d;
+  Entry& e = cache[next];
+  next = (next + 1) % 8;
+  e = Entry{s.kind, s.parts, device, m, n, c_row_major, reads_c, ex.kernels, ex.fused_mma, ex.orientation, mp,
+            decide(s, m, n, c_row_major, reads_c, ex, [mp] { return mp; })};
+  return e.d;
+}
+
+/// Orients the problem: acc = X . Y^T column-major is C (X = op(A)) or, swapped, C^T (X = op(B)^T).
+/// `a`: op(A) as m lines of k; `b`: op(B) as n lines of k.
+template <class T>
+void orient(detail::Problem<T>& p, const detail::Operand<T>& a, const detail::Operand<T>& b, const MatrixView<T>& C,
+            bool swapped) {
+  p.swapped = swapped;
+  p.x = swapped ? b : a;
+  p.y = swapped ? a : b;
+  p.m = p.x.lines;
+  p.n = p.y.lines;
+  p.c_rs = swapped ? C.col_stride : C.row_stride;
+  p.c_cs = swapped ? C.row_stride : C.col_stride;
+}
+
+/// Applies a decision to the problem and records it in the report's execution plan.
+template <class T>
+void apply(const Decision& d, detail::Problem<T>& p, const detail::Operand<T>& a, const detail::Operand<T>& b,
+           const MatrixView<T>& C, ExecutionPlan& ep) {
+  orient(p, a, b, C, d.orientation.swapped);
+  p.fused = d.implementation == Implementation::fused;
+  ep.implementation = d.implementation;
+  ep.implementation_reason = d.implementation_reason;
+  ep.swapped = d.orientation.swapped;
+  ep.orientation_reason = d.orientation.reason;
+}
+
 float elapsed(cudaEvent_t a, cudaEvent_t b) {
   float ms = 0;
   TCEMU_CUDA(cudaEventElapsedTime(&ms, a, b));
@@ -124,46 +238,77 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   std::shared_ptr<const CostModel> device_model;
   if (options.scheme.is_automatic() && !options.cost_model) device_model = device_cost_model(options.execution);
   const CostModel& model = device_model ? *device_model : anchors;
+  // The calibrated model behind ExecutionPolicy::kernels = automatic: the caller's, else auto's,
+  // else implementation_cost_model's (tcemu/cuda/calibrate.hpp; may measure on first use like
+  // auto's, so for a scheme that asks it is fetched here, before the call's work; else on need).
+  std::shared_ptr<const CostModel> impl_model;
+  bool impl_model_fetched = false;
+  auto model_for_implementation = [&]() -> const CostModel* {
+    if (options.cost_model) return options.cost_model;
+    if (device_model) return device_model.get();
+    if (!impl_model_fetched) impl_model = implementation_cost_model(options.execution);
+    impl_model_fetched = true;
+    return impl_model.get();
+  };
+  if (options.execution.kernels == CudaKernels::automatic && !options.scheme.is_automatic() &&
+      !options.scheme.is_native() && detail::has_fused_kernel(options.scheme))
+    model_for_implementation();
   Workspace& wso = wsp ? *wsp : default_workspace();
   Workspace::Impl& ws = wso.impl();
   cudaStream_t st = stream;
 
-  // Orientation: acc = X . Y^T column-major; swap operands when C is row-major.
-  detail::Problem<T> p;
+  // The caller's problem: op(A) as m lines of k, op(B) as n lines of k; oriented by the plan.
   const detail::Operand<T> oa{a.data, a.rows, a.row_stride, a.col_stride};
   const detail::Operand<T> ob{b.data, b.cols, b.col_stride, b.row_stride};
-  p.swapped = C.col_stride == 1 && C.row_stride != 1;
-  p.x = p.swapped ? ob : oa;
-  p.y = p.swapped ? oa : ob;
-  p.m = p.x.lines;
-  p.n = p.y.lines;
+  const bool c_row_major = C.col_stride == 1 && C.row_stride != 1;
+  const bool reads_c = beta != T(0);
+  detail::Problem<T> p;
   p.k = a.cols;
   p.c = C.data;
-  p.c_rs = p.swapped ? C.col_stride : C.row_stride;
-  p.c_cs = p.swapped ? C.row_stride : C.col_stride;
   p.alpha = alpha;
   p.beta = beta;
   p.stream = st;
   p.exec = &options.execution;
+  ExecutionPlan ep;
+  ep.overlap = options.execution.overlap;
+  ws.begin_call();
+  auto decide_for = [&](const Scheme& sc) -> const Decision& {
+    return decide_memo(sc, a.rows, b.cols, c_row_major, reads_c, options.execution, model_for_implementation);
+  };
+  // Fills the report's execution plan (GemmReport::plan is set by resolution before this).
+  auto finish = [&](const Scheme& sc) {
+    ep.scheme = sc.name;
+    ep.slices = sc.family() == ImplFamily::int_slices ? sc.parts : 0;
+    ep.workspace_bytes = static_cast<std::int64_t>(ws.call_bytes());
+    report.plan.execution = ep;
+  };
 
   cudaEvent_t* ev = ws.ev;
   TCEMU_CUDA(cudaEventRecord(ev[0], st));
   if (p.k == 0) {  // BLAS semantics: C = beta * C (not read when beta == 0)
+    orient(p, oa, ob, C, c_row_major);
     detail::combine_groups<T, T>(nullptr, 0, 0, 0, 1, nullptr, p.m, p.n, alpha, beta, p.c, p.c_rs, p.c_cs, st);
+    ep.implementation = Implementation::none;
+    ep.stages = {Stage::combine};
+    finish(options.scheme);
     return report;
   }
 
   if (options.scheme.family() == ImplFamily::crt) {  // int8-crt: its own stages (dispatch/crt_path.cpp)
+    apply(decide_for(options.scheme), p, oa, ob, C, ep);
     const std::string why = detail::run_crt<T>(options, p, ws, wso.record_timings, report);
     if (!why.empty())
       return ::tcemu::detail::scheme_fallback(options, why, [&](const GemmOptions& o) {
         return gemm_device<T>(opA, opB, alpha, A, B, beta, C, o, stream, wsp);
       });
+    ep.stages = {Stage::plan, Stage::split, Stage::products, Stage::combine};
+    finish(options.scheme);
     return report;
   }
 
   if (options.scheme.family() == ImplFamily::tile_exponent) {
     // The tile rule needs the packed tiles: the pack pass decides between the kernel and a fallback.
+    apply(decide_for(options.scheme), p, oa, ob, C, ep);
     mixpert::PackCheck cx, cy;
     const bool ignore = options.range_policy == RangePolicy::ignore;
     const bool ran = detail::run_mixpert<T>(options.scheme, p, ws, ignore, cx, cy, ev[1]);
@@ -173,6 +318,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
         return gemm_device<T>(opA, opB, alpha, A, B, beta, C, o, stream, wsp);
       });
     report.kernels = "MixPert kernel (mma.sync)";
+    ep.stages = {Stage::split, Stage::plan, Stage::products};
     TCEMU_CUDA(cudaEventRecord(ev[2], st));
     TCEMU_CUDA(cudaEventRecord(ev[3], st));
     if (wso.record_timings) {
@@ -180,6 +326,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       report.seconds_split = 1e-3 * elapsed(ev[0], ev[1]);
       report.seconds_products = 1e-3 * elapsed(ev[1], ev[2]);
     }
+    finish(options.scheme);
     return report;
   }
 
@@ -189,9 +336,14 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   // real profile below. A native pick there is final: such calls skip the profile.
   const Plan* nominal = req.is_automatic() ? &nominal_plan(req.target, a.rows, b.cols, p.k, model) : nullptr;
   const Scheme spec = nominal ? nominal->chosen : req;
+  apply(decide_for(spec), p, oa, ob, C, ep);
   RangeProfile pa, pb;
   Scheme s;
-  bool split_done = false;
+  // The stages queued before the plan, for `spec`: after the plan the executor runs the rest, all
+  // of them when the plan chose another scheme.
+  struct {
+    bool split = false, products = false;
+  } before_plan;
   Profiles pr{};
   if (nominal && spec.is_native()) {
     // auto with a native pick (final, see nominal_plan): what resolve_scheme reports for a native
@@ -200,35 +352,53 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     report.requested = req;
     report.used = spec;
     report.plan = *nominal;
+    ep.stages.push_back(Stage::plan);
   } else if (spec.is_native()) {
     s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
+    ep.stages.push_back(Stage::plan);
   } else {
     pr = profile_areas(p.m, p.n, ws, st);
-    // Ozaki (slice count) and the line-aligned schemes (line exponents) need the profile first.
+    // Split stage. Ozaki (slice count) and the line-aligned schemes (line exponents) need the
+    // profile first: a profile-only pass; the others split with the profile fused in.
     const bool profile_only = spec.family() == ImplFamily::int_slices || spec.needs_profile_before_split();
     if (profile_only) {
       const detail::SplitSpec none{};
       detail::split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, none, nullptr, p.k, pr.x, st);
       detail::split_operand<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, none, nullptr, p.k, pr.y, st);
     } else {
-      detail::split_panels<T>(spec, p, ws, pr.x, pr.y);  // split fused with the profile
+      detail::split_panels<T>(spec, p, ws, pr.x, pr.y);
+      before_plan.split = true;
     }
+    ep.stages.push_back(Stage::split);
     const ProfileTotals* h = queue_profile_readback(pr, p.m, p.n, p.k, ws, st, ev[1]);
-    // The split scheme is kept unless the range check falls back (or `auto` decides otherwise on the
-    // real profile): queue its products now, so that the GPU works while the host waits for the
-    // profile and plans (no idle gap after the split). Otherwise they are simply not used.
-    if (!profile_only) detail::run_parts_products<T>(spec, p, ws, ev[2], detail::kStageProducts);
+    // Products stage before planning when the overlap policy says so (ExecutionPolicy::overlap): the
+    // GPU computes while the host waits for the profile and plans; used if planning keeps `spec`.
+    if (before_plan.split && products_before_planning(ep.overlap, detail::products_write_c(p), reads_c)) {
+      detail::run_parts_products<T>(spec, p, ws, ev[2]);
+      ep.stages.push_back(Stage::products);
+      before_plan.products = true;
+    }
+    // Plan stage: the real profiles, then resolution (auto's choice on them, the range check).
     TCEMU_CUDA(cudaEventSynchronize(ev[1]));
     const RangeProfile px = to_profile(h[0], p.m, p.k), py = to_profile(h[1], p.n, p.k);
     pa = p.swapped ? py : px;
     pb = p.swapped ? px : py;
     s = resolve_scheme(options, pa, pb, a.rows, b.cols, p.k, model, report);
-    split_done = !profile_only && s.name == spec.name;
+    ep.stages.push_back(Stage::plan);
+    if (s.name != spec.name) {
+      before_plan = {};  // wasted work: the resolved scheme runs all its stages
+      // Another scheme runs: its own implementation and orientation (the profile areas follow x and y).
+      const bool was_swapped = p.swapped;
+      apply(decide_for(s), p, oa, ob, C, ep);
+      if (p.swapped != was_swapped) std::swap(pr.x, pr.y);
+    }
     if (s.is_line_aligned()) {
+      const RangeProfile& qx = p.swapped ? pb : pa;
+      const RangeProfile& qy = p.swapped ? pa : pb;
       p.line_exp_x = pr.x.line_exp;
       p.line_exp_y = pr.y.line_exp;
-      p.scale_exp_x = split::aligned_scale_exp(s.kind, px.max_abs);
-      p.scale_exp_y = split::aligned_scale_exp(s.kind, py.max_abs);
+      p.scale_exp_x = split::aligned_scale_exp(s.kind, qx.max_abs);
+      p.scale_exp_y = split::aligned_scale_exp(s.kind, qy.max_abs);
       p.alpha = static_cast<T>(static_cast<double>(alpha) * std::ldexp(1.0, -p.scale_exp_x - p.scale_exp_y));
     }
   }
@@ -239,20 +409,28 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       TCEMU_CUDA(cudaEventRecord(ev[1], st));
       detail::run_native<T>(s, p, ws);
       TCEMU_CUDA(cudaEventRecord(ev[2], st));
+      ep.stages.push_back(Stage::products);
       break;
     case ImplFamily::int_slices:
       report.kernels = "Ozaki slices (cuBLAS INT8)";
       detail::run_ozaki<T>(s, p, ws, pr.x.line_exp, pr.y.line_exp, ev[1], ev[2]);
+      ep.stages.insert(ep.stages.end(), {Stage::split, Stage::products, Stage::combine});
       break;
     default:
-      report.kernels = detail::use_fused(s, p.exec->kernels) ? detail::fused::kernel_name(s, p.exec->fused_mma) : "multi-pass (cuBLAS per group)";
-      if (split_done) {  // split and products already queued
-        detail::run_parts_products<T>(s, p, ws, ev[2], detail::kStageCombine);
-        break;
+      report.kernels = p.fused ? detail::fused::kernel_name(s, p.exec->fused_mma) : "multi-pass (cuBLAS per group)";
+      if (!before_plan.split) {
+        detail::split_panels<T>(s, p, ws, ProfileArgs{}, ProfileArgs{});
+        TCEMU_CUDA(cudaEventRecord(ev[1], st));
+        ep.stages.push_back(Stage::split);
       }
-      detail::split_panels<T>(s, p, ws, ProfileArgs{}, ProfileArgs{});
-      TCEMU_CUDA(cudaEventRecord(ev[1], st));
-      detail::run_parts_products<T>(s, p, ws, ev[2], detail::kStageProducts | detail::kStageCombine);
+      if (!before_plan.products) {
+        detail::run_parts_products<T>(s, p, ws, ev[2]);
+        ep.stages.push_back(Stage::products);
+      }
+      if (!detail::products_write_c(p)) {
+        detail::run_parts_combine<T>(s, p, ws);
+        ep.stages.push_back(Stage::combine);
+      }
       break;
   }
   TCEMU_CUDA(cudaEventRecord(ev[3], st));
@@ -262,6 +440,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     report.seconds_products = 1e-3 * elapsed(ev[1], ev[2]);
     report.seconds_combine = 1e-3 * elapsed(ev[2], ev[3]);
   }
+  finish(s);
   return report;
 }
 

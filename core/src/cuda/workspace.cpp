@@ -70,6 +70,7 @@ Workspace::Impl::~Impl() {
 void* Workspace::Impl::get(Slot slot, std::size_t n, cudaStream_t stream) {
   n = (n + 255) / 256 * 256;
   if (n == 0) n = 256;
+  if (n > requested[slot]) requested[slot] = n;
   if (bytes[slot] >= n) return buf[slot];
   if (buf[slot]) {
     TCEMU_CUDA(cudaStreamSynchronize(stream));

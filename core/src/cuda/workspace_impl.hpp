@@ -32,6 +32,19 @@ struct Workspace::Impl {
   void* pinned = nullptr;  ///< host-pinned read-back area
   std::size_t pinned_bytes = 0;
   cudaEvent_t ev[4] = {};
+  /// Largest size asked of each slot since begin_call() (bytes, rounded as get() rounds them).
+  std::size_t requested[kSlotCount] = {};
+
+  /// Starts counting what one call asks of the buffers (call_bytes()).
+  void begin_call() {
+    for (std::size_t& r : requested) r = 0;
+  }
+  /// Bytes of device buffers the call since begin_call() needed, all slots together.
+  std::size_t call_bytes() const {
+    std::size_t total = 0;
+    for (std::size_t r : requested) total += r;
+    return total;
+  }
 
   Impl();
   ~Impl();

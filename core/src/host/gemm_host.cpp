@@ -1,12 +1,27 @@
-// Host backend entry: shapes, scheme resolution, dispatch to the arithmetic paths, timings.
+// Host backend entry: shapes, range profile and scheme resolution (the plan), then the executor:
+// the path's split, products and combine stages in that order, timings.
 #include <Kokkos_Core.hpp>
 #include <chrono>
+#include <memory>
 
 #include "host/paths.hpp"
 #include "tcemu/gemm.hpp"
 #include "tcemu/range_profile.hpp"
 
 namespace tcemu {
+namespace {
+
+/// Runs a path's stages in the host order, split -> products -> combine, recording each in `ep`.
+void run_stages(host::Stages& st, ExecutionPlan& ep) {
+  st.split();
+  ep.stages.push_back(Stage::split);
+  st.products();
+  ep.stages.push_back(Stage::products);
+  st.combine();
+  ep.stages.push_back(Stage::combine);
+}
+
+}  // namespace
 
 template <class T>
 GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<const T> B, T beta,
@@ -33,6 +48,11 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
       return detail::mixpert_fallback(options, why, [&](const GemmOptions& o) {
         return gemm_host<T>(Op::N, Op::N, alpha, a, b, beta, C, o);
       });
+    ExecutionPlan& ep = report.plan.execution;
+    ep.scheme = options.scheme.name;
+    ep.implementation = Implementation::mixpert;
+    ep.implementation_reason = "the scheme's own path (pack, then the INT8 products with the combine)";
+    ep.stages = {Stage::split, Stage::plan, Stage::products};
     report.seconds_split = t.split;
     report.seconds_products = t.products;
     return report;
@@ -55,11 +75,22 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
         });
     return report;
   }
-  // The arithmetic path of the scheme's implementation family (native FP32 runs as one FP32 part).
-  if (s.is_native() && s.part == PartType::fp64) host::gemm_fp64(alpha, a, b, beta, C, t);
-  else if (s.family() == ImplFamily::int_slices) host::gemm_ozaki(s.parts, alpha, a, b, beta, C, t);
-  else if (s.family() == ImplFamily::crt) {
+  // The executor: the arithmetic path of the scheme's implementation family as explicit stages
+  // (native FP32 runs as one FP32 part; Ozaki interleaves its stages per block, host/paths.hpp).
+  ExecutionPlan& ep = report.plan.execution;
+  ep.scheme = s.name;
+  ep.orientation_reason = "C (the host backend never swaps)";
+  ep.overlap = Overlap::none;  // the host runs its stages one after the other
+  ep.stages = {Stage::plan};
+  if (s.family() == ImplFamily::int_slices) {
+    ep.slices = s.parts;
+    ep.implementation = Implementation::int_slices;
+    host::gemm_ozaki(s.parts, alpha, a, b, beta, C, t);
+    ep.stages.insert(ep.stages.end(), {Stage::split, Stage::products, Stage::combine});
+  } else if (s.family() == ImplFamily::crt) {
     report.kernels = "host (int8-crt reference loops)";
+    ep.implementation = Implementation::crt;
+    ep.implementation_reason = "Ozaki scheme II reference loops";
     const std::string why = host::gemm_crt(s, alpha, a, b, beta, C, t,
                                            options.range_policy == RangePolicy::ignore, report.certificate);
     if (!why.empty()) {  // no N in the table is certified: C untouched, run the fallback
@@ -71,8 +102,15 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
       r.requested = options.scheme;
       return r;
     }
+    ep.stages.insert(ep.stages.end(), {Stage::split, Stage::products, Stage::combine});
+  } else {
+    const bool fp64 = s.is_native() && s.part == PartType::fp64;
+    ep.implementation = s.is_native() ? Implementation::native : Implementation::multipass;
+    ep.implementation_reason = s.is_native() ? "CBLAS" : "CBLAS per part product";
+    const std::unique_ptr<host::Stages> st =
+        fp64 ? host::fp64_stages(alpha, a, b, beta, C, t) : host::parts_stages(s, alpha, a, b, beta, C, t);
+    run_stages(*st, ep);
   }
-  else host::gemm_parts(s, alpha, a, b, beta, C, t);
   report.seconds_split = t.split;
   report.seconds_products = t.products;
   report.seconds_combine = t.combine;

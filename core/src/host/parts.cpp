@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "host/blas.hpp"
@@ -90,94 +91,161 @@ int split_aligned_operand(SchemeKind kind, int parts, MatrixView<const T> x, boo
 
 }  // namespace
 
+namespace {
+
+/// The split-part path as three stages over one call's state (the parts and accumulators live in
+/// the thread's scratch slots, host/workspace.hpp).
 template <class T>
-void gemm_parts(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
-                MatrixView<T> C, Timings& t) {
-  const std::int64_t m = a.rows, n = b.cols, k = a.cols;
-  auto t0 = clock::now();
-  std::vector<float*> ap, bp;
-  int unscale_exp = 0;  // fp16x2-aligned: the parts hold A * 2^sigma_A and B * 2^sigma_B
-  if (s.needs_profile_before_split()) {
-    unscale_exp = -split_aligned_operand(s.kind, s.parts, a, true, 0, ap) -
-                  split_aligned_operand(s.kind, s.parts, b, false, 3, bp);
-  } else {
-    ap = split_operand(s.kind, s.parts, a, 0);
-    bp = split_operand(s.kind, s.parts, b, 3);
-  }
-  t.split += since(t0);
+class PartsStages final : public Stages {
+ public:
+  PartsStages(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> C,
+              Timings& t)
+      : s_(s), alpha_(alpha), a_(a), b_(b), beta_(beta), C_(C), t_(t) {}
 
-  t0 = clock::now();
-  std::vector<float*> acc;
-  for (std::size_t g = 0; g < s.groups.size(); ++g) acc.push_back(scratch<float>(6 + int(g), m * n));
-  for (std::size_t g = 0; g < s.groups.size(); ++g) {
-    bool first = true;
-    for (const PartProduct& p : s.groups[g].products) {
-      sgemm_rm(m, n, k, ap[p.a], bp[p.b], first ? 0.0f : 1.0f, acc[g]);
-      first = false;
+  void split() override {
+    const auto t0 = clock::now();
+    if (s_.needs_profile_before_split()) {  // fp16x2-aligned: the parts hold A * 2^sigma_A, B * 2^sigma_B
+      unscale_exp_ = -split_aligned_operand(s_.kind, s_.parts, a_, true, 0, ap_) -
+                     split_aligned_operand(s_.kind, s_.parts, b_, false, 3, bp_);
+    } else {
+      ap_ = split_operand(s_.kind, s_.parts, a_, 0);
+      bp_ = split_operand(s_.kind, s_.parts, b_, 3);
     }
+    t_.split += since(t0);
   }
-  t.products += since(t0);
 
-  t0 = clock::now();
-  std::vector<const float*> accp;
-  std::vector<T> scale;
-  for (std::size_t g = 0; g < s.groups.size(); ++g) {
-    accp.push_back(acc[g]);
-    scale.push_back(static_cast<T>(std::ldexp(1.0, s.groups[g].scale_exp + unscale_exp)));
+  void products() override {
+    const auto t0 = clock::now();
+    const std::int64_t m = a_.rows, n = b_.cols, k = a_.cols;
+    acc_.clear();
+    for (std::size_t g = 0; g < s_.groups.size(); ++g) acc_.push_back(scratch<float>(6 + int(g), m * n));
+    for (std::size_t g = 0; g < s_.groups.size(); ++g) {
+      bool first = true;
+      for (const PartProduct& p : s_.groups[g].products) {
+        sgemm_rm(m, n, k, ap_[p.a], bp_[p.b], first ? 0.0f : 1.0f, acc_[g]);
+        first = false;
+      }
+    }
+    t_.products += since(t0);
   }
-  const int groups = static_cast<int>(accp.size());
-  const float* const* accs = accp.data();
-  const T* scales = scale.data();
-  Kokkos::parallel_for(
-      "tcemu::combine_host", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
-      [=](std::int64_t i) {
-        for (std::int64_t j = 0; j < n; ++j) {
-          T v = 0;
-          for (int g = groups - 1; g >= 0; --g) v += static_cast<T>(accs[g][i * n + j]) * scales[g];
-          C(i, j) = alpha * v + (beta == T(0) ? T(0) : beta * C(i, j));
-        }
-      });
-  t.combine += since(t0);
+
+  void combine() override {
+    const auto t0 = clock::now();
+    const std::int64_t m = a_.rows, n = b_.cols;
+    std::vector<const float*> accp;
+    std::vector<T> scale;
+    for (std::size_t g = 0; g < s_.groups.size(); ++g) {
+      accp.push_back(acc_[g]);
+      scale.push_back(static_cast<T>(std::ldexp(1.0, s_.groups[g].scale_exp + unscale_exp_)));
+    }
+    const int groups = static_cast<int>(accp.size());
+    const float* const* accs = accp.data();
+    const T* scales = scale.data();
+    const T alpha = alpha_, beta = beta_;
+    const MatrixView<T> C = C_;
+    Kokkos::parallel_for(
+        "tcemu::combine_host", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
+        [=](std::int64_t i) {
+          for (std::int64_t j = 0; j < n; ++j) {
+            T v = 0;
+            for (int g = groups - 1; g >= 0; --g) v += static_cast<T>(accs[g][i * n + j]) * scales[g];
+            C(i, j) = alpha * v + (beta == T(0) ? T(0) : beta * C(i, j));
+          }
+        });
+    t_.combine += since(t0);
+  }
+
+ private:
+  Scheme s_;
+  T alpha_;
+  MatrixView<const T> a_, b_;
+  T beta_;
+  MatrixView<T> C_;
+  Timings& t_;
+  std::vector<float*> ap_, bp_, acc_;
+  int unscale_exp_ = 0;
+};
+
+/// Native FP64 as three stages: copies to contiguous FP64, one DGEMM, C = alpha * R + beta * C.
+template <class T>
+class Fp64Stages final : public Stages {
+ public:
+  Fp64Stages(T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> C, Timings& t)
+      : alpha_(alpha), a_(a), b_(b), beta_(beta), C_(C), t_(t) {}
+
+  void split() override {
+    const auto t0 = clock::now();
+    const std::int64_t m = a_.rows, n = b_.cols, k = a_.cols;
+    double* adp = ad_ = scratch<double>(0, m * k);
+    double* bdp = bd_ = scratch<double>(1, k * n);
+    const MatrixView<const T> a = a_, b = b_;
+    Kokkos::parallel_for(
+        "tcemu::copy_fp64", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
+        [=](std::int64_t i) {
+          for (std::int64_t j = 0; j < k; ++j) adp[i * k + j] = static_cast<double>(a(i, j));
+        });
+    Kokkos::parallel_for(
+        "tcemu::copy_fp64", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, k),
+        [=](std::int64_t i) {
+          for (std::int64_t j = 0; j < n; ++j) bdp[i * n + j] = static_cast<double>(b(i, j));
+        });
+    t_.split += since(t0);
+  }
+
+  void products() override {
+    const auto t0 = clock::now();
+    const std::int64_t m = a_.rows, n = b_.cols, k = a_.cols;
+    r_ = scratch<double>(2, m * n);
+    dgemm_rm(m, n, k, ad_, bd_, 0.0, r_);
+    t_.products += since(t0);
+  }
+
+  void combine() override {
+    const auto t0 = clock::now();
+    const std::int64_t m = a_.rows, n = b_.cols;
+    const double* rp = r_;
+    const T alpha = alpha_, beta = beta_;
+    const MatrixView<T> C = C_;
+    Kokkos::parallel_for(
+        "tcemu::combine_fp64", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
+        [=](std::int64_t i) {
+          for (std::int64_t j = 0; j < n; ++j)
+            C(i, j) = static_cast<T>(static_cast<double>(alpha) * rp[i * n + j] +
+                                     (beta == T(0) ? 0.0 : static_cast<double>(beta) * C(i, j)));
+        });
+    t_.combine += since(t0);
+  }
+
+ private:
+  T alpha_;
+  MatrixView<const T> a_, b_;
+  T beta_;
+  MatrixView<T> C_;
+  Timings& t_;
+  double* ad_ = nullptr;
+  double* bd_ = nullptr;
+  double* r_ = nullptr;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Stages> parts_stages(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
+                                     MatrixView<T> C, Timings& t) {
+  return std::make_unique<PartsStages<T>>(s, alpha, a, b, beta, C, t);
 }
 
 template <class T>
-void gemm_fp64(T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> C,
-               Timings& t) {
-  const std::int64_t m = a.rows, n = b.cols, k = a.cols;
-  auto t0 = clock::now();
-  double* adp = scratch<double>(0, m * k);
-  double* bdp = scratch<double>(1, k * n);
-  double* r = scratch<double>(2, m * n);
-  Kokkos::parallel_for(
-      "tcemu::copy_fp64", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
-      [=](std::int64_t i) {
-        for (std::int64_t j = 0; j < k; ++j) adp[i * k + j] = static_cast<double>(a(i, j));
-      });
-  Kokkos::parallel_for(
-      "tcemu::copy_fp64", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, k),
-      [=](std::int64_t i) {
-        for (std::int64_t j = 0; j < n; ++j) bdp[i * n + j] = static_cast<double>(b(i, j));
-      });
-  t.split += since(t0);
-  t0 = clock::now();
-  dgemm_rm(m, n, k, adp, bdp, 0.0, r);
-  t.products += since(t0);
-  t0 = clock::now();
-  const double* rp = r;
-  Kokkos::parallel_for(
-      "tcemu::combine_fp64", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, m),
-      [=](std::int64_t i) {
-        for (std::int64_t j = 0; j < n; ++j)
-          C(i, j) = static_cast<T>(static_cast<double>(alpha) * rp[i * n + j] +
-                                   (beta == T(0) ? 0.0 : static_cast<double>(beta) * C(i, j)));
-      });
-  t.combine += since(t0);
+std::unique_ptr<Stages> fp64_stages(T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> C,
+                                    Timings& t) {
+  return std::make_unique<Fp64Stages<T>>(alpha, a, b, beta, C, t);
 }
 
 #define TCEMU_INSTANTIATE(T)                                                                      \
-  template void gemm_parts<T>(const Scheme&, T, MatrixView<const T>, MatrixView<const T>, T,       \
-                              MatrixView<T>, Timings&);                                           \
-  template void gemm_fp64<T>(T, MatrixView<const T>, MatrixView<const T>, T, MatrixView<T>, Timings&);
+  template std::unique_ptr<Stages> parts_stages<T>(const Scheme&, T, MatrixView<const T>, MatrixView<const T>, \
+                                                   T, MatrixView<T>, Timings&);                            \
+  template std::unique_ptr<Stages> fp64_stages<T>(T, MatrixView<const T>, MatrixView<const T>, T,           \
+                                                  MatrixView<T>, Timings&);
 TCEMU_INSTANTIATE(float)
 TCEMU_INSTANTIATE(double)
 #undef TCEMU_INSTANTIATE

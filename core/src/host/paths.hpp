@@ -1,7 +1,8 @@
 #pragma once
-// The host backend's three arithmetic paths. a = op(A) (m x k), b = op(B) (k x n), both strided views
+// The host backend's arithmetic paths. a = op(A) (m x k), b = op(B) (k x n), both strided views
 // into the caller's data; C is m x n. Each path adds its wall-clock seconds to `t`.
 #include <functional>
+#include <memory>
 
 #include "tcemu/matrix.hpp"
 #include "tcemu/mixpert.hpp"
@@ -13,19 +14,32 @@ struct Timings {
   double split = 0, products = 0, combine = 0;
 };
 
-/// FP32 part schemes (fp32, tf32, bf16, fp16, fp16x2*, tf32x2, bf16x3, bf16x9): split both operands
-/// into FP32 arrays holding the parts, one SGEMM per part product into the group's FP32 accumulator,
-/// combine C = alpha * sum_g 2^scale_g acc_g + beta * C (smallest group first).
-template <class T>
-void gemm_parts(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
-                MatrixView<T> C, Timings& t);
+/// One call's path as explicit stages, which gemm_host runs in the order split -> products ->
+/// combine (each once; a stage adds its wall-clock seconds to the Timings it was made with). The
+/// object holds the views and scratch pointers of the call: it must not outlive them.
+class Stages {
+ public:
+  virtual ~Stages() = default;
+  virtual void split() = 0;     ///< both operands into their parts
+  virtual void products() = 0;  ///< the part products into the group accumulators
+  virtual void combine() = 0;   ///< C = alpha * sum of the groups + beta * C
+};
 
-/// Native FP64: copy to contiguous FP64, DGEMM, C = alpha * R + beta * C.
+/// FP32 part schemes (fp32, tf32, bf16, fp16, fp16x2*, tf32x2, bf16x3, bf16x9 and the line-aligned
+/// ones): split both operands into FP32 arrays holding the parts, one SGEMM per part product into
+/// the group's FP32 accumulator, combine C = alpha * sum_g 2^scale_g acc_g + beta * C (smallest
+/// group first).
 template <class T>
-void gemm_fp64(T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> C,
-               Timings& t);
+std::unique_ptr<Stages> parts_stages(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
+                                     MatrixView<T> C, Timings& t);
 
-/// Ozaki scheme on INT8 slices (ozIMMU): see ozaki.cpp.
+/// Native FP64: copy to contiguous FP64 (split), DGEMM (products), C = alpha * R + beta * C (combine).
+template <class T>
+std::unique_ptr<Stages> fp64_stages(T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta, MatrixView<T> C,
+                                    Timings& t);
+
+/// Ozaki scheme on INT8 slices (ozIMMU): see ozaki.cpp. Its split, products and combine run per block
+/// of rows and columns (a memory budget), interleaved inside this one function.
 template <class T>
 void gemm_ozaki(int slices, T alpha, MatrixView<const T> a, MatrixView<const T> b, T beta,
                 MatrixView<T> C, Timings& t);

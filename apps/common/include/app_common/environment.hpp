@@ -8,6 +8,8 @@
 ///   TCEMU_CUDA_ACC_CHUNK     elements of k, 0 = no chunks        -> accumulation_chunk (multi-pass)
 ///   TCEMU_CUDA_DIRECT_C      0 = accumulators + combine kernel   -> direct_to_c (multi-pass)
 ///   TCEMU_CUDA_OZAKI_ACC_MB  MiB of INT32 accumulators (> 0)    -> ozaki_accumulator_bytes
+///   TCEMU_CUDA_OVERLAP       products-while-planning | none     -> overlap
+///   TCEMU_CUDA_ORIENTATION   tiles | layout                     -> orientation (fused kernels)
 ///   TCEMU_CUDA_COMPLEX       auto | 4m | embed                  -> complex
 ///   TCEMU_AUTO_CALIBRATE     1/auto | cache | 0/off/anchors | force/recalibrate -> calibration
 ///   XDG_CACHE_HOME, HOME     the cost-model cache folder: $XDG_CACHE_HOME/tcemu, else
@@ -33,9 +35,5 @@ const tcemu::ExecutionPolicy& execution_policy_from_environment();
 /// GemmOptions for `scheme` with the environment's execution policy (range policy and cost model at
 /// their defaults): what every app and tcemu-bench hands to a gemm call.
 tcemu::GemmOptions gemm_options(const tcemu::Scheme& scheme);
-
-/// True when TCEMU_CUDA_KERNELS is set (non-empty), i.e. the user chose the kernels and an app's own
-/// measured default must not override them. Read once with the policy.
-bool environment_chooses_kernels();
 
 }  // namespace tcemu::app

@@ -5,8 +5,12 @@
 /// model.
 ///
 /// What is measured (calibrated_cost_model): with CUDA events on the legacy default stream, one
-/// warm-up and the median of 5 timed gemm_device calls (the policy's kernels, range policy `ignore`,
-/// uniform(-1,1) data, split and range profile included, i.e. what a call costs), for
+/// warm-up and the median of 5 timed gemm_device calls (range policy `ignore`, uniform(-1,1) data,
+/// split and range profile included, i.e. what a call costs). First, for every FP32-target scheme of
+/// the set below with a fused kernel on this device, fused against multi-pass, interleaved, on
+/// 8192 x 8192 x 1024 with beta = 0 and with beta = 1 (CostModel::implementation_timings: what
+/// ExecutionPolicy::kernels = automatic picks from, tcemu/planning.hpp). Then, each on the
+/// implementation the planning step will run (the policy's kernels; automatic: the faster at beta = 0),
 ///   FP32 target, float data:  fp32, fp64, fp16x2, tf32x2, bf16x3, bf16x9, int8-ozaki:4, int8-ozaki:7
 ///   FP64 target, double data: fp64, int8-ozaki:6, int8-ozaki:8, int8-ozaki:11
 /// on five shapes (m x n x k), each chosen so that one cost term dominates:
@@ -51,10 +55,10 @@ namespace tcemu::cuda {
 /// CalibrationPolicy lives in tcemu/execution.hpp (ExecutionPolicy::calibration).
 using ::tcemu::CalibrationPolicy;
 
-/// Cache file of the current device under `policy`: <policy.calibration_cache_dir>/cost-model-v3-
-/// <kernels>-<GPU name>-sm<cc>-drv<driver>-rt<runtime>-cublas<version>.txt, <kernels> one of fused,
-/// fused-mma.sync, multipass (name characters other than [A-Za-z0-9.-] become '_'); "" when the
-/// folder is empty. Throws DeviceError without a device.
+/// Cache file of the current device under `policy`: <policy.calibration_cache_dir>/cost-model-v4-
+/// <kernels>-<GPU name>-sm<cc>-drv<driver>-rt<runtime>-cublas<version>.txt, <kernels> one of auto,
+/// fused, multipass, with "-mma.sync" for FusedMma::mma_sync (name characters other than
+/// [A-Za-z0-9.-] become '_'); "" when the folder is empty. Throws DeviceError without a device.
 std::string calibration_cache_path(const ExecutionPolicy& policy);
 
 /// The measured cost model of the current device. Unless `recalibrate`, returns the model already
@@ -70,6 +74,14 @@ CostModel calibrated_cost_model(const ExecutionPolicy& policy, Workspace* ws, bo
 /// execution.calibration; memoised per device, kernel choice and process (thread-safe). Never throws
 /// for a failed measurement (one line on stderr, then the anchors).
 std::shared_ptr<const CostModel> device_cost_model(const ExecutionPolicy& execution);
+
+/// The model behind ExecutionPolicy::kernels = automatic in calls that do not run `auto` (its
+/// ImplementationTiming entries pick fused or multi-pass, tcemu/planning.hpp): nullptr under
+/// CalibrationPolicy::anchors; with a cache folder (the apps, tcemu-bench) device_cost_model(), i.e.
+/// the cache file, measured once on first use where the policy says so; without one, only a model
+/// this process already measured or loaded (never measures: a library caller that keeps no cache
+/// does not pay a calibration for a call that names its scheme). nullptr means fused.
+std::shared_ptr<const CostModel> implementation_cost_model(const ExecutionPolicy& execution);
 
 /// Multi-line text of a calibrated model for --recalibrate / --explain: the device, one line per fit
 /// (coefficients as fixed us, operand GB/s-equivalent, output GB/s-equivalent, TFLOP/s-equivalent,

@@ -76,6 +76,16 @@ constexpr SchemeKind native_kind(PartType part) {
   return kAllKinds.k[0];
 }
 
+/// The descriptor's name of the scheme with APE hybrid role `r` (tcemu/hybrid.hpp's defaults); ""
+/// for HybridRole::none or when no descriptor holds the role.
+constexpr const char* hybrid_scheme_name(HybridRole r) {
+  for (int i = 0; i < kSchemeCount; ++i)
+    if (r != HybridRole::none && kDescriptors.d[i].hybrid == r) return kDescriptors.d[i].name;
+  return "";
+}
+static_assert(hybrid_scheme_name(HybridRole::fast)[0] != '\0' && hybrid_scheme_name(HybridRole::wide)[0] != '\0',
+              "APE hybrid execution needs one descriptor with each role (HybridRole::fast, HybridRole::wide)");
+
 /// The first registered kind of implementation family `f` (e.g. the `auto` kind).
 constexpr SchemeKind kind_of_family(ImplFamily f) {
   for (int i = 0; i < kSchemeCount; ++i)

@@ -51,6 +51,7 @@ struct Bf16x3 {
     d.table.group({{0, 0}}).group({{0, 1}, {1, 0}}).group({{0, 2}, {1, 1}, {2, 0}});
     d.fused = FusedTable::three;
     d.calibrate_fp32[0] = 0;
+    d.hybrid = HybridRole::wide;  // APE's wide-range path (FP32's exponent range)
     return d;
   }();
   using ElementSplit = Bf16x3Split;

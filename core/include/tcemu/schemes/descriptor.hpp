@@ -84,6 +84,10 @@ enum class Accuracy {
   full_bits,   ///< meets a target when precision_bits reaches the target's 24 / 53 bits
 };
 
+/// A scheme's role in APE's hybrid execution (tcemu/hybrid.hpp): the scheme of the in-range blocks,
+/// or the wide-range one of the rest (HybridOptions' defaults; one descriptor holds each role).
+enum class HybridRole { none, fast, wide };
+
 /// One catalogue scheme, as data (a literal type: every field is a compile-time constant).
 struct SchemeDescriptor {
   const char* name = "";           ///< catalogue name ("fp16x2"); parameterised forms add ":<p>"
@@ -130,6 +134,7 @@ struct SchemeDescriptor {
   /// false: `--scheme all` (parse_scheme_list("all")) leaves the scheme out; it runs only when named
   /// (int8-crt while its GPU certificate costs some fifty DGEMMs: docs/crt.md).
   bool in_all = true;
+  HybridRole hybrid = HybridRole::none;  ///< default role in APE hybrid execution (tcemu/hybrid.hpp)
 };
 
 /// Exclusive bound of |x| below which RN-even to `m` mantissa bits (8-bit exponent) stays finite:

@@ -102,6 +102,7 @@ struct Fp16x2Ape {
     d.table.group({{0, 0}}).group({{0, 1}, {1, 0}}, -split::kApeLoScaleExp);
     d.fused = FusedTable::hi_cross;
     d.calibrate_fp32[0] = 0;
+    d.hybrid = HybridRole::fast;  // APE's fast path for in-range blocks
     return d;
   }();
   using ElementSplit = ApeFp16Split;

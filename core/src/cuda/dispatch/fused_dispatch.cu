@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "cuda/kernels/wgmma_kernel.cuh"
+#include "tcemu/planning.hpp"
 
 namespace tcemu::cuda::detail::fused {
 
@@ -159,14 +160,29 @@ bool supported(const Scheme& s) {
   return c.ok && compute_capability() >= 80;
 }
 
+namespace {
+
+/// True when kernel_name / run take the wgmma kernel of `c` under `mma` (workspace panels are
+/// 256-byte aligned, so run's alignment test passes for them).
+bool wgmma_for(const Choice& c, FusedMma mma) {
+  return use_wgmma(mma) && with_instance(c, [](auto k, auto set) {
+           return wg::available<decltype(k)::value, decltype(set)::value, float>();
+         });
+}
+
+}  // namespace
+
 const char* kernel_name(const Scheme& s, FusedMma mma) {
   const Choice c = choice_for(s.kind);
   if (!c.ok) throw InvalidArgument("tcemu cuda: scheme " + s.name + " has no fused kernel");
-  // The same instance test as launch_kernel (workspace panels are 256-byte aligned).
-  const bool wgmma = use_wgmma(mma) && with_instance(c, [](auto k, auto set) {
-                       return wg::available<decltype(k)::value, decltype(set)::value, float>();
-                     });
-  return wgmma ? "fused (wgmma)" : "fused (mma.sync)";
+  return wgmma_for(c, mma) ? "fused (wgmma)" : "fused (mma.sync)";
+}
+
+::tcemu::BlockTile block_tile(const Scheme& s, FusedMma mma) {
+  const Choice c = choice_for(s.kind);
+  if (!c.ok) throw InvalidArgument("tcemu cuda: scheme " + s.name + " has no fused kernel");
+  if (wgmma_for(c, mma)) return ::tcemu::BlockTile{wg::kBM, wg::tile_shape(c.set).bn};
+  return ::tcemu::BlockTile{kBM, kBN};
 }
 
 template <class T>

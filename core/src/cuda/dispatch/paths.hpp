@@ -26,7 +26,8 @@ struct Problem {
   std::int64_t m = 0, n = 0, k = 0;
   T* c = nullptr;
   std::int64_t c_rs = 0, c_cs = 0;
-  bool swapped = false;  ///< x is op(B)^T and y is op(A) (C row-major)
+  bool swapped = false;  ///< x is op(B)^T and y is op(A): the backend computes C^T (planned orientation)
+  bool fused = false;    ///< split-part schemes: the fused kernel computes the products (planned implementation)
   T alpha{}, beta{};
   cudaStream_t stream = nullptr;
   const ExecutionPolicy* exec = nullptr;  ///< GemmOptions::execution (never null once set up)
@@ -37,27 +38,37 @@ struct Problem {
   int scale_exp_x = 0, scale_exp_y = 0;
 };
 
-/// True when split-part scheme `s` runs as the fused kernel (kernels/fused.hpp) under `k`: automatic
-/// and fused take the fused kernel wherever `s` has one (ExecutionPolicy::kernels).
-bool use_fused(const Scheme& s, CudaKernels k);
+/// True when split-part scheme `s` has a fused kernel (kernels/fused.hpp) that this device runs
+/// (compute capability 8.0 or newer); whether it is used is planned (tcemu/planning.hpp, Problem::fused).
+bool has_fused_kernel(const Scheme& s);
 
 /// Native FP32 (cublasSgemm, CUBLAS_DEFAULT_MATH) or FP64 (cublasDgemm), directly on the caller's
 /// memory when cuBLAS can read it, else on packed copies plus a combine.
 template <class T>
 void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws);
 
-/// Stages of run_parts_products (bit mask).
-inline constexpr int kStageProducts = 1;  ///< one GEMM per product group, then after_products is recorded
-inline constexpr int kStageCombine = 2;   ///< the combine into C
-
-/// Split-part schemes: panels (already split into ws slots A/B by split_panels) -> one GEMM per
-/// product group -> combine. `stages` selects what is queued (the products may be queued before the
-/// scheme is confirmed, the combine after).
+/// The stages of a split-part scheme (ImplFamily parts, one_pass, line_aligned), each queued on
+/// p.stream; the executor (gemm_cuda.cpp) calls them in the order of ExecutionPolicy::overlap:
+///   split_panels -> run_parts_products -> run_parts_combine.
+/// Products stage: on the panels split by split_panels, the fused kernel (p.fused: products and
+/// combine in one kernel, into C), or one cuBLAS GEMM per product group, into C through cuBLAS
+/// epilogues where FP32 C allows (direct_to_c) or into FP32 accumulators in ws slot kSlotAccum;
+/// records `after_products` once they are queued.
 template <class T>
-void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, cudaEvent_t after_products,
-                        int stages);
+void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, cudaEvent_t after_products);
 
-/// Splits both operands into the part panels of `s` (profile into px/py when given).
+/// Combine stage: the FP32 accumulators of run_parts_products into C (alpha, beta, 2^scale per
+/// group); nothing when the products wrote C themselves (products_write_c).
+template <class T>
+void run_parts_combine(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws);
+
+/// True when the products stage of `p` writes C itself (the fused kernel, or multi-pass GEMMs
+/// straight into an FP32 C): it reads C when beta != 0, so it may not run before planning then.
+template <class T>
+bool products_write_c(const Problem<T>& p);
+
+/// Split stage: both operands into the part panels of `s` (natural part order for the fused kernel,
+/// the group layout for multi-pass), with the range profile into px/py when given.
 template <class T>
 void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const ProfileArgs& px,
                   const ProfileArgs& py);

@@ -120,9 +120,7 @@ PartLayout natural_layout(const Scheme& s) {
 
 }  // namespace
 
-bool use_fused(const Scheme& s, CudaKernels k) {
-  return k != CudaKernels::multipass && fused::supported(s);
-}
+bool has_fused_kernel(const Scheme& s) { return fused::supported(s); }
 
 template <class T>
 void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws) {
@@ -179,7 +177,7 @@ void run_native(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws) {
 template <class T>
 void split_panels(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const ProfileArgs& px,
                   const ProfileArgs& py) {
-  const PartLayout L = use_fused(s, p.exec->kernels) ? natural_layout(s) : make_part_layout(s.groups, p.swapped);
+  const PartLayout L = p.fused ? natural_layout(s) : make_part_layout(s.groups, p.swapped);
   const Store st = store_of(s.part);
   const std::int64_t kp = panel_k(p.k);
   const std::size_t eb = store_bytes(st);
@@ -266,73 +264,87 @@ void products_into_c(const Problem<T>& p, const PanelGemm& G, const PartLayout& 
   }
 }
 
+/// The multi-pass accumulators of `s` on `p`: group 0 (the most significant) in k chunks of kb (see
+/// acc_chunk), one FP32 accumulator per group and per chunk of group 0.
+struct Accumulation {
+  PartLayout L;
+  int ngroups = 0, n0 = 0;
+  std::int64_t kp = 0, kb = 0, nfull = 0, rem = 0, ldacc = 0, gstride = 0;
+  std::vector<double> scales;
+  std::size_t bytes() const { return sizeof(float) * gstride * (ngroups + n0 - 1); }
+};
+
 template <class T>
-void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws,
-                        cudaEvent_t after_products, int stages) {
-  const std::int64_t kp = panel_k(p.k);
-  if (use_fused(s, p.exec->kernels)) {
-    // One kernel does the products and the combine into C. With beta == 0 C is never read, so the
-    // kernel may run before the scheme is confirmed (a fallback overwrites C), and the GPU computes
-    // while the host reads the profile back and plans; otherwise it waits for the combine stage.
-    const bool now = p.beta == T(0) ? (stages & kStageProducts) != 0 : (stages & kStageCombine) != 0;
-    if (now) {
-      const std::size_t eb = store_bytes(store_of(s.part));
-      const fused::Panels pn{ws.get(kSlotPartsA, eb * p.m * s.parts * kp, p.stream),
-                             ws.get(kSlotPartsB, eb * p.n * s.parts * kp, p.stream), p.m, p.n, kp,
-                             p.exec->fused_mma};
-      fused::run<T>(s, pn, fused::Epilogue<T>{p.c, p.c_rs, p.c_cs, p.alpha, p.beta}, p.stream);
-    }
-    if (now || (stages & kStageProducts)) TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
+Accumulation accumulation(const Scheme& s, const Problem<T>& p) {
+  Accumulation a;
+  a.L = make_part_layout(s.groups, p.swapped);
+  a.ngroups = static_cast<int>(a.L.windows.size());
+  a.kp = panel_k(p.k);
+  const std::int64_t k0 = a.L.windows[0].len * a.kp;
+  a.kb = s.parts > 1 ? acc_chunk(s.part, p.k, p.exec->accumulation_chunk) : 0;
+  a.nfull = a.kb > 0 && k0 > a.kb ? k0 / a.kb : 0;
+  a.rem = a.nfull > 0 ? k0 - a.nfull * a.kb : k0;
+  a.n0 = static_cast<int>(a.nfull + (a.rem > 0 ? 1 : 0));
+  a.scales.resize(a.ngroups);
+  for (int g = 0; g < a.ngroups; ++g) a.scales[g] = std::ldexp(1.0, a.L.windows[g].scale_exp);
+  a.ldacc = round_up(p.m, 4);
+  a.gstride = a.ldacc * p.n;
+  return a;
+}
+
+template <class T>
+bool products_write_c(const Problem<T>& p) {
+  return p.fused || direct_to_c(p);
+}
+
+template <class T>
+void run_parts_products(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, cudaEvent_t after_products) {
+  if (p.fused) {
+    // One kernel does the products and the combine into C.
+    const std::int64_t kp = panel_k(p.k);
+    const std::size_t eb = store_bytes(store_of(s.part));
+    const fused::Panels pn{ws.get(kSlotPartsA, eb * p.m * s.parts * kp, p.stream),
+                           ws.get(kSlotPartsB, eb * p.n * s.parts * kp, p.stream), p.m, p.n, kp,
+                           p.exec->fused_mma};
+    fused::run<T>(s, pn, fused::Epilogue<T>{p.c, p.c_rs, p.c_cs, p.alpha, p.beta}, p.stream);
+    TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
     return;
   }
-  const PartLayout L = make_part_layout(s.groups, p.swapped);
-  const int ngroups = static_cast<int>(L.windows.size());
-  // Group 0 (the most significant) in k chunks of kb (see acc_chunk).
-  const std::int64_t k0 = L.windows[0].len * kp;
-  const std::int64_t kb = s.parts > 1 ? acc_chunk(s.part, p.k, p.exec->accumulation_chunk) : 0;
-  const std::int64_t nfull = kb > 0 && k0 > kb ? k0 / kb : 0;
-  const std::int64_t rem = nfull > 0 ? k0 - nfull * kb : k0;
-  const int n0 = static_cast<int>(nfull + (rem > 0 ? 1 : 0));
-  std::vector<double> scales(ngroups);
-  for (int g = 0; g < ngroups; ++g) scales[g] = std::ldexp(1.0, L.windows[g].scale_exp);
+  const Accumulation A = accumulation(s, p);
   if (direct_to_c(p)) {
     // FP32 C that cuBLAS can write: every group GEMM adds into C through its epilogue; no
-    // accumulators in device memory and no combine pass. With beta == 0 C is never read, so the
-    // GEMMs may run before the scheme is confirmed (a native fallback overwrites C); otherwise they
-    // wait for the combine stage.
-    const bool now = p.beta == T(0) ? (stages & kStageProducts) != 0 : (stages & kStageCombine) != 0;
-    if (now) products_into_c(p, panel_gemm(s, p, ws, L, kp), L, kb, nfull, rem, scales);
-    if (now || (stages & kStageProducts)) TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
+    // accumulators in device memory and no combine pass.
+    products_into_c(p, panel_gemm(s, p, ws, A.L, A.kp), A.L, A.kb, A.nfull, A.rem, A.scales);
+    TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
     return;
   }
-  // Otherwise one FP32 accumulator per group (group 0: one per chunk), then the combine.
-  const std::int64_t ldacc = round_up(p.m, 4);
-  const std::int64_t gstride = ldacc * p.n;
-  float* acc = static_cast<float*>(ws.get(kSlotAccum, sizeof(float) * gstride * (ngroups + n0 - 1), p.stream));
-  if (!(stages & kStageProducts)) {
-    if (stages & kStageCombine)
-      combine_groups<float, T>(acc, gstride, ldacc, ngroups, n0, scales.data(), p.m, p.n, p.alpha, p.beta,
-                               p.c, p.c_rs, p.c_cs, p.stream);
-    return;
-  }
-  const PanelGemm G = panel_gemm(s, p, ws, L, kp);
+  // Otherwise one FP32 accumulator per group (group 0: one per chunk); run_parts_combine adds them.
+  float* acc = static_cast<float*>(ws.get(kSlotAccum, A.bytes(), p.stream));
+  const PanelGemm G = panel_gemm(s, p, ws, A.L, A.kp);
   const float one = 1.f, zero = 0.f;
-  for (int g = 0; g < ngroups; ++g) {
-    const GroupWindow& w = L.windows[g];
-    if (g == 0 && nfull > 0) {
-      TCEMU_CUBLAS(cublasGemmStridedBatchedEx(G.h, CUBLAS_OP_T, CUBLAS_OP_N, G.m, G.n, blas_int(kb, "k chunk"), &one,
-                                              G.a(w), G.type, G.lda, kb, G.b(w), G.type, G.ldb, kb, &zero, acc,
-                                              CUDA_R_32F, blas_int(ldacc, "ldc"), gstride, blas_int(nfull, "chunks"),
-                                              G.compute, CUBLAS_GEMM_DEFAULT));
-      if (rem > 0) G.gemm(G.a(w, nfull * kb), G.b(w, nfull * kb), rem, one, zero, acc + nfull * gstride, ldacc);
+  for (int g = 0; g < A.ngroups; ++g) {
+    const GroupWindow& w = A.L.windows[g];
+    if (g == 0 && A.nfull > 0) {
+      TCEMU_CUBLAS(cublasGemmStridedBatchedEx(G.h, CUBLAS_OP_T, CUBLAS_OP_N, G.m, G.n, blas_int(A.kb, "k chunk"), &one,
+                                              G.a(w), G.type, G.lda, A.kb, G.b(w), G.type, G.ldb, A.kb, &zero, acc,
+                                              CUDA_R_32F, blas_int(A.ldacc, "ldc"), A.gstride,
+                                              blas_int(A.nfull, "chunks"), G.compute, CUBLAS_GEMM_DEFAULT));
+      if (A.rem > 0)
+        G.gemm(G.a(w, A.nfull * A.kb), G.b(w, A.nfull * A.kb), A.rem, one, zero, acc + A.nfull * A.gstride, A.ldacc);
       continue;
     }
-    G.gemm(G.a(w), G.b(w), w.len * kp, one, zero, acc + (g == 0 ? 0 : (n0 + g - 1) * gstride), ldacc);
+    G.gemm(G.a(w), G.b(w), w.len * A.kp, one, zero, acc + (g == 0 ? 0 : (A.n0 + g - 1) * A.gstride), A.ldacc);
   }
   TCEMU_CUDA(cudaEventRecord(after_products, p.stream));
-  if (stages & kStageCombine)
-    combine_groups<float, T>(acc, gstride, ldacc, ngroups, n0, scales.data(), p.m, p.n, p.alpha, p.beta,
-                             p.c, p.c_rs, p.c_cs, p.stream);
+}
+
+template <class T>
+void run_parts_combine(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws) {
+  if (products_write_c(p)) return;  // the products' epilogues wrote C
+  const Accumulation A = accumulation(s, p);
+  float* acc = static_cast<float*>(ws.get(kSlotAccum, A.bytes(), p.stream));
+  combine_groups<float, T>(acc, A.gstride, A.ldacc, A.ngroups, A.n0, A.scales.data(), p.m, p.n, p.alpha, p.beta, p.c,
+                           p.c_rs, p.c_cs, p.stream);
 }
 
 template <class T>
@@ -416,7 +428,9 @@ void run_ozaki(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const 
   template void split_panels<T>(const Scheme&, const Problem<T>&, Workspace::Impl&,                \
                                 const ProfileArgs&, const ProfileArgs&);                           \
   template void run_parts_products<T>(const Scheme&, const Problem<T>&, Workspace::Impl&,          \
-                                      cudaEvent_t, int);                                           \
+                                      cudaEvent_t);                                                \
+  template void run_parts_combine<T>(const Scheme&, const Problem<T>&, Workspace::Impl&);          \
+  template bool products_write_c<T>(const Problem<T>&);                                            \
   template void run_ozaki<T>(const Scheme&, const Problem<T>&, Workspace::Impl&, const int*,       \
                              const int*, cudaEvent_t, cudaEvent_t);
 TCEMU_PATHS(float)

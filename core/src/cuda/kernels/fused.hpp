@@ -25,6 +25,10 @@
 #include "tcemu/execution.hpp"
 #include "tcemu/scheme.hpp"
 
+namespace tcemu {
+struct BlockTile;  // tcemu/planning.hpp (kept out of the kernels' includes)
+}  // namespace tcemu
+
 namespace tcemu::cuda::detail::fused {
 
 /// Split panels in the layout of kernels.hpp with the parts in their natural order (sequence
@@ -53,6 +57,11 @@ bool supported(const Scheme& s);
 /// Which fused kernel runs `s` on this device under `mma`: "fused (wgmma)" (sm_90a, unless `mma`
 /// is mma_sync) or "fused (mma.sync)". Throws InvalidArgument when `s` has no fused kernel.
 const char* kernel_name(const Scheme& s, FusedMma mma);
+
+/// Block tile (accumulator rows x columns) of the kernel that kernel_name(s, mma) names, from that
+/// kernel's own configuration: wgmma 128 x tile_shape(table).bn, mma.sync 128 x 128. The planning
+/// step orients C with it (orientation_for_tiles). Throws InvalidArgument when `s` has no fused kernel.
+::tcemu::BlockTile block_tile(const Scheme& s, FusedMma mma);
 
 /// Runs the fused kernel of `s` on `panels` (split with the natural part order) into the epilogue.
 /// Throws InvalidArgument when `s` has no fused kernel, DeviceError on a launch failure.

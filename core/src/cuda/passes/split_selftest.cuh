@@ -304,17 +304,51 @@ void check_ozaki(const DeviceOperand<T>& op, int s, bool reversed, std::int64_t 
   CK(cudaFree(dexp));
 }
 
+/// True when the element-wise split pass writes the parts of `d` (a stored part type, parts known in
+/// advance, no line exponents from a profile first): the native copies, the one-pass schemes and the
+/// split-part families.
+bool element_split(const schemes::SchemeDescriptor& d) {
+  return store_for(d.part) != Store::none && d.parts > 0 &&
+         (d.family == ImplFamily::native || d.family == ImplFamily::one_pass || d.family == ImplFamily::parts);
+}
+
+/// The split specs checked, from the registry (no scheme named here): for every scheme the split pass
+/// writes, its parts in natural and in reverse order, and the a- and b-side orders of its product
+/// table (the multi-pass panels repeat parts that way, e.g. four products of two parts); then the
+/// profile-only pass. The first case with more than one part comes first (the unprofiled re-split).
+std::vector<KindCase> split_cases() {
+  std::vector<KindCase> out;
+  auto add = [&](SchemeKind kind, Store st, const std::vector<int>& seq) {
+    for (const KindCase& c : out)
+      if (c.kind == kind && c.seq == seq) return;
+    if (seq.size() <= 16) out.push_back({kind, st, seq});
+  };
+  for (int i = 0; i < kSchemeCount; ++i) {
+    const schemes::SchemeDescriptor& d = schemes::kDescriptors.d[i];
+    if (!element_split(d)) continue;
+    const SchemeKind kind = schemes::kAllKinds.k[i];
+    const Store st = store_for(d.part);
+    std::vector<int> natural, a_side, b_side;
+    for (int q = 0; q < d.parts; ++q) natural.push_back(q);
+    for (int q = 0; q < d.table.nproducts; ++q) {
+      a_side.push_back(d.table.p[q].a);
+      b_side.push_back(d.table.p[q].b);
+    }
+    add(kind, st, natural);
+    add(kind, st, std::vector<int>(natural.rbegin(), natural.rend()));
+    if (d.table.nproducts > 1) {
+      add(kind, st, a_side);
+      add(kind, st, b_side);
+    }
+  }
+  std::stable_partition(out.begin(), out.end(), [](const KindCase& c) { return c.seq.size() > 1; });
+  out.push_back({schemes::native_kind(PartType::fp32), Store::none, {}});
+  return out;
+}
+
 template <class T>
 void check_all(std::mt19937_64& rng) {
-  const std::vector<KindCase> kinds = {
-      {SchemeKind::fp16x2, Store::f16, {0, 1}},         {SchemeKind::fp16x2, Store::f16, {1, 0}},
-      {SchemeKind::fp16, Store::f16, {0}},              {SchemeKind::fp16x2_markidis, Store::f16, {1, 1, 0, 0}},
-      {SchemeKind::fp16x2_egemm, Store::f16, {1, 0, 1, 0}}, {SchemeKind::fp16x2_legemm, Store::f16, {0, 1}},
-      {SchemeKind::bf16x3, Store::bf16, {0, 1, 2}},     {SchemeKind::bf16x9, Store::bf16, {2, 1, 0}},
-      {SchemeKind::bf16, Store::bf16, {0}},             {SchemeKind::tf32x2, Store::f32, {1, 0}},
-      {SchemeKind::tf32, Store::f32, {0}},              {SchemeKind::fp32, Store::f32, {0}},
-      {SchemeKind::fp64, Store::f64, {0}},              {SchemeKind::fp32, Store::none, {}},
-  };
+  const std::vector<KindCase> kinds = split_cases();
   for (const Layout& lay : layouts()) {
     for (bool specials : {false, true}) {
       DeviceOperand<T> op(lay, rng, specials);
@@ -324,7 +358,7 @@ void check_all(std::mt19937_64& rng) {
       }
       // Unprofiled (resolved-scheme re-split) and the packed native path (kp a multiple of 4 only).
       check_split(op, kinds[0], (lay.k + 15) / 16 * 16, false);
-      check_split(op, {SchemeKind::fp32, Store::f32, {0}}, (lay.k + 3) / 4 * 4, false);
+      check_split(op, {schemes::native_kind(PartType::fp32), Store::f32, {0}}, (lay.k + 3) / 4 * 4, false);
       for (bool rev : {false, true}) {
         check_ozaki(op, 8, rev, lay.k);
         if (lay.k > 8) check_ozaki(op, 3, rev, (lay.k + 2) / 3);  // several k chunks (possibly unaligned)
@@ -486,8 +520,16 @@ void timings() {
     SchemeKind kind;
     Store st;
     int nseq, bytes;
-  } ks[] = {{"fp16x2", SchemeKind::fp16x2, Store::f16, 2, 2}, {"tf32x2", SchemeKind::tf32x2, Store::f32, 2, 4},
-            {"bf16x3", SchemeKind::bf16x3, Store::bf16, 3, 2}, {"profile-only", SchemeKind::fp32, Store::none, 0, 0}};
+  };
+  // The split-part schemes `auto` is calibrated on (their descriptors say so), then the profile-only pass.
+  std::vector<K> ks;
+  for (int i = 0; i < kSchemeCount; ++i) {
+    const schemes::SchemeDescriptor& d = schemes::kDescriptors.d[i];
+    if (d.family != ImplFamily::parts || !element_split(d) || d.calibrate_fp32[0] != 0) continue;
+    const Store st = store_for(d.part);
+    ks.push_back({d.name, schemes::kAllKinds.k[i], st, d.parts, st == Store::f32 ? 4 : 2});
+  }
+  ks.push_back({"profile-only", schemes::native_kind(PartType::fp32), Store::none, 0, 0});
   for (const K& k : ks) {
     SplitSpec spec;
     spec.kind = k.kind;

@@ -1,0 +1,133 @@
+// The device-independent execution decisions of the planning step (tcemu/planning.hpp), and the
+// names of tcemu/execution.hpp's Overlap, OrientationPolicy, Implementation and Stage with
+// ExecutionPlan::explain, the text those decisions are reported in.
+#include "tcemu/planning.hpp"
+
+#include <cstdio>
+
+#include "tcemu/error.hpp"
+
+namespace tcemu {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+Orientation orientation_for_layout(bool c_row_major) {
+  Orientation o;
+  o.swapped = c_row_major;
+  o.reason = c_row_major ? "C^T (C is row-major; this implementation writes a column-major result)"
+                         : "C (column-major)";
+  return o;
+}
+
+Orientation orientation_for_tiles(std::int64_t m, std::int64_t n, bool c_row_major, BlockTile tile) {
+  if (tile.rows <= 0 || tile.cols <= 0 || m <= 0 || n <= 0)
+    throw InvalidArgument("orientation_for_tiles: tile " + std::to_string(tile.rows) + " x " +
+                          std::to_string(tile.cols) + " on " + std::to_string(m) + " x " + std::to_string(n) +
+                          " (all must be positive)");
+  const std::int64_t rm = ceil_div(m, tile.rows), cn = ceil_div(n, tile.cols);  // C as is
+  const std::int64_t rn = ceil_div(n, tile.rows), cm = ceil_div(m, tile.cols);  // C^T
+  const std::int64_t as_c = rm * cn, as_ct = rn * cm;
+  Orientation o;
+  // A tie goes to the smaller m (the kernel's rows): measured on an H100, 1,024 x 60,000 and
+  // 1,024 x 70,000 ran 3-5 % faster than their transposes even where the tile counts tie
+  // (docs/perf-notes.md, section 8); a square C keeps its layout.
+  const bool tie = as_c == as_ct;
+  o.swapped = !tie ? as_ct < as_c : m != n ? n < m : c_row_major;
+  o.tiles = o.swapped ? as_ct : as_c;
+  o.tiles_other = o.swapped ? as_c : as_ct;
+  char line[256];
+  std::snprintf(line, sizeof line, "%s: %dx%d tiles, %lld x %lld = %lld as C, %lld x %lld = %lld as C^T%s",
+                o.swapped ? "C^T" : "C", tile.rows, tile.cols, (long long)rm, (long long)cn, (long long)as_c,
+                (long long)rn, (long long)cm, (long long)as_ct, !tie ? "" : m != n ? " (tie: the smaller m)" : " (tie: C's layout)");
+  o.reason = line;
+  return o;
+}
+
+ImplementationChoice choose_split_implementation(const Scheme& scheme, bool has_fused, CudaKernels policy,
+                                                 bool reads_c, const CostModel* model) {
+  if (!has_fused) return {Implementation::multipass, scheme.name + " has no fused kernel"};
+  if (policy == CudaKernels::multipass) return {Implementation::multipass, "policy: multipass"};
+  if (policy == CudaKernels::fused) return {Implementation::fused, "policy: fused"};
+  const char* cls = reads_c ? "beta != 0" : "beta = 0";
+  const ImplementationTiming* t = model ? model->find_implementation_timing(scheme.kind, reads_c) : nullptr;
+  if (!t) return {Implementation::fused, std::string("auto: no calibrated timing for ") + cls + ", fused"};
+  const bool fused = t->fused_seconds <= t->multipass_seconds;
+  char line[256];
+  std::snprintf(line, sizeof line, "auto: calibrated %s at %lldx%lldx%lld: fused %.4g ms, multi-pass %.4g ms", cls,
+                (long long)t->m, (long long)t->n, (long long)t->k, t->fused_seconds * 1e3,
+                t->multipass_seconds * 1e3);
+  return {fused ? Implementation::fused : Implementation::multipass, line};
+}
+
+bool products_before_planning(Overlap overlap, bool products_write_c, bool reads_c) {
+  if (overlap == Overlap::none) return false;
+  return !(products_write_c && reads_c);
+}
+
+Overlap parse_overlap(const std::string& name) {
+  if (name.empty() || name == "auto" || name == "products-while-planning") return Overlap::products_while_planning;
+  if (name == "none") return Overlap::none;
+  throw InvalidArgument("unknown overlap policy '" + name + "' (expected none or products-while-planning)");
+}
+
+const char* to_string(Overlap o) {
+  switch (o) {
+    case Overlap::none: return "none";
+    case Overlap::products_while_planning: return "products-while-planning";
+  }
+  return "?";
+}
+
+OrientationPolicy parse_orientation_policy(const std::string& name) {
+  if (name.empty() || name == "auto" || name == "tiles") return OrientationPolicy::tiles;
+  if (name == "layout") return OrientationPolicy::layout;
+  throw InvalidArgument("unknown orientation policy '" + name + "' (expected tiles or layout)");
+}
+
+const char* to_string(OrientationPolicy o) {
+  switch (o) {
+    case OrientationPolicy::tiles: return "tiles";
+    case OrientationPolicy::layout: return "layout";
+  }
+  return "?";
+}
+
+const char* to_string(Implementation i) {
+  switch (i) {
+    case Implementation::none: return "none";
+    case Implementation::native: return "native";
+    case Implementation::fused: return "fused";
+    case Implementation::multipass: return "multi-pass";
+    case Implementation::int_slices: return "int-slices";
+    case Implementation::crt: return "crt";
+    case Implementation::mixpert: return "mixpert";
+  }
+  return "?";
+}
+
+const char* to_string(Stage s) {
+  switch (s) {
+    case Stage::split: return "split";
+    case Stage::plan: return "plan";
+    case Stage::products: return "products";
+    case Stage::combine: return "combine";
+  }
+  return "?";
+}
+
+std::string ExecutionPlan::explain() const {
+  std::string out = "execution: scheme " + (scheme.empty() ? std::string("(none)") : scheme);
+  if (slices > 0) out += ", " + std::to_string(slices) + " slices";
+  out += "\n  implementation: " + std::string(to_string(implementation));
+  if (!implementation_reason.empty()) out += " (" + implementation_reason + ")";
+  out += "\n  orientation: " + (orientation_reason.empty() ? std::string(swapped ? "C^T" : "C") : orientation_reason);
+  out += "\n  overlap: " + std::string(to_string(overlap)) + "\n  stages:";
+  for (std::size_t i = 0; i < stages.size(); ++i) out += (i ? " -> " : " ") + std::string(to_string(stages[i]));
+  out += "\n  workspace: " + std::to_string(workspace_bytes) + " bytes\n";
+  return out;
+}
+
+}  // namespace tcemu
