@@ -117,7 +117,7 @@ TEST(AppEnvironment, UnsetVariablesKeepTheDefaults) {
   EXPECT_EQ(p.ozaki_accumulator_bytes, d.ozaki_accumulator_bytes);
   EXPECT_EQ(p.complex, tcemu::ComplexMethod::automatic);
   EXPECT_EQ(p.overlap, tcemu::Overlap::products_while_planning);
-  EXPECT_EQ(p.orientation, tcemu::OrientationPolicy::tiles);
+  EXPECT_EQ(p.orientation, tcemu::OrientationPolicy::layout);
   EXPECT_EQ(p.calibration, tcemu::CalibrationPolicy::measure_once);
   EXPECT_EQ(p.calibration_cache_dir, "");
 }
@@ -130,7 +130,7 @@ TEST(AppEnvironment, EveryVariableSetsItsField) {
                                               {"TCEMU_CUDA_OZAKI_ACC_MB", "3"},
                                               {"TCEMU_CUDA_COMPLEX", "4m"},
                                               {"TCEMU_CUDA_OVERLAP", "none"},
-                                              {"TCEMU_CUDA_ORIENTATION", "layout"},
+                                              {"TCEMU_CUDA_ORIENTATION", "tiles"},
                                               {"TCEMU_AUTO_CALIBRATE", "0"},
                                               {"HOME", "/home/u"}});
   EXPECT_EQ(p.kernels, tcemu::CudaKernels::multipass);
@@ -140,7 +140,7 @@ TEST(AppEnvironment, EveryVariableSetsItsField) {
   EXPECT_EQ(p.ozaki_accumulator_bytes, 3 << 20);
   EXPECT_EQ(p.complex, tcemu::ComplexMethod::four_m);
   EXPECT_EQ(p.overlap, tcemu::Overlap::none);
-  EXPECT_EQ(p.orientation, tcemu::OrientationPolicy::layout);
+  EXPECT_EQ(p.orientation, tcemu::OrientationPolicy::tiles);
   EXPECT_EQ(p.calibration, tcemu::CalibrationPolicy::anchors);
   EXPECT_EQ(p.calibration_cache_dir, "/home/u/.cache/tcemu");
   EXPECT_EQ(policy_of({{"XDG_CACHE_HOME", "/c"}, {"HOME", "/home/u"}}).calibration_cache_dir, "/c/tcemu");

@@ -61,6 +61,7 @@ TEST(CudaPlanning, FusedKernelIsOrientedByItsBlockTiles) {
   GemmOptions o;
   o.scheme = parse_scheme("fp16x2");
   o.cost_model = &no_timings();
+  o.execution.orientation = OrientationPolicy::tiles;
   const DeviceRun r = product(A, B, C, 0.f, o);
   const ExecutionPlan& e = r.report.plan.execution;
   if (e.implementation != Implementation::fused) GTEST_SKIP() << "no fused kernel on this device";
@@ -69,8 +70,8 @@ TEST(CudaPlanning, FusedKernelIsOrientedByItsBlockTiles) {
   EXPECT_EQ(e.swapped, want.swapped) << e.explain();
   EXPECT_EQ(e.orientation_reason, want.reason);
   EXPECT_LT(error_against_fp64(A, B, C), 1e-6);
-  // OrientationPolicy::layout keeps C's layout (row-major: C^T), for comparisons.
-  o.execution.orientation = OrientationPolicy::layout;
+  // OrientationPolicy::layout (the default) keeps C's layout (row-major: C^T).
+  o.execution.orientation = ExecutionPolicy{}.orientation;
   EXPECT_TRUE(product(A, B, C, 0.f, o).report.plan.execution.swapped);
   EXPECT_LT(error_against_fp64(A, B, C), 1e-6);
   // Native arithmetic keeps the layout's orientation (cuBLAS writes a column-major result).

@@ -33,20 +33,11 @@ TEST(Planning, KnnShapeKeepsCAsIsOnWideTiles) {
   EXPECT_NE(o.reason.find(std::to_string(o.tiles_other)), std::string::npos) << o.reason;
 }
 
-// A tie in tiles goes to the smaller m, whatever C's layout (measured faster: docs/perf-notes.md 8).
-TEST(Planning, TiedTilesPutTheSmallerDimensionOnM) {
+TEST(Planning, SquareTilesTieAndFollowCsLayout) {
   const BlockTile square{128, 128};
   for (const bool row_major : {false, true}) {
-    ASSERT_EQ(tiles(1024, 60000, square), tiles(60000, 1024, square));
-    EXPECT_FALSE(orientation_for_tiles(1024, 60000, row_major, square).swapped) << row_major;
-    EXPECT_TRUE(orientation_for_tiles(60000, 1024, row_major, square).swapped) << row_major;
-  }
-}
-
-TEST(Planning, SquareCFollowsItsLayout) {
-  const BlockTile wide{128, 192};
-  for (const bool row_major : {false, true}) {
-    const Orientation o = orientation_for_tiles(8192, 8192, row_major, wide);
+    const Orientation o = orientation_for_tiles(1024, 60000, row_major, square);
+    EXPECT_EQ(tiles(1024, 60000, square), tiles(60000, 1024, square));
     EXPECT_EQ(o.swapped, row_major);
     EXPECT_EQ(o.swapped, orientation_for_layout(row_major).swapped);
   }

@@ -33,9 +33,7 @@ Orientation orientation_for_layout(bool c_row_major);
 
 /// The orientation for a kernel with block tile `tile` that writes C with any strides (the fused
 /// kernels): the one with fewer tiles, ceil(rows / tile.rows) * ceil(cols / tile.cols) with
-/// (rows, cols) = (m, n) unswapped and (n, m) swapped; on a tie the one whose rows are the smaller of
-/// m and n (measured faster, docs/perf-notes.md section 8), and for m == n the layout's
-/// (orientation_for_layout).
+/// (rows, cols) = (m, n) unswapped and (n, m) swapped; on a tie the layout's (orientation_for_layout).
 /// E.g. knn's 1,024 x 60,000 row-major C with 128 x 192 tiles: 8 x 313 = 2,504 tiles unswapped
 /// against 469 x 6 = 2,814 swapped. Throws InvalidArgument when a tile side or m, n is not positive.
 Orientation orientation_for_tiles(std::int64_t m, std::int64_t n, bool c_row_major, BlockTile tile);

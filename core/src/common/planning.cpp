@@ -31,17 +31,14 @@ Orientation orientation_for_tiles(std::int64_t m, std::int64_t n, bool c_row_maj
   const std::int64_t rn = ceil_div(n, tile.rows), cm = ceil_div(m, tile.cols);  // C^T
   const std::int64_t as_c = rm * cn, as_ct = rn * cm;
   Orientation o;
-  // A tie goes to the smaller m (the kernel's rows): measured on an H100, 1,024 x 60,000 and
-  // 1,024 x 70,000 ran 3-5 % faster than their transposes even where the tile counts tie
-  // (docs/perf-notes.md, section 8); a square C keeps its layout.
   const bool tie = as_c == as_ct;
-  o.swapped = !tie ? as_ct < as_c : m != n ? n < m : c_row_major;
+  o.swapped = tie ? c_row_major : as_ct < as_c;
   o.tiles = o.swapped ? as_ct : as_c;
   o.tiles_other = o.swapped ? as_c : as_ct;
   char line[256];
   std::snprintf(line, sizeof line, "%s: %dx%d tiles, %lld x %lld = %lld as C, %lld x %lld = %lld as C^T%s",
                 o.swapped ? "C^T" : "C", tile.rows, tile.cols, (long long)rm, (long long)cn, (long long)as_c,
-                (long long)rn, (long long)cm, (long long)as_ct, !tie ? "" : m != n ? " (tie: the smaller m)" : " (tie: C's layout)");
+                (long long)rn, (long long)cm, (long long)as_ct, tie ? " (tie: C's layout)" : "");
   o.reason = line;
   return o;
 }
@@ -82,8 +79,8 @@ const char* to_string(Overlap o) {
 }
 
 OrientationPolicy parse_orientation_policy(const std::string& name) {
-  if (name.empty() || name == "auto" || name == "tiles") return OrientationPolicy::tiles;
-  if (name == "layout") return OrientationPolicy::layout;
+  if (name.empty() || name == "auto" || name == "layout") return OrientationPolicy::layout;
+  if (name == "tiles") return OrientationPolicy::tiles;
   throw InvalidArgument("unknown orientation policy '" + name + "' (expected tiles or layout)");
 }
 
