@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -160,7 +161,7 @@ void check_views(const Scheme& scheme, Op opA, Op opB, std::int64_t m, std::int6
                               ::tcemu::detail::to_matrix_view(A.h).as_const(),
                               ::tcemu::detail::to_matrix_view(B.h).as_const(), ::tcemu::detail::to_core_scalar(beta),
                               c0, ch.row_stride, ch.col_stride);
-  double d2 = 0, e2 = 0, r2 = 0;
+  double d2 = 0, e2 = 0, h2 = 0, r2 = 0;
   std::int64_t nonfinite = 0;
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
@@ -169,12 +170,17 @@ void check_views(const Scheme& scheme, Op opA, Op opB, std::int64_t m, std::int6
       nonfinite += !std::isfinite(x.real()) || !std::isfinite(x.imag());
       d2 += std::norm(x - to_z(ch.data[e]));
       e2 += std::norm(x - r);
+      h2 += std::norm(to_z(ch.data[e]) - r);
       r2 += std::norm(r);
     }
   EXPECT_EQ(nonfinite, 0);
   const bool fp64_data = std::is_same_v<RealT<V>, double>;
   EXPECT_LE(std::sqrt(d2 / r2), tolerance(rd.used, fp64_data, cplx, embedding)) << "device Views vs host Views";
-  EXPECT_LE(std::sqrt(e2 / r2), views::tolerance(rd.used, data_bits<V>())) << "device Views vs the FP64 reference";
+  // Against the FP64 reference: within the scheme's accuracy (views::tolerance), or at most 8 times
+  // the host's own error where that is larger (long k, wide exponent ranges).
+  const double host_err = std::sqrt(h2 / r2);
+  EXPECT_LE(std::sqrt(e2 / r2), std::max(views::tolerance(rd.used, data_bits<V>()), 8 * host_err))
+      << "device Views vs the FP64 reference (host: " << host_err << ")";
   // Padding between the rows / columns of a strided C is never written.
   EXPECT_EQ(padding_changed(cd, c0, m, n, ch.row_stride, ch.col_stride), 0);
 }

@@ -48,7 +48,7 @@ class Resources {
   std::size_t device_bytes_reserved() const;
 
   /// Frees the CUDA workspace's device memory (its handles stay; the next call grows the buffers
-  /// again). Waits for nothing: call it when no work that uses these resources is in flight.
+  /// again). It waits for the device (cudaDeviceSynchronize) before freeing.
   void release();
 
   /// The CUDA backend's workspace, created on the current CUDA device at the first call. Throws
