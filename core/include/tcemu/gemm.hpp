@@ -309,7 +309,8 @@ GemmReport gemm_views(const ExecSpace& space, Op opA, Op opB, typename ViewC::no
 ///
 /// Where it runs (each View must be accessible from `space`; InvalidArgument naming the operand and
 /// its memory space otherwise):
-///  - a host execution space (Serial, OpenMP, ...): the host backend, on Views in HostSpace,
+///  - a host execution space (Serial, OpenMP, ...): the host backend (its loops run on
+///    Kokkos::DefaultHostExecutionSpace, its products in CBLAS), on Views in HostSpace,
 ///    CudaHostPinnedSpace or CudaUVMSpace (UVM read on the host: GPU work that writes those Views
 ///    must be fenced first, as for any host access). `space` is fenced first; the call returns with
 ///    C complete. CudaSpace Views -> InvalidArgument.
