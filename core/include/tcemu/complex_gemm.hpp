@@ -14,6 +14,10 @@
 /// cancellation error grows with |A||B| / |Re| and breaks the FP32/FP64 accuracy the schemes promise
 /// when the real and imaginary parts differ in magnitude (see docs/perf-notes.md).
 ///
+/// On Kokkos Views, tcemu::gemm (tcemu/gemm.hpp) takes Kokkos::complex<float|double> (or std::complex)
+/// Views and runs these complex GEMMs: complex_gemm_host on a host instance, complex_gemm_device on a
+/// Kokkos::Cuda instance.
+///
 /// Complex storage is read through real views: a std::complex<T> matrix with element strides
 /// (rs, cs) is the real matrix at (T*)data with strides (2 rs, 2 cs), and the imaginary one at
 /// (T*)data + 1 with the same strides (std::complex<T> is layout-compatible with T[2]).
