@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "app_runner.hpp"
-#include "dataset.hpp"
+#include "knn/dataset.hpp"
 #include "tcemu/io/hdf5.hpp"
 
 namespace knn_test {

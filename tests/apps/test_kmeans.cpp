@@ -8,11 +8,11 @@
 #include <random>
 #include <string>
 
-#include "agreement.hpp"
+#include "kmeans/agreement.hpp"
 #include "app_runner.hpp"
-#include "dataset.hpp"
-#include "init.hpp"
-#include "lloyd.hpp"
+#include "kmeans/dataset.hpp"
+#include "kmeans/init.hpp"
+#include "kmeans/lloyd.hpp"
 #include "tcemu/io/hdf5.hpp"
 
 using namespace kmeans;

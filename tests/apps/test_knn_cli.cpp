@@ -7,7 +7,7 @@
 
 #include "../io/temp_dir.hpp"
 #include "knn_fixtures.hpp"
-#include "quality.hpp"
+#include "knn/quality.hpp"
 #include "tcemu/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 

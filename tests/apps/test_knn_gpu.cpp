@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "knn_fixtures.hpp"
-#include "search.hpp"
-#include "search_device.hpp"
+#include "knn/search.hpp"
+#include "knn/search_device.hpp"
 
 namespace {
 

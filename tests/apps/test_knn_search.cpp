@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "knn_fixtures.hpp"
-#include "quality.hpp"
-#include "run.hpp"
-#include "search.hpp"
+#include "knn/quality.hpp"
+#include "knn/run.hpp"
+#include "knn/search.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/scheme.hpp"
 

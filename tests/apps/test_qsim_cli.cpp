@@ -16,11 +16,11 @@
 #include <thread>
 
 #include "../io/temp_dir.hpp"
-#include "circuit_generators.hpp"
-#include "circuit_h5.hpp"
-#include "qasm.hpp"
+#include "qsim/circuit_generators.hpp"
+#include "qsim/circuit_h5.hpp"
+#include "qsim/qasm.hpp"
 #include "qsim_fixtures.hpp"
-#include "simulate.hpp"
+#include "qsim/simulate.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
 

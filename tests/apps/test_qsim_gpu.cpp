@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "circuit_generators.hpp"
-#include "fusion.hpp"
+#include "qsim/circuit_generators.hpp"
+#include "qsim/fusion.hpp"
 #include "qsim_fixtures.hpp"
-#include "simulate.hpp"
+#include "qsim/simulate.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {

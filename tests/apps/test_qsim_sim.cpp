@@ -4,14 +4,14 @@
 
 #include <cmath>
 
-#include "fusion.hpp"
-#include "gates.hpp"
-#include "circuit_generators.hpp"
-#include "qubit_layout.hpp"
+#include "qsim/fusion.hpp"
+#include "qsim/gates.hpp"
+#include "qsim/circuit_generators.hpp"
+#include "qsim/qubit_layout.hpp"
 #include "qsim_fixtures.hpp"
-#include "job.hpp"
-#include "simulate.hpp"
-#include "state_metrics.hpp"
+#include "qsim/job.hpp"
+#include "qsim/simulate.hpp"
+#include "qsim/state_metrics.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
