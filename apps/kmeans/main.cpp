@@ -14,9 +14,9 @@
 #include "init.hpp"
 #include "lloyd.hpp"
 #include "lloyd_device.hpp"
+#include "report.hpp"
 #include "app_common/cli.hpp"
 #include "app_common/paths.hpp"
-#include "app_common/text.hpp"
 #include "tcemu/app_args.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/io/hdf5.hpp"
@@ -49,51 +49,6 @@ const char* kFooter =
     "\nExamples:\n"
     "  kmeans --input data/fashion-mnist-kmeans.h5 --k 10 --scheme all\n"
     "  kmeans --input F.h5 --k 256 --scheme fp32,fp16x2,bf16x3 --max-iter 50 --json\n";
-
-struct Row {
-  std::string scheme, used, note;
-  kmeans::LloydResult result;
-};
-
-void print_table(const std::vector<Row>& rows, const Row& fp64, const Row* fp32,
-                 const kmeans::Dataset& data) {
-  std::printf("%-16s %-16s %10s %9s %8s %6s %14s %9s %8s %8s %10s %8s  %s\n", "scheme", "used", "time_ms",
-              "ms/iter", "speedup", "iters", "inertia", "d_inertia", "agree", "ari", "ari_labels",
-              "rechecks", "note");
-  for (const auto& r : rows) {
-    const auto& res = r.result;
-    const double ari_labels = data.labels.empty() ? NAN : kmeans::adjusted_rand_index(res.assignment, data.labels);
-    std::printf("%-16s %-16s %10.1f %9.2f %8.2f %6d %14.6e %9.2e %8.5f %8.5f %10.5f %8lld  %s\n",
-                r.scheme.c_str(), r.used.c_str(), res.seconds * 1e3,
-                res.seconds * 1e3 / std::max(res.iterations, 1),
-                fp32 ? fp32->result.seconds / res.seconds : NAN, res.iterations, res.inertia.back(),
-                std::fabs(res.inertia.back() - fp64.result.inertia.back()) / fp64.result.inertia.back(),
-                kmeans::agreement(res.assignment, fp64.result.assignment),
-                kmeans::adjusted_rand_index(res.assignment, fp64.result.assignment), ari_labels,
-                static_cast<long long>(res.rechecked), r.note.c_str());
-  }
-}
-
-void print_json(const std::vector<Row>& rows, const Row& fp64, const Row* fp32,
-                const kmeans::Dataset& data, std::int64_t k) {
-  std::printf("{\"app\":\"kmeans\",\"input\":%s,\"n\":%lld,\"d\":%lld,\"k\":%lld,\"results\":[",
-              tcemu::app::json_string(data.path).c_str(), (long long)data.n, (long long)data.d, (long long)k);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& res = rows[i].result;
-    std::printf("%s{\"scheme\":\"%s\",\"used\":\"%s\",\"time_ms\":%.6g,\"ms_per_iter\":%.6g,"
-                "\"speedup\":%.6g,\"iterations\":%d,\"inertia\":%.17g,\"ari_vs_fp64\":%.17g,"
-                "\"agreement_vs_fp64\":%.17g,\"rechecked\":%lld,\"ari_vs_labels\":",
-                i ? "," : "", rows[i].scheme.c_str(), rows[i].used.c_str(), res.seconds * 1e3,
-                res.seconds * 1e3 / std::max(res.iterations, 1), fp32 ? fp32->result.seconds / res.seconds : 0.0,
-                res.iterations, res.inertia.back(),
-                kmeans::adjusted_rand_index(res.assignment, fp64.result.assignment),
-                kmeans::agreement(res.assignment, fp64.result.assignment),
-                static_cast<long long>(res.rechecked));
-    if (data.labels.empty()) std::printf("null}");
-    else std::printf("%.17g}", kmeans::adjusted_rand_index(res.assignment, data.labels));
-  }
-  std::printf("]}\n");
-}
 
 }  // namespace
 
@@ -173,7 +128,7 @@ int main(int argc, char** argv) {
     std::vector<tcemu::Scheme> order = {tcemu::parse_scheme("fp64"), tcemu::parse_scheme("fp32")};
     for (const auto& s : schemes)
       if (s.name != "fp64" && s.name != "fp32") order.push_back(s);
-    std::vector<Row> rows;
+    std::vector<kmeans::Row> rows;
     for (std::size_t i = 0; i < order.size(); ++i) {
       const auto& s = order[i];
       const tcemu::GemmOptions gopt = tcemu::app::gemm_options(s);
@@ -182,7 +137,7 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "kmeans: [%zu/%zu] %-16s iter %3d  inertia %.9e  rel change %.2e\n", i + 1,
                        order.size(), s.name.c_str(), it, inertia, rel);
       };
-      Row row;
+      kmeans::Row row;
       row.scheme = s.name;
       const bool fp64 = s.target == tcemu::Target::fp64;
       row.result = on_gpu ? (fp64 ? kmeans::lloyd_device<double>(data, centroids0, gopt, lopt, progress)
@@ -194,9 +149,9 @@ int main(int argc, char** argv) {
       rows.push_back(std::move(row));
     }
     // Keep only what the user asked for in the table (fp64/fp32 always kept as references).
-    const Row& fp64 = rows[0];
-    const Row* fp32 = &rows[1];
-    std::vector<Row> shown;
+    const kmeans::Row& fp64 = rows[0];
+    const kmeans::Row* fp32 = &rows[1];
+    std::vector<kmeans::Row> shown;
     for (const auto& r : rows) {
       bool asked = scheme_list == "all" || r.scheme == "fp64" || r.scheme == "fp32";
       for (const auto& s : schemes) asked |= s.name == r.scheme;
@@ -213,8 +168,8 @@ int main(int argc, char** argv) {
       out->write_string_attribute("/", "input", input);
       out->commit();
     }
-    if (json) print_json(shown, fp64, fp32, data, k);
-    else print_table(shown, fp64, fp32, data);
+    if (json) std::printf("%s\n", kmeans::format_json(shown, fp64, fp32, data, k).c_str());
+    else kmeans::print_table(shown, fp64, fp32, data);
     return 0;
   });
 }

@@ -1,6 +1,6 @@
 #include "report.hpp"
 
-#include "app_common/text.hpp"
+#include "app_common/json.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,8 +15,6 @@ std::string fmt(const char* format, double v) {
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
 }
-
-std::string json_number(double v) { return std::isfinite(v) ? fmt("%.10g", v) : "null"; }
 
 std::string row_note(const SchemeResult& r) {
   std::string note;
@@ -60,22 +58,28 @@ std::string format_table(const Dataset& data, const RunResult& result, const Run
 }
 
 std::string format_json(const Dataset& data, const RunResult& result, const RunInfo& info) {
-  std::ostringstream os;
-  os << "{\"app\":\"knn\",\"input\":" << tcemu::app::json_string(info.input) << ",\"queries\":" << data.q
-     << ",\"k\":" << result.k << ",\"n\":" << data.n << ",\"d\":" << data.d
-     << ",\"target\":" << tcemu::app::json_string(tcemu::to_string(info.target))
-     << ",\"device\":" << tcemu::app::json_string(to_string(info.device)) << ",\"repeat\":" << info.repeat
-     << ",\"ground_truth\":" << tcemu::app::json_string(result.ground_truth) << ",\"results\":[";
-  for (std::size_t i = 0; i < result.rows.size(); ++i) {
-    const auto& r = result.rows[i];
-    os << (i ? "," : "") << "{\"scheme\":" << tcemu::app::json_string(r.scheme.name) << ",\"used\":" << tcemu::app::json_string(r.used)
-       << ",\"requested\":" << (r.requested ? "true" : "false") << ",\"role\":" << tcemu::app::json_string(r.role)
-       << ",\"time_ms\":" << json_number(r.time_ms) << ",\"speedup\":" << json_number(r.speedup)
-       << ",\"recall\":" << json_number(r.recall) << ",\"max_dist_err\":" << json_number(r.max_dist_err)
-       << ",\"note\":" << tcemu::app::json_string(r.note) << "}";
-  }
-  os << "]}";
-  return os.str();
+  tcemu::app::Json rows = tcemu::app::Json::array();
+  for (const auto& r : result.rows)
+    rows.push_back({{"scheme", r.scheme.name},
+                    {"used", r.used},
+                    {"requested", r.requested},
+                    {"role", r.role},
+                    {"time_ms", r.time_ms},
+                    {"speedup", r.speedup},
+                    {"recall", r.recall},
+                    {"max_dist_err", r.max_dist_err},
+                    {"note", r.note}});
+  return tcemu::app::json_text({{"app", "knn"},
+                                {"input", info.input},
+                                {"queries", data.q},
+                                {"k", result.k},
+                                {"n", data.n},
+                                {"d", data.d},
+                                {"target", tcemu::to_string(info.target)},
+                                {"device", to_string(info.device)},
+                                {"repeat", info.repeat},
+                                {"ground_truth", result.ground_truth},
+                                {"results", rows}});
 }
 
 void write_results(tcemu::io::Writer& out, const Dataset& data, const RunResult& result,

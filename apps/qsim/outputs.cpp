@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 
+#include "app_common/json.hpp"
 #include "app_common/text.hpp"
 #include "tcemu/io/hdf5.hpp"
 
@@ -79,26 +80,38 @@ void print_table(const JobResult& job, const ReportContext& ctx) {
 
 void print_json(const JobResult& job, const ReportContext& ctx) {
   const Circuit& c = *ctx.circuit;
-  std::printf("{\"app\":\"qsim\",\"circuit\":%s,\"num_qubits\":%d,\"gates\":%zu,\"fuse\":%d,\"blocks\":%lld,\"device\":\"%s\","
-              "\"results\":[",
-              tcemu::app::json_string(c.name).c_str(), c.num_qubits, c.gates.size(), ctx.fuse, (long long)job.fusion.blocks,
-              to_string(ctx.device));
-  for (std::size_t i = 0; i < job.runs.size(); ++i) {
-    const auto& r = job.runs[i];
-    std::printf("%s{\"scheme\":%s,\"used\":%s,\"precision\":\"%s\",\"time_ms\":%.6g,\"gemm_ms\":%.6g,\"gemm_share\":%.6g,"
-                "\"permute_ms\":%.6g,\"permutations\":%lld,\"in_place_blocks\":%lld,\"fidelity\":%.17g,\"infidelity\":%.6g,\"max_amp_err\":%.6g,"
-                "\"norm\":%.17g,\"norm_drift\":%.6g,\"fallbacks\":%lld,\"samples_differing\":%lld,\"amplitudes\":[",
-                i ? "," : "", tcemu::app::json_string(r.scheme.name).c_str(), tcemu::app::json_string(r.used).c_str(), r.precision,
-                r.stats.seconds * 1e3, r.stats.seconds_gemm * 1e3, r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12),
-                r.stats.seconds_permute * 1e3, (long long)r.stats.permutations, (long long)r.stats.in_place, r.accuracy.fidelity, 1.0 - r.accuracy.fidelity,
-                r.accuracy.max_amp_err, r.accuracy.norm, r.accuracy.norm_drift, (long long)r.stats.fallbacks,
-                (long long)r.samples_differing);
+  tcemu::app::Json rows = tcemu::app::Json::array();
+  for (const auto& r : job.runs) {
+    tcemu::app::Json amplitudes = tcemu::app::Json::array();
     for (std::size_t k = 0; k < r.amplitudes.size(); ++k)
-      std::printf("%s{\"bitstring\":\"%s\",\"re\":%.17g,\"im\":%.17g}", k ? "," : "", ctx.bitstrings[k].c_str(),
-                  r.amplitudes[k].real(), r.amplitudes[k].imag());
-    std::printf("]}");
+      amplitudes.push_back({{"bitstring", ctx.bitstrings[k]}, {"re", r.amplitudes[k].real()}, {"im", r.amplitudes[k].imag()}});
+    rows.push_back({{"scheme", r.scheme.name},
+                    {"used", r.used},
+                    {"precision", r.precision},
+                    {"time_ms", r.stats.seconds * 1e3},
+                    {"gemm_ms", r.stats.seconds_gemm * 1e3},
+                    {"gemm_share", r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12)},
+                    {"permute_ms", r.stats.seconds_permute * 1e3},
+                    {"permutations", r.stats.permutations},
+                    {"in_place_blocks", r.stats.in_place},
+                    {"fidelity", r.accuracy.fidelity},
+                    {"infidelity", 1.0 - r.accuracy.fidelity},
+                    {"max_amp_err", r.accuracy.max_amp_err},
+                    {"norm", r.accuracy.norm},
+                    {"norm_drift", r.accuracy.norm_drift},
+                    {"fallbacks", r.stats.fallbacks},
+                    {"samples_differing", r.samples_differing},
+                    {"amplitudes", amplitudes}});
   }
-  std::printf("]}\n");
+  const tcemu::app::Json report = {{"app", "qsim"},
+                                   {"circuit", c.name},
+                                   {"num_qubits", c.num_qubits},
+                                   {"gates", c.gates.size()},
+                                   {"fuse", ctx.fuse},
+                                   {"blocks", job.fusion.blocks},
+                                   {"device", to_string(ctx.device)},
+                                   {"results", rows}};
+  std::printf("%s\n", tcemu::app::json_text(report).c_str());
 }
 
 void write_output(tcemu::io::Writer& w, const JobResult& job, const ReportContext& ctx) {

@@ -1,4 +1,4 @@
-// apps/common's helpers and core's checked sizes: escaping, number formatting, JSON strings, the
+// apps/common's helpers and core's checked sizes: escaping, number formatting, JSON text, the
 // option validators, path checks, checked_mul and the execution policy read from the environment.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -13,6 +13,7 @@
 #include "../io/temp_dir.hpp"
 #include "app_common/cli.hpp"
 #include "app_common/environment.hpp"
+#include "app_common/json.hpp"
 #include "app_common/paths.hpp"
 #include "app_common/text.hpp"
 #include "tcemu/checked.hpp"
@@ -35,8 +36,11 @@ TEST(AppText, NumbersPrintInTheirShortestExactForm) {
   EXPECT_EQ(std::stod(tcemu::app::format_number(0.1 + 0.2)), 0.1 + 0.2);
 }
 
-TEST(AppText, JsonStringsEscapeQuotesBackslashesAndControls) {
-  EXPECT_EQ(tcemu::app::json_string("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+TEST(AppJson, TextIsOneLineWithEscapesInsertionOrderAndNullForNonFinite) {
+  const tcemu::app::Json v = {{"z", "a\"b\\c\n\x01"}, {"a", std::nan("")}, {"m", 1.5}};
+  EXPECT_EQ(tcemu::app::json_text(v), "{\"z\":\"a\\\"b\\\\c\\n\\u0001\",\"a\":null,\"m\":1.5}");
+  // Bytes that are not UTF-8 become U+FFFD instead of making the report invalid JSON.
+  EXPECT_EQ(tcemu::app::json_text(tcemu::app::Json("x\xff")), "\"x\xef\xbf\xbd\"");
 }
 
 TEST(AppCli, ValidatorsRejectNanInfAndOutOfRange) {
