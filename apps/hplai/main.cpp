@@ -15,9 +15,9 @@
 #include "run.hpp"
 #include "app_common/cli.hpp"
 #include "app_common/paths.hpp"
-#include "tcemu/app_args.hpp"
+#include "app_common/kokkos_args.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
@@ -71,7 +71,7 @@ void check_memory(std::int64_t n) {
   }
 }
 
-void write_output(tcemu::io::Writer& out, const hplai::RunResult& res) {
+void write_output(tcemu::app::io::Writer& out, const hplai::RunResult& res) {
   for (const auto& r : res.rows) {
     out.write<double>("/" + r.scheme + "/x", r.x, {static_cast<std::int64_t>(r.x.size())});
     out.write<double>("/" + r.scheme + "/residual_history", r.history,
@@ -88,7 +88,7 @@ void write_output(tcemu::io::Writer& out, const hplai::RunResult& res) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
+  tcemu::app::SplitArgs args = tcemu::app::split_kokkos_args(argc, argv);
 
   CLI::App app{kDescription, "hplai"};
   app.footer(kFooter);
@@ -157,8 +157,8 @@ int main(int argc, char** argv) {
       sys = hplai::generate_system(n, seed);
     }
     // Opened before the run: a bad path fails at once; the Writer removes its temporary on errors.
-    std::unique_ptr<tcemu::io::Writer> out;
-    if (!output.empty()) out = std::make_unique<tcemu::io::Writer>(output);
+    std::unique_ptr<tcemu::app::io::Writer> out;
+    if (!output.empty()) out = std::make_unique<tcemu::app::io::Writer>(output);
     // Numerical failures (a singular pivot, overflowing factors) name the system they came from.
     const std::string system_name = input.empty() ? "--n " + std::to_string(n) + " --seed " + std::to_string(seed) : input;
     const hplai::RunResult res = [&] {

@@ -19,16 +19,16 @@
 #include "refine.hpp"
 #include "tcemu/scheme.hpp"
 
-#include "tcemu/device.hpp"
+#include "app_common/device.hpp"
 
 namespace hplai {
 
-/// Where the job runs (`--device`; tcemu/device.hpp): host = panel loops + CBLAS with tcemu's host
+/// Where the job runs (`--device`; app_common/device.hpp): host = panel loops + CBLAS with tcemu's host
 /// backend, cuda = cuSOLVER/cuBLAS with tcemu's CUDA backend.
-using Device = tcemu::Device;
-using tcemu::parse_device;
-using tcemu::resolve_device;
-using tcemu::to_string;
+using Device = tcemu::app::Device;
+using tcemu::app::parse_device;
+using tcemu::app::resolve_device;
+using tcemu::app::to_string;
 
 /// HPL-MxP operation count 2/3 n^3 + 3/2 n^2 (the numerator of the benchmark's GFLOP/s).
 double hpl_flops(std::int64_t n);

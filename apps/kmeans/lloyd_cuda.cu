@@ -207,8 +207,6 @@ unsigned blocks_for(std::int64_t threads) { return unsigned((threads + kBlock - 
 
 }  // namespace
 
-bool gpu_available() { return tcemu::cuda::device_available(); }
-
 template <class T>
 LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, const tcemu::GemmOptions& gemm,
                          const LloydOptions& opt, const Progress& progress) {

@@ -16,10 +16,11 @@
 #include "lloyd_device.hpp"
 #include "report.hpp"
 #include "app_common/cli.hpp"
+#include "app_common/device.hpp"
 #include "app_common/paths.hpp"
-#include "tcemu/app_args.hpp"
+#include "app_common/kokkos_args.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
@@ -53,7 +54,7 @@ const char* kFooter =
 }  // namespace
 
 int main(int argc, char** argv) {
-  tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
+  tcemu::app::SplitArgs args = tcemu::app::split_kokkos_args(argc, argv);
 
   CLI::App app{kDescription, "kmeans"};
   app.footer(kFooter);
@@ -105,9 +106,8 @@ int main(int argc, char** argv) {
     tcemu::app::set_error_context(input);
     tcemu::app::require_input_file(input);
     if (app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
-    if (device_name != "host" && device_name != "auto" && device_name != "cuda")
-      throw tcemu::InvalidArgument("--device '" + device_name + "' is not one of: host, cuda, auto");
-    const bool on_gpu = device_name == "cuda" || (device_name == "auto" && kmeans::gpu_available());
+    const bool on_gpu =
+        tcemu::app::resolve_device(tcemu::app::parse_device(device_name)) == tcemu::app::Device::cuda;
     const auto init = kmeans::parse_init(init_name);
     const auto schemes = tcemu::app::naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
     const auto data = replicate > 1 ? kmeans::replicate(kmeans::load_dataset(input), replicate, noise, seed)
@@ -115,8 +115,8 @@ int main(int argc, char** argv) {
     kmeans::validate_k(data, k, init == kmeans::Init::file, input);
     // Opened before the iterations: a bad path fails at once, and the Writer removes its temporary
     // file if anything below throws or a signal arrives.
-    std::unique_ptr<tcemu::io::Writer> out;
-    if (!output.empty()) out = std::make_unique<tcemu::io::Writer>(output);
+    std::unique_ptr<tcemu::app::io::Writer> out;
+    if (!output.empty()) out = std::make_unique<tcemu::app::io::Writer>(output);
     const auto centroids0 = kmeans::initial_centroids(data, k, init, seed);
 
     kmeans::LloydOptions lopt;

@@ -18,9 +18,9 @@
 #include "run.hpp"
 #include "app_common/cli.hpp"
 #include "app_common/paths.hpp"
-#include "tcemu/app_args.hpp"
+#include "app_common/kokkos_args.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 #if defined(TCEMU_HAVE_CUDA)
 #include "tcemu/cuda/calibrate.hpp"
@@ -75,7 +75,7 @@ std::string footer() {
 int main(int argc, char** argv) {
   // Kokkos' own options (--kokkos-threads=N, ...) go to Kokkos, everything else to CLI11; Kokkos is
   // started after parsing so that --help shows knn's help only.
-  tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
+  tcemu::app::SplitArgs args = tcemu::app::split_kokkos_args(argc, argv);
 
   CLI::App app{kDescription, "knn"};
   app.footer(footer());
@@ -139,8 +139,8 @@ int main(int argc, char** argv) {
     const knn::Device device = knn::resolve_device(knn::parse_device(device_name));
     const knn::Dataset data =
         knn::load_dataset(input, app.count("--queries") ? std::optional<std::int64_t>(queries) : std::nullopt, k);
-    std::unique_ptr<tcemu::io::Writer> writer;
-    if (!output.empty()) writer = std::make_unique<tcemu::io::Writer>(output);  // fails early, before the work
+    std::unique_ptr<tcemu::app::io::Writer> writer;
+    if (!output.empty()) writer = std::make_unique<tcemu::app::io::Writer>(output);  // fails early, before the work
     // After every check: a note printed before an error line would break the one-line contract.
     if (recalibrate) {
 #if defined(TCEMU_HAVE_CUDA)

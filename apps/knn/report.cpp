@@ -82,7 +82,7 @@ std::string format_json(const Dataset& data, const RunResult& result, const RunI
                                 {"results", rows}});
 }
 
-void write_results(tcemu::io::Writer& out, const Dataset& data, const RunResult& result,
+void write_results(tcemu::app::io::Writer& out, const Dataset& data, const RunResult& result,
                    const RunInfo& info) {
   const std::vector<std::int64_t> shape = {data.q, result.k};
   for (const auto& r : result.rows) {

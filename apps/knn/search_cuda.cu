@@ -170,8 +170,6 @@ void launch_topk(const T* dots, const T* qn, const T* tn, std::int64_t b, std::i
 
 }  // namespace
 
-bool gpu_available() { return tcemu::cuda::device_available(); }
-
 template <class T>
 Neighbors search_device(const T* train, const T* queries, std::int64_t n, std::int64_t q, std::int64_t d,
                         const tcemu::Scheme& scheme, int k, const SearchOptions& options, SearchLog* log) {

@@ -19,9 +19,9 @@
 #include "qasm_expr.hpp"
 #include "outputs.hpp"
 #include "job.hpp"
-#include "tcemu/app_args.hpp"
+#include "app_common/kokkos_args.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
@@ -113,7 +113,7 @@ std::vector<std::string> split_list(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
+  tcemu::app::SplitArgs args = tcemu::app::split_kokkos_args(argc, argv);
 
   CLI::App app{kDescription, "qsim"};
   app.footer(footer());
@@ -226,8 +226,8 @@ int main(int argc, char** argv) {
     if (!quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
     // Open the output first: the Writer works on a temporary that is renamed on success and removed
     // when anything below throws or SIGINT/SIGTERM arrives (run_guarded installed the handlers).
-    std::unique_ptr<tcemu::io::Writer> out;
-    if (output_opt->count()) out = std::make_unique<tcemu::io::Writer>(output);
+    std::unique_ptr<tcemu::app::io::Writer> out;
+    if (output_opt->count()) out = std::make_unique<tcemu::app::io::Writer>(output);
 
     const qsim::JobResult job = qsim::run_job(circuit, cfg);
     qsim::ReportContext ctx;

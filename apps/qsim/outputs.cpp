@@ -8,7 +8,7 @@
 
 #include "app_common/json.hpp"
 #include "app_common/text.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace qsim {
 
@@ -114,7 +114,7 @@ void print_json(const JobResult& job, const ReportContext& ctx) {
   std::printf("%s\n", tcemu::app::json_text(report).c_str());
 }
 
-void write_output(tcemu::io::Writer& w, const JobResult& job, const ReportContext& ctx) {
+void write_output(tcemu::app::io::Writer& w, const JobResult& job, const ReportContext& ctx) {
   const Circuit& c = *ctx.circuit;
   for (const auto& r : job.runs) {
     const std::string g = "/" + r.scheme.name + "/";

@@ -37,18 +37,16 @@
 #include "fusion.hpp"
 #include "tcemu/gemm.hpp"
 
-#include "tcemu/device.hpp"
+#include "app_common/device.hpp"
 
 namespace qsim {
 
-/// Where the simulation runs (`--device`; tcemu/device.hpp): host = tcemu's host backend, cuda =
+/// Where the simulation runs (`--device`; app_common/device.hpp): host = tcemu's host backend, cuda =
 /// state in device memory, permutation kernel, tcemu::cuda::complex_gemm_device.
-using Device = tcemu::Device;
-using tcemu::parse_device;
-using tcemu::resolve_device;
-using tcemu::to_string;
-/// True when this build has the CUDA backend and the machine a usable GPU.
-bool cuda_available();
+using Device = tcemu::app::Device;
+using tcemu::app::parse_device;
+using tcemu::app::resolve_device;
+using tcemu::app::to_string;
 
 /// Options of one simulation.
 struct SimOptions {

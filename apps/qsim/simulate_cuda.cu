@@ -157,8 +157,6 @@ unsigned grid_for(std::uint64_t size) { return static_cast<unsigned>(std::min<st
 
 }  // namespace
 
-bool cuda_available() { return tcemu::cuda::device_available(); }
-
 template <class T>
 SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOptions& options) {
   using C = std::complex<T>;

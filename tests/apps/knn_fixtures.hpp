@@ -20,7 +20,7 @@
 
 #include "app_runner.hpp"
 #include "knn/dataset.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace knn_test {
 
@@ -84,7 +84,7 @@ struct FileSpec {
 
 /// Writes `data` as an ann-benchmarks file (with brute-force /neighbors and /distances).
 inline void write_ann_file(const std::string& path, const knn::Dataset& data, const FileSpec& spec = {}) {
-  tcemu::io::Writer w(path);
+  tcemu::app::io::Writer w(path);
   if (spec.train) {
     std::vector<float> train = data.train;
     if (spec.nan_in_train) train[train.size() / 2] = std::numeric_limits<float>::quiet_NaN();

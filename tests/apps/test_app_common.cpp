@@ -18,7 +18,7 @@
 #include "app_common/text.hpp"
 #include "tcemu/checked.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/files.hpp"
+#include "app_common/io/files.hpp"
 
 namespace {
 
@@ -99,9 +99,9 @@ TEST(TextFiles, SizeLimitAndKindAreEnforced) {
   TempDir dir;
   const std::string f = dir.file("t.qasm");
   { std::ofstream(f) << std::string(100, 'a'); }
-  EXPECT_EQ(tcemu::io::read_text_file(f, 100).size(), 100u);
-  EXPECT_THROW(tcemu::io::read_text_file(f, 99), tcemu::IoError);
-  EXPECT_THROW(tcemu::io::read_text_file("/dev/zero", 1u << 20), tcemu::IoError);
+  EXPECT_EQ(tcemu::app::io::read_text_file(f, 100).size(), 100u);
+  EXPECT_THROW(tcemu::app::io::read_text_file(f, 99), tcemu::IoError);
+  EXPECT_THROW(tcemu::app::io::read_text_file("/dev/zero", 1u << 20), tcemu::IoError);
 }
 
 /// execution_policy_from over a fixed set of variables (the process environment is not touched).

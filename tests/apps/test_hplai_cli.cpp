@@ -18,7 +18,7 @@
 #include "app_runner.hpp"
 #include "cli_expect.hpp"
 #include "knn_fixtures.hpp"  // knn_test::JsonParser (a small JSON parser shared by the app tests)
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace {
 
@@ -54,7 +54,7 @@ class HplaiCli : public ::testing::Test {
       for (std::int64_t j = 0; j < cols; ++j) a[i * cols + j] = g.A[i * g.n + j];
     if (A) a = *A;
     if (nan_in_b) b[len / 2] = std::numeric_limits<double>::quiet_NaN();
-    tcemu::io::Writer w(path);
+    tcemu::app::io::Writer w(path);
     w.write<double>("/A", a, {rows, cols});
     w.write<double>("/b", b, {len});
     w.commit();
@@ -145,7 +145,7 @@ TEST_F(HplaiCli, OutputHoldsSolutions) {
   const std::string out = dir_.file("x.h5");
   const Ran r = run("--input '" + in + "' --nb 16 --scheme tf32 --output '" + out + "' -q");
   ASSERT_EQ(r.status, 0) << r.err;
-  tcemu::io::Reader rd(out);
+  tcemu::app::io::Reader rd(out);
   const auto x = rd.read<double>("/tf32/x", 1);
   ASSERT_EQ(x.rows(), 50);
   const auto xb = rd.read<double>("/fp64/x", 1);

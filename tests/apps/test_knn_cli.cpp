@@ -8,7 +8,7 @@
 #include "../io/temp_dir.hpp"
 #include "knn_fixtures.hpp"
 #include "knn/quality.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
@@ -123,7 +123,7 @@ TEST_F(KnnCli, OutputMustNotOverwriteTheInput) {
   const auto r = run_knn("--input '" + path + "' --output '" + path + "'", dir_.path());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("refusing to overwrite an input"), std::string::npos) << r.err;
-  EXPECT_NO_THROW(tcemu::io::Reader(path).read<float>("/train", 2));  // untouched
+  EXPECT_NO_THROW(tcemu::app::io::Reader(path).read<float>("/train", 2));  // untouched
 }
 
 TEST_F(KnnCli, ExplainPrintsAutosPlan) {
@@ -191,7 +191,7 @@ TEST_F(KnnCli, TableAndOutputFile) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << " not in:\n" << r.out;
   EXPECT_NE(r.err.find("batch 4/4"), std::string::npos) << r.err;  // progress on stderr
 
-  tcemu::io::Reader rd(out);
+  tcemu::app::io::Reader rd(out);
   EXPECT_EQ(rd.string_attribute("/", "input"), std::optional<std::string>(path));
   EXPECT_EQ(rd.int_attribute("/", "k"), std::optional<std::int64_t>(4));
   const auto truth = knn_test::brute_force(data_, 4);

@@ -1,6 +1,7 @@
 // knn's GPU path against the host search and brute force (skipped without a GPU).
 #include <gtest/gtest.h>
 
+#include "app_common/device.hpp"
 #include "knn_fixtures.hpp"
 #include "knn/search.hpp"
 #include "knn/search_device.hpp"
@@ -27,14 +28,14 @@ void expect_same_neighbours(const char* scheme, int k) {
 }  // namespace
 
 TEST(KnnGpu, SearchMatchesHostAndBruteForce) {
-  if (!knn::gpu_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
+  if (!tcemu::app::gpu_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
   for (const char* s : {"fp32", "fp16x2", "bf16x3", "tf32x2", "fp64"}) expect_same_neighbours(s, 10);
   // The K = 128 top-k variant; FP64 distances, so that no near-tie at rank 100 can swap neighbours.
   expect_same_neighbours("fp64", 100);
 }
 
 TEST(KnnGpu, UnavailableDeviceIsAClearError) {
-  if (knn::gpu_available()) GTEST_SKIP() << "a GPU is present";
+  if (tcemu::app::gpu_available()) GTEST_SKIP() << "a GPU is present";
   knn::SearchOptions gpu;
   gpu.device = knn::Device::cuda;
   const knn::Dataset data = knn_test::random_dataset(100, 5, 8, 1);

@@ -3,7 +3,7 @@
 //   2 kmeans::load_dataset (/data, /labels, /init_centroids)
 //   3 hplai::load_system   (/A, /b)
 //   4 qsim::load_circuit   (/circuit group, attributes, gate datasets)
-// All go through tcemu::io::Reader (core/src/io/hdf5.cpp). The HDF5 library reads paths, so the input
+// All go through tcemu::app::io::Reader (core/src/io/hdf5.cpp). The HDF5 library reads paths, so the input
 // is written to a per-process file (fuzz_util.hpp) and removed after each run.
 //
 // Expected outcome for bad input: tcemu::Error (IoError / InvalidArgument naming the file). Anything
