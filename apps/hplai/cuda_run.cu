@@ -273,12 +273,7 @@ LuStats CudaSession::Impl::factor(T* LU, const LuOptions& lo) {
         const auto rep = tcemu::cuda::gemm_device<T>(tcemu::Op::N, tcemu::Op::N, alpha, L21, U12, T(1), C,
                                                      lo.gemm, stream, &ws);
         ++st.updates;
-        if (st.used.find(rep.used.name) == std::string::npos)
-          st.used += (st.used.empty() ? "" : "+") + rep.used.name;
-        if (rep.fell_back) {
-          ++st.fallbacks;
-          if (st.note.empty()) st.note = rep.note;
-        }
+        st.gemm.add(rep);
       }
       scale(A21, rest, kb, -sl);
       scale(A12, kb, rest, -su);
@@ -391,14 +386,7 @@ SchemeResult CudaSession::Impl::run(double a_inf, const tcemu::Scheme& scheme, c
     throw tcemu::InvalidArgument(scheme.name + ": " + e.what());
   }
   r.factor_seconds = since(t0);
-  r.panel_seconds = st.seconds_panel;
-  r.update_seconds = st.seconds_update;
-  r.updates = st.updates;
-  r.fallbacks = st.fallbacks;
-  r.used = st.used.empty() ? scheme.name : st.used;
-  if (st.fallbacks > 0)
-    r.note = std::to_string(st.fallbacks) + "/" + std::to_string(st.updates) +
-             " updates fell back to native: " + st.note;
+  record_factorisation(r, st, scheme.name);
 
   const auto t1 = clock::now();
   DeviceOps<T> ops{*this, lu.get(), n};

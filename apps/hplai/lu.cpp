@@ -93,16 +93,6 @@ bool wants_scaling(const tcemu::Scheme& s) {
   return !s.is_native() && s.kind != tcemu::SchemeKind::int8_ozaki;
 }
 
-void note_used(LuStats& st, const tcemu::GemmReport& r) {
-  const std::string& name = r.used.name;
-  std::string padded = "+" + st.used + "+";
-  if (padded.find("+" + name + "+") == std::string::npos) st.used += (st.used.empty() ? "" : "+") + name;
-  if (r.fell_back) {
-    ++st.fallbacks;
-    if (st.note.empty()) st.note = r.note;
-  }
-}
-
 }  // namespace
 
 SingularPivot::SingularPivot(std::int64_t column, double value, double threshold)
@@ -153,7 +143,7 @@ LuStats lu_factor(T* A, std::int64_t n, std::int64_t lda, const LuOptions& optio
       scale_block(A21, rest, kb, lda, -sl);
       scale_block(A12, kb, rest, lda, -su);
       ++st.updates;
-      note_used(st, rep);
+      st.gemm.add(rep);
       st.seconds_update += since(t0);
     }
     if (options.progress) options.progress({p, panels, k0 + kb, since(start)});

@@ -1,23 +1,26 @@
 #include "report.hpp"
 
 #include "app_common/json.hpp"
+#include "app_common/table.hpp"
 
 #include <cmath>
 
 namespace hplai {
 
 void print_table(std::FILE* out, const RunResult& res) {
+  using tcemu::app::cell;
+  using Align = tcemu::app::Table::Align;
   std::fprintf(out, "hplai: n = %lld, nb = %lld, solver %s, device %s, %s\n", static_cast<long long>(res.n),
                static_cast<long long>(res.nb), res.solver.c_str(), res.device.c_str(), res.source.c_str());
-  std::fprintf(out, "%-16s %-16s %-4s %11s %11s %11s %9s %7s %5s %9s %9s %-5s  %s\n", "scheme", "used",
-               "prec", "factor_ms", "refine_ms", "time_ms", "GFLOP/s", "speedup", "iters", "res0",
-               "scaled_res", "check", "note");
-  for (const auto& r : res.rows) {
-    std::fprintf(out, "%-16s %-16s %-4s %11.1f %11.1f %11.1f %9.2f %7.2f %5d %9.3g %9.3g %-5s  %s\n",
-                 r.scheme.c_str(), r.used.c_str(), r.storage.c_str(), r.factor_seconds * 1e3,
-                 r.refine_seconds * 1e3, r.total_seconds * 1e3, r.gflops, r.speedup, r.iterations,
-                 r.initial_scaled_residual, r.scaled_residual, r.pass ? "PASS" : "FAIL", r.note.c_str());
-  }
+  tcemu::app::Table table({{"scheme", Align::left}, {"used", Align::left}, {"prec", Align::left}, {"factor_ms"},
+                           {"refine_ms"}, {"time_ms"}, {"GFLOP/s"}, {"speedup"}, {"iters"}, {"res0"}, {"scaled_res"},
+                           {"check", Align::left}, {"note", Align::left}});
+  for (const auto& r : res.rows)
+    table.add_row({r.scheme, r.used, r.storage, cell("%.1f", r.factor_seconds * 1e3), cell("%.1f", r.refine_seconds * 1e3),
+                   cell("%.1f", r.total_seconds * 1e3), cell("%.2f", r.gflops), cell("%.2f", r.speedup),
+                   std::to_string(r.iterations), cell("%.3g", r.initial_scaled_residual), cell("%.3g", r.scaled_residual),
+                   r.pass ? "PASS" : "FAIL", r.note});
+  std::fputs(table.str().c_str(), out);
   std::fprintf(out,
                "scaled residual = ||Ax-b||_inf / ((||A||_inf ||x||_inf + ||b||_inf) n eps), eps = 2^-53; "
                "PASS when < 16. GFLOP/s = (2/3 n^3 + 3/2 n^2) / time. res0: before refinement.\n");

@@ -1,4 +1,5 @@
 #include "app_common/environment.hpp"
+#include "app_common/timing.hpp"
 #include "run.hpp"
 
 #include <chrono>
@@ -78,14 +79,7 @@ SchemeResult factor_and_refine(const System& sys, double a_inf, const tcemu::Sch
     throw tcemu::InvalidArgument(scheme.name + ": " + e.what());
   }
   r.factor_seconds = since(t0);
-  r.panel_seconds = st.seconds_panel;
-  r.update_seconds = st.seconds_update;
-  r.updates = st.updates;
-  r.fallbacks = st.fallbacks;
-  r.used = st.used.empty() ? scheme.name : st.used;
-  if (st.fallbacks > 0)
-    r.note = std::to_string(st.fallbacks) + "/" + std::to_string(st.updates) +
-             " updates fell back to native: " + st.note;
+  record_factorisation(r, st, scheme.name);
 
   Preconditioner precond;
   std::vector<float> tmp;
@@ -114,6 +108,17 @@ SchemeResult factor_and_refine(const System& sys, double a_inf, const tcemu::Sch
 }
 
 }  // namespace
+
+void record_factorisation(SchemeResult& r, const LuStats& st, const std::string& scheme_name) {
+  r.panel_seconds = st.seconds_panel;
+  r.update_seconds = st.seconds_update;
+  r.updates = st.updates;
+  r.fallbacks = st.gemm.fallbacks;
+  r.used = st.gemm.used.empty() ? scheme_name : st.gemm.used_names();
+  if (st.gemm.fallbacks > 0)
+    r.note = std::to_string(st.gemm.fallbacks) + "/" + std::to_string(st.updates) +
+             " updates fell back to native: " + st.gemm.first_note;
+}
 
 double hpl_flops(std::int64_t n) {
   const double d = static_cast<double>(n);
@@ -180,9 +185,7 @@ RunResult run(const System& sys, const RunOptions& opt) {
   auto median_of = [&](const std::function<SchemeResult()>& once) {
     std::vector<SchemeResult> runs;
     for (int i = 0; i < opt.repeat; ++i) runs.push_back(once());
-    std::sort(runs.begin(), runs.end(),
-              [](const SchemeResult& a, const SchemeResult& b) { return a.total_seconds < b.total_seconds; });
-    return runs[runs.size() / 2];
+    return tcemu::app::median_element(std::move(runs), [](const SchemeResult& r) { return r.total_seconds; });
   };
   const std::size_t total = todo.size() + 1;
   auto say = [&](std::size_t i, const SchemeResult& r) {

@@ -26,9 +26,6 @@ namespace hplai {
 /// Where the job runs (`--device`; app_common/device.hpp): host = panel loops + CBLAS with tcemu's host
 /// backend, cuda = cuSOLVER/cuBLAS with tcemu's CUDA backend.
 using Device = tcemu::app::Device;
-using tcemu::app::parse_device;
-using tcemu::app::resolve_device;
-using tcemu::app::to_string;
 
 /// HPL-MxP operation count 2/3 n^3 + 3/2 n^2 (the numerator of the benchmark's GFLOP/s).
 double hpl_flops(std::int64_t n);
@@ -73,6 +70,11 @@ struct SchemeResult {
   std::vector<double> x;       ///< the solution (n entries)
   std::vector<double> history; ///< scaled residual of every true-residual check, x0 first
 };
+
+/// Copies what a factorisation did into its result row: panel and update times, the number of
+/// updates and fallbacks, the schemes the updates used (`scheme_name` when none ran), and the note
+/// "<fallbacks>/<updates> updates fell back to native: <first note>" when any fell back.
+void record_factorisation(SchemeResult& row, const LuStats& stats, const std::string& scheme_name);
 
 /// Result of a job.
 struct RunResult {

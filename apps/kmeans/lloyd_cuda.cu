@@ -256,9 +256,7 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
                                                 row_major(dots.get(), n, k), gemm, nullptr, nullptr);
     TCEMU_CUDA(cudaDeviceSynchronize());
     r.gemm_seconds += std::chrono::duration<double>(clock::now() - tg).count();
-    if (r.used.empty()) r.used = rep.used.name;
-    else if (r.used.find(rep.used.name) == std::string::npos) r.used += "+" + rep.used.name;
-    if (r.note.empty() && rep.fell_back) r.note = rep.note;
+    r.gemm.add(rep);
 
     TCEMU_CUDA(cudaMemset(changed.get(), 0, sizeof(int)));
     argmin_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(dots.get(), xnorm.get(), cnorm.get(), assign.get(),

@@ -1,7 +1,6 @@
 // kmeans: Lloyd's k-means with every tcemu scheme side by side (time, iterations, inertia, agreement
 // with the FP64 run and with reference labels). See `kmeans --help`.
 #include <CLI/CLI.hpp>
-#include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -15,10 +14,10 @@
 #include "lloyd.hpp"
 #include "lloyd_device.hpp"
 #include "report.hpp"
+#include "app_common/app_main.hpp"
 #include "app_common/cli.hpp"
 #include "app_common/device.hpp"
 #include "app_common/paths.hpp"
-#include "app_common/kokkos_args.hpp"
 #include "tcemu/error.hpp"
 #include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
@@ -54,13 +53,11 @@ const char* kFooter =
 }  // namespace
 
 int main(int argc, char** argv) {
-  tcemu::app::SplitArgs args = tcemu::app::split_kokkos_args(argc, argv);
-
   CLI::App app{kDescription, "kmeans"};
   app.footer(kFooter);
   app.get_formatter()->column_width(30);
-  std::string input, output, scheme_list = "all", target_name = "fp32", device_name = "auto",
-                             init_name = "kmeans++";
+  tcemu::app::CommonOptions common;
+  std::string input, output, init_name = "kmeans++";
   std::int64_t k = 0;
   int max_iter = 100;
   double tol = 1e-4;
@@ -68,7 +65,6 @@ int main(int argc, char** argv) {
   int replicate = 1;
   double recheck_margin = 1.0 / 65536;
   double noise = 0.0;
-  bool json = false, quiet = false, list_schemes = false;
   app.add_option("-i,--input", input, "HDF5 file with /data (n x d float32) (required)");
   app.add_option("-o,--output", output, "HDF5 file for centroids, assignments and inertia per scheme");
   app.add_option("-k,--k", k, "number of clusters, 1 <= k <= n (required)");
@@ -76,9 +72,6 @@ int main(int argc, char** argv) {
   app.add_option("--tol", tol, "stop when the relative inertia change is <= tol")->check(tcemu::app::non_negative());
   app.add_option("--seed", seed, "seed of the initialisation (same for every scheme)")->check(tcemu::app::unsigned_64());
   app.add_option("--init", init_name, "kmeans++ | random | file (/init_centroids)");
-  app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, or 'all' (see --list-schemes)");
-  app.add_option("--target", target_name, "accuracy target of int8-ozaki and auto: fp32 | fp64");
-  app.add_option("--device", device_name, "host | cuda | auto (cuda when built with CUDA and a GPU is present)");
   app.add_option("--replicate", replicate, "use the data R times (scaled-up studies: Fashion-MNIST x 10 = 700,000 points)")
       ->check(tcemu::app::positive());
   app.add_option("--noise", noise, "std. deviation of seeded Gaussian noise added to every copy after the first")
@@ -87,29 +80,18 @@ int main(int argc, char** argv) {
                  "re-decide near-ties with exact FP64 distances: centroids within margin*(|x|^2+|c|^2) of the "
                  "best (default 2^-16; 0 = pure GEMM assignment)")
       ->check(tcemu::app::non_negative());
-  app.add_flag("--json", json, "print one JSON object instead of the table");
-  app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
-  app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
-  if (auto status = tcemu::app::parse_arguments(app, args.app_argc(), args.app.data())) return *status;
-  int kokkos_argc = args.kokkos_argc();
-  Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
-  return tcemu::app::run_guarded("kmeans", [&]() -> int {
-    const tcemu::Target target =
-        tcemu::app::naming_option("--target", [&] { return tcemu::parse_target(target_name); });
-    if (list_schemes) {
-      std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
-      return 0;
-    }
+  tcemu::app::add_common_options(app, common);
+  return tcemu::app::run_app(app, common, argc, argv, [&]() -> int {
+    (void)common.target();  // a bad --target is the first error reported, before the inputs' checks
     if (input.empty()) throw tcemu::InvalidArgument("--input is required (see kmeans --help)");
     if (app.count("--k") == 0) throw tcemu::InvalidArgument("--k is required (see kmeans --help)");
     if (k < 1) throw tcemu::InvalidArgument("--k " + std::to_string(k) + " must be >= 1");
     tcemu::app::set_error_context(input);
     tcemu::app::require_input_file(input);
     if (app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
-    const bool on_gpu =
-        tcemu::app::resolve_device(tcemu::app::parse_device(device_name)) == tcemu::app::Device::cuda;
+    const bool on_gpu = common.device() == tcemu::app::Device::cuda;
     const auto init = kmeans::parse_init(init_name);
-    const auto schemes = tcemu::app::naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
+    const auto schemes = common.schemes();
     const auto data = replicate > 1 ? kmeans::replicate(kmeans::load_dataset(input), replicate, noise, seed)
                                     : kmeans::load_dataset(input);
     kmeans::validate_k(data, k, init == kmeans::Init::file, input);
@@ -133,7 +115,7 @@ int main(int argc, char** argv) {
       const auto& s = order[i];
       const tcemu::GemmOptions gopt = tcemu::app::gemm_options(s);
       auto progress = [&](int it, double inertia, double rel) {
-        if (!quiet && !json)
+        if (!common.quiet && !common.json)
           std::fprintf(stderr, "kmeans: [%zu/%zu] %-16s iter %3d  inertia %.9e  rel change %.2e\n", i + 1,
                        order.size(), s.name.c_str(), it, inertia, rel);
       };
@@ -144,8 +126,8 @@ int main(int argc, char** argv) {
                                   : kmeans::lloyd_device<float>(data, centroids0, gopt, lopt, progress))
                           : (fp64 ? kmeans::lloyd<double>(data, centroids0, gopt, lopt, progress)
                                   : kmeans::lloyd<float>(data, centroids0, gopt, lopt, progress));
-      row.used = row.result.used;
-      row.note = row.result.note;
+      row.used = row.result.gemm.used_names();
+      row.note = row.result.gemm.first_note;
       rows.push_back(std::move(row));
     }
     // Keep only what the user asked for in the table (fp64/fp32 always kept as references).
@@ -153,7 +135,7 @@ int main(int argc, char** argv) {
     const kmeans::Row* fp32 = &rows[1];
     std::vector<kmeans::Row> shown;
     for (const auto& r : rows) {
-      bool asked = scheme_list == "all" || r.scheme == "fp64" || r.scheme == "fp32";
+      bool asked = common.scheme_list == "all" || r.scheme == "fp64" || r.scheme == "fp32";
       for (const auto& s : schemes) asked |= s.name == r.scheme;
       if (asked) shown.push_back(r);
     }
@@ -168,7 +150,7 @@ int main(int argc, char** argv) {
       out->write_string_attribute("/", "input", input);
       out->commit();
     }
-    if (json) std::printf("%s\n", kmeans::format_json(shown, fp64, fp32, data, k).c_str());
+    if (common.json) std::printf("%s\n", kmeans::format_json(shown, fp64, fp32, data, k).c_str());
     else kmeans::print_table(shown, fp64, fp32, data);
     return 0;
   });

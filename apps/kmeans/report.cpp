@@ -7,25 +7,29 @@
 
 #include "agreement.hpp"
 #include "app_common/json.hpp"
+#include "app_common/table.hpp"
 
 namespace kmeans {
 
 void print_table(const std::vector<Row>& rows, const Row& fp64, const Row* fp32, const Dataset& data) {
-  std::printf("%-16s %-16s %10s %9s %8s %6s %14s %9s %8s %8s %10s %8s  %s\n", "scheme", "used", "time_ms",
-              "ms/iter", "speedup", "iters", "inertia", "d_inertia", "agree", "ari", "ari_labels",
-              "rechecks", "note");
+  using tcemu::app::cell;
+  using Align = tcemu::app::Table::Align;
+  tcemu::app::Table table({{"scheme", Align::left}, {"used", Align::left}, {"time_ms"}, {"ms/iter"}, {"speedup"},
+                           {"iters"}, {"inertia"}, {"d_inertia"}, {"agree"}, {"ari"}, {"ari_labels"}, {"rechecks"},
+                           {"note", Align::left}});
   for (const auto& r : rows) {
     const auto& res = r.result;
     const double ari_labels = data.labels.empty() ? NAN : adjusted_rand_index(res.assignment, data.labels);
-    std::printf("%-16s %-16s %10.1f %9.2f %8.2f %6d %14.6e %9.2e %8.5f %8.5f %10.5f %8lld  %s\n",
-                r.scheme.c_str(), r.used.c_str(), res.seconds * 1e3,
-                res.seconds * 1e3 / std::max(res.iterations, 1),
-                fp32 ? fp32->result.seconds / res.seconds : NAN, res.iterations, res.inertia.back(),
-                std::fabs(res.inertia.back() - fp64.result.inertia.back()) / fp64.result.inertia.back(),
-                agreement(res.assignment, fp64.result.assignment),
-                adjusted_rand_index(res.assignment, fp64.result.assignment), ari_labels,
-                static_cast<long long>(res.rechecked), r.note.c_str());
+    table.add_row({r.scheme, r.used, cell("%.1f", res.seconds * 1e3),
+                   cell("%.2f", res.seconds * 1e3 / std::max(res.iterations, 1)),
+                   cell("%.2f", fp32 ? fp32->result.seconds / res.seconds : NAN), std::to_string(res.iterations),
+                   cell("%.6e", res.inertia.back()),
+                   cell("%.2e", std::fabs(res.inertia.back() - fp64.result.inertia.back()) / fp64.result.inertia.back()),
+                   cell("%.5f", agreement(res.assignment, fp64.result.assignment)),
+                   cell("%.5f", adjusted_rand_index(res.assignment, fp64.result.assignment)), cell("%.5f", ari_labels),
+                   std::to_string(res.rechecked), r.note});
   }
+  std::fputs(table.str().c_str(), stdout);
 }
 
 std::string format_json(const std::vector<Row>& rows, const Row& fp64, const Row* fp32, const Dataset& data,

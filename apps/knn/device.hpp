@@ -11,9 +11,6 @@ namespace knn {
 
 /// The --device option is tcemu's (app_common/device.hpp).
 using Device = tcemu::app::Device;
-using tcemu::app::parse_device;
-using tcemu::app::resolve_device;
-using tcemu::app::to_string;
 
 /// The distance GEMM: dots = Q * T^T, i.e. dots(i, j) = x_i . y_j, with
 ///   Q     b x d, row-major (queries),

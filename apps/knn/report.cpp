@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include "app_common/json.hpp"
+#include "app_common/table.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,12 +10,6 @@
 
 namespace knn {
 namespace {
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
 
 std::string row_note(const SchemeResult& r) {
   std::string note;
@@ -26,35 +21,24 @@ std::string row_note(const SchemeResult& r) {
 }  // namespace
 
 std::string format_table(const Dataset& data, const RunResult& result, const RunInfo& info) {
-  const std::vector<std::string> head = {"scheme", "used", "time_ms", "speedup_vs_fp32",
-                                         "recall@" + std::to_string(result.k), "max_dist_err", "note"};
-  std::vector<std::vector<std::string>> cells;
+  using tcemu::app::cell;
+  using Align = tcemu::app::Table::Align;
+  tcemu::app::Table table({{"scheme", Align::left},
+                           {"used", Align::left},
+                           {"time_ms"},
+                           {"speedup_vs_fp32"},
+                           {"recall@" + std::to_string(result.k)},
+                           {"max_dist_err"},
+                           {"note", Align::left}});
   for (const auto& r : result.rows)
-    cells.push_back({r.scheme.name, r.used, fmt("%.1f", r.time_ms), fmt("%.2f", r.speedup),
-                     fmt("%.4f", r.recall), fmt("%.2e", r.max_dist_err), row_note(r)});
-  std::vector<std::size_t> width(head.size());
-  for (std::size_t c = 0; c < head.size(); ++c) {
-    width[c] = head[c].size();
-    for (const auto& row : cells) width[c] = std::max(width[c], row[c].size());
-  }
+    table.add_row({r.scheme.name, r.used, cell("%.1f", r.time_ms), cell("%.2f", r.speedup), cell("%.4f", r.recall),
+                   cell("%.2e", r.max_dist_err), row_note(r)});
   std::ostringstream os;
   os << "knn: " << info.input << ": " << data.q << " queries, " << data.n << " train points, " << data.d
      << " dims, k = " << result.k << ", target " << tcemu::to_string(info.target) << ", device "
      << to_string(info.device) << ", median of " << info.repeat << " run" << (info.repeat > 1 ? "s" : "")
      << ", recall against " << result.ground_truth << "\n";
-  auto line = [&](const std::vector<std::string>& row) {
-    std::string s;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      const bool left = c < 2 || c + 1 == row.size();  // names and note left-aligned, numbers right
-      const std::string pad(width[c] - row[c].size(), ' ');
-      s += (c ? "  " : "") + (left ? row[c] + (c + 1 == row.size() ? "" : pad) : pad + row[c]);
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    os << s << "\n";
-  };
-  line(head);
-  for (const auto& row : cells) line(row);
-  return os.str();
+  return os.str() + table.str();
 }
 
 std::string format_json(const Dataset& data, const RunResult& result, const RunInfo& info) {

@@ -1,19 +1,12 @@
 #include "run.hpp"
 
 #include <algorithm>
-#include <chrono>
 
+#include "app_common/timing.hpp"
 #include "quality.hpp"
 #include "tcemu/error.hpp"
 
 namespace knn {
-
-double median(std::vector<double> values) {
-  if (values.empty()) throw tcemu::InvalidArgument("median of an empty list");
-  std::sort(values.begin(), values.end());
-  const std::size_t h = values.size() / 2;
-  return values.size() % 2 ? values[h] : 0.5 * (values[h - 1] + values[h]);
-}
 
 namespace {
 
@@ -82,20 +75,20 @@ RunResult run(const Dataset& data, const RunOptions& options) {
     std::vector<double> times;
     SearchLog log;
     for (int rep = 0; rep < std::max(1, options.repeat); ++rep) {
-      const auto t0 = std::chrono::steady_clock::now();
+      const auto t0 = tcemu::app::Clock::now();
       r.neighbors = search(data, r.scheme, options.k, so, &log, &dbl);
-      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      times.push_back(tcemu::app::seconds_since(t0) * 1e3);
       if (rep == 0 && options.explain && r.scheme.kind == tcemu::SchemeKind::automatic)
         *options.explain << "knn: " << r.scheme.name << ": plan of the first batch ("
                          << std::min(options.batch, data.q) << " queries x " << data.n << " train x "
                          << data.d << " dims):\n"
                          << log.first.plan.explain() << std::endl;
     }
-    r.time_ms = median(times);
-    for (const auto& u : log.used) r.used += (r.used.empty() ? "" : "+") + u;
-    r.note = log.note;
-    if (log.fallbacks > 1)
-      r.note += " (" + std::to_string(log.fallbacks) + " of " + std::to_string(log.batches) + " batches)";
+    r.time_ms = tcemu::app::median(times);
+    r.used = log.gemm.used_names();
+    r.note = log.gemm.first_note;
+    if (log.gemm.fallbacks > 1)
+      r.note += " (" + std::to_string(log.gemm.fallbacks) + " of " + std::to_string(log.batches) + " batches)";
     if (options.progress)
       *options.progress << tag << ": " << r.time_ms << " ms (used " << r.used << ")" << std::endl;
   }

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "app_common/json.hpp"
+#include "app_common/table.hpp"
 #include "app_common/text.hpp"
 #include "app_common/io/hdf5.hpp"
 
@@ -40,16 +41,21 @@ void print_table(const JobResult& job, const ReportContext& ctx) {
   std::printf("fusion --fuse %d: %lld blocks (%s), %lld controlled, %.3g complex MACs per run, %.1f ms; device %s\n",
               ctx.fuse, (long long)job.fusion.blocks, histogram_text(job.fusion.by_size).c_str(),
               (long long)job.fusion.controlled, job.fusion.complex_macs, job.seconds_fusion * 1e3, to_string(ctx.device));
-  std::printf("%-16s %-22s %-10s %10s %7s %6s %6s %5s %10s %10s %10s  %s\n", "scheme", "used", "state", "time_ms", "vs_nat",
-              "gemm%", "perms", "fallb", "1-fidelity", "max_amp_err", "norm_drift", "note");
+  using tcemu::app::cell;
+  using Align = tcemu::app::Table::Align;
+  tcemu::app::Table table({{"scheme", Align::left}, {"used", Align::left}, {"state", Align::left}, {"time_ms"}, {"vs_nat"},
+                           {"gemm%"}, {"perms"}, {"fallb"}, {"1-fidelity"}, {"max_amp_err"}, {"norm_drift"},
+                           {"note", Align::left}});
   for (const auto& r : job.runs) {
     const double nat = native_seconds(job, r);
-    std::printf("%-16s %-22s %-10s %10.1f %7.2f %6.1f %6lld %5lld %10.2e %10.2e %10.2e  %s\n", r.scheme.name.c_str(),
-                r.used.c_str(), r.precision, r.stats.seconds * 1e3, nat > 0 ? nat / r.stats.seconds : NAN,
-                100.0 * r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12), (long long)r.stats.permutations,
-                (long long)r.stats.fallbacks, 1.0 - r.accuracy.fidelity, r.accuracy.max_amp_err, r.accuracy.norm_drift,
-                r.stats.first_note.c_str());
+    table.add_row({r.scheme.name, r.used, r.precision, cell("%.1f", r.stats.seconds * 1e3),
+                   cell("%.2f", nat > 0 ? nat / r.stats.seconds : NAN),
+                   cell("%.1f", 100.0 * r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12)),
+                   std::to_string(r.stats.permutations), std::to_string(r.stats.gemm.fallbacks),
+                   cell("%.2e", 1.0 - r.accuracy.fidelity), cell("%.2e", r.accuracy.max_amp_err),
+                   cell("%.2e", r.accuracy.norm_drift), r.stats.gemm.first_note});
   }
+  std::fputs(table.str().c_str(), stdout);
   if (!ctx.bitstrings.empty()) {
     std::printf("\namplitudes (bitstring: q[n-1]...q[0])\n%-16s", "scheme");
     for (const auto& b : ctx.bitstrings) std::printf(" %44s", b.c_str());
@@ -99,7 +105,7 @@ void print_json(const JobResult& job, const ReportContext& ctx) {
                     {"max_amp_err", r.accuracy.max_amp_err},
                     {"norm", r.accuracy.norm},
                     {"norm_drift", r.accuracy.norm_drift},
-                    {"fallbacks", r.stats.fallbacks},
+                    {"fallbacks", r.stats.gemm.fallbacks},
                     {"samples_differing", r.samples_differing},
                     {"amplitudes", amplitudes}});
   }

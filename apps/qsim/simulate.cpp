@@ -20,11 +20,7 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 double state_scale(int n) { return std::ldexp(1.0, std::min(12, n / 2)); }
 
 void record(SimStats& stats, const tcemu::GemmReport& r) {
-  ++stats.used[r.used.name];
-  if (r.fell_back) {
-    ++stats.fallbacks;
-    if (stats.first_note.empty()) stats.first_note = r.note;
-  }
+  stats.gemm.add(r);
 }
 
 template <class T>

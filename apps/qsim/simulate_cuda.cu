@@ -257,7 +257,7 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
           continue;
         }
         ++st.in_place_declined;
-        if (st.first_note.empty()) st.first_note = "in-place kernel declined: " + r.note;
+        if (st.gemm.first_note.empty()) st.gemm.first_note = "in-place kernel declined: " + r.note;
       }
     }
     const BlockPlan plan =

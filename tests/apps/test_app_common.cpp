@@ -13,11 +13,15 @@
 #include "../io/temp_dir.hpp"
 #include "app_common/cli.hpp"
 #include "app_common/environment.hpp"
+#include "app_common/gemm_log.hpp"
 #include "app_common/json.hpp"
 #include "app_common/paths.hpp"
+#include "app_common/table.hpp"
 #include "app_common/text.hpp"
+#include "app_common/timing.hpp"
 #include "tcemu/checked.hpp"
 #include "tcemu/error.hpp"
+#include "tcemu/scheme.hpp"
 #include "app_common/io/files.hpp"
 
 namespace {
@@ -41,6 +45,49 @@ TEST(AppJson, TextIsOneLineWithEscapesInsertionOrderAndNullForNonFinite) {
   EXPECT_EQ(tcemu::app::json_text(v), "{\"z\":\"a\\\"b\\\\c\\n\\u0001\",\"a\":null,\"m\":1.5}");
   // Bytes that are not UTF-8 become U+FFFD instead of making the report invalid JSON.
   EXPECT_EQ(tcemu::app::json_text(tcemu::app::Json("x\xff")), "\"x\xef\xbf\xbd\"");
+}
+
+TEST(AppGemmLog, FoldsReportsInOrderOfFirstUseWithCountsAndTheFirstFallbackNote) {
+  tcemu::app::GemmLog log;
+  EXPECT_EQ(log.used_names(), "");
+  EXPECT_EQ(log.used_counts(), "-");
+  auto report = [](const char* used, const char* note) {
+    tcemu::GemmReport r;
+    r.used = tcemu::parse_scheme(used);
+    r.fell_back = note != nullptr;
+    r.note = note ? note : "";
+    return r;
+  };
+  log.add(report("fp16x2", nullptr));
+  EXPECT_EQ(log.used_counts(), "fp16x2");
+  log.add(report("fp32", "operand A: first"));
+  log.add(report("fp16x2", nullptr));
+  log.add(report("fp32", "operand B: second"));
+  EXPECT_EQ(log.calls, 4);
+  EXPECT_EQ(log.fallbacks, 2);
+  EXPECT_EQ(log.first_note, "operand A: first");
+  EXPECT_EQ(log.used_names(), "fp16x2+fp32");
+  EXPECT_EQ(log.used_counts(), "fp16x2 x2, fp32 x2");
+}
+
+TEST(AppTable, ColumnsFitTheirWidestCellNamesLeftNumbersRight) {
+  using Align = tcemu::app::Table::Align;
+  tcemu::app::Table t({{"scheme", Align::left}, {"time_ms", Align::right}, {"note", Align::left}});
+  t.add_row({"fp16x2-aligned", tcemu::app::cell("%.1f", 3.14159), ""});
+  t.add_row({"fp32", tcemu::app::cell("%.1f", 1234.5), "baseline"});
+  EXPECT_EQ(t.str(),
+            "scheme          time_ms  note\n"
+            "fp16x2-aligned      3.1\n"
+            "fp32             1234.5  baseline\n");
+  EXPECT_THROW(t.add_row({"too", "few"}), tcemu::InvalidArgument);
+}
+
+TEST(AppTiming, MediansOfOddAndEvenCountsAndTheMedianElement) {
+  EXPECT_EQ(tcemu::app::median({3.0, 1.0, 2.0}), 2.0);
+  EXPECT_EQ(tcemu::app::median({4.0, 1.0, 2.0, 3.0}), 2.5);
+  EXPECT_THROW(tcemu::app::median({}), tcemu::InvalidArgument);
+  const std::vector<std::pair<double, char>> runs = {{3.0, 'c'}, {1.0, 'a'}, {4.0, 'd'}, {2.0, 'b'}};
+  EXPECT_EQ(tcemu::app::median_element(runs, [](const auto& r) { return r.first; }).second, 'c');  // upper middle
 }
 
 TEST(AppCli, ValidatorsRejectNanInfAndOutOfRange) {

@@ -40,6 +40,6 @@ TEST(KnnGpu, UnavailableDeviceIsAClearError) {
   gpu.device = knn::Device::cuda;
   const knn::Dataset data = knn_test::random_dataset(100, 5, 8, 1);
   EXPECT_THROW(knn::search(data, tcemu::parse_scheme("fp32"), 3, gpu), tcemu::DeviceError);
-  EXPECT_THROW(knn::resolve_device(knn::Device::cuda), tcemu::DeviceError);
-  EXPECT_EQ(knn::resolve_device(knn::Device::automatic), knn::Device::host);
+  EXPECT_THROW(tcemu::app::resolve_device(knn::Device::cuda), tcemu::DeviceError);
+  EXPECT_EQ(tcemu::app::resolve_device(knn::Device::automatic), knn::Device::host);
 }
