@@ -87,34 +87,30 @@ void write_output(tcemu::app::io::Writer& out, const hplai::RunResult& res) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{kDescription, "hplai"};
-  app.footer(kFooter);
-  app.get_formatter()->column_width(30);
-  tcemu::app::CommonOptions common;
+  tcemu::app::CommandLine cli("hplai", kDescription, kFooter);
   std::string input, output, solver_name = "gmres";
   std::int64_t n = 0, nb = 256;
   std::uint64_t seed = 1;
   int max_iter = 50, restart = 50, repeat = 1;
   bool no_scaling = false;
-  app.add_option("-n,--n", n, "order of the generated system (required without --input)");
-  app.add_option("--nb", nb, "block size: panel width and the k of the trailing-update GEMMs")->capture_default_str();
-  app.add_option("--seed", seed, "generator seed: A from the LCG seeded with S, b with S+1 (1 = reference)")->capture_default_str()->check(tcemu::app::unsigned_64());
-  app.add_option("-i,--input", input, "HDF5 file with /A (n x n) and /b (n) instead of the generator");
-  app.add_option("-o,--output", output, "HDF5 file for the solution x of every scheme");
-  app.add_option("--solver", solver_name, "refinement: gmres (preconditioned GMRES) | ir (iterative refinement)")->capture_default_str();
-  app.add_option("--max-iter", max_iter, "refinement iteration cap; a row that reaches it FAILs")->capture_default_str();
-  app.add_option("--restart", restart, "GMRES restart length (Krylov vectors kept)")->capture_default_str();
-  app.add_option("--repeat", repeat, "runs per scheme; the run with the median time is reported")->capture_default_str();
-  app.add_flag("--no-scaling", no_scaling, "do not scale the trailing-update operands into [1,2) (studies)");
-  tcemu::app::add_common_options(app, common);
-  return tcemu::app::run_app(app, common, argc, argv, [&]() -> int {
-    (void)common.target();  // a bad --target is the first error reported, before the inputs' checks
-    const bool have_n = app.count("--n") > 0;
+  cli.app.add_option("-n,--n", n, "order of the generated system (required without --input)");
+  cli.app.add_option("--nb", nb, "block size: panel width and the k of the trailing-update GEMMs")->capture_default_str();
+  cli.app.add_option("--seed", seed, "generator seed: A from the LCG seeded with S, b with S+1 (1 = reference)")->capture_default_str()->check(tcemu::app::unsigned_64());
+  cli.app.add_option("-i,--input", input, "HDF5 file with /A (n x n) and /b (n) instead of the generator");
+  cli.app.add_option("-o,--output", output, "HDF5 file for the solution x of every scheme");
+  cli.app.add_option("--solver", solver_name, "refinement: gmres (preconditioned GMRES) | ir (iterative refinement)")->capture_default_str();
+  cli.app.add_option("--max-iter", max_iter, "refinement iteration cap; a row that reaches it FAILs")->capture_default_str();
+  cli.app.add_option("--restart", restart, "GMRES restart length (Krylov vectors kept)")->capture_default_str();
+  cli.app.add_option("--repeat", repeat, "runs per scheme; the run with the median time is reported")->capture_default_str();
+  cli.app.add_flag("--no-scaling", no_scaling, "do not scale the trailing-update operands into [1,2) (studies)");
+  return cli.run(argc, argv, [&]() -> int {
+    (void)cli.common.target();  // a bad --target is the first error reported, before the inputs' checks
+    const bool have_n = cli.app.count("--n") > 0;
     if (input.empty() && !have_n) throw tcemu::InvalidArgument("--n is required (or --input F.h5)");
     if (have_n && n < 1) throw tcemu::InvalidArgument("--n " + std::to_string(n) + " must be >= 1");
     tcemu::app::set_error_context(input.empty() ? "--n " + std::to_string(n) : input);
     if (!input.empty()) tcemu::app::require_input_file(input);
-    if (app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
+    if (cli.app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
     if (input.empty()) check_memory(n);
     if (nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(nb) + " must be >= 1");
     if (max_iter < 1) throw tcemu::InvalidArgument("--max-iter " + std::to_string(max_iter) + " must be >= 1");
@@ -123,13 +119,13 @@ int main(int argc, char** argv) {
     opt.refine.solver = hplai::parse_solver(solver_name);
     opt.refine.max_iter = max_iter;
     opt.refine.restart = restart;
-    opt.device = common.device();
-    opt.schemes = common.schemes();
+    opt.device = cli.common.device();
+    opt.schemes = cli.common.schemes();
     opt.nb = nb;
     opt.scale_operands = !no_scaling;
     if (repeat < 1) throw tcemu::InvalidArgument("--repeat " + std::to_string(repeat) + " must be >= 1");
     opt.repeat = repeat;
-    opt.progress = common.quiet ? nullptr : &std::cerr;
+    opt.progress = cli.common.quiet ? nullptr : &std::cerr;
 
     hplai::System sys;
     if (!input.empty()) {
@@ -158,7 +154,7 @@ int main(int argc, char** argv) {
       write_output(*out, res);
       out->commit();
     }
-    if (common.json) hplai::print_json(stdout, res);
+    if (cli.common.json) hplai::print_json(stdout, res);
     else hplai::print_table(stdout, res);
     return res.all_pass() ? 0 : kExitFail;
   });

@@ -29,34 +29,16 @@ void print_table(std::FILE* out, const RunResult& res) {
 void print_json(std::FILE* out, const RunResult& res) {
   tcemu::app::Json rows = tcemu::app::Json::array();
   for (const auto& r : res.rows)
-    rows.push_back({{"scheme", r.scheme},
-                    {"used", r.used},
-                    {"storage", r.storage},
-                    {"baseline", r.baseline},
-                    {"time_ms", r.total_seconds * 1e3},
-                    {"factor_ms", r.factor_seconds * 1e3},
-                    {"panel_ms", r.panel_seconds * 1e3},
-                    {"update_ms", r.update_seconds * 1e3},
-                    {"refine_ms", r.refine_seconds * 1e3},
-                    {"gflops", r.gflops},
-                    {"speedup", r.speedup},
-                    {"iterations", r.iterations},
-                    {"restarts", r.restarts},
-                    {"initial_scaled_residual", r.initial_scaled_residual},
-                    {"scaled_residual", r.scaled_residual},
-                    {"pass", r.pass},
-                    {"updates", r.updates},
-                    {"fallbacks", r.fallbacks},
-                    {"note", r.note}});
-  const tcemu::app::Json report = {{"app", "hplai"},
-                                   {"n", res.n},
-                                   {"nb", res.nb},
-                                   {"source", res.source},
-                                   {"solver", res.solver},
-                                   {"device", res.device},
-                                   {"eps", std::ldexp(1.0, -53)},
-                                   {"threshold", 16},
-                                   {"results", rows}};
+    rows.push_back({{"scheme", r.scheme}, {"used", r.used}, {"storage", r.storage}, {"baseline", r.baseline},
+                    {"time_ms", r.total_seconds * 1e3}, {"factor_ms", r.factor_seconds * 1e3},
+                    {"panel_ms", r.panel_seconds * 1e3}, {"update_ms", r.update_seconds * 1e3},
+                    {"refine_ms", r.refine_seconds * 1e3}, {"gflops", r.gflops}, {"speedup", r.speedup},
+                    {"iterations", r.iterations}, {"restarts", r.restarts},
+                    {"initial_scaled_residual", r.initial_scaled_residual}, {"scaled_residual", r.scaled_residual},
+                    {"pass", r.pass}, {"updates", r.updates}, {"fallbacks", r.fallbacks}, {"note", r.note}});
+  const tcemu::app::Json report = {{"app", "hplai"},     {"n", res.n},           {"nb", res.nb},
+                                   {"source", res.source}, {"solver", res.solver}, {"device", res.device},
+                                   {"eps", std::ldexp(1.0, -53)}, {"threshold", 16}, {"results", rows}};
   std::fprintf(out, "%s\n", tcemu::app::json_text(report).c_str());
 }
 

@@ -53,10 +53,7 @@ const char* kFooter =
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{kDescription, "kmeans"};
-  app.footer(kFooter);
-  app.get_formatter()->column_width(30);
-  tcemu::app::CommonOptions common;
+  tcemu::app::CommandLine cli("kmeans", kDescription, kFooter);
   std::string input, output, init_name = "kmeans++";
   std::int64_t k = 0;
   int max_iter = 100;
@@ -65,33 +62,32 @@ int main(int argc, char** argv) {
   int replicate = 1;
   double recheck_margin = 1.0 / 65536;
   double noise = 0.0;
-  app.add_option("-i,--input", input, "HDF5 file with /data (n x d float32) (required)");
-  app.add_option("-o,--output", output, "HDF5 file for centroids, assignments and inertia per scheme");
-  app.add_option("-k,--k", k, "number of clusters, 1 <= k <= n (required)");
-  app.add_option("--max-iter", max_iter, "maximum Lloyd iterations")->check(tcemu::app::positive());
-  app.add_option("--tol", tol, "stop when the relative inertia change is <= tol")->check(tcemu::app::non_negative());
-  app.add_option("--seed", seed, "seed of the initialisation (same for every scheme)")->check(tcemu::app::unsigned_64());
-  app.add_option("--init", init_name, "kmeans++ | random | file (/init_centroids)");
-  app.add_option("--replicate", replicate, "use the data R times (scaled-up studies: Fashion-MNIST x 10 = 700,000 points)")
+  cli.app.add_option("-i,--input", input, "HDF5 file with /data (n x d float32) (required)");
+  cli.app.add_option("-o,--output", output, "HDF5 file for centroids, assignments and inertia per scheme");
+  cli.app.add_option("-k,--k", k, "number of clusters, 1 <= k <= n (required)");
+  cli.app.add_option("--max-iter", max_iter, "maximum Lloyd iterations")->check(tcemu::app::positive());
+  cli.app.add_option("--tol", tol, "stop when the relative inertia change is <= tol")->check(tcemu::app::non_negative());
+  cli.app.add_option("--seed", seed, "seed of the initialisation (same for every scheme)")->check(tcemu::app::unsigned_64());
+  cli.app.add_option("--init", init_name, "kmeans++ | random | file (/init_centroids)");
+  cli.app.add_option("--replicate", replicate, "use the data R times (scaled-up studies: Fashion-MNIST x 10 = 700,000 points)")
       ->check(tcemu::app::positive());
-  app.add_option("--noise", noise, "std. deviation of seeded Gaussian noise added to every copy after the first")
+  cli.app.add_option("--noise", noise, "std. deviation of seeded Gaussian noise added to every copy after the first")
       ->check(tcemu::app::non_negative());
-  app.add_option("--recheck-margin", recheck_margin,
+  cli.app.add_option("--recheck-margin", recheck_margin,
                  "re-decide near-ties with exact FP64 distances: centroids within margin*(|x|^2+|c|^2) of the "
                  "best (default 2^-16; 0 = pure GEMM assignment)")
       ->check(tcemu::app::non_negative());
-  tcemu::app::add_common_options(app, common);
-  return tcemu::app::run_app(app, common, argc, argv, [&]() -> int {
-    (void)common.target();  // a bad --target is the first error reported, before the inputs' checks
+  return cli.run(argc, argv, [&]() -> int {
+    (void)cli.common.target();  // a bad --target is the first error reported, before the inputs' checks
     if (input.empty()) throw tcemu::InvalidArgument("--input is required (see kmeans --help)");
-    if (app.count("--k") == 0) throw tcemu::InvalidArgument("--k is required (see kmeans --help)");
+    if (cli.app.count("--k") == 0) throw tcemu::InvalidArgument("--k is required (see kmeans --help)");
     if (k < 1) throw tcemu::InvalidArgument("--k " + std::to_string(k) + " must be >= 1");
     tcemu::app::set_error_context(input);
     tcemu::app::require_input_file(input);
-    if (app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
-    const bool on_gpu = common.device() == tcemu::app::Device::cuda;
+    if (cli.app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
+    const bool on_gpu = cli.common.device() == tcemu::app::Device::cuda;
     const auto init = kmeans::parse_init(init_name);
-    const auto schemes = common.schemes();
+    const auto schemes = cli.common.schemes();
     const auto data = replicate > 1 ? kmeans::replicate(kmeans::load_dataset(input), replicate, noise, seed)
                                     : kmeans::load_dataset(input);
     kmeans::validate_k(data, k, init == kmeans::Init::file, input);
@@ -115,7 +111,7 @@ int main(int argc, char** argv) {
       const auto& s = order[i];
       const tcemu::GemmOptions gopt = tcemu::app::gemm_options(s);
       auto progress = [&](int it, double inertia, double rel) {
-        if (!common.quiet && !common.json)
+        if (!cli.common.quiet && !cli.common.json)
           std::fprintf(stderr, "kmeans: [%zu/%zu] %-16s iter %3d  inertia %.9e  rel change %.2e\n", i + 1,
                        order.size(), s.name.c_str(), it, inertia, rel);
       };
@@ -135,7 +131,7 @@ int main(int argc, char** argv) {
     const kmeans::Row* fp32 = &rows[1];
     std::vector<kmeans::Row> shown;
     for (const auto& r : rows) {
-      bool asked = common.scheme_list == "all" || r.scheme == "fp64" || r.scheme == "fp32";
+      bool asked = cli.common.scheme_list == "all" || r.scheme == "fp64" || r.scheme == "fp32";
       for (const auto& s : schemes) asked |= s.name == r.scheme;
       if (asked) shown.push_back(r);
     }
@@ -150,7 +146,7 @@ int main(int argc, char** argv) {
       out->write_string_attribute("/", "input", input);
       out->commit();
     }
-    if (common.json) std::printf("%s\n", kmeans::format_json(shown, fp64, fp32, data, k).c_str());
+    if (cli.common.json) std::printf("%s\n", kmeans::format_json(shown, fp64, fp32, data, k).c_str());
     else kmeans::print_table(shown, fp64, fp32, data);
     return 0;
   });

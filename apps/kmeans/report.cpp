@@ -37,13 +37,10 @@ std::string format_json(const std::vector<Row>& rows, const Row& fp64, const Row
   tcemu::app::Json results = tcemu::app::Json::array();
   for (const auto& r : rows) {
     const auto& res = r.result;
-    results.push_back({{"scheme", r.scheme},
-                       {"used", r.used},
-                       {"time_ms", res.seconds * 1e3},
+    results.push_back({{"scheme", r.scheme}, {"used", r.used}, {"time_ms", res.seconds * 1e3},
                        {"ms_per_iter", res.seconds * 1e3 / std::max(res.iterations, 1)},
                        {"speedup", fp32 ? fp32->result.seconds / res.seconds : 0.0},
-                       {"iterations", res.iterations},
-                       {"inertia", res.inertia.back()},
+                       {"iterations", res.iterations}, {"inertia", res.inertia.back()},
                        {"ari_vs_fp64", adjusted_rand_index(res.assignment, fp64.result.assignment)},
                        {"agreement_vs_fp64", agreement(res.assignment, fp64.result.assignment)},
                        {"rechecked", res.rechecked},

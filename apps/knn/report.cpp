@@ -44,26 +44,13 @@ std::string format_table(const Dataset& data, const RunResult& result, const Run
 std::string format_json(const Dataset& data, const RunResult& result, const RunInfo& info) {
   tcemu::app::Json rows = tcemu::app::Json::array();
   for (const auto& r : result.rows)
-    rows.push_back({{"scheme", r.scheme.name},
-                    {"used", r.used},
-                    {"requested", r.requested},
-                    {"role", r.role},
-                    {"time_ms", r.time_ms},
-                    {"speedup", r.speedup},
-                    {"recall", r.recall},
-                    {"max_dist_err", r.max_dist_err},
-                    {"note", r.note}});
-  return tcemu::app::json_text({{"app", "knn"},
-                                {"input", info.input},
-                                {"queries", data.q},
-                                {"k", result.k},
-                                {"n", data.n},
-                                {"d", data.d},
-                                {"target", tcemu::to_string(info.target)},
-                                {"device", to_string(info.device)},
-                                {"repeat", info.repeat},
-                                {"ground_truth", result.ground_truth},
-                                {"results", rows}});
+    rows.push_back({{"scheme", r.scheme.name}, {"used", r.used}, {"requested", r.requested}, {"role", r.role},
+                    {"time_ms", r.time_ms}, {"speedup", r.speedup}, {"recall", r.recall},
+                    {"max_dist_err", r.max_dist_err}, {"note", r.note}});
+  return tcemu::app::json_text({{"app", "knn"}, {"input", info.input}, {"queries", data.q}, {"k", result.k},
+                                {"n", data.n}, {"d", data.d}, {"target", tcemu::to_string(info.target)},
+                                {"device", to_string(info.device)}, {"repeat", info.repeat},
+                                {"ground_truth", result.ground_truth}, {"results", rows}});
 }
 
 void write_results(tcemu::app::io::Writer& out, const Dataset& data, const RunResult& result,

@@ -112,41 +112,37 @@ std::vector<std::string> split_list(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{kDescription, "qsim"};
-  app.footer(footer());
-  app.get_formatter()->column_width(30);
-  tcemu::app::CommonOptions common;
+  tcemu::app::CommandLine cli("qsim", kDescription, footer());
   std::string qasm_path, input, generator, output, save_circuit, amplitudes, range_policy = "fallback",
                                                                           kernels = "auto";
   int fuse = 5;
   std::int64_t shots = 0;
   std::uint64_t seed = 1;
-  auto* qasm_opt = app.add_option("--qasm", qasm_path, "OpenQASM 2.0 circuit file");
-  auto* input_opt = app.add_option("-i,--input", input, "qsim HDF5 circuit file (/circuit)");
-  auto* generate_opt = app.add_option("-g,--generate", generator, "built-in circuit, e.g. brickwork:n=20,depth=20,seed=1");
+  auto* qasm_opt = cli.app.add_option("--qasm", qasm_path, "OpenQASM 2.0 circuit file");
+  auto* input_opt = cli.app.add_option("-i,--input", input, "qsim HDF5 circuit file (/circuit)");
+  auto* generate_opt = cli.app.add_option("-g,--generate", generator, "built-in circuit, e.g. brickwork:n=20,depth=20,seed=1");
   auto* output_opt =
-      app.add_option("-o,--output", output, "HDF5 file for metrics, amplitudes, samples (and states, n <= 20) per scheme");
-  auto* save_opt = app.add_option("--save-circuit", save_circuit, "write the circuit as a qsim HDF5 circuit file and exit");
-  app.add_option("-d,--fuse", fuse, "largest fused block, in qubits (1.." + std::to_string(qsim::kMaxBlockQubits) + ")")
+      cli.app.add_option("-o,--output", output, "HDF5 file for metrics, amplitudes, samples (and states, n <= 20) per scheme");
+  auto* save_opt = cli.app.add_option("--save-circuit", save_circuit, "write the circuit as a qsim HDF5 circuit file and exit");
+  cli.app.add_option("-d,--fuse", fuse, "largest fused block, in qubits (1.." + std::to_string(qsim::kMaxBlockQubits) + ")")
       ->check(tcemu::app::integer_in(1, qsim::kMaxBlockQubits));
-  app.add_option("--range-policy", range_policy,
+  cli.app.add_option("--range-policy", range_policy,
                  "block GEMM operand outside the scheme's range: fallback (native) | ignore | error");
-  app.add_option("--kernels", kernels,
+  cli.app.add_option("--kernels", kernels,
                  "GPU implementation of the multi-part schemes: auto (= multipass) | multipass (cuBLAS products) | "
                  "fused (one kernel, round-to-nearest promotion of each Tensor Core partial sum: 6x less norm loss "
                  "per block on an H200, see docs/qsim.md)");
-  app.add_option("--amplitudes", amplitudes, "comma-separated bitstrings whose amplitudes are printed");
-  app.add_option("--shots", shots, "measurement samples per scheme (0: none; at most " + std::to_string(qsim::kMaxShots) + ")")
+  cli.app.add_option("--amplitudes", amplitudes, "comma-separated bitstrings whose amplitudes are printed");
+  cli.app.add_option("--shots", shots, "measurement samples per scheme (0: none; at most " + std::to_string(qsim::kMaxShots) + ")")
       ->check(tcemu::app::integer_in(0, qsim::kMaxShots));
-  app.add_option("--seed", seed, "seed of the sampling (the same for every scheme)")->check(tcemu::app::unsigned_64());
-  tcemu::app::add_common_options(app, common);
-  return tcemu::app::run_app(app, common, argc, argv, [&]() -> int {
-    (void)common.target();  // a bad --target is the first error reported, before the inputs' checks
+  cli.app.add_option("--seed", seed, "seed of the sampling (the same for every scheme)")->check(tcemu::app::unsigned_64());
+  return cli.run(argc, argv, [&]() -> int {
+    (void)cli.common.target();  // a bad --target is the first error reported, before the inputs' checks
     // Counted as given even when empty: --qasm "" is a bad file name, not a missing source.
     const int sources = int(qasm_opt->count() > 0) + int(input_opt->count() > 0) + int(generate_opt->count() > 0);
     if (sources != 1) throw tcemu::InvalidArgument("give exactly one of --qasm, --input, --generate");
-    const qsim::Device device = common.device();
-    const auto schemes = common.schemes();
+    const qsim::Device device = cli.common.device();
+    const auto schemes = cli.common.schemes();
     tcemu::RangePolicy policy = tcemu::RangePolicy::fallback;
     if (range_policy == "fallback") policy = tcemu::RangePolicy::fallback;
     else if (range_policy == "ignore") policy = tcemu::RangePolicy::ignore;
@@ -185,7 +181,7 @@ int main(int argc, char** argv) {
     qsim::validate(circuit);
     if (save_opt->count()) {
       qsim::save_circuit(circuit, save_circuit);
-      if (!common.quiet)
+      if (!cli.common.quiet)
         std::fprintf(stderr, "qsim: wrote %s (%d qubits, %zu gates)\n", tcemu::app::escape_control(save_circuit).c_str(),
                      circuit.num_qubits, circuit.gates.size());
       return 0;
@@ -205,7 +201,7 @@ int main(int argc, char** argv) {
     cfg.cuda_kernels = cuda_kernels;
     cfg.keep_states = output_opt->count() && circuit.num_qubits <= qsim::kMaxSavedStateQubits;
     if (device == qsim::Device::host) qsim::check_memory(circuit, schemes, qsim::available_memory_bytes());
-    if (!common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
+    if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
     // Open the output first: the Writer works on a temporary that is renamed on success and removed
     // when anything below throws or SIGINT/SIGTERM arrives (run_guarded installed the handlers).
     std::unique_ptr<tcemu::app::io::Writer> out;
@@ -220,7 +216,7 @@ int main(int argc, char** argv) {
     ctx.shots = shots;
     ctx.seed = seed;
     if (out) qsim::write_output(*out, job, ctx);
-    if (common.json) qsim::print_json(job, ctx);
+    if (cli.common.json) qsim::print_json(job, ctx);
     else qsim::print_table(job, ctx);
     return 0;
   });

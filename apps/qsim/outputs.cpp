@@ -91,32 +91,19 @@ void print_json(const JobResult& job, const ReportContext& ctx) {
     tcemu::app::Json amplitudes = tcemu::app::Json::array();
     for (std::size_t k = 0; k < r.amplitudes.size(); ++k)
       amplitudes.push_back({{"bitstring", ctx.bitstrings[k]}, {"re", r.amplitudes[k].real()}, {"im", r.amplitudes[k].imag()}});
-    rows.push_back({{"scheme", r.scheme.name},
-                    {"used", r.used},
-                    {"precision", r.precision},
-                    {"time_ms", r.stats.seconds * 1e3},
-                    {"gemm_ms", r.stats.seconds_gemm * 1e3},
+    rows.push_back({{"scheme", r.scheme.name}, {"used", r.used}, {"precision", r.precision},
+                    {"time_ms", r.stats.seconds * 1e3}, {"gemm_ms", r.stats.seconds_gemm * 1e3},
                     {"gemm_share", r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12)},
-                    {"permute_ms", r.stats.seconds_permute * 1e3},
-                    {"permutations", r.stats.permutations},
-                    {"in_place_blocks", r.stats.in_place},
-                    {"fidelity", r.accuracy.fidelity},
-                    {"infidelity", 1.0 - r.accuracy.fidelity},
-                    {"max_amp_err", r.accuracy.max_amp_err},
-                    {"norm", r.accuracy.norm},
-                    {"norm_drift", r.accuracy.norm_drift},
-                    {"fallbacks", r.stats.gemm.fallbacks},
-                    {"samples_differing", r.samples_differing},
+                    {"permute_ms", r.stats.seconds_permute * 1e3}, {"permutations", r.stats.permutations},
+                    {"in_place_blocks", r.stats.in_place}, {"fidelity", r.accuracy.fidelity},
+                    {"infidelity", 1.0 - r.accuracy.fidelity}, {"max_amp_err", r.accuracy.max_amp_err},
+                    {"norm", r.accuracy.norm}, {"norm_drift", r.accuracy.norm_drift},
+                    {"fallbacks", r.stats.gemm.fallbacks}, {"samples_differing", r.samples_differing},
                     {"amplitudes", amplitudes}});
   }
-  const tcemu::app::Json report = {{"app", "qsim"},
-                                   {"circuit", c.name},
-                                   {"num_qubits", c.num_qubits},
-                                   {"gates", c.gates.size()},
-                                   {"fuse", ctx.fuse},
-                                   {"blocks", job.fusion.blocks},
-                                   {"device", to_string(ctx.device)},
-                                   {"results", rows}};
+  const tcemu::app::Json report = {{"app", "qsim"}, {"circuit", c.name}, {"num_qubits", c.num_qubits},
+                                   {"gates", c.gates.size()}, {"fuse", ctx.fuse}, {"blocks", job.fusion.blocks},
+                                   {"device", to_string(ctx.device)}, {"results", rows}};
   std::printf("%s\n", tcemu::app::json_text(report).c_str());
 }
 

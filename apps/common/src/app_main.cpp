@@ -37,6 +37,17 @@ void add_common_options(CLI::App& app, CommonOptions& options, bool with_quiet) 
   app.add_flag("--list-schemes", options.list_schemes, "print the scheme catalogue for --target and exit");
 }
 
+CommandLine::CommandLine(const std::string& name, const std::string& description, const std::string& footer)
+    : app(description, name) {
+  app.footer(footer);
+  app.get_formatter()->column_width(30);
+}
+
+int CommandLine::run(int argc, char** argv, const std::function<int()>& body, bool with_quiet) {
+  add_common_options(app, common, with_quiet);
+  return run_app(app, common, argc, argv, body);
+}
+
 int run_app(CLI::App& app, const CommonOptions& common, int argc, char** argv, const std::function<int()>& body) {
   // Kokkos' own options (--kokkos-threads=N, ...) go to Kokkos, everything else to CLI11; Kokkos is
   // started after parsing so that --help shows the app's help only.

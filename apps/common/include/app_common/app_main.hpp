@@ -37,6 +37,17 @@ struct CommonOptions {
 /// `with_quiet`, bound to `options`.
 void add_common_options(CLI::App& app, CommonOptions& options, bool with_quiet = true);
 
+/// An app's command line: a CLI::App with the apps' help layout (description, footer, option names
+/// in 30 columns) and the common options, which run() adds after the app's own.
+struct CommandLine {
+  CommandLine(const std::string& name, const std::string& description, const std::string& footer);
+  /// add_common_options (with -q,--quiet when `with_quiet`), then run_app with `body`.
+  int run(int argc, char** argv, const std::function<int()>& body, bool with_quiet = true);
+
+  CLI::App app;          ///< the parser; the app adds its own options to it
+  CommonOptions common;  ///< the common options as given (parsed by their accessors)
+};
+
 /// main() of an app: splits argv into Kokkos' options and the app's, parses the app's with `app`
 /// (--help: exit 0; any parse error: one line, exit 2), starts Kokkos with its options, and runs
 /// `body` under run_guarded(app.get_name()). --list-schemes prints the catalogue for --target and
