@@ -1,4 +1,5 @@
 #include "app_common/environment.hpp"
+#include "app_common/sweep.hpp"
 #include "app_common/timing.hpp"
 #include "run.hpp"
 
@@ -6,7 +7,6 @@
 #include <cstdio>
 #include <algorithm>
 #include <functional>
-#include <set>
 #include <type_traits>
 
 #include "baseline.hpp"
@@ -175,10 +175,9 @@ RunResult run(const System& sys, const RunOptions& opt) {
   out.solver = to_string(opt.refine.solver);
   out.device = to_string(opt.device);
   if (opt.nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(opt.nb) + " must be >= 1");
-  std::vector<tcemu::Scheme> todo;
-  std::set<std::string> seen = {"fp64"};
-  for (const auto& s : opt.schemes)
-    if (seen.insert(s.name).second) todo.push_back(s);
+  std::vector<tcemu::Scheme> todo;  // the schemes after the fp64 baseline
+  for (const auto& entry : tcemu::app::sweep_order(opt.schemes, {{tcemu::parse_scheme("fp64"), "baseline"}}))
+    if (entry.role.empty()) todo.push_back(entry.scheme);
   const double a_inf = norm_inf(sys);
   if (opt.repeat < 1) throw tcemu::InvalidArgument("--repeat " + std::to_string(opt.repeat) + " must be >= 1");
   // Runs a row `repeat` times and keeps the run with the median time to solution.
@@ -220,7 +219,7 @@ RunResult run(const System& sys, const RunOptions& opt) {
     }
   }
   const double base = out.rows.front().total_seconds;
-  for (auto& r : out.rows) r.speedup = r.total_seconds > 0 ? base / r.total_seconds : 0;
+  for (auto& r : out.rows) r.speedup = tcemu::app::speedup(base, r.total_seconds);
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "app_common/cli.hpp"
 #include "app_common/device.hpp"
 #include "app_common/paths.hpp"
+#include "app_common/sweep.hpp"
 #include "tcemu/error.hpp"
 #include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
@@ -103,12 +104,11 @@ int main(int argc, char** argv) {
     lopt.tol = tol;
     lopt.recheck_margin = recheck_margin;
     // fp64 is the reference and fp32 the speed baseline: run them first, once, whatever the list.
-    std::vector<tcemu::Scheme> order = {tcemu::parse_scheme("fp64"), tcemu::parse_scheme("fp32")};
-    for (const auto& s : schemes)
-      if (s.name != "fp64" && s.name != "fp32") order.push_back(s);
+    const auto order = tcemu::app::sweep_order(
+        schemes, {{tcemu::parse_scheme("fp64"), "reference"}, {tcemu::parse_scheme("fp32"), "baseline"}});
     std::vector<kmeans::Row> rows;
     for (std::size_t i = 0; i < order.size(); ++i) {
-      const auto& s = order[i];
+      const auto& s = order[i].scheme;
       const tcemu::GemmOptions gopt = tcemu::app::gemm_options(s);
       auto progress = [&](int it, double inertia, double rel) {
         if (!cli.common.quiet && !cli.common.json)

@@ -1,5 +1,6 @@
 // A qsim job: reference run, scheme runs, metrics, samples (job.hpp).
 #include "app_common/environment.hpp"
+#include "app_common/sweep.hpp"
 #include "app_common/timing.hpp"
 #include "job.hpp"
 
@@ -121,13 +122,11 @@ JobResult run_job(const Circuit& c, const RunConfig& cfg) {
   job.seconds_fusion = seconds_since(t0);
   job.fusion = summarize(blocks, c.num_qubits);
 
-  std::vector<tcemu::Scheme> order = {tcemu::parse_scheme("fp64", tcemu::Target::fp64)};
-  for (const auto& s : cfg.schemes)
-    if (s.name != "fp64") order.push_back(s);
+  const auto order = tcemu::app::sweep_order(cfg.schemes, {{tcemu::parse_scheme("fp64", tcemu::Target::fp64), "reference"}});
   std::vector<std::complex<double>> reference;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(order.size()) + "]";
-    const auto& s = order[i];
+    const auto& s = order[i].scheme;
     SchemeRun r = i == 0 ? run_one<double>(c, blocks, s, cfg, tag, indices, nullptr, &reference)
                  : uses_double(s) ? run_one<double>(c, blocks, s, cfg, tag, indices, &reference, nullptr)
                                   : run_one<float>(c, blocks, s, cfg, tag, indices, &reference, nullptr);

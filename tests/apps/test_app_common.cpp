@@ -16,6 +16,7 @@
 #include "app_common/gemm_log.hpp"
 #include "app_common/json.hpp"
 #include "app_common/paths.hpp"
+#include "app_common/sweep.hpp"
 #include "app_common/table.hpp"
 #include "app_common/text.hpp"
 #include "app_common/timing.hpp"
@@ -88,6 +89,23 @@ TEST(AppTiming, MediansOfOddAndEvenCountsAndTheMedianElement) {
   EXPECT_THROW(tcemu::app::median({}), tcemu::InvalidArgument);
   const std::vector<std::pair<double, char>> runs = {{3.0, 'c'}, {1.0, 'a'}, {4.0, 'd'}, {2.0, 'b'}};
   EXPECT_EQ(tcemu::app::median_element(runs, [](const auto& r) { return r.first; }).second, 'c');  // upper middle
+}
+
+TEST(AppSweep, ReferencesOpenTheJobEachNameRunsOnceAndRolesFollowTheScheme) {
+  const auto list = [](const char* names) { return tcemu::parse_scheme_list(names, tcemu::Target::fp32); };
+  const std::vector<tcemu::app::SweepReference> refs = {{tcemu::parse_scheme("fp64"), "ground truth"},
+                                                        {tcemu::parse_scheme("fp32"), "baseline"}};
+  auto names = [](const std::vector<tcemu::app::SweepEntry>& order) {
+    std::string s;
+    for (const auto& e : order) s += e.scheme.name + (e.requested ? "" : "*") + (e.role.empty() ? "" : "(" + e.role + ")") + " ";
+    return s;
+  };
+  EXPECT_EQ(names(tcemu::app::sweep_order(list("fp16x2,fp32,fp16x2"), refs)),
+            "fp64*(ground truth) fp32(baseline) fp16x2 ");
+  EXPECT_EQ(names(tcemu::app::sweep_order(list("fp16x2,fp32"), refs, tcemu::app::ReferencePlace::as_requested)),
+            "fp64*(ground truth) fp16x2 fp32(baseline) ");
+  EXPECT_EQ(tcemu::app::speedup(3.0, 1.5), 2.0);
+  EXPECT_EQ(tcemu::app::speedup(3.0, 0.0), 0.0);
 }
 
 TEST(AppCli, ValidatorsRejectNanInfAndOutOfRange) {
