@@ -17,7 +17,7 @@
 #include "hplai/refine.hpp"
 #include "app_runner.hpp"
 #include "cli_expect.hpp"
-#include "knn_fixtures.hpp"  // knn_test::JsonParser (a small JSON parser shared by the app tests)
+#include <nlohmann/json.hpp>
 #include "app_common/io/hdf5.hpp"
 
 namespace {
@@ -107,26 +107,26 @@ TEST_F(HplaiCli, InputErrors) {
 TEST_F(HplaiCli, JsonHasEveryRowAndField) {
   const Ran r = run("--n 96 --nb 40 --scheme fp32,bf16,fp16x2 --json");
   ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = knn_test::JsonParser::parse(r.out);
-  EXPECT_EQ(j.at("app").str, "hplai");
-  EXPECT_EQ(j.at("n").num, 96);
-  EXPECT_EQ(j.at("nb").num, 40);
-  EXPECT_EQ(j.at("solver").str, "gmres");
-  EXPECT_DOUBLE_EQ(j.at("eps").num, std::ldexp(1.0, -53));
-  const auto& rows = j.at("results").arr;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("app"), "hplai");
+  EXPECT_EQ(j.at("n"), 96);
+  EXPECT_EQ(j.at("nb"), 40);
+  EXPECT_EQ(j.at("solver"), "gmres");
+  EXPECT_DOUBLE_EQ(j.at("eps").get<double>(), std::ldexp(1.0, -53));
+  const auto& rows = j.at("results");
   ASSERT_EQ(rows.size(), 4u);
   const char* names[] = {"fp64", "fp32", "bf16", "fp16x2"};
   for (std::size_t i = 0; i < rows.size(); ++i) {
     SCOPED_TRACE(names[i]);
-    EXPECT_EQ(rows[i].at("scheme").str, names[i]);
+    EXPECT_EQ(rows[i].at("scheme"), names[i]);
     for (const char* key : {"time_ms", "gflops", "scaled_residual", "iterations", "factor_ms", "refine_ms"})
-      EXPECT_EQ(rows[i].at(key).type, knn_test::Json::Type::number) << key;
-    EXPECT_TRUE(rows[i].at("pass").b);
-    EXPECT_LT(rows[i].at("scaled_residual").num, 16);
-    EXPECT_GT(rows[i].at("gflops").num, 0);
+      EXPECT_TRUE(rows[i].at(key).is_number()) << key;
+    EXPECT_TRUE(rows[i].at("pass").get<bool>());
+    EXPECT_LT(rows[i].at("scaled_residual").get<double>(), 16);
+    EXPECT_GT(rows[i].at("gflops").get<double>(), 0);
   }
-  EXPECT_EQ(rows[0].at("iterations").num, 0);
-  EXPECT_GE(rows[2].at("iterations").num, 1);
+  EXPECT_EQ(rows[0].at("iterations"), 0);
+  EXPECT_GE(rows[2].at("iterations").get<int>(), 1);
 }
 
 TEST_F(HplaiCli, TableAndProgressAndQuiet) {
