@@ -11,6 +11,7 @@
 #include <string>
 
 #include "../io/temp_dir.hpp"
+#include "app_common/app_main.hpp"
 #include "app_common/cli.hpp"
 #include "app_common/environment.hpp"
 #include "app_common/gemm_log.hpp"
@@ -106,6 +107,30 @@ TEST(AppSweep, ReferencesOpenTheJobEachNameRunsOnceAndRolesFollowTheScheme) {
             "fp64*(ground truth) fp16x2 fp32(baseline) ");
   EXPECT_EQ(tcemu::app::speedup(3.0, 1.5), 2.0);
   EXPECT_EQ(tcemu::app::speedup(3.0, 0.0), 0.0);
+}
+
+TEST(AppMain, CommonOptionsParseNamingTheirOption) {
+  tcemu::app::CommonOptions o;
+  o.scheme_list = "fp32,fp16x2";
+  EXPECT_EQ(o.schemes().size(), 2u);
+  o.device_name = "host";
+  EXPECT_EQ(o.device(), tcemu::app::Device::host);
+  o.scheme_list = "nonsense";
+  try {
+    o.schemes();
+    ADD_FAILURE() << "an unknown scheme was accepted";
+  } catch (const tcemu::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--scheme: ", 0), 0u) << e.what();
+  }
+  o.target_name = "fp16";
+  EXPECT_THROW(o.target(), tcemu::InvalidArgument);
+  o.device_name = "tpu";
+  try {
+    o.device();
+    ADD_FAILURE() << "--device tpu was accepted";
+  } catch (const tcemu::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--device 'tpu'", 0), 0u) << e.what();
+  }
 }
 
 TEST(AppCli, ValidatorsRejectNanInfAndOutOfRange) {
