@@ -394,13 +394,7 @@ SchemeResult CudaSession::Impl::run(double a_inf, const tcemu::Scheme& scheme, c
   for (double v : sys.b) b_inf = std::max(b_inf, std::fabs(v));
   const RefineResult rr = detail::refine_generic(ops, n, a_inf, b_inf, opt.refine);
   r.refine_seconds = seconds_since(t1);
-  r.iterations = rr.iterations;
-  r.restarts = rr.restarts;
-  r.initial_scaled_residual = rr.initial_scaled_residual;
-  r.scaled_residual = rr.scaled_residual;
-  r.x = rr.x;
-  r.history = rr.history;
-  if (!rr.converged) r.note = rr.failure + (r.note.empty() ? "" : "; " + r.note);
+  record_refinement(r, rr);
   r.total_seconds = r.factor_seconds + r.refine_seconds;
   r.gflops = hpl_flops(n) / r.total_seconds * 1e-9;
   r.pass = r.scaled_residual < kPassThreshold;

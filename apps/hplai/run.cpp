@@ -96,13 +96,7 @@ SchemeResult factor_and_refine(const System& sys, double a_inf, const tcemu::Sch
   const auto t1 = clock::now();
   const RefineResult rr = refine(sys, a_inf, precond, opt.refine);
   r.refine_seconds = since(t1);
-  r.iterations = rr.iterations;
-  r.restarts = rr.restarts;
-  r.initial_scaled_residual = rr.initial_scaled_residual;
-  r.scaled_residual = rr.scaled_residual;
-  r.x = rr.x;
-  r.history = rr.history;
-  if (!rr.converged) r.note = rr.failure + (r.note.empty() ? "" : "; " + r.note);
+  record_refinement(r, rr);
   finish(r, n);
   return r;
 }
@@ -118,6 +112,16 @@ void record_factorisation(SchemeResult& r, const LuStats& st, const std::string&
   if (st.gemm.fallbacks > 0)
     r.note = std::to_string(st.gemm.fallbacks) + "/" + std::to_string(st.updates) +
              " updates fell back to native: " + st.gemm.first_note;
+}
+
+void record_refinement(SchemeResult& r, const RefineResult& rr) {
+  r.iterations = rr.iterations;
+  r.restarts = rr.restarts;
+  r.initial_scaled_residual = rr.initial_scaled_residual;
+  r.scaled_residual = rr.scaled_residual;
+  r.x = rr.x;
+  r.history = rr.history;
+  if (!rr.converged) r.note = rr.failure + (r.note.empty() ? "" : "; " + r.note);
 }
 
 double hpl_flops(std::int64_t n) {

@@ -76,6 +76,11 @@ struct SchemeResult {
 /// "<fallbacks>/<updates> updates fell back to native: <first note>" when any fell back.
 void record_factorisation(SchemeResult& row, const LuStats& stats, const std::string& scheme_name);
 
+/// Copies what the refinement did into its result row: iterations, restarts, initial and final
+/// scaled residual, the solution and the residual history; a refinement that did not converge puts
+/// its failure in front of the row's note.
+void record_refinement(SchemeResult& row, const RefineResult& refinement);
+
 /// Result of a job.
 struct RunResult {
   std::int64_t n = 0, nb = 0;
