@@ -126,17 +126,11 @@ int main(int argc, char** argv) {
       row.note = row.result.gemm.first_note;
       rows.push_back(std::move(row));
     }
-    // Keep only what the user asked for in the table (fp64/fp32 always kept as references).
+    // Every row is either a requested scheme or one of the two references the sweep opens with.
     const kmeans::Row& fp64 = rows[0];
     const kmeans::Row* fp32 = &rows[1];
-    std::vector<kmeans::Row> shown;
-    for (const auto& r : rows) {
-      bool asked = cli.common.scheme_list == "all" || r.scheme == "fp64" || r.scheme == "fp32";
-      for (const auto& s : schemes) asked |= s.name == r.scheme;
-      if (asked) shown.push_back(r);
-    }
     if (out) {
-      for (const auto& r : shown) {
+      for (const auto& r : rows) {
         std::vector<float> c(r.result.centroids.begin(), r.result.centroids.end());
         out->write<float>("/" + r.scheme + "/centroids", c, {k, data.d});
         out->write<std::int32_t>("/" + r.scheme + "/assignments", r.result.assignment, {data.n});
@@ -146,8 +140,8 @@ int main(int argc, char** argv) {
       out->write_string_attribute("/", "input", input);
       out->commit();
     }
-    if (cli.common.json) std::printf("%s\n", kmeans::format_json(shown, fp64, fp32, data, k).c_str());
-    else kmeans::print_table(shown, fp64, fp32, data);
+    if (cli.common.json) std::printf("%s\n", kmeans::format_json(rows, fp64, fp32, data, k).c_str());
+    else kmeans::print_table(rows, fp64, fp32, data);
     return 0;
   });
 }
