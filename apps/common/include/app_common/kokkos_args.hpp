@@ -1,6 +1,6 @@
 #pragma once
 /// \file kokkos_args.hpp
-/// Command-line plumbing shared by the apps.
+/// Kokkos' own options (--kokkos-*) split from an app's, so that each parser sees only its own.
 #include <string>
 #include <vector>
 
