@@ -57,14 +57,15 @@ void print_table(const JobResult& job, const ReportContext& ctx) {
   }
   std::fputs(table.str().c_str(), stdout);
   if (!ctx.bitstrings.empty()) {
-    std::printf("\namplitudes (bitstring: q[n-1]...q[0])\n%-16s", "scheme");
-    for (const auto& b : ctx.bitstrings) std::printf(" %44s", b.c_str());
-    std::printf("\n");
+    std::vector<tcemu::app::Table::Column> columns = {{"scheme", tcemu::app::Table::Align::left}};
+    for (const auto& b : ctx.bitstrings) columns.push_back({b});
+    tcemu::app::Table amplitudes(std::move(columns));
     for (const auto& r : job.runs) {
-      std::printf("%-16s", r.scheme.name.c_str());
-      for (const auto& z : r.amplitudes) std::printf("   %+.17e%+.17ei", z.real(), z.imag());
-      std::printf("\n");
+      std::vector<std::string> row = {r.scheme.name};
+      for (const auto& z : r.amplitudes) row.push_back(cell("%+.17e", z.real()) + cell("%+.17e", z.imag()) + "i");
+      amplitudes.add_row(std::move(row));
     }
+    std::printf("\namplitudes (bitstring: q[n-1]...q[0])\n%s", amplitudes.str().c_str());
   }
   if (ctx.shots > 0 && !job.runs.empty()) {
     std::map<std::uint64_t, std::int64_t> counts;
