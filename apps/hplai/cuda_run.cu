@@ -4,7 +4,6 @@
 #include <cusolverDn.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "cuda_run.hpp"
+#include "app_common/timing.hpp"
 #include "lu.hpp"
 #include "refine_impl.hpp"
 #include "tcemu/cuda/check.hpp"
@@ -42,8 +42,8 @@ void check(cusolverStatus_t s, const char* call, int line) {
 }
 #define HPLAI_CHECK(call) check((call), #call, __LINE__)
 
-using clock = std::chrono::steady_clock;
-double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
+using tcemu::app::Clock;
+using tcemu::app::seconds_since;
 
 using tcemu::cuda::DeviceBuffer;
 
@@ -243,23 +243,23 @@ LuStats CudaSession::Impl::factor(T* LU, const LuOptions& lo) {
                       lo.gemm.scheme.kind != tcemu::SchemeKind::int8_ozaki;
   getrf_workspace(n, nb, dt, LU);
   LuStats st;
-  const auto start = clock::now();
+  const auto start = Clock::now();
   for (std::int64_t k0 = 0, p = 1; k0 < n; k0 += nb, ++p) {
     const std::int64_t kb = std::min(nb, n - k0), rest = n - k0 - kb;
     T* A11 = LU + k0 * n + k0;
     T* A21 = A11 + kb;      // rows below the diagonal block
     T* A12 = A11 + kb * n;  // columns right of it
     T* A22 = A12 + kb;
-    auto t0 = clock::now();
+    auto t0 = Clock::now();
     // Panel [A11; A21] without pivoting (ipiv = nullptr): L11\U11 and L21 = A21 U11^-1.
     HPLAI_CHECK(cusolverDnXgetrf(solver, params, n - k0, kb, dt, A11, n, nullptr, dt, work.get(), work_bytes,
                                  host_work.data(), host_work.size(), info.get()));
-    st.seconds_panel += since(t0);
+    st.seconds_panel += seconds_since(t0);
     if (rest > 0) {
-      t0 = clock::now();
+      t0 = Clock::now();
       trsm_left_lower_unit(blas, kb, rest, A11, n, A12, n);
-      st.seconds_solve += since(t0);
-      t0 = clock::now();
+      st.seconds_solve += seconds_since(t0);
+      t0 = Clock::now();
       const int sl = scaled ? operand_scale(absmax(A21, rest, kb)) : 0;
       const int su = scaled ? operand_scale(absmax(A12, kb, rest)) : 0;
       scale(A21, rest, kb, sl);
@@ -273,19 +273,14 @@ LuStats CudaSession::Impl::factor(T* LU, const LuOptions& lo) {
         const auto rep = tcemu::cuda::gemm_device<T>(tcemu::Op::N, tcemu::Op::N, alpha, L21, U12, T(1), C,
                                                      lo.gemm, stream, &ws);
         ++st.updates;
-        if (st.used.find(rep.used.name) == std::string::npos)
-          st.used += (st.used.empty() ? "" : "+") + rep.used.name;
-        if (rep.fell_back) {
-          ++st.fallbacks;
-          if (st.note.empty()) st.note = rep.note;
-        }
+        st.gemm.add(rep);
       }
       scale(A21, rest, kb, -sl);
       scale(A12, kb, rest, -su);
       sync();
-      st.seconds_update += since(t0);
+      st.seconds_update += seconds_since(t0);
     }
-    if (lo.progress) lo.progress({p, panels, k0 + kb, since(start)});
+    if (lo.progress) lo.progress({p, panels, k0 + kb, seconds_since(start)});
   }
   // Pivots: the first zero / non-finite / negligible one.
   const double tiny = std::numeric_limits<T>::epsilon() / 2 * a_max;
@@ -296,7 +291,7 @@ LuStats CudaSession::Impl::factor(T* LU, const LuOptions& lo) {
   unsigned long long first = none;
   HPLAI_CHECK(cudaMemcpyAsync(&first, scalar.get(), sizeof first, cudaMemcpyDeviceToHost, stream));
   sync();
-  st.seconds = since(start);
+  st.seconds = seconds_since(start);
   if (first < none) {
     T u{};
     HPLAI_CHECK(cudaMemcpy(&u, LU + static_cast<std::int64_t>(first) * n + static_cast<std::int64_t>(first),
@@ -380,7 +375,7 @@ SchemeResult CudaSession::Impl::run(double a_inf, const tcemu::Scheme& scheme, c
   r.storage = std::is_same_v<T, float> ? "fp32" : "fp64";
   const LuOptions lo = lu_options(scheme, opt, n);
   sync();
-  const auto t0 = clock::now();
+  const auto t0 = Clock::now();
   dim3 block(32, 8), grid(static_cast<unsigned>((n + 31) / 32), static_cast<unsigned>((n + 31) / 32));
   convert_transpose<T><<<grid, block, 0, stream>>>(A.get(), lu.get(), n);
   HPLAI_CHECK(cudaGetLastError());
@@ -390,29 +385,16 @@ SchemeResult CudaSession::Impl::run(double a_inf, const tcemu::Scheme& scheme, c
   } catch (const SingularPivot& e) {
     throw tcemu::InvalidArgument(scheme.name + ": " + e.what());
   }
-  r.factor_seconds = since(t0);
-  r.panel_seconds = st.seconds_panel;
-  r.update_seconds = st.seconds_update;
-  r.updates = st.updates;
-  r.fallbacks = st.fallbacks;
-  r.used = st.used.empty() ? scheme.name : st.used;
-  if (st.fallbacks > 0)
-    r.note = std::to_string(st.fallbacks) + "/" + std::to_string(st.updates) +
-             " updates fell back to native: " + st.note;
+  r.factor_seconds = seconds_since(t0);
+  record_factorisation(r, st, scheme.name);
 
-  const auto t1 = clock::now();
+  const auto t1 = Clock::now();
   DeviceOps<T> ops{*this, lu.get(), n};
   double b_inf = 0;
   for (double v : sys.b) b_inf = std::max(b_inf, std::fabs(v));
   const RefineResult rr = detail::refine_generic(ops, n, a_inf, b_inf, opt.refine);
-  r.refine_seconds = since(t1);
-  r.iterations = rr.iterations;
-  r.restarts = rr.restarts;
-  r.initial_scaled_residual = rr.initial_scaled_residual;
-  r.scaled_residual = rr.scaled_residual;
-  r.x = rr.x;
-  r.history = rr.history;
-  if (!rr.converged) r.note = rr.failure + (r.note.empty() ? "" : "; " + r.note);
+  r.refine_seconds = seconds_since(t1);
+  record_refinement(r, rr);
   r.total_seconds = r.factor_seconds + r.refine_seconds;
   r.gflops = hpl_flops(n) / r.total_seconds * 1e-9;
   r.pass = r.scaled_residual < kPassThreshold;
@@ -449,22 +431,22 @@ SchemeResult CudaSession::run_baseline(double a_inf) {
   r.used = "cusolver-getrf";
   r.storage = "fp64";
   r.baseline = true;
-  const auto t0 = clock::now();
+  const auto t0 = Clock::now();
   s.a_valid = false;  // factored in place from here on
   HPLAI_CHECK(cusolverDnXgetrf(s.solver, s.params, n, n, CUDA_R_64F, s.A.get(), n, ipiv.get(), CUDA_R_64F,
                                s.work.get(), dbytes, s.host_work.data(), hbytes, s.info.get()));
   int info = 0;
   HPLAI_CHECK(cudaMemcpyAsync(&info, s.info.get(), sizeof info, cudaMemcpyDeviceToHost, s.stream));
   s.sync();
-  r.factor_seconds = since(t0);
+  r.factor_seconds = seconds_since(t0);
   if (info > 0)
     throw tcemu::InvalidArgument("fp64 baseline: cusolverDnXgetrf: U(j,j) is exactly zero at column " +
                                  std::to_string(info - 1) + " (the matrix is singular)");
-  const auto t1 = clock::now();
+  const auto t1 = Clock::now();
   HPLAI_CHECK(cusolverDnXgetrs(s.solver, s.params, CUBLAS_OP_T, n, 1, CUDA_R_64F, s.A.get(), n, ipiv.get(),
                                CUDA_R_64F, x.get(), n, s.info.get()));
   s.sync();
-  r.refine_seconds = since(t1);
+  r.refine_seconds = seconds_since(t1);
   r.x.resize(static_cast<std::size_t>(n));
   HPLAI_CHECK(cudaMemcpy(r.x.data(), x.get(), n * sizeof(double), cudaMemcpyDeviceToHost));
   r.scaled_residual = r.initial_scaled_residual = scaled_residual(s.sys, a_inf, r.x);

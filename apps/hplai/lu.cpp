@@ -1,9 +1,10 @@
 #include "lu.hpp"
 
+#include "app_common/timing.hpp"
+
 #include <cblas.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -15,8 +16,8 @@
 namespace hplai {
 namespace {
 
-using clock = std::chrono::steady_clock;
-double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
+using tcemu::app::Clock;
+using tcemu::app::seconds_since;
 
 std::string pivot_message(std::int64_t column, double value, double threshold) {
   char buf[256];
@@ -93,16 +94,6 @@ bool wants_scaling(const tcemu::Scheme& s) {
   return !s.is_native() && s.kind != tcemu::SchemeKind::int8_ozaki;
 }
 
-void note_used(LuStats& st, const tcemu::GemmReport& r) {
-  const std::string& name = r.used.name;
-  std::string padded = "+" + st.used + "+";
-  if (padded.find("+" + name + "+") == std::string::npos) st.used += (st.used.empty() ? "" : "+") + name;
-  if (r.fell_back) {
-    ++st.fallbacks;
-    if (st.note.empty()) st.note = r.note;
-  }
-}
-
 }  // namespace
 
 SingularPivot::SingularPivot(std::int64_t column, double value, double threshold)
@@ -121,7 +112,7 @@ LuStats lu_factor(T* A, std::int64_t n, std::int64_t lda, const LuOptions& optio
   const std::int64_t panels = (n + nb - 1) / nb;
 
   LuStats st;
-  const auto start = clock::now();
+  const auto start = Clock::now();
   for (std::int64_t k0 = 0, p = 1; k0 < n; k0 += nb, ++p) {
     const std::int64_t kb = std::min(nb, n - k0);
     const std::int64_t rest = n - k0 - kb;  // rows/columns of the trailing matrix
@@ -130,17 +121,17 @@ LuStats lu_factor(T* A, std::int64_t n, std::int64_t lda, const LuOptions& optio
     T* A12 = A11 + kb;
     T* A22 = A21 + kb;
 
-    auto t0 = clock::now();
+    auto t0 = Clock::now();
     factor_diagonal_block(A11, kb, lda, tiny, k0);
     if (rest > 0) trsm(CblasRight, CblasUpper, CblasNonUnit, rest, kb, A11, lda, A21, lda);
-    st.seconds_panel += since(t0);
+    st.seconds_panel += seconds_since(t0);
 
     if (rest > 0) {
-      t0 = clock::now();
+      t0 = Clock::now();
       trsm(CblasLeft, CblasLower, CblasUnit, kb, rest, A11, lda, A12, lda);
-      st.seconds_solve += since(t0);
+      st.seconds_solve += seconds_since(t0);
 
-      t0 = clock::now();
+      t0 = Clock::now();
       const int sl = scale ? operand_scale(block_max(A21, rest, kb, lda)) : 0;
       const int su = scale ? operand_scale(block_max(A12, kb, rest, lda)) : 0;
       scale_block(A21, rest, kb, lda, sl);
@@ -153,12 +144,12 @@ LuStats lu_factor(T* A, std::int64_t n, std::int64_t lda, const LuOptions& optio
       scale_block(A21, rest, kb, lda, -sl);
       scale_block(A12, kb, rest, lda, -su);
       ++st.updates;
-      note_used(st, rep);
-      st.seconds_update += since(t0);
+      st.gemm.add(rep);
+      st.seconds_update += seconds_since(t0);
     }
-    if (options.progress) options.progress({p, panels, k0 + kb, since(start)});
+    if (options.progress) options.progress({p, panels, k0 + kb, seconds_since(start)});
   }
-  st.seconds = since(start);
+  st.seconds = seconds_since(start);
   return st;
 }
 

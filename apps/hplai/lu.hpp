@@ -24,6 +24,7 @@
 #include <functional>
 #include <string>
 
+#include "app_common/gemm_log.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/gemm.hpp"
 #include "tcemu/matrix.hpp"
@@ -67,9 +68,9 @@ struct LuStats {
   double seconds_solve = 0;    ///< U12 solves
   double seconds_update = 0;   ///< trailing updates (split + products + combine)
   std::int64_t updates = 0;    ///< trailing-update GEMM calls
-  std::int64_t fallbacks = 0;  ///< of those, calls the range check sent to native arithmetic
-  std::string used;            ///< schemes the GEMMs used, '+'-joined in order of first use
-  std::string note;            ///< first fallback note (names the operand and rule), or ""
+  /// Their reports folded: schemes used in order of first use, fallbacks to native arithmetic (the
+  /// range check), the first fallback note (names the operand and rule).
+  tcemu::app::GemmLog gemm;
 };
 
 /// Factors the n x n row-major matrix A (leading dimension lda >= n) in place into L (unit lower,

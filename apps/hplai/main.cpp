@@ -1,7 +1,6 @@
 // hplai: the HPL-MxP (HPL-AI) mixed-precision benchmark with every tcemu scheme in the trailing
 // updates, side by side with the FP64 baseline. See `hplai --help`.
 #include <CLI/CLI.hpp>
-#include <Kokkos_Core.hpp>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -13,11 +12,11 @@
 #include "problem.hpp"
 #include "report.hpp"
 #include "run.hpp"
+#include "app_common/app_main.hpp"
 #include "app_common/cli.hpp"
 #include "app_common/paths.hpp"
-#include "tcemu/app_args.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
@@ -71,7 +70,7 @@ void check_memory(std::int64_t n) {
   }
 }
 
-void write_output(tcemu::io::Writer& out, const hplai::RunResult& res) {
+void write_output(tcemu::app::io::Writer& out, const hplai::RunResult& res) {
   for (const auto& r : res.rows) {
     out.write<double>("/" + r.scheme + "/x", r.x, {static_cast<std::int64_t>(r.x.size())});
     out.write<double>("/" + r.scheme + "/residual_history", r.history,
@@ -88,49 +87,30 @@ void write_output(tcemu::io::Writer& out, const hplai::RunResult& res) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
-
-  CLI::App app{kDescription, "hplai"};
-  app.footer(kFooter);
-  app.get_formatter()->column_width(30);
-  std::string input, output, scheme_list = "all", target_name = "fp32", device_name = "auto",
-                             solver_name = "gmres";
+  tcemu::app::CommandLine cli("hplai", kDescription, kFooter);
+  std::string input, output, solver_name = "gmres";
   std::int64_t n = 0, nb = 256;
   std::uint64_t seed = 1;
   int max_iter = 50, restart = 50, repeat = 1;
-  bool json = false, quiet = false, list_schemes = false, no_scaling = false;
-  app.add_option("-n,--n", n, "order of the generated system (required without --input)");
-  app.add_option("--nb", nb, "block size: panel width and the k of the trailing-update GEMMs")->capture_default_str();
-  app.add_option("--seed", seed, "generator seed: A from the LCG seeded with S, b with S+1 (1 = reference)")->capture_default_str()->check(tcemu::app::unsigned_64());
-  app.add_option("-i,--input", input, "HDF5 file with /A (n x n) and /b (n) instead of the generator");
-  app.add_option("-o,--output", output, "HDF5 file for the solution x of every scheme");
-  app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, 'all' or 'auto' (see --list-schemes)")->capture_default_str();
-  app.add_option("--target", target_name, "target of int8-ozaki and auto: fp32 (FP32 storage) | fp64 (FP64 storage)")->capture_default_str();
-  app.add_option("--solver", solver_name, "refinement: gmres (preconditioned GMRES) | ir (iterative refinement)")->capture_default_str();
-  app.add_option("--max-iter", max_iter, "refinement iteration cap; a row that reaches it FAILs")->capture_default_str();
-  app.add_option("--restart", restart, "GMRES restart length (Krylov vectors kept)")->capture_default_str();
-  app.add_option("--repeat", repeat, "runs per scheme; the run with the median time is reported")->capture_default_str();
-  app.add_option("--device", device_name, "host | cuda | auto (cuda when built with it and a GPU is visible)")->capture_default_str();
-  app.add_flag("--no-scaling", no_scaling, "do not scale the trailing-update operands into [1,2) (studies)");
-  app.add_flag("--json", json, "print one JSON object instead of the table");
-  app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
-  app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
-  if (auto status = tcemu::app::parse_arguments(app, args.app_argc(), args.app.data())) return *status;
-  int kokkos_argc = args.kokkos_argc();
-  Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
-  return tcemu::app::run_guarded("hplai", [&]() -> int {
-    const tcemu::Target target =
-        tcemu::app::naming_option("--target", [&] { return tcemu::parse_target(target_name); });
-    if (list_schemes) {
-      std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
-      return 0;
-    }
-    const bool have_n = app.count("--n") > 0;
+  bool no_scaling = false;
+  cli.app.add_option("-n,--n", n, "order of the generated system (required without --input)");
+  cli.app.add_option("--nb", nb, "block size: panel width and the k of the trailing-update GEMMs")->capture_default_str();
+  cli.app.add_option("--seed", seed, "generator seed: A from the LCG seeded with S, b with S+1 (1 = reference)")->capture_default_str()->check(tcemu::app::unsigned_64());
+  cli.app.add_option("-i,--input", input, "HDF5 file with /A (n x n) and /b (n) instead of the generator");
+  cli.app.add_option("-o,--output", output, "HDF5 file for the solution x of every scheme");
+  cli.app.add_option("--solver", solver_name, "refinement: gmres (preconditioned GMRES) | ir (iterative refinement)")->capture_default_str();
+  cli.app.add_option("--max-iter", max_iter, "refinement iteration cap; a row that reaches it FAILs")->capture_default_str();
+  cli.app.add_option("--restart", restart, "GMRES restart length (Krylov vectors kept)")->capture_default_str();
+  cli.app.add_option("--repeat", repeat, "runs per scheme; the run with the median time is reported")->capture_default_str();
+  cli.app.add_flag("--no-scaling", no_scaling, "do not scale the trailing-update operands into [1,2) (studies)");
+  return cli.run(argc, argv, [&]() -> int {
+    (void)cli.common.target();  // a bad --target is the first error reported, before the inputs' checks
+    const bool have_n = cli.app.count("--n") > 0;
     if (input.empty() && !have_n) throw tcemu::InvalidArgument("--n is required (or --input F.h5)");
     if (have_n && n < 1) throw tcemu::InvalidArgument("--n " + std::to_string(n) + " must be >= 1");
     tcemu::app::set_error_context(input.empty() ? "--n " + std::to_string(n) : input);
     if (!input.empty()) tcemu::app::require_input_file(input);
-    if (app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
+    if (cli.app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
     if (input.empty()) check_memory(n);
     if (nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(nb) + " must be >= 1");
     if (max_iter < 1) throw tcemu::InvalidArgument("--max-iter " + std::to_string(max_iter) + " must be >= 1");
@@ -139,13 +119,13 @@ int main(int argc, char** argv) {
     opt.refine.solver = hplai::parse_solver(solver_name);
     opt.refine.max_iter = max_iter;
     opt.refine.restart = restart;
-    opt.device = hplai::resolve_device(hplai::parse_device(device_name));
-    opt.schemes = tcemu::app::naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
+    opt.device = cli.common.device();
+    opt.schemes = cli.common.schemes();
     opt.nb = nb;
     opt.scale_operands = !no_scaling;
     if (repeat < 1) throw tcemu::InvalidArgument("--repeat " + std::to_string(repeat) + " must be >= 1");
     opt.repeat = repeat;
-    opt.progress = quiet ? nullptr : &std::cerr;
+    opt.progress = cli.common.quiet ? nullptr : &std::cerr;
 
     hplai::System sys;
     if (!input.empty()) {
@@ -157,8 +137,8 @@ int main(int argc, char** argv) {
       sys = hplai::generate_system(n, seed);
     }
     // Opened before the run: a bad path fails at once; the Writer removes its temporary on errors.
-    std::unique_ptr<tcemu::io::Writer> out;
-    if (!output.empty()) out = std::make_unique<tcemu::io::Writer>(output);
+    std::unique_ptr<tcemu::app::io::Writer> out;
+    if (!output.empty()) out = std::make_unique<tcemu::app::io::Writer>(output);
     // Numerical failures (a singular pivot, overflowing factors) name the system they came from.
     const std::string system_name = input.empty() ? "--n " + std::to_string(n) + " --seed " + std::to_string(seed) : input;
     const hplai::RunResult res = [&] {
@@ -174,7 +154,7 @@ int main(int argc, char** argv) {
       write_output(*out, res);
       out->commit();
     }
-    if (json) hplai::print_json(stdout, res);
+    if (cli.common.json) hplai::print_json(stdout, res);
     else hplai::print_table(stdout, res);
     return res.all_pass() ? 0 : kExitFail;
   });

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace hplai {
 namespace {
@@ -110,12 +110,12 @@ System generate_system(std::int64_t n, std::uint64_t seed) {
 }
 
 System load_system(const std::string& path) {
-  tcemu::io::Reader in(path);
+  tcemu::app::io::Reader in(path);
   auto A = in.read<double>("/A", 2);
   if (A.rows() != A.cols())
     throw tcemu::InvalidArgument(path + ": dataset /A is " + std::to_string(A.rows()) + " x " +
                                  std::to_string(A.cols()) + ", not square");
-  tcemu::io::require_finite(A, path, "/A");
+  tcemu::app::io::require_finite(A, path, "/A");
   const auto binfo = in.info("/b");
   const int brank = static_cast<int>(binfo.shape.size());
   if (brank == 2 && binfo.shape[1] != 1)
@@ -127,7 +127,7 @@ System load_system(const std::string& path) {
     throw tcemu::InvalidArgument(path + ": dataset /b has " + std::to_string(b.rows()) +
                                  " entries but /A is " + std::to_string(A.rows()) + " x " +
                                  std::to_string(A.cols()));
-  tcemu::io::require_finite(b, path, "/b");
+  tcemu::app::io::require_finite(b, path, "/b");
   System sys;
   sys.n = A.rows();
   sys.A = std::move(A.data);

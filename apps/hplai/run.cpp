@@ -1,11 +1,12 @@
 #include "app_common/environment.hpp"
+#include "app_common/sweep.hpp"
+#include "app_common/timing.hpp"
 #include "run.hpp"
 
 #include <chrono>
 #include <cstdio>
 #include <algorithm>
 #include <functional>
-#include <set>
 #include <type_traits>
 
 #include "baseline.hpp"
@@ -76,14 +77,7 @@ SchemeResult factor_and_refine(const System& sys, double a_inf, const tcemu::Sch
     throw tcemu::InvalidArgument(scheme.name + ": " + e.what());
   }
   r.factor_seconds = since(t0);
-  r.panel_seconds = st.seconds_panel;
-  r.update_seconds = st.seconds_update;
-  r.updates = st.updates;
-  r.fallbacks = st.fallbacks;
-  r.used = st.used.empty() ? scheme.name : st.used;
-  if (st.fallbacks > 0)
-    r.note = std::to_string(st.fallbacks) + "/" + std::to_string(st.updates) +
-             " updates fell back to native: " + st.note;
+  record_factorisation(r, st, scheme.name);
 
   Preconditioner precond;
   std::vector<float> tmp;
@@ -100,6 +94,25 @@ SchemeResult factor_and_refine(const System& sys, double a_inf, const tcemu::Sch
   const auto t1 = clock::now();
   const RefineResult rr = refine(sys, a_inf, precond, opt.refine);
   r.refine_seconds = since(t1);
+  record_refinement(r, rr);
+  finish(r, n);
+  return r;
+}
+
+}  // namespace
+
+void record_factorisation(SchemeResult& r, const LuStats& st, const std::string& scheme_name) {
+  r.panel_seconds = st.seconds_panel;
+  r.update_seconds = st.seconds_update;
+  r.updates = st.updates;
+  r.fallbacks = st.gemm.fallbacks;
+  r.used = st.gemm.used.empty() ? scheme_name : st.gemm.used_names();
+  if (st.gemm.fallbacks > 0)
+    r.note = std::to_string(st.gemm.fallbacks) + "/" + std::to_string(st.updates) +
+             " updates fell back to native: " + st.gemm.first_note;
+}
+
+void record_refinement(SchemeResult& r, const RefineResult& rr) {
   r.iterations = rr.iterations;
   r.restarts = rr.restarts;
   r.initial_scaled_residual = rr.initial_scaled_residual;
@@ -107,11 +120,7 @@ SchemeResult factor_and_refine(const System& sys, double a_inf, const tcemu::Sch
   r.x = rr.x;
   r.history = rr.history;
   if (!rr.converged) r.note = rr.failure + (r.note.empty() ? "" : "; " + r.note);
-  finish(r, n);
-  return r;
 }
-
-}  // namespace
 
 double hpl_flops(std::int64_t n) {
   const double d = static_cast<double>(n);
@@ -168,19 +177,16 @@ RunResult run(const System& sys, const RunOptions& opt) {
   out.solver = to_string(opt.refine.solver);
   out.device = to_string(opt.device);
   if (opt.nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(opt.nb) + " must be >= 1");
-  std::vector<tcemu::Scheme> todo;
-  std::set<std::string> seen = {"fp64"};
-  for (const auto& s : opt.schemes)
-    if (seen.insert(s.name).second) todo.push_back(s);
+  std::vector<tcemu::Scheme> todo;  // the schemes after the fp64 baseline
+  for (const auto& entry : tcemu::app::sweep_order(opt.schemes, {{tcemu::parse_scheme("fp64"), "baseline"}}))
+    if (entry.role.empty()) todo.push_back(entry.scheme);
   const double a_inf = norm_inf(sys);
   if (opt.repeat < 1) throw tcemu::InvalidArgument("--repeat " + std::to_string(opt.repeat) + " must be >= 1");
   // Runs a row `repeat` times and keeps the run with the median time to solution.
   auto median_of = [&](const std::function<SchemeResult()>& once) {
     std::vector<SchemeResult> runs;
     for (int i = 0; i < opt.repeat; ++i) runs.push_back(once());
-    std::sort(runs.begin(), runs.end(),
-              [](const SchemeResult& a, const SchemeResult& b) { return a.total_seconds < b.total_seconds; });
-    return runs[runs.size() / 2];
+    return tcemu::app::median_element(std::move(runs), [](const SchemeResult& r) { return r.total_seconds; });
   };
   const std::size_t total = todo.size() + 1;
   auto say = [&](std::size_t i, const SchemeResult& r) {
@@ -215,7 +221,7 @@ RunResult run(const System& sys, const RunOptions& opt) {
     }
   }
   const double base = out.rows.front().total_seconds;
-  for (auto& r : out.rows) r.speedup = r.total_seconds > 0 ? base / r.total_seconds : 0;
+  for (auto& r : out.rows) r.speedup = tcemu::app::speedup(base, r.total_seconds);
   return out;
 }
 

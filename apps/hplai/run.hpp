@@ -19,16 +19,13 @@
 #include "refine.hpp"
 #include "tcemu/scheme.hpp"
 
-#include "tcemu/device.hpp"
+#include "app_common/device.hpp"
 
 namespace hplai {
 
-/// Where the job runs (`--device`; tcemu/device.hpp): host = panel loops + CBLAS with tcemu's host
+/// Where the job runs (`--device`; app_common/device.hpp): host = panel loops + CBLAS with tcemu's host
 /// backend, cuda = cuSOLVER/cuBLAS with tcemu's CUDA backend.
-using Device = tcemu::Device;
-using tcemu::parse_device;
-using tcemu::resolve_device;
-using tcemu::to_string;
+using Device = tcemu::app::Device;
 
 /// HPL-MxP operation count 2/3 n^3 + 3/2 n^2 (the numerator of the benchmark's GFLOP/s).
 double hpl_flops(std::int64_t n);
@@ -73,6 +70,16 @@ struct SchemeResult {
   std::vector<double> x;       ///< the solution (n entries)
   std::vector<double> history; ///< scaled residual of every true-residual check, x0 first
 };
+
+/// Copies what a factorisation did into its result row: panel and update times, the number of
+/// updates and fallbacks, the schemes the updates used (`scheme_name` when none ran), and the note
+/// "<fallbacks>/<updates> updates fell back to native: <first note>" when any fell back.
+void record_factorisation(SchemeResult& row, const LuStats& stats, const std::string& scheme_name);
+
+/// Copies what the refinement did into its result row: iterations, restarts, initial and final
+/// scaled residual, the solution and the residual history; a refinement that did not converge puts
+/// its failure in front of the row's note.
+void record_refinement(SchemeResult& row, const RefineResult& refinement);
 
 /// Result of a job.
 struct RunResult {

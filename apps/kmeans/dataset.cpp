@@ -7,16 +7,16 @@
 #include <random>
 
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace kmeans {
 
 Dataset load_dataset(const std::string& path) {
-  tcemu::io::Reader in(path);
+  tcemu::app::io::Reader in(path);
   Dataset ds;
   ds.path = path;
   auto data = in.read<float>("/data", 2);
-  tcemu::io::require_finite(data, path, "/data");
+  tcemu::app::io::require_finite(data, path, "/data");
   ds.n = data.rows();
   ds.d = data.cols();
   ds.data = std::move(data.data);
@@ -29,7 +29,7 @@ Dataset load_dataset(const std::string& path) {
   }
   if (in.has_dataset("/init_centroids")) {
     auto init = in.read<float>("/init_centroids", 2);
-    tcemu::io::require_finite(init, path, "/init_centroids");
+    tcemu::app::io::require_finite(init, path, "/init_centroids");
     if (init.cols() != ds.d)
       throw tcemu::InvalidArgument(path + ": dataset /init_centroids has " + std::to_string(init.cols()) +
                                    " columns but /data has d = " + std::to_string(ds.d));

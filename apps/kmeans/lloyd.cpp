@@ -1,7 +1,8 @@
 #include "lloyd.hpp"
 
+#include "app_common/timing.hpp"
+
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -9,8 +10,8 @@
 namespace kmeans {
 namespace {
 
-using clock = std::chrono::steady_clock;
-double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
+using tcemu::app::Clock;
+using tcemu::app::seconds_since;
 
 
 }  // namespace
@@ -23,7 +24,7 @@ LloydResult lloyd(const Dataset& data, const std::vector<double>& init, const tc
   LloydResult r;
   r.centroids = init;
   r.assignment.assign(n, 0);
-  const auto t_start = clock::now();
+  const auto t_start = Clock::now();
 
   // Points in the working precision and their squared norms (computed in FP64, then rounded).
   std::vector<T> x_own;
@@ -57,14 +58,12 @@ LloydResult lloyd(const Dataset& data, const std::vector<double>& init, const tc
     bool changed = iter == 1;
     for (std::int64_t i0 = 0; i0 < n; i0 += batch) {
       const std::int64_t b = std::min(batch, n - i0);
-      const auto tg = clock::now();
+      const auto tg = Clock::now();
       const GemmReport rep = gemm_host<T>(Op::N, Op::T, T(1), row_major<const T>(x + i0 * d, b, d),
                                           row_major<const T>(c.data(), k, d), T(0),
                                           row_major(dots.data(), b, k), gemm);
-      r.gemm_seconds += since(tg);
-      if (r.used.empty()) r.used = rep.used.name;
-      else if (r.used.find(rep.used.name) == std::string::npos) r.used += "+" + rep.used.name;
-      if (r.note.empty() && rep.fell_back) r.note = rep.note;
+      r.gemm_seconds += seconds_since(tg);
+      r.gemm.add(rep);
       for (std::int64_t i = 0; i < b; ++i) {
         std::int32_t best = 0;
         T best_d = std::numeric_limits<T>::infinity();
@@ -139,7 +138,7 @@ LloydResult lloyd(const Dataset& data, const std::vector<double>& init, const tc
       ++r.reseeded;
     }
   }
-  r.seconds = since(t_start);
+  r.seconds = seconds_since(t_start);
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app_common/gemm_log.hpp"
 #include "dataset.hpp"
 #include "tcemu/gemm.hpp"
 
@@ -38,8 +39,7 @@ struct LloydResult {
   std::int64_t rechecked = 0;              ///< assignments decided by the exact near-tie re-check
   double seconds = 0;                      ///< wall clock of the iterations (init excluded)
   double gemm_seconds = 0;                 ///< part of it spent in the distance GEMMs
-  std::string used;                        ///< scheme(s) the GEMMs really ran, e.g. "fp16x2"
-  std::string note;                        ///< first fallback note of the run, or ""
+  tcemu::app::GemmLog gemm;                ///< what the distance GEMMs did (schemes that ran, fallbacks)
 };
 
 /// Called after every iteration: (iteration number from 1, inertia, relative change).

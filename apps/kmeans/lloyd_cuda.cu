@@ -10,13 +10,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "lloyd_device.hpp"
+#include "app_common/timing.hpp"
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 #include "tcemu/error.hpp"
@@ -207,8 +207,6 @@ unsigned blocks_for(std::int64_t threads) { return unsigned((threads + kBlock - 
 
 }  // namespace
 
-bool gpu_available() { return tcemu::cuda::device_available(); }
-
 template <class T>
 LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, const tcemu::GemmOptions& gemm,
                          const LloydOptions& opt, const Progress& progress) {
@@ -219,7 +217,8 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
   LloydResult r;
   r.centroids = init;
   r.assignment.assign(n, 0);
-  using clock = std::chrono::steady_clock;
+  using tcemu::app::Clock;
+  using tcemu::app::seconds_since;
 
   tcemu::cuda::DeviceBuffer<T> x(n * d), xnorm(n), c(k * d), cnorm(k), dots(n * k);
   tcemu::cuda::DeviceBuffer<double> c64(k * d), sums(k * d), dist_own(n), inertia(1);
@@ -246,21 +245,19 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
   tcemu::cuda::DeviceBuffer<unsigned char> sort_tmp(sort_bytes);
   TCEMU_CUDA(cudaDeviceSynchronize());
   // Timed from here: uploading X and allocating are the same for every scheme and excluded.
-  const auto t_start = clock::now();
+  const auto t_start = Clock::now();
 
   std::vector<unsigned long long> host_counts(k);
   for (int iter = 1; iter <= opt.max_iter; ++iter) {
     centroids_kernel<T><<<unsigned(k), kBlock>>>(c64.get(), c.get(), cnorm.get(), d);
     TCEMU_LAUNCHED("centroids");
-    const auto tg = clock::now();
+    const auto tg = Clock::now();
     const GemmReport rep = tcemu::cuda::gemm_device<T>(Op::N, Op::T, T(1), row_major<const T>(x.get(), n, d),
                                                 row_major<const T>(c.get(), k, d), T(0),
                                                 row_major(dots.get(), n, k), gemm, nullptr, nullptr);
     TCEMU_CUDA(cudaDeviceSynchronize());
-    r.gemm_seconds += std::chrono::duration<double>(clock::now() - tg).count();
-    if (r.used.empty()) r.used = rep.used.name;
-    else if (r.used.find(rep.used.name) == std::string::npos) r.used += "+" + rep.used.name;
-    if (r.note.empty() && rep.fell_back) r.note = rep.note;
+    r.gemm_seconds += seconds_since(tg);
+    r.gemm.add(rep);
 
     TCEMU_CUDA(cudaMemset(changed.get(), 0, sizeof(int)));
     argmin_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(dots.get(), xnorm.get(), cnorm.get(), assign.get(),
@@ -319,7 +316,7 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
   // Centroids of the final assignment step, and the assignment.
   TCEMU_CUDA(cudaMemcpy(r.centroids.data(), c64.get(), k * d * sizeof(double), cudaMemcpyDeviceToHost));
   TCEMU_CUDA(cudaMemcpy(r.assignment.data(), assign.get(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost));
-  r.seconds = std::chrono::duration<double>(clock::now() - t_start).count();
+  r.seconds = seconds_since(t_start);
   return r;
 }
 

@@ -7,9 +7,6 @@
 
 namespace kmeans {
 
-/// True when this build has the CUDA backend and the machine a usable GPU.
-bool gpu_available();
-
 /// lloyd() on the GPU (see lloyd.hpp for the meaning of every field). Throws tcemu::DeviceError when
 /// the build has no CUDA backend or a CUDA call fails (the message names the call).
 template <class T>

@@ -5,8 +5,6 @@
 
 namespace kmeans {
 
-bool gpu_available() { return false; }
-
 template <class T>
 LloydResult lloyd_device(const Dataset&, const std::vector<double>&, const tcemu::GemmOptions&,
                          const LloydOptions&, const Progress&) {

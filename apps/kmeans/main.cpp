@@ -1,7 +1,6 @@
 // kmeans: Lloyd's k-means with every tcemu scheme side by side (time, iterations, inertia, agreement
 // with the FP64 run and with reference labels). See `kmeans --help`.
 #include <CLI/CLI.hpp>
-#include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -14,12 +13,14 @@
 #include "init.hpp"
 #include "lloyd.hpp"
 #include "lloyd_device.hpp"
+#include "report.hpp"
+#include "app_common/app_main.hpp"
 #include "app_common/cli.hpp"
+#include "app_common/device.hpp"
 #include "app_common/paths.hpp"
-#include "app_common/text.hpp"
-#include "tcemu/app_args.hpp"
+#include "app_common/sweep.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
@@ -50,61 +51,11 @@ const char* kFooter =
     "  kmeans --input data/fashion-mnist-kmeans.h5 --k 10 --scheme all\n"
     "  kmeans --input F.h5 --k 256 --scheme fp32,fp16x2,bf16x3 --max-iter 50 --json\n";
 
-struct Row {
-  std::string scheme, used, note;
-  kmeans::LloydResult result;
-};
-
-void print_table(const std::vector<Row>& rows, const Row& fp64, const Row* fp32,
-                 const kmeans::Dataset& data) {
-  std::printf("%-16s %-16s %10s %9s %8s %6s %14s %9s %8s %8s %10s %8s  %s\n", "scheme", "used", "time_ms",
-              "ms/iter", "speedup", "iters", "inertia", "d_inertia", "agree", "ari", "ari_labels",
-              "rechecks", "note");
-  for (const auto& r : rows) {
-    const auto& res = r.result;
-    const double ari_labels = data.labels.empty() ? NAN : kmeans::adjusted_rand_index(res.assignment, data.labels);
-    std::printf("%-16s %-16s %10.1f %9.2f %8.2f %6d %14.6e %9.2e %8.5f %8.5f %10.5f %8lld  %s\n",
-                r.scheme.c_str(), r.used.c_str(), res.seconds * 1e3,
-                res.seconds * 1e3 / std::max(res.iterations, 1),
-                fp32 ? fp32->result.seconds / res.seconds : NAN, res.iterations, res.inertia.back(),
-                std::fabs(res.inertia.back() - fp64.result.inertia.back()) / fp64.result.inertia.back(),
-                kmeans::agreement(res.assignment, fp64.result.assignment),
-                kmeans::adjusted_rand_index(res.assignment, fp64.result.assignment), ari_labels,
-                static_cast<long long>(res.rechecked), r.note.c_str());
-  }
-}
-
-void print_json(const std::vector<Row>& rows, const Row& fp64, const Row* fp32,
-                const kmeans::Dataset& data, std::int64_t k) {
-  std::printf("{\"app\":\"kmeans\",\"input\":%s,\"n\":%lld,\"d\":%lld,\"k\":%lld,\"results\":[",
-              tcemu::app::json_string(data.path).c_str(), (long long)data.n, (long long)data.d, (long long)k);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& res = rows[i].result;
-    std::printf("%s{\"scheme\":\"%s\",\"used\":\"%s\",\"time_ms\":%.6g,\"ms_per_iter\":%.6g,"
-                "\"speedup\":%.6g,\"iterations\":%d,\"inertia\":%.17g,\"ari_vs_fp64\":%.17g,"
-                "\"agreement_vs_fp64\":%.17g,\"rechecked\":%lld,\"ari_vs_labels\":",
-                i ? "," : "", rows[i].scheme.c_str(), rows[i].used.c_str(), res.seconds * 1e3,
-                res.seconds * 1e3 / std::max(res.iterations, 1), fp32 ? fp32->result.seconds / res.seconds : 0.0,
-                res.iterations, res.inertia.back(),
-                kmeans::adjusted_rand_index(res.assignment, fp64.result.assignment),
-                kmeans::agreement(res.assignment, fp64.result.assignment),
-                static_cast<long long>(res.rechecked));
-    if (data.labels.empty()) std::printf("null}");
-    else std::printf("%.17g}", kmeans::adjusted_rand_index(res.assignment, data.labels));
-  }
-  std::printf("]}\n");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
-
-  CLI::App app{kDescription, "kmeans"};
-  app.footer(kFooter);
-  app.get_formatter()->column_width(30);
-  std::string input, output, scheme_list = "all", target_name = "fp32", device_name = "auto",
-                             init_name = "kmeans++";
+  tcemu::app::CommandLine cli("kmeans", kDescription, kFooter);
+  std::string input, output, init_name = "kmeans++";
   std::int64_t k = 0;
   int max_iter = 100;
   double tol = 1e-4;
@@ -112,56 +63,39 @@ int main(int argc, char** argv) {
   int replicate = 1;
   double recheck_margin = 1.0 / 65536;
   double noise = 0.0;
-  bool json = false, quiet = false, list_schemes = false;
-  app.add_option("-i,--input", input, "HDF5 file with /data (n x d float32) (required)");
-  app.add_option("-o,--output", output, "HDF5 file for centroids, assignments and inertia per scheme");
-  app.add_option("-k,--k", k, "number of clusters, 1 <= k <= n (required)");
-  app.add_option("--max-iter", max_iter, "maximum Lloyd iterations")->check(tcemu::app::positive());
-  app.add_option("--tol", tol, "stop when the relative inertia change is <= tol")->check(tcemu::app::non_negative());
-  app.add_option("--seed", seed, "seed of the initialisation (same for every scheme)")->check(tcemu::app::unsigned_64());
-  app.add_option("--init", init_name, "kmeans++ | random | file (/init_centroids)");
-  app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, or 'all' (see --list-schemes)");
-  app.add_option("--target", target_name, "accuracy target of int8-ozaki and auto: fp32 | fp64");
-  app.add_option("--device", device_name, "host | cuda | auto (cuda when built with CUDA and a GPU is present)");
-  app.add_option("--replicate", replicate, "use the data R times (scaled-up studies: Fashion-MNIST x 10 = 700,000 points)")
+  cli.app.add_option("-i,--input", input, "HDF5 file with /data (n x d float32) (required)");
+  cli.app.add_option("-o,--output", output, "HDF5 file for centroids, assignments and inertia per scheme");
+  cli.app.add_option("-k,--k", k, "number of clusters, 1 <= k <= n (required)");
+  cli.app.add_option("--max-iter", max_iter, "maximum Lloyd iterations")->check(tcemu::app::positive());
+  cli.app.add_option("--tol", tol, "stop when the relative inertia change is <= tol")->check(tcemu::app::non_negative());
+  cli.app.add_option("--seed", seed, "seed of the initialisation (same for every scheme)")->check(tcemu::app::unsigned_64());
+  cli.app.add_option("--init", init_name, "kmeans++ | random | file (/init_centroids)");
+  cli.app.add_option("--replicate", replicate, "use the data R times (scaled-up studies: Fashion-MNIST x 10 = 700,000 points)")
       ->check(tcemu::app::positive());
-  app.add_option("--noise", noise, "std. deviation of seeded Gaussian noise added to every copy after the first")
+  cli.app.add_option("--noise", noise, "std. deviation of seeded Gaussian noise added to every copy after the first")
       ->check(tcemu::app::non_negative());
-  app.add_option("--recheck-margin", recheck_margin,
+  cli.app.add_option("--recheck-margin", recheck_margin,
                  "re-decide near-ties with exact FP64 distances: centroids within margin*(|x|^2+|c|^2) of the "
                  "best (default 2^-16; 0 = pure GEMM assignment)")
       ->check(tcemu::app::non_negative());
-  app.add_flag("--json", json, "print one JSON object instead of the table");
-  app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
-  app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
-  if (auto status = tcemu::app::parse_arguments(app, args.app_argc(), args.app.data())) return *status;
-  int kokkos_argc = args.kokkos_argc();
-  Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
-  return tcemu::app::run_guarded("kmeans", [&]() -> int {
-    const tcemu::Target target =
-        tcemu::app::naming_option("--target", [&] { return tcemu::parse_target(target_name); });
-    if (list_schemes) {
-      std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
-      return 0;
-    }
+  return cli.run(argc, argv, [&]() -> int {
+    (void)cli.common.target();  // a bad --target is the first error reported, before the inputs' checks
     if (input.empty()) throw tcemu::InvalidArgument("--input is required (see kmeans --help)");
-    if (app.count("--k") == 0) throw tcemu::InvalidArgument("--k is required (see kmeans --help)");
+    if (cli.app.count("--k") == 0) throw tcemu::InvalidArgument("--k is required (see kmeans --help)");
     if (k < 1) throw tcemu::InvalidArgument("--k " + std::to_string(k) + " must be >= 1");
     tcemu::app::set_error_context(input);
     tcemu::app::require_input_file(input);
-    if (app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
-    if (device_name != "host" && device_name != "auto" && device_name != "cuda")
-      throw tcemu::InvalidArgument("--device '" + device_name + "' is not one of: host, cuda, auto");
-    const bool on_gpu = device_name == "cuda" || (device_name == "auto" && kmeans::gpu_available());
+    if (cli.app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
+    const bool on_gpu = cli.common.device() == tcemu::app::Device::cuda;
     const auto init = kmeans::parse_init(init_name);
-    const auto schemes = tcemu::app::naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
+    const auto schemes = cli.common.schemes();
     const auto data = replicate > 1 ? kmeans::replicate(kmeans::load_dataset(input), replicate, noise, seed)
                                     : kmeans::load_dataset(input);
     kmeans::validate_k(data, k, init == kmeans::Init::file, input);
     // Opened before the iterations: a bad path fails at once, and the Writer removes its temporary
     // file if anything below throws or a signal arrives.
-    std::unique_ptr<tcemu::io::Writer> out;
-    if (!output.empty()) out = std::make_unique<tcemu::io::Writer>(output);
+    std::unique_ptr<tcemu::app::io::Writer> out;
+    if (!output.empty()) out = std::make_unique<tcemu::app::io::Writer>(output);
     const auto centroids0 = kmeans::initial_centroids(data, k, init, seed);
 
     kmeans::LloydOptions lopt;
@@ -170,40 +104,33 @@ int main(int argc, char** argv) {
     lopt.tol = tol;
     lopt.recheck_margin = recheck_margin;
     // fp64 is the reference and fp32 the speed baseline: run them first, once, whatever the list.
-    std::vector<tcemu::Scheme> order = {tcemu::parse_scheme("fp64"), tcemu::parse_scheme("fp32")};
-    for (const auto& s : schemes)
-      if (s.name != "fp64" && s.name != "fp32") order.push_back(s);
-    std::vector<Row> rows;
+    const auto order = tcemu::app::sweep_order(
+        schemes, {{tcemu::parse_scheme("fp64"), "reference"}, {tcemu::parse_scheme("fp32"), "baseline"}});
+    std::vector<kmeans::Row> rows;
     for (std::size_t i = 0; i < order.size(); ++i) {
-      const auto& s = order[i];
+      const auto& s = order[i].scheme;
       const tcemu::GemmOptions gopt = tcemu::app::gemm_options(s);
       auto progress = [&](int it, double inertia, double rel) {
-        if (!quiet && !json)
+        if (!cli.common.quiet && !cli.common.json)
           std::fprintf(stderr, "kmeans: [%zu/%zu] %-16s iter %3d  inertia %.9e  rel change %.2e\n", i + 1,
                        order.size(), s.name.c_str(), it, inertia, rel);
       };
-      Row row;
+      kmeans::Row row;
       row.scheme = s.name;
       const bool fp64 = s.target == tcemu::Target::fp64;
       row.result = on_gpu ? (fp64 ? kmeans::lloyd_device<double>(data, centroids0, gopt, lopt, progress)
                                   : kmeans::lloyd_device<float>(data, centroids0, gopt, lopt, progress))
                           : (fp64 ? kmeans::lloyd<double>(data, centroids0, gopt, lopt, progress)
                                   : kmeans::lloyd<float>(data, centroids0, gopt, lopt, progress));
-      row.used = row.result.used;
-      row.note = row.result.note;
+      row.used = row.result.gemm.used_names();
+      row.note = row.result.gemm.first_note;
       rows.push_back(std::move(row));
     }
-    // Keep only what the user asked for in the table (fp64/fp32 always kept as references).
-    const Row& fp64 = rows[0];
-    const Row* fp32 = &rows[1];
-    std::vector<Row> shown;
-    for (const auto& r : rows) {
-      bool asked = scheme_list == "all" || r.scheme == "fp64" || r.scheme == "fp32";
-      for (const auto& s : schemes) asked |= s.name == r.scheme;
-      if (asked) shown.push_back(r);
-    }
+    // Every row is either a requested scheme or one of the two references the sweep opens with.
+    const kmeans::Row& fp64 = rows[0];
+    const kmeans::Row* fp32 = &rows[1];
     if (out) {
-      for (const auto& r : shown) {
+      for (const auto& r : rows) {
         std::vector<float> c(r.result.centroids.begin(), r.result.centroids.end());
         out->write<float>("/" + r.scheme + "/centroids", c, {k, data.d});
         out->write<std::int32_t>("/" + r.scheme + "/assignments", r.result.assignment, {data.n});
@@ -213,8 +140,8 @@ int main(int argc, char** argv) {
       out->write_string_attribute("/", "input", input);
       out->commit();
     }
-    if (json) print_json(shown, fp64, fp32, data, k);
-    else print_table(shown, fp64, fp32, data);
+    if (cli.common.json) std::printf("%s\n", kmeans::format_json(rows, fp64, fp32, data, k).c_str());
+    else kmeans::print_table(rows, fp64, fp32, data);
     return 0;
   });
 }

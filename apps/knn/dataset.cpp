@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace knn {
 
@@ -35,7 +35,7 @@ void validate(const Dataset& data, int k, const std::string& what) {
 }
 
 Dataset load_dataset(const std::string& path, std::optional<std::int64_t> queries, int k) {
-  tcemu::io::Reader file(path);
+  tcemu::app::io::Reader file(path);
   auto fail = [&](const std::string& problem) { throw tcemu::InvalidArgument(path + ": " + problem); };
 
   if (const auto metric = file.string_attribute("/", "distance"); metric && *metric != "euclidean")
@@ -59,7 +59,7 @@ Dataset load_dataset(const std::string& path, std::optional<std::int64_t> querie
   auto train = file.read<float>("/train", 2);
   auto test = file.read<float>("/test", 2);
   check_shapes(train.rows(), train.cols(), test.rows(), test.cols());
-  tcemu::io::require_finite(train, path, "/train");
+  tcemu::app::io::require_finite(train, path, "/train");
 
   Dataset data;
   data.path = path;
@@ -69,7 +69,7 @@ Dataset load_dataset(const std::string& path, std::optional<std::int64_t> querie
   data.train = std::move(train.data);
   test.data.resize(static_cast<std::size_t>(data.q * data.d));
   test.shape[0] = data.q;
-  tcemu::io::require_finite(test, path, "/test");
+  tcemu::app::io::require_finite(test, path, "/test");
   data.queries = std::move(test.data);
 
   if (file.has_dataset("/neighbors")) {

@@ -4,16 +4,13 @@
 #include <cstdint>
 #include <string>
 
-#include "tcemu/device.hpp"
+#include "app_common/device.hpp"
 #include "tcemu/gemm.hpp"
 
 namespace knn {
 
-/// The --device option is tcemu's (tcemu/device.hpp).
-using Device = tcemu::Device;
-using tcemu::parse_device;
-using tcemu::resolve_device;
-using tcemu::to_string;
+/// The --device option is tcemu's (app_common/device.hpp).
+using Device = tcemu::app::Device;
 
 /// The distance GEMM: dots = Q * T^T, i.e. dots(i, j) = x_i . y_j, with
 ///   Q     b x d, row-major (queries),

@@ -1,7 +1,6 @@
 // knn: exact k-nearest-neighbour search on an ann-benchmarks HDF5 file with every tcemu scheme side by
 // side (time, speedup over native FP32, recall@k, distance error). See `knn --help`.
 #include <CLI/CLI.hpp>
-#include <Kokkos_Core.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -16,11 +15,11 @@
 #include "device.hpp"
 #include "report.hpp"
 #include "run.hpp"
+#include "app_common/app_main.hpp"
 #include "app_common/cli.hpp"
 #include "app_common/paths.hpp"
-#include "tcemu/app_args.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 #if defined(TCEMU_HAVE_CUDA)
 #include "tcemu/cuda/calibrate.hpp"
@@ -73,74 +72,45 @@ std::string footer() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Kokkos' own options (--kokkos-threads=N, ...) go to Kokkos, everything else to CLI11; Kokkos is
-  // started after parsing so that --help shows knn's help only.
-  tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
-
-  CLI::App app{kDescription, "knn"};
-  app.footer(footer());
-  app.get_formatter()->column_width(30);
-  std::string input, output, scheme_list = "all", target_name = "fp32", device_name = "auto";
+  tcemu::app::CommandLine cli("knn", kDescription, footer());
+  std::string input, output;
   std::int64_t queries = 0, batch = 1024;
   int k = 10, repeat = 1;
-  bool json = false, explain = false, list_schemes = false;
-  app.add_option("-i,--input", input, "HDF5 file in the ann-benchmarks layout (required unless --list-schemes)");
-  app.add_option("-o,--output", output,
+  bool explain = false;
+  cli.app.add_option("-i,--input", input, "HDF5 file in the ann-benchmarks layout (required unless --list-schemes)");
+  cli.app.add_option("-o,--output", output,
                  "write /<scheme>/neighbors (q x k int32) and /<scheme>/distances (q x k float32,\n"
                  "Euclidean) for every scheme; written to a temporary name, renamed when complete");
   // Integers only here (no wrapped or saturated values); the ranges, which depend on the file, are
   // checked with the file's sizes in the message (knn::load_dataset).
-  app.add_option("-q,--queries", queries, "use the first N rows of /test as queries (default: all)")
+  cli.app.add_option("-q,--queries", queries, "use the first N rows of /test as queries (default: all)")
       ->check(tcemu::app::integer_in(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()));
-  app.add_option("-k,--k", k, "neighbours per query, 1..n")
+  cli.app.add_option("-k,--k", k, "neighbours per query, 1..n")
       ->check(tcemu::app::integer_in(std::numeric_limits<int>::min(), std::numeric_limits<int>::max()))
       ->capture_default_str();
-  app.add_option("-s,--scheme", scheme_list,
-                 "comma-separated scheme names, 'all', or 'auto' (see the list below)")
-      ->capture_default_str();
-  app.add_option("--target", target_name,
-                 "accuracy target: selects int8-ozaki's and auto's target; fp64-target schemes run in double")
-      ->check(CLI::IsMember({"fp32", "fp64"}))
-      ->capture_default_str();
-  app.add_option("--device", device_name, "host (CPU), cuda (GPU build only) or auto (GPU if present, else host)")
-      ->check(CLI::IsMember({"host", "cuda", "auto"}))
-      ->capture_default_str();
-  app.add_option("--repeat", repeat, "timed runs per scheme; the table shows the median")
+  cli.app.add_option("--repeat", repeat, "timed runs per scheme; the table shows the median")
       ->check(tcemu::app::positive())
       ->capture_default_str();
-  app.add_option("--batch", batch, "queries per distance GEMM; memory is about batch x n values")
+  cli.app.add_option("--batch", batch, "queries per distance GEMM; memory is about batch x n values")
       ->check(tcemu::app::positive())
       ->capture_default_str();
-  app.add_flag("--json", json, "print only one JSON object (no table, no progress) on stdout");
-  app.add_flag("--explain", explain, "print auto's plan (profiles, candidates, pick) of its first batch to stderr");
+  cli.app.add_flag("--explain", explain, "print auto's plan (profiles, candidates, pick) of its first batch to stderr");
   bool recalibrate = false;
-  app.add_flag("--recalibrate", recalibrate,
+  cli.app.add_flag("--recalibrate", recalibrate,
                "GPU: measure auto's cost model on this GPU again (a few seconds), rewrite its cache file\n"
                "and print it to stderr before the search (otherwise cached, measured on first use)");
-  app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue for --target and exit");
-  if (auto status = tcemu::app::parse_arguments(app, args.app_argc(), args.app.data())) return *status;
-
-  int kokkos_argc = args.kokkos_argc();
-  Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
-
-  return tcemu::app::run_guarded("knn", [&]() -> int {
-    const tcemu::Target target =
-        tcemu::app::naming_option("--target", [&] { return tcemu::parse_target(target_name); });
-    if (list_schemes) {
-      std::cout << tcemu::catalogue_table(target);
-      return 0;
-    }
+  return cli.run(argc, argv, [&]() -> int {
+    const tcemu::Target target = cli.common.target();
     if (input.empty()) throw tcemu::InvalidArgument("--input is required (see knn --help)");
     tcemu::app::set_error_context(input);
     tcemu::app::require_input_file(input);
-    if (app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
-    const auto schemes =
-        tcemu::app::naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
-    const knn::Device device = knn::resolve_device(knn::parse_device(device_name));
+    if (cli.app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
+    const auto schemes = cli.common.schemes();
+    const knn::Device device = cli.common.device();
     const knn::Dataset data =
-        knn::load_dataset(input, app.count("--queries") ? std::optional<std::int64_t>(queries) : std::nullopt, k);
-    std::unique_ptr<tcemu::io::Writer> writer;
-    if (!output.empty()) writer = std::make_unique<tcemu::io::Writer>(output);  // fails early, before the work
+        knn::load_dataset(input, cli.app.count("--queries") ? std::optional<std::int64_t>(queries) : std::nullopt, k);
+    std::unique_ptr<tcemu::app::io::Writer> writer;
+    if (!output.empty()) writer = std::make_unique<tcemu::app::io::Writer>(output);  // fails early, before the work
     // After every check: a note printed before an error line would break the one-line contract.
     if (recalibrate) {
 #if defined(TCEMU_HAVE_CUDA)
@@ -151,15 +121,14 @@ int main(int argc, char** argv) {
         std::cerr << "knn: --recalibrate: nothing to measure on the host (its cost model is fixed)" << std::endl;
     }
 
-
     knn::RunOptions options;
     options.schemes = schemes;
+    options.device = device;
+    options.progress = cli.common.json ? nullptr : &std::cerr;  // --json prints nothing but the object
+    options.explain = explain ? &std::cerr : nullptr;
     options.k = k;
     options.repeat = repeat;
     options.batch = batch;
-    options.device = device;
-    options.progress = json ? nullptr : &std::cerr;
-    options.explain = explain ? &std::cerr : nullptr;
     const knn::RunResult result = knn::run(data, options);
 
     const knn::RunInfo info{input, target, device, repeat};
@@ -167,10 +136,10 @@ int main(int argc, char** argv) {
       knn::write_results(*writer, data, result, info);
       writer->commit();
     }
-    if (json)
+    if (cli.common.json)
       std::cout << knn::format_json(data, result, info) << std::endl;
     else
       std::cout << knn::format_table(data, result, info) << std::flush;
     return 0;
-  });
+  }, /*with_quiet=*/false);
 }

@@ -1,6 +1,7 @@
 #include "report.hpp"
 
-#include "app_common/text.hpp"
+#include "app_common/json.hpp"
+#include "app_common/table.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,14 +10,6 @@
 
 namespace knn {
 namespace {
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
-std::string json_number(double v) { return std::isfinite(v) ? fmt("%.10g", v) : "null"; }
 
 std::string row_note(const SchemeResult& r) {
   std::string note;
@@ -28,57 +21,39 @@ std::string row_note(const SchemeResult& r) {
 }  // namespace
 
 std::string format_table(const Dataset& data, const RunResult& result, const RunInfo& info) {
-  const std::vector<std::string> head = {"scheme", "used", "time_ms", "speedup_vs_fp32",
-                                         "recall@" + std::to_string(result.k), "max_dist_err", "note"};
-  std::vector<std::vector<std::string>> cells;
+  using tcemu::app::cell;
+  using Align = tcemu::app::Table::Align;
+  tcemu::app::Table table({{"scheme", Align::left},
+                           {"used", Align::left},
+                           {"time_ms"},
+                           {"speedup_vs_fp32"},
+                           {"recall@" + std::to_string(result.k)},
+                           {"max_dist_err"},
+                           {"note", Align::left}});
   for (const auto& r : result.rows)
-    cells.push_back({r.scheme.name, r.used, fmt("%.1f", r.time_ms), fmt("%.2f", r.speedup),
-                     fmt("%.4f", r.recall), fmt("%.2e", r.max_dist_err), row_note(r)});
-  std::vector<std::size_t> width(head.size());
-  for (std::size_t c = 0; c < head.size(); ++c) {
-    width[c] = head[c].size();
-    for (const auto& row : cells) width[c] = std::max(width[c], row[c].size());
-  }
+    table.add_row({r.scheme.name, r.used, cell("%.1f", r.time_ms), cell("%.2f", r.speedup), cell("%.4f", r.recall),
+                   cell("%.2e", r.max_dist_err), row_note(r)});
   std::ostringstream os;
   os << "knn: " << info.input << ": " << data.q << " queries, " << data.n << " train points, " << data.d
      << " dims, k = " << result.k << ", target " << tcemu::to_string(info.target) << ", device "
      << to_string(info.device) << ", median of " << info.repeat << " run" << (info.repeat > 1 ? "s" : "")
      << ", recall against " << result.ground_truth << "\n";
-  auto line = [&](const std::vector<std::string>& row) {
-    std::string s;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      const bool left = c < 2 || c + 1 == row.size();  // names and note left-aligned, numbers right
-      const std::string pad(width[c] - row[c].size(), ' ');
-      s += (c ? "  " : "") + (left ? row[c] + (c + 1 == row.size() ? "" : pad) : pad + row[c]);
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    os << s << "\n";
-  };
-  line(head);
-  for (const auto& row : cells) line(row);
-  return os.str();
+  return os.str() + table.str();
 }
 
 std::string format_json(const Dataset& data, const RunResult& result, const RunInfo& info) {
-  std::ostringstream os;
-  os << "{\"app\":\"knn\",\"input\":" << tcemu::app::json_string(info.input) << ",\"queries\":" << data.q
-     << ",\"k\":" << result.k << ",\"n\":" << data.n << ",\"d\":" << data.d
-     << ",\"target\":" << tcemu::app::json_string(tcemu::to_string(info.target))
-     << ",\"device\":" << tcemu::app::json_string(to_string(info.device)) << ",\"repeat\":" << info.repeat
-     << ",\"ground_truth\":" << tcemu::app::json_string(result.ground_truth) << ",\"results\":[";
-  for (std::size_t i = 0; i < result.rows.size(); ++i) {
-    const auto& r = result.rows[i];
-    os << (i ? "," : "") << "{\"scheme\":" << tcemu::app::json_string(r.scheme.name) << ",\"used\":" << tcemu::app::json_string(r.used)
-       << ",\"requested\":" << (r.requested ? "true" : "false") << ",\"role\":" << tcemu::app::json_string(r.role)
-       << ",\"time_ms\":" << json_number(r.time_ms) << ",\"speedup\":" << json_number(r.speedup)
-       << ",\"recall\":" << json_number(r.recall) << ",\"max_dist_err\":" << json_number(r.max_dist_err)
-       << ",\"note\":" << tcemu::app::json_string(r.note) << "}";
-  }
-  os << "]}";
-  return os.str();
+  tcemu::app::Json rows = tcemu::app::Json::array();
+  for (const auto& r : result.rows)
+    rows.push_back({{"scheme", r.scheme.name}, {"used", r.used}, {"requested", r.requested}, {"role", r.role},
+                    {"time_ms", r.time_ms}, {"speedup", r.speedup}, {"recall", r.recall},
+                    {"max_dist_err", r.max_dist_err}, {"note", r.note}});
+  return tcemu::app::json_text({{"app", "knn"}, {"input", info.input}, {"queries", data.q}, {"k", result.k},
+                                {"n", data.n}, {"d", data.d}, {"target", tcemu::to_string(info.target)},
+                                {"device", to_string(info.device)}, {"repeat", info.repeat},
+                                {"ground_truth", result.ground_truth}, {"results", rows}});
 }
 
-void write_results(tcemu::io::Writer& out, const Dataset& data, const RunResult& result,
+void write_results(tcemu::app::io::Writer& out, const Dataset& data, const RunResult& result,
                    const RunInfo& info) {
   const std::vector<std::int64_t> shape = {data.q, result.k};
   for (const auto& r : result.rows) {

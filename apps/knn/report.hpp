@@ -6,7 +6,7 @@
 #include "dataset.hpp"
 #include "device.hpp"
 #include "run.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace knn {
@@ -32,7 +32,7 @@ std::string format_json(const Dataset& data, const RunResult& result, const RunI
 /// Writes /<scheme>/neighbors (q x k int32) and /<scheme>/distances (q x k float32 Euclidean
 /// distances, sqrt of the computed squared distance clamped at 0) for every row, with attributes
 /// used/note on each group and input/k/queries/ground_truth on the root. Does not commit.
-void write_results(tcemu::io::Writer& out, const Dataset& data, const RunResult& result,
+void write_results(tcemu::app::io::Writer& out, const Dataset& data, const RunResult& result,
                    const RunInfo& info);
 
 

@@ -1,19 +1,13 @@
 #include "run.hpp"
 
 #include <algorithm>
-#include <chrono>
 
+#include "app_common/sweep.hpp"
+#include "app_common/timing.hpp"
 #include "quality.hpp"
 #include "tcemu/error.hpp"
 
 namespace knn {
-
-double median(std::vector<double> values) {
-  if (values.empty()) throw tcemu::InvalidArgument("median of an empty list");
-  std::sort(values.begin(), values.end());
-  const std::size_t h = values.size() / 2;
-  return values.size() % 2 ? values[h] : 0.5 * (values[h - 1] + values[h]);
-}
 
 namespace {
 
@@ -40,23 +34,16 @@ void warm_up(const Dataset& data, int k, const RunOptions& options, bool with_do
 RunResult run(const Dataset& data, const RunOptions& options) {
   // The list to run: [fp64 ground truth] [fp32 baseline] requested..., each name once.
   const bool have_truth = data.truth_k >= options.k;
+  std::vector<tcemu::app::SweepReference> references;
+  if (!have_truth) references.push_back({tcemu::parse_scheme("fp64"), "ground truth"});
+  references.push_back({tcemu::parse_scheme("fp32"), "baseline"});
   std::vector<SchemeResult> rows;
-  auto add = [&](const tcemu::Scheme& s, bool requested, const std::string& role) {
-    for (const auto& r : rows)
-      if (r.scheme.name == s.name) return;
+  for (const auto& entry : tcemu::app::sweep_order(options.schemes, references, tcemu::app::ReferencePlace::as_requested)) {
     SchemeResult r;
-    r.scheme = s;
-    r.requested = requested;
-    r.role = role;
+    r.scheme = entry.scheme;
+    r.requested = entry.requested;
+    r.role = entry.role;
     rows.push_back(std::move(r));
-  };
-  if (!have_truth && !has_kind(options.schemes, tcemu::SchemeKind::fp64))
-    add(tcemu::parse_scheme("fp64"), false, "ground truth");
-  if (!has_kind(options.schemes, tcemu::SchemeKind::fp32)) add(tcemu::parse_scheme("fp32"), false, "baseline");
-  for (const auto& s : options.schemes) add(s, true, "");
-  for (auto& r : rows) {
-    if (r.scheme.kind == tcemu::SchemeKind::fp32 && r.role.empty()) r.role = "baseline";
-    if (r.scheme.kind == tcemu::SchemeKind::fp64 && !have_truth && r.role.empty()) r.role = "ground truth";
   }
 
   const bool any_double = std::any_of(rows.begin(), rows.end(), [](const SchemeResult& r) {
@@ -82,20 +69,20 @@ RunResult run(const Dataset& data, const RunOptions& options) {
     std::vector<double> times;
     SearchLog log;
     for (int rep = 0; rep < std::max(1, options.repeat); ++rep) {
-      const auto t0 = std::chrono::steady_clock::now();
+      const auto t0 = tcemu::app::Clock::now();
       r.neighbors = search(data, r.scheme, options.k, so, &log, &dbl);
-      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      times.push_back(tcemu::app::seconds_since(t0) * 1e3);
       if (rep == 0 && options.explain && r.scheme.kind == tcemu::SchemeKind::automatic)
         *options.explain << "knn: " << r.scheme.name << ": plan of the first batch ("
                          << std::min(options.batch, data.q) << " queries x " << data.n << " train x "
                          << data.d << " dims):\n"
                          << log.first.plan.explain() << std::endl;
     }
-    r.time_ms = median(times);
-    for (const auto& u : log.used) r.used += (r.used.empty() ? "" : "+") + u;
-    r.note = log.note;
-    if (log.fallbacks > 1)
-      r.note += " (" + std::to_string(log.fallbacks) + " of " + std::to_string(log.batches) + " batches)";
+    r.time_ms = tcemu::app::median(times);
+    r.used = log.gemm.used_names();
+    r.note = log.gemm.first_note;
+    if (log.gemm.fallbacks > 1)
+      r.note += " (" + std::to_string(log.gemm.fallbacks) + " of " + std::to_string(log.batches) + " batches)";
     if (options.progress)
       *options.progress << tag << ": " << r.time_ms << " ms (used " << r.used << ")" << std::endl;
   }
@@ -122,7 +109,7 @@ RunResult run(const Dataset& data, const RunOptions& options) {
     const std::vector<double> exact = exact_sq_distances(data, r.neighbors);
     r.recall = recall_at_k(r.neighbors, exact, thresholds);
     r.max_dist_err = max_relative_distance_error(r.neighbors, exact);
-    r.speedup = r.time_ms > 0 ? base->time_ms / r.time_ms : 0;
+    r.speedup = tcemu::app::speedup(base->time_ms, r.time_ms);
   }
   result.rows = std::move(rows);
   return result;

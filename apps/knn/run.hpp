@@ -48,7 +48,4 @@ struct RunResult {
 /// first) when the dataset has no ground truth with >= k columns. Throws what search() throws.
 RunResult run(const Dataset& data, const RunOptions& options);
 
-/// Median of a non-empty list of times.
-double median(std::vector<double> values);
-
 }  // namespace knn

@@ -32,12 +32,7 @@ template <class T>
 void record(SearchLog* log, std::int64_t batch, const tcemu::GemmReport& report) {
   if (!log) return;
   if (batch == 0) log->first = report;
-  if (std::find(log->used.begin(), log->used.end(), report.used.name) == log->used.end())
-    log->used.push_back(report.used.name);
-  if (report.fell_back) {
-    ++log->fallbacks;
-    if (log->note.empty()) log->note = report.note;
-  }
+  log->gemm.add(report);
 }
 
 template <class T>

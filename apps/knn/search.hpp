@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app_common/gemm_log.hpp"
 #include "dataset.hpp"
 #include "device.hpp"
 #include "tcemu/gemm.hpp"
@@ -45,9 +46,7 @@ struct SearchOptions {
 
 /// What the GEMM calls of one search did.
 struct SearchLog {
-  std::vector<std::string> used;  ///< distinct GemmReport.used.name values, in order of first use
-  std::string note;               ///< first fallback note ("" when no batch fell back)
-  std::int64_t fallbacks = 0;     ///< number of batches whose GEMM fell back to native arithmetic
+  tcemu::app::GemmLog gemm;       ///< the batches' GEMM reports folded (schemes used, fallbacks, first note)
   std::int64_t batches = 0;
   tcemu::GemmReport first;        ///< report of the first batch (auto's plan for --explain)
 };

@@ -170,8 +170,6 @@ void launch_topk(const T* dots, const T* qn, const T* tn, std::int64_t b, std::i
 
 }  // namespace
 
-bool gpu_available() { return tcemu::cuda::device_available(); }
-
 template <class T>
 Neighbors search_device(const T* train, const T* queries, std::int64_t n, std::int64_t q, std::int64_t d,
                         const tcemu::Scheme& scheme, int k, const SearchOptions& options, SearchLog* log) {
@@ -211,12 +209,7 @@ Neighbors search_device(const T* train, const T* queries, std::int64_t n, std::i
         nullptr);
     if (log) {
       if (bi == 0) log->first = rep;
-      if (std::find(log->used.begin(), log->used.end(), rep.used.name) == log->used.end())
-        log->used.push_back(rep.used.name);
-      if (rep.fell_back) {
-        ++log->fallbacks;
-        if (log->note.empty()) log->note = rep.note;
-      }
+      log->gemm.add(rep);
     }
     const T* qn = st.qnorm.get() + lo;
     if (k <= 16) launch_topk<T, 16>(st.dots.get(), qn, st.tnorm.get(), b, n, k, st.idx.get(), st.dist.get());

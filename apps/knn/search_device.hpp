@@ -9,9 +9,6 @@
 
 namespace knn {
 
-/// True when this build has the CUDA backend and the machine a usable GPU.
-bool gpu_available();
-
 /// Largest k the GPU top-k kernel supports.
 inline constexpr int kMaxDeviceK = 128;
 

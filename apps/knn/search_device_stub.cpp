@@ -5,8 +5,6 @@
 
 namespace knn {
 
-bool gpu_available() { return false; }
-
 template <class T>
 Neighbors search_device(const T*, const T*, std::int64_t, std::int64_t, std::int64_t, const tcemu::Scheme&,
                         int, const SearchOptions&, SearchLog*) {

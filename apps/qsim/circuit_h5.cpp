@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "tcemu/error.hpp"
-#include "tcemu/io/files.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/files.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace qsim {
 
@@ -27,7 +27,7 @@ void save_circuit(const Circuit& c, const std::string& path) {
     meas.push_back(b);
   }
   const auto g = static_cast<std::int64_t>(c.gates.size());
-  tcemu::io::Writer w(path);
+  tcemu::app::io::Writer w(path);
   w.write<std::int32_t>("/circuit/gate_arity", arity, {g, 2});
   w.write<std::int32_t>("/circuit/qubits", qubits, {static_cast<std::int64_t>(qubits.size())});
   w.write<double>("/circuit/matrices", mats, {static_cast<std::int64_t>(mats.size() / 2), 2});
@@ -45,7 +45,7 @@ namespace {
 /// Checks a dataset's shape before it is read, so that a small file claiming a huge (compressed or
 /// chunked) dataset fails here instead of allocating: "<path>: dataset <name>: shape [a, b]; <why>
 /// needs [c, d]".
-void require_shape(const tcemu::io::Reader& r, const std::string& name, const std::vector<std::int64_t>& want,
+void require_shape(const tcemu::app::io::Reader& r, const std::string& name, const std::vector<std::int64_t>& want,
                    const std::string& why) {
   const auto shape = r.info(name).shape;
   if (shape == want) return;
@@ -60,8 +60,8 @@ void require_shape(const tcemu::io::Reader& r, const std::string& name, const st
 }  // namespace
 
 Circuit load_circuit(const std::string& path, int max_qubits) {
-  tcemu::io::require_regular_file(path);
-  tcemu::io::Reader r(path);
+  tcemu::app::io::require_regular_file(path);
+  tcemu::app::io::Reader r(path);
   auto fail = [&](const std::string& what) { throw tcemu::IoError(path + ": " + what); };
   std::optional<std::int64_t> nq;
   try {
@@ -112,7 +112,7 @@ Circuit load_circuit(const std::string& path, int max_qubits) {
     const auto qubits = r.read<std::int32_t>("/circuit/qubits", 1);
     require_shape(r, "/circuit/matrices", {need_m, 2}, "gate_arity");
     const auto mats = r.read<double>("/circuit/matrices", 2);
-    tcemu::io::require_finite(mats, path, "/circuit/matrices");
+    tcemu::app::io::require_finite(mats, path, "/circuit/matrices");
     std::size_t qi = 0, mi = 0;
     c.gates.reserve(static_cast<std::size_t>(*ng));
     for (std::int64_t i = 0; i < *ng; ++i) {

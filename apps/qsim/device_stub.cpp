@@ -4,8 +4,6 @@
 
 namespace qsim {
 
-bool cuda_available() { return false; }
-
 template <class T>
 SimResult<T> simulate_cuda(const std::vector<Block>&, int, const SimOptions&) {
   throw tcemu::DeviceError("--device cuda: this build of qsim has no CUDA backend (TCEMU_ENABLE_CUDA=OFF)");

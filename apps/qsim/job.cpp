@@ -1,5 +1,7 @@
 // A qsim job: reference run, scheme runs, metrics, samples (job.hpp).
 #include "app_common/environment.hpp"
+#include "app_common/sweep.hpp"
+#include "app_common/timing.hpp"
 #include "job.hpp"
 
 #include <chrono>
@@ -16,14 +18,8 @@ namespace qsim {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-std::string used_summary(const SimStats& st) {
-  if (st.used.size() == 1) return st.used.begin()->first;
-  std::string s;
-  for (const auto& [name, count] : st.used) s += (s.empty() ? "" : ", ") + name + " x" + std::to_string(count);
-  return s.empty() ? "-" : s;
-}
+using tcemu::app::Clock;
+using tcemu::app::seconds_since;
 
 std::string gib(double bytes) {
   char b[32];
@@ -43,7 +39,7 @@ SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcem
   auto last = Clock::now();
   if (cfg.log)
     opt.progress = [&](std::size_t done, std::size_t total) {
-      if (std::chrono::duration<double>(Clock::now() - last).count() < 2.0 || done == total) return;
+      if (seconds_since(last) < 2.0 || done == total) return;
       last = Clock::now();
       char line[160];
       std::snprintf(line, sizeof line, "%s %-16s block %zu/%zu (%.0f%%)", tag.c_str(), scheme.name.c_str(), done, total,
@@ -55,7 +51,7 @@ SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcem
   r.scheme = scheme;
   r.precision = sizeof(T) == 4 ? "complex64" : "complex128";
   r.stats = sim.stats;
-  r.used = used_summary(sim.stats);
+  r.used = sim.stats.gemm.used_counts();
   for (std::uint64_t k : indices)
     r.amplitudes.emplace_back(sim.state[static_cast<std::size_t>(k)].real(), sim.state[static_cast<std::size_t>(k)].imag());
   if (cfg.shots > 0) {
@@ -123,16 +119,14 @@ JobResult run_job(const Circuit& c, const RunConfig& cfg) {
   JobResult job;
   const auto t0 = Clock::now();
   const std::vector<Block> blocks = fuse(c, cfg.fuse);
-  job.seconds_fusion = std::chrono::duration<double>(Clock::now() - t0).count();
+  job.seconds_fusion = seconds_since(t0);
   job.fusion = summarize(blocks, c.num_qubits);
 
-  std::vector<tcemu::Scheme> order = {tcemu::parse_scheme("fp64", tcemu::Target::fp64)};
-  for (const auto& s : cfg.schemes)
-    if (s.name != "fp64") order.push_back(s);
+  const auto order = tcemu::app::sweep_order(cfg.schemes, {{tcemu::parse_scheme("fp64", tcemu::Target::fp64), "reference"}});
   std::vector<std::complex<double>> reference;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(order.size()) + "]";
-    const auto& s = order[i];
+    const auto& s = order[i].scheme;
     SchemeRun r = i == 0 ? run_one<double>(c, blocks, s, cfg, tag, indices, nullptr, &reference)
                  : uses_double(s) ? run_one<double>(c, blocks, s, cfg, tag, indices, &reference, nullptr)
                                   : run_one<float>(c, blocks, s, cfg, tag, indices, &reference, nullptr);

@@ -1,7 +1,6 @@
 // qsim: state-vector quantum circuit simulation with fused gates applied as tcemu's emulated complex
 // GEMMs, every scheme side by side against the FP64 reference. See `qsim --help`.
 #include <CLI/CLI.hpp>
-#include <Kokkos_Core.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app_common/app_main.hpp"
 #include "app_common/cli.hpp"
 #include "app_common/paths.hpp"
 #include "app_common/text.hpp"
@@ -19,9 +19,8 @@
 #include "qasm_expr.hpp"
 #include "outputs.hpp"
 #include "job.hpp"
-#include "tcemu/app_args.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
@@ -113,58 +112,37 @@ std::vector<std::string> split_list(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  tcemu::SplitArgs args = tcemu::split_kokkos_args(argc, argv);
-
-  CLI::App app{kDescription, "qsim"};
-  app.footer(footer());
-  app.get_formatter()->column_width(30);
-  std::string qasm_path, input, generator, output, save_circuit, scheme_list = "all", target_name = "fp32",
-                                                                 device_name = "auto", amplitudes,
-                                                                 range_policy = "fallback", kernels = "auto";
+  tcemu::app::CommandLine cli("qsim", kDescription, footer());
+  std::string qasm_path, input, generator, output, save_circuit, amplitudes, range_policy = "fallback",
+                                                                          kernels = "auto";
   int fuse = 5;
   std::int64_t shots = 0;
   std::uint64_t seed = 1;
-  bool json = false, quiet = false, list_schemes = false;
-  auto* qasm_opt = app.add_option("--qasm", qasm_path, "OpenQASM 2.0 circuit file");
-  auto* input_opt = app.add_option("-i,--input", input, "qsim HDF5 circuit file (/circuit)");
-  auto* generate_opt = app.add_option("-g,--generate", generator, "built-in circuit, e.g. brickwork:n=20,depth=20,seed=1");
+  auto* qasm_opt = cli.app.add_option("--qasm", qasm_path, "OpenQASM 2.0 circuit file");
+  auto* input_opt = cli.app.add_option("-i,--input", input, "qsim HDF5 circuit file (/circuit)");
+  auto* generate_opt = cli.app.add_option("-g,--generate", generator, "built-in circuit, e.g. brickwork:n=20,depth=20,seed=1");
   auto* output_opt =
-      app.add_option("-o,--output", output, "HDF5 file for metrics, amplitudes, samples (and states, n <= 20) per scheme");
-  auto* save_opt = app.add_option("--save-circuit", save_circuit, "write the circuit as a qsim HDF5 circuit file and exit");
-  app.add_option("-d,--fuse", fuse, "largest fused block, in qubits (1.." + std::to_string(qsim::kMaxBlockQubits) + ")")
+      cli.app.add_option("-o,--output", output, "HDF5 file for metrics, amplitudes, samples (and states, n <= 20) per scheme");
+  auto* save_opt = cli.app.add_option("--save-circuit", save_circuit, "write the circuit as a qsim HDF5 circuit file and exit");
+  cli.app.add_option("-d,--fuse", fuse, "largest fused block, in qubits (1.." + std::to_string(qsim::kMaxBlockQubits) + ")")
       ->check(tcemu::app::integer_in(1, qsim::kMaxBlockQubits));
-  app.add_option("--scheme", scheme_list, "comma-separated tcemu schemes, or 'all' (see --list-schemes)");
-  app.add_option("--target", target_name, "accuracy target of int8-ozaki and auto: fp32 | fp64");
-  app.add_option("--device", device_name, "host | cuda | auto (cuda when built with CUDA and a GPU is present)");
-  app.add_option("--range-policy", range_policy,
+  cli.app.add_option("--range-policy", range_policy,
                  "block GEMM operand outside the scheme's range: fallback (native) | ignore | error");
-  app.add_option("--kernels", kernels,
+  cli.app.add_option("--kernels", kernels,
                  "GPU implementation of the multi-part schemes: auto (= multipass) | multipass (cuBLAS products) | "
                  "fused (one kernel, round-to-nearest promotion of each Tensor Core partial sum: 6x less norm loss "
                  "per block on an H200, see docs/qsim.md)");
-  app.add_option("--amplitudes", amplitudes, "comma-separated bitstrings whose amplitudes are printed");
-  app.add_option("--shots", shots, "measurement samples per scheme (0: none; at most " + std::to_string(qsim::kMaxShots) + ")")
+  cli.app.add_option("--amplitudes", amplitudes, "comma-separated bitstrings whose amplitudes are printed");
+  cli.app.add_option("--shots", shots, "measurement samples per scheme (0: none; at most " + std::to_string(qsim::kMaxShots) + ")")
       ->check(tcemu::app::integer_in(0, qsim::kMaxShots));
-  app.add_option("--seed", seed, "seed of the sampling (the same for every scheme)")->check(tcemu::app::unsigned_64());
-  app.add_flag("--json", json, "print one JSON object instead of the table");
-  app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
-  app.add_flag("--list-schemes", list_schemes, "print the scheme catalogue and exit");
-  if (auto rc = tcemu::app::parse_arguments(app, args.app_argc(), args.app.data())) return *rc;
-
-  int kokkos_argc = args.kokkos_argc();
-  Kokkos::ScopeGuard kokkos(kokkos_argc, args.kokkos.data());
-  return tcemu::app::run_guarded("qsim", [&] {
-    const tcemu::Target target = tcemu::app::naming_option("--target", [&] { return tcemu::parse_target(target_name); });
-    if (list_schemes) {
-      std::fputs(tcemu::catalogue_table(target).c_str(), stdout);
-      return 0;
-    }
+  cli.app.add_option("--seed", seed, "seed of the sampling (the same for every scheme)")->check(tcemu::app::unsigned_64());
+  return cli.run(argc, argv, [&]() -> int {
+    (void)cli.common.target();  // a bad --target is the first error reported, before the inputs' checks
     // Counted as given even when empty: --qasm "" is a bad file name, not a missing source.
     const int sources = int(qasm_opt->count() > 0) + int(input_opt->count() > 0) + int(generate_opt->count() > 0);
     if (sources != 1) throw tcemu::InvalidArgument("give exactly one of --qasm, --input, --generate");
-    const qsim::Device device =
-        tcemu::app::naming_option("--device", [&] { return qsim::resolve_device(qsim::parse_device(device_name)); });
-    const auto schemes = tcemu::app::naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, target); });
+    const qsim::Device device = cli.common.device();
+    const auto schemes = cli.common.schemes();
     tcemu::RangePolicy policy = tcemu::RangePolicy::fallback;
     if (range_policy == "fallback") policy = tcemu::RangePolicy::fallback;
     else if (range_policy == "ignore") policy = tcemu::RangePolicy::ignore;
@@ -203,7 +181,7 @@ int main(int argc, char** argv) {
     qsim::validate(circuit);
     if (save_opt->count()) {
       qsim::save_circuit(circuit, save_circuit);
-      if (!quiet)
+      if (!cli.common.quiet)
         std::fprintf(stderr, "qsim: wrote %s (%d qubits, %zu gates)\n", tcemu::app::escape_control(save_circuit).c_str(),
                      circuit.num_qubits, circuit.gates.size());
       return 0;
@@ -223,11 +201,11 @@ int main(int argc, char** argv) {
     cfg.cuda_kernels = cuda_kernels;
     cfg.keep_states = output_opt->count() && circuit.num_qubits <= qsim::kMaxSavedStateQubits;
     if (device == qsim::Device::host) qsim::check_memory(circuit, schemes, qsim::available_memory_bytes());
-    if (!quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
+    if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
     // Open the output first: the Writer works on a temporary that is renamed on success and removed
     // when anything below throws or SIGINT/SIGTERM arrives (run_guarded installed the handlers).
-    std::unique_ptr<tcemu::io::Writer> out;
-    if (output_opt->count()) out = std::make_unique<tcemu::io::Writer>(output);
+    std::unique_ptr<tcemu::app::io::Writer> out;
+    if (output_opt->count()) out = std::make_unique<tcemu::app::io::Writer>(output);
 
     const qsim::JobResult job = qsim::run_job(circuit, cfg);
     qsim::ReportContext ctx;
@@ -238,7 +216,7 @@ int main(int argc, char** argv) {
     ctx.shots = shots;
     ctx.seed = seed;
     if (out) qsim::write_output(*out, job, ctx);
-    if (json) qsim::print_json(job, ctx);
+    if (cli.common.json) qsim::print_json(job, ctx);
     else qsim::print_table(job, ctx);
     return 0;
   });

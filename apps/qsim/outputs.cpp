@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <map>
 
+#include "app_common/json.hpp"
+#include "app_common/table.hpp"
 #include "app_common/text.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace qsim {
 
@@ -39,25 +41,31 @@ void print_table(const JobResult& job, const ReportContext& ctx) {
   std::printf("fusion --fuse %d: %lld blocks (%s), %lld controlled, %.3g complex MACs per run, %.1f ms; device %s\n",
               ctx.fuse, (long long)job.fusion.blocks, histogram_text(job.fusion.by_size).c_str(),
               (long long)job.fusion.controlled, job.fusion.complex_macs, job.seconds_fusion * 1e3, to_string(ctx.device));
-  std::printf("%-16s %-22s %-10s %10s %7s %6s %6s %5s %10s %10s %10s  %s\n", "scheme", "used", "state", "time_ms", "vs_nat",
-              "gemm%", "perms", "fallb", "1-fidelity", "max_amp_err", "norm_drift", "note");
+  using tcemu::app::cell;
+  using Align = tcemu::app::Table::Align;
+  tcemu::app::Table table({{"scheme", Align::left}, {"used", Align::left}, {"state", Align::left}, {"time_ms"}, {"vs_nat"},
+                           {"gemm%"}, {"perms"}, {"fallb"}, {"1-fidelity"}, {"max_amp_err"}, {"norm_drift"},
+                           {"note", Align::left}});
   for (const auto& r : job.runs) {
     const double nat = native_seconds(job, r);
-    std::printf("%-16s %-22s %-10s %10.1f %7.2f %6.1f %6lld %5lld %10.2e %10.2e %10.2e  %s\n", r.scheme.name.c_str(),
-                r.used.c_str(), r.precision, r.stats.seconds * 1e3, nat > 0 ? nat / r.stats.seconds : NAN,
-                100.0 * r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12), (long long)r.stats.permutations,
-                (long long)r.stats.fallbacks, 1.0 - r.accuracy.fidelity, r.accuracy.max_amp_err, r.accuracy.norm_drift,
-                r.stats.first_note.c_str());
+    table.add_row({r.scheme.name, r.used, r.precision, cell("%.1f", r.stats.seconds * 1e3),
+                   cell("%.2f", nat > 0 ? nat / r.stats.seconds : NAN),
+                   cell("%.1f", 100.0 * r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12)),
+                   std::to_string(r.stats.permutations), std::to_string(r.stats.gemm.fallbacks),
+                   cell("%.2e", 1.0 - r.accuracy.fidelity), cell("%.2e", r.accuracy.max_amp_err),
+                   cell("%.2e", r.accuracy.norm_drift), r.stats.gemm.first_note});
   }
+  std::fputs(table.str().c_str(), stdout);
   if (!ctx.bitstrings.empty()) {
-    std::printf("\namplitudes (bitstring: q[n-1]...q[0])\n%-16s", "scheme");
-    for (const auto& b : ctx.bitstrings) std::printf(" %44s", b.c_str());
-    std::printf("\n");
+    std::vector<tcemu::app::Table::Column> columns = {{"scheme", tcemu::app::Table::Align::left}};
+    for (const auto& b : ctx.bitstrings) columns.push_back({b});
+    tcemu::app::Table amplitudes(std::move(columns));
     for (const auto& r : job.runs) {
-      std::printf("%-16s", r.scheme.name.c_str());
-      for (const auto& z : r.amplitudes) std::printf("   %+.17e%+.17ei", z.real(), z.imag());
-      std::printf("\n");
+      std::vector<std::string> row = {r.scheme.name};
+      for (const auto& z : r.amplitudes) row.push_back(cell("%+.17e", z.real()) + cell("%+.17e", z.imag()) + "i");
+      amplitudes.add_row(std::move(row));
     }
+    std::printf("\namplitudes (bitstring: q[n-1]...q[0])\n%s", amplitudes.str().c_str());
   }
   if (ctx.shots > 0 && !job.runs.empty()) {
     std::map<std::uint64_t, std::int64_t> counts;
@@ -79,29 +87,28 @@ void print_table(const JobResult& job, const ReportContext& ctx) {
 
 void print_json(const JobResult& job, const ReportContext& ctx) {
   const Circuit& c = *ctx.circuit;
-  std::printf("{\"app\":\"qsim\",\"circuit\":%s,\"num_qubits\":%d,\"gates\":%zu,\"fuse\":%d,\"blocks\":%lld,\"device\":\"%s\","
-              "\"results\":[",
-              tcemu::app::json_string(c.name).c_str(), c.num_qubits, c.gates.size(), ctx.fuse, (long long)job.fusion.blocks,
-              to_string(ctx.device));
-  for (std::size_t i = 0; i < job.runs.size(); ++i) {
-    const auto& r = job.runs[i];
-    std::printf("%s{\"scheme\":%s,\"used\":%s,\"precision\":\"%s\",\"time_ms\":%.6g,\"gemm_ms\":%.6g,\"gemm_share\":%.6g,"
-                "\"permute_ms\":%.6g,\"permutations\":%lld,\"in_place_blocks\":%lld,\"fidelity\":%.17g,\"infidelity\":%.6g,\"max_amp_err\":%.6g,"
-                "\"norm\":%.17g,\"norm_drift\":%.6g,\"fallbacks\":%lld,\"samples_differing\":%lld,\"amplitudes\":[",
-                i ? "," : "", tcemu::app::json_string(r.scheme.name).c_str(), tcemu::app::json_string(r.used).c_str(), r.precision,
-                r.stats.seconds * 1e3, r.stats.seconds_gemm * 1e3, r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12),
-                r.stats.seconds_permute * 1e3, (long long)r.stats.permutations, (long long)r.stats.in_place, r.accuracy.fidelity, 1.0 - r.accuracy.fidelity,
-                r.accuracy.max_amp_err, r.accuracy.norm, r.accuracy.norm_drift, (long long)r.stats.fallbacks,
-                (long long)r.samples_differing);
+  tcemu::app::Json rows = tcemu::app::Json::array();
+  for (const auto& r : job.runs) {
+    tcemu::app::Json amplitudes = tcemu::app::Json::array();
     for (std::size_t k = 0; k < r.amplitudes.size(); ++k)
-      std::printf("%s{\"bitstring\":\"%s\",\"re\":%.17g,\"im\":%.17g}", k ? "," : "", ctx.bitstrings[k].c_str(),
-                  r.amplitudes[k].real(), r.amplitudes[k].imag());
-    std::printf("]}");
+      amplitudes.push_back({{"bitstring", ctx.bitstrings[k]}, {"re", r.amplitudes[k].real()}, {"im", r.amplitudes[k].imag()}});
+    rows.push_back({{"scheme", r.scheme.name}, {"used", r.used}, {"precision", r.precision},
+                    {"time_ms", r.stats.seconds * 1e3}, {"gemm_ms", r.stats.seconds_gemm * 1e3},
+                    {"gemm_share", r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12)},
+                    {"permute_ms", r.stats.seconds_permute * 1e3}, {"permutations", r.stats.permutations},
+                    {"in_place_blocks", r.stats.in_place}, {"fidelity", r.accuracy.fidelity},
+                    {"infidelity", 1.0 - r.accuracy.fidelity}, {"max_amp_err", r.accuracy.max_amp_err},
+                    {"norm", r.accuracy.norm}, {"norm_drift", r.accuracy.norm_drift},
+                    {"fallbacks", r.stats.gemm.fallbacks}, {"samples_differing", r.samples_differing},
+                    {"amplitudes", amplitudes}});
   }
-  std::printf("]}\n");
+  const tcemu::app::Json report = {{"app", "qsim"}, {"circuit", c.name}, {"num_qubits", c.num_qubits},
+                                   {"gates", c.gates.size()}, {"fuse", ctx.fuse}, {"blocks", job.fusion.blocks},
+                                   {"device", to_string(ctx.device)}, {"results", rows}};
+  std::printf("%s\n", tcemu::app::json_text(report).c_str());
 }
 
-void write_output(tcemu::io::Writer& w, const JobResult& job, const ReportContext& ctx) {
+void write_output(tcemu::app::io::Writer& w, const JobResult& job, const ReportContext& ctx) {
   const Circuit& c = *ctx.circuit;
   for (const auto& r : job.runs) {
     const std::string g = "/" + r.scheme.name + "/";

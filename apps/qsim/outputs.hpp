@@ -4,7 +4,7 @@
 #include <string>
 
 #include "job.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace qsim {
 
@@ -37,7 +37,7 @@ void print_json(const JobResult& job, const ReportContext& ctx);
 /// (float64 [1]), amplitudes (float64 [k, 2], when --amplitudes), samples (int64 [shots], classical
 /// register values, when --shots), and state (float64 [2^n, 2], canonical order, only when
 /// n <= kMaxSavedStateQubits).
-void write_output(tcemu::io::Writer& out, const JobResult& job, const ReportContext& ctx);
+void write_output(tcemu::app::io::Writer& out, const JobResult& job, const ReportContext& ctx);
 
 
 }  // namespace qsim

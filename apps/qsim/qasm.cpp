@@ -12,7 +12,7 @@
 #include "qasm_lexer.hpp"
 #include "qelib.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/files.hpp"
+#include "app_common/io/files.hpp"
 
 namespace qsim {
 
@@ -156,14 +156,14 @@ class Parser {
     try {
       // Only regular files (a FIFO would block, /dev/zero never ends), and never more than what is
       // left of the source budget.
-      tcemu::io::require_regular_file(path);
+      tcemu::app::io::require_regular_file(path);
       id = file_identity(path);
       const std::uint64_t left = opt_.max_source_bytes - source_bytes_, size = std::filesystem::file_size(path);
       if (size > left)
         cur.fail_at(line, what + path + " is " + std::to_string(size) + " bytes; with the " + std::to_string(source_bytes_) +
                               " bytes read before it, that is more than the limit of " +
                               std::to_string(opt_.max_source_bytes) + " bytes for a circuit and its includes");
-      text = tcemu::io::read_text_file(path, left);
+      text = tcemu::app::io::read_text_file(path, left);
     } catch (const tcemu::IoError& e) {
       cur.fail_at(line, what + e.what());
     } catch (const std::filesystem::filesystem_error& e) {
@@ -517,7 +517,7 @@ Circuit parse_qasm(const std::string& source, const std::string& file, const Qas
 }
 
 Circuit load_qasm(const std::string& path, const QasmOptions& options, std::vector<std::string>* includes_read) {
-  return parse_qasm(tcemu::io::read_text_file(path, options.max_source_bytes), path, options, includes_read);
+  return parse_qasm(tcemu::app::io::read_text_file(path, options.max_source_bytes), path, options, includes_read);
 }
 
 }  // namespace qsim

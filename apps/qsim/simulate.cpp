@@ -1,8 +1,9 @@
 // Host state-vector simulator: fused blocks as complex GEMMs through tcemu (simulate.hpp).
 #include "simulate.hpp"
 
+#include "app_common/timing.hpp"
+
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -13,18 +14,14 @@
 namespace qsim {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+using tcemu::app::Clock;
+using tcemu::app::seconds_since;
 }  // namespace
 
 double state_scale(int n) { return std::ldexp(1.0, std::min(12, n / 2)); }
 
 void record(SimStats& stats, const tcemu::GemmReport& r) {
-  ++stats.used[r.used.name];
-  if (r.fell_back) {
-    ++stats.fallbacks;
-    if (stats.first_note.empty()) stats.first_note = r.note;
-  }
+  stats.gemm.add(r);
 }
 
 template <class T>
@@ -59,7 +56,7 @@ SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOpt
     permute_state(a.data(), b.data(), permutation_tables(layout, target));
     a.swap(b);
     layout = target;
-    st.seconds_permute += since(t0);
+    st.seconds_permute += seconds_since(t0);
     ++st.permutations;
   };
   std::vector<C> u;
@@ -94,7 +91,7 @@ SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOpt
                                         tcemu::row_major<C>(b.data(), d, size >> s), options.gemm);
       a.swap(b);
     }
-    st.seconds_gemm += since(t0);
+    st.seconds_gemm += seconds_since(t0);
     record(st, rep);
     ++st.blocks;
     if (options.progress) options.progress(bi + 1, blocks.size());
@@ -103,7 +100,7 @@ SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOpt
   const T inv = static_cast<T>(1.0 / state_scale(n));
   for (auto& z : a) z *= inv;
   res.state = std::move(a);
-  st.seconds = since(t_start);
+  st.seconds = seconds_since(t_start);
   return res;
 }
 

@@ -34,21 +34,17 @@
 #include <string>
 #include <vector>
 
+#include "app_common/gemm_log.hpp"
 #include "fusion.hpp"
 #include "tcemu/gemm.hpp"
 
-#include "tcemu/device.hpp"
+#include "app_common/device.hpp"
 
 namespace qsim {
 
-/// Where the simulation runs (`--device`; tcemu/device.hpp): host = tcemu's host backend, cuda =
+/// Where the simulation runs (`--device`; app_common/device.hpp): host = tcemu's host backend, cuda =
 /// state in device memory, permutation kernel, tcemu::cuda::complex_gemm_device.
-using Device = tcemu::Device;
-using tcemu::parse_device;
-using tcemu::resolve_device;
-using tcemu::to_string;
-/// True when this build has the CUDA backend and the machine a usable GPU.
-bool cuda_available();
+using Device = tcemu::app::Device;
 
 /// Options of one simulation.
 struct SimOptions {
@@ -68,9 +64,9 @@ struct SimStats {
   /// permutation: tcemu/cuda/bit_gemm.hpp), and attempts it declined (range rule; the block then
   /// took the permute + GEMM path).
   std::int64_t in_place = 0, in_place_declined = 0;
-  std::int64_t fallbacks = 0;  ///< GEMMs where the range check replaced the scheme by native arithmetic
-  std::string first_note;      ///< the first fallback note (names operand and rule), or ""
-  std::map<std::string, std::int64_t> used;  ///< scheme that really ran -> number of block GEMMs
+  /// The block GEMMs' reports folded: schemes that really ran with their counts, fallbacks to native
+  /// arithmetic (the range check), the first note (a fallback's, or why the in-place kernel declined).
+  tcemu::app::GemmLog gemm;
 };
 
 /// Final state (canonical order, unscaled) and statistics.

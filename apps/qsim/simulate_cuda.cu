@@ -17,7 +17,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -27,6 +26,7 @@
 #include <vector>
 
 #include "qubit_layout.hpp"
+#include "app_common/timing.hpp"
 #include "simulate.hpp"
 #include "tcemu/cuda/bit_gemm.hpp"
 #include "tcemu/cuda/check.hpp"
@@ -37,8 +37,8 @@ namespace qsim {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+using tcemu::app::Clock;
+using tcemu::app::seconds_since;
 
 void check(cudaError_t e, const char* call) {
   if (e != cudaSuccess)
@@ -157,8 +157,6 @@ unsigned grid_for(std::uint64_t size) { return static_cast<unsigned>(std::min<st
 
 }  // namespace
 
-bool cuda_available() { return tcemu::cuda::device_available(); }
-
 template <class T>
 SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOptions& options) {
   using C = std::complex<T>;
@@ -223,7 +221,7 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (permutation)");
     std::swap(cur, other);
     layout = target;
-    st.seconds_permute += since(t0);
+    st.seconds_permute += seconds_since(t0);
     ++st.permutations;
   };
   std::vector<C> host_u;
@@ -247,7 +245,7 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
         host_u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, order));
         const auto t0 = Clock::now();
         const tcemu::cuda::BitGemmReport r = bit_gemm.apply(cur, other, n, positions, host_u.data(), options.gemm.scheme, stream);
-        st.seconds_gemm += since(t0);
+        st.seconds_gemm += seconds_since(t0);
         if (r.applied) {
           std::swap(cur, other);
           tcemu::GemmReport rep;
@@ -259,7 +257,7 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
           continue;
         }
         ++st.in_place_declined;
-        if (st.first_note.empty()) st.first_note = "in-place kernel declined: " + r.note;
+        if (st.gemm.first_note.empty()) st.gemm.first_note = "in-place kernel declined: " + r.note;
       }
     }
     const BlockPlan plan =
@@ -288,7 +286,7 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
       std::swap(cur, other);
     }
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (block GEMM)");
-    st.seconds_gemm += since(t0);
+    st.seconds_gemm += seconds_since(t0);
     record(st, rep);
     ++st.blocks;
     if (options.progress) options.progress(bi + 1, blocks.size());
@@ -297,7 +295,7 @@ SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOpt
   scale_kernel<C, T><<<grid_for(size), 256, 0, stream>>>(cur, static_cast<T>(1.0 / state_scale(n)), size);
   check(cudaGetLastError(), "scale_kernel launch");
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  st.seconds = since(t_start);  // the download of the final state below is not simulation time
+  st.seconds = seconds_since(t_start);  // the download of the final state below is not simulation time
   res.state.resize(size);
   check(cudaMemcpy(res.state.data(), cur, size * sizeof(C), cudaMemcpyDeviceToHost), "cudaMemcpy (final state)");
   return res;

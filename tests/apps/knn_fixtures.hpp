@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "app_runner.hpp"
-#include "dataset.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "knn/dataset.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace knn_test {
 
@@ -84,7 +84,7 @@ struct FileSpec {
 
 /// Writes `data` as an ann-benchmarks file (with brute-force /neighbors and /distances).
 inline void write_ann_file(const std::string& path, const knn::Dataset& data, const FileSpec& spec = {}) {
-  tcemu::io::Writer w(path);
+  tcemu::app::io::Writer w(path);
   if (spec.train) {
     std::vector<float> train = data.train;
     if (spec.nan_in_train) train[train.size() / 2] = std::numeric_limits<float>::quiet_NaN();
@@ -121,131 +121,5 @@ inline std::string knn_executable() { return app_test::app_executable("knn"); }
 inline Ran run_knn(const std::string& args, const std::filesystem::path& scratch) {
   return app_test::run_executable(knn_executable(), args, scratch);
 }
-
-// ------------------------------------------------------------------------------ a tiny JSON parser
-
-/// A parsed JSON value (enough to check the shape of knn --json).
-struct Json {
-  enum class Type { null, boolean, number, string, array, object } type = Type::null;
-  bool b = false;
-  double num = 0;
-  std::string str;
-  std::vector<Json> arr;
-  std::map<std::string, Json> obj;
-
-  bool has(const std::string& key) const { return type == Type::object && obj.count(key); }
-  const Json& at(const std::string& key) const { return obj.at(key); }
-};
-
-/// Parses one JSON document; throws std::runtime_error on malformed input or trailing garbage.
-class JsonParser {
- public:
-  static Json parse(const std::string& text) {
-    JsonParser p(text);
-    Json v = p.value();
-    p.ws();
-    if (p.i_ != text.size()) throw std::runtime_error("trailing characters at " + std::to_string(p.i_));
-    return v;
-  }
-
- private:
-  explicit JsonParser(const std::string& t) : t_(t) {}
-  void ws() {
-    while (i_ < t_.size() && std::isspace(static_cast<unsigned char>(t_[i_]))) ++i_;
-  }
-  [[noreturn]] void bad(const std::string& what) {
-    throw std::runtime_error("JSON: " + what + " at offset " + std::to_string(i_));
-  }
-  void expect(char c) {
-    ws();
-    if (i_ >= t_.size() || t_[i_] != c) bad(std::string("expected '") + c + "'");
-    ++i_;
-  }
-  bool literal(const char* word) {
-    const std::string w(word);
-    if (t_.compare(i_, w.size(), w) == 0) {
-      i_ += w.size();
-      return true;
-    }
-    return false;
-  }
-  std::string string() {
-    expect('"');
-    std::string s;
-    while (i_ < t_.size() && t_[i_] != '"') {
-      if (t_[i_] == '\\') {
-        ++i_;
-        if (i_ >= t_.size()) bad("unterminated escape");
-        const char e = t_[i_];
-        if (e == 'u') {
-          if (i_ + 4 >= t_.size()) bad("short \\u escape");
-          s += static_cast<char>(std::stoi(t_.substr(i_ + 1, 4), nullptr, 16));
-          i_ += 4;
-        } else {
-          s += e == 'n' ? '\n' : e == 't' ? '\t' : e;
-        }
-      } else {
-        if (static_cast<unsigned char>(t_[i_]) < 0x20) bad("control character in string");
-        s += t_[i_];
-      }
-      ++i_;
-    }
-    if (i_ >= t_.size()) bad("unterminated string");
-    ++i_;
-    return s;
-  }
-  Json value() {
-    ws();
-    if (i_ >= t_.size()) bad("unexpected end");
-    Json v;
-    const char c = t_[i_];
-    if (c == '{') {
-      ++i_;
-      v.type = Json::Type::object;
-      ws();
-      if (t_[i_] == '}') return ++i_, v;
-      while (true) {
-        const std::string key = string();
-        expect(':');
-        v.obj[key] = value();
-        ws();
-        if (i_ < t_.size() && t_[i_] == ',') { ++i_; continue; }
-        expect('}');
-        return v;
-      }
-    }
-    if (c == '[') {
-      ++i_;
-      v.type = Json::Type::array;
-      ws();
-      if (t_[i_] == ']') return ++i_, v;
-      while (true) {
-        v.arr.push_back(value());
-        ws();
-        if (i_ < t_.size() && t_[i_] == ',') { ++i_; continue; }
-        expect(']');
-        return v;
-      }
-    }
-    if (c == '"') {
-      v.type = Json::Type::string;
-      v.str = string();
-      return v;
-    }
-    if (literal("true")) { v.type = Json::Type::boolean; v.b = true; return v; }
-    if (literal("false")) { v.type = Json::Type::boolean; return v; }
-    if (literal("null")) return v;
-    const char* begin = t_.c_str() + i_;
-    char* end = nullptr;
-    v.num = std::strtod(begin, &end);
-    if (end == begin) bad("unexpected character");
-    i_ += static_cast<std::size_t>(end - begin);
-    v.type = Json::Type::number;
-    return v;
-  }
-
-  const std::string& t_;
-  std::size_t i_ = 0;
-};
 
 }  // namespace knn_test

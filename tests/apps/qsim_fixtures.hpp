@@ -13,7 +13,7 @@
 
 #include "app_runner.hpp"
 
-#include "circuit.hpp"
+#include "qsim/circuit.hpp"
 
 namespace qsim_test {
 

@@ -1,4 +1,4 @@
-// apps/common's helpers and core's checked sizes: escaping, number formatting, JSON strings, the
+// apps/common's helpers and core's checked sizes: escaping, number formatting, JSON text, the
 // option validators, path checks, checked_mul and the execution policy read from the environment.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -11,13 +11,20 @@
 #include <string>
 
 #include "../io/temp_dir.hpp"
+#include "app_common/app_main.hpp"
 #include "app_common/cli.hpp"
 #include "app_common/environment.hpp"
+#include "app_common/gemm_log.hpp"
+#include "app_common/json.hpp"
 #include "app_common/paths.hpp"
+#include "app_common/sweep.hpp"
+#include "app_common/table.hpp"
 #include "app_common/text.hpp"
+#include "app_common/timing.hpp"
 #include "tcemu/checked.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/files.hpp"
+#include "tcemu/scheme.hpp"
+#include "app_common/io/files.hpp"
 
 namespace {
 
@@ -35,8 +42,95 @@ TEST(AppText, NumbersPrintInTheirShortestExactForm) {
   EXPECT_EQ(std::stod(tcemu::app::format_number(0.1 + 0.2)), 0.1 + 0.2);
 }
 
-TEST(AppText, JsonStringsEscapeQuotesBackslashesAndControls) {
-  EXPECT_EQ(tcemu::app::json_string("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+TEST(AppJson, TextIsOneLineWithEscapesInsertionOrderAndNullForNonFinite) {
+  const tcemu::app::Json v = {{"z", "a\"b\\c\n\x01"}, {"a", std::nan("")}, {"m", 1.5}};
+  EXPECT_EQ(tcemu::app::json_text(v), "{\"z\":\"a\\\"b\\\\c\\n\\u0001\",\"a\":null,\"m\":1.5}");
+  // Bytes that are not UTF-8 become U+FFFD instead of making the report invalid JSON.
+  EXPECT_EQ(tcemu::app::json_text(tcemu::app::Json("x\xff")), "\"x\xef\xbf\xbd\"");
+}
+
+TEST(AppGemmLog, FoldsReportsInOrderOfFirstUseWithCountsAndTheFirstFallbackNote) {
+  tcemu::app::GemmLog log;
+  EXPECT_EQ(log.used_names(), "");
+  EXPECT_EQ(log.used_counts(), "-");
+  auto report = [](const char* used, const char* note) {
+    tcemu::GemmReport r;
+    r.used = tcemu::parse_scheme(used);
+    r.fell_back = note != nullptr;
+    r.note = note ? note : "";
+    return r;
+  };
+  log.add(report("fp16x2", nullptr));
+  EXPECT_EQ(log.used_counts(), "fp16x2");
+  log.add(report("fp32", "operand A: first"));
+  log.add(report("fp16x2", nullptr));
+  log.add(report("fp32", "operand B: second"));
+  EXPECT_EQ(log.calls, 4);
+  EXPECT_EQ(log.fallbacks, 2);
+  EXPECT_EQ(log.first_note, "operand A: first");
+  EXPECT_EQ(log.used_names(), "fp16x2+fp32");
+  EXPECT_EQ(log.used_counts(), "fp16x2 x2, fp32 x2");
+}
+
+TEST(AppTable, ColumnsFitTheirWidestCellNamesLeftNumbersRight) {
+  using Align = tcemu::app::Table::Align;
+  tcemu::app::Table t({{"scheme", Align::left}, {"time_ms", Align::right}, {"note", Align::left}});
+  t.add_row({"fp16x2-aligned", tcemu::app::cell("%.1f", 3.14159), ""});
+  t.add_row({"fp32", tcemu::app::cell("%.1f", 1234.5), "baseline"});
+  EXPECT_EQ(t.str(),
+            "scheme          time_ms  note\n"
+            "fp16x2-aligned      3.1\n"
+            "fp32             1234.5  baseline\n");
+  EXPECT_THROW(t.add_row({"too", "few"}), tcemu::InvalidArgument);
+}
+
+TEST(AppTiming, MediansOfOddAndEvenCountsAndTheMedianElement) {
+  EXPECT_EQ(tcemu::app::median({3.0, 1.0, 2.0}), 2.0);
+  EXPECT_EQ(tcemu::app::median({4.0, 1.0, 2.0, 3.0}), 2.5);
+  EXPECT_THROW(tcemu::app::median({}), tcemu::InvalidArgument);
+  const std::vector<std::pair<double, char>> runs = {{3.0, 'c'}, {1.0, 'a'}, {4.0, 'd'}, {2.0, 'b'}};
+  EXPECT_EQ(tcemu::app::median_element(runs, [](const auto& r) { return r.first; }).second, 'c');  // upper middle
+}
+
+TEST(AppSweep, ReferencesOpenTheJobEachNameRunsOnceAndRolesFollowTheScheme) {
+  const auto list = [](const char* names) { return tcemu::parse_scheme_list(names, tcemu::Target::fp32); };
+  const std::vector<tcemu::app::SweepReference> refs = {{tcemu::parse_scheme("fp64"), "ground truth"},
+                                                        {tcemu::parse_scheme("fp32"), "baseline"}};
+  auto names = [](const std::vector<tcemu::app::SweepEntry>& order) {
+    std::string s;
+    for (const auto& e : order) s += e.scheme.name + (e.requested ? "" : "*") + (e.role.empty() ? "" : "(" + e.role + ")") + " ";
+    return s;
+  };
+  EXPECT_EQ(names(tcemu::app::sweep_order(list("fp16x2,fp32,fp16x2"), refs)),
+            "fp64*(ground truth) fp32(baseline) fp16x2 ");
+  EXPECT_EQ(names(tcemu::app::sweep_order(list("fp16x2,fp32"), refs, tcemu::app::ReferencePlace::as_requested)),
+            "fp64*(ground truth) fp16x2 fp32(baseline) ");
+  EXPECT_EQ(tcemu::app::speedup(3.0, 1.5), 2.0);
+  EXPECT_EQ(tcemu::app::speedup(3.0, 0.0), 0.0);
+}
+
+TEST(AppMain, CommonOptionsParseNamingTheirOption) {
+  tcemu::app::CommonOptions o;
+  o.scheme_list = "fp32,fp16x2";
+  EXPECT_EQ(o.schemes().size(), 2u);
+  o.device_name = "host";
+  EXPECT_EQ(o.device(), tcemu::app::Device::host);
+  o.scheme_list = "nonsense";
+  try {
+    o.schemes();
+    ADD_FAILURE() << "an unknown scheme was accepted";
+  } catch (const tcemu::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--scheme: ", 0), 0u) << e.what();
+  }
+  o.target_name = "fp16";
+  EXPECT_THROW(o.target(), tcemu::InvalidArgument);
+  o.device_name = "tpu";
+  try {
+    o.device();
+    ADD_FAILURE() << "--device tpu was accepted";
+  } catch (const tcemu::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--device 'tpu'", 0), 0u) << e.what();
+  }
 }
 
 TEST(AppCli, ValidatorsRejectNanInfAndOutOfRange) {
@@ -95,9 +189,9 @@ TEST(TextFiles, SizeLimitAndKindAreEnforced) {
   TempDir dir;
   const std::string f = dir.file("t.qasm");
   { std::ofstream(f) << std::string(100, 'a'); }
-  EXPECT_EQ(tcemu::io::read_text_file(f, 100).size(), 100u);
-  EXPECT_THROW(tcemu::io::read_text_file(f, 99), tcemu::IoError);
-  EXPECT_THROW(tcemu::io::read_text_file("/dev/zero", 1u << 20), tcemu::IoError);
+  EXPECT_EQ(tcemu::app::io::read_text_file(f, 100).size(), 100u);
+  EXPECT_THROW(tcemu::app::io::read_text_file(f, 99), tcemu::IoError);
+  EXPECT_THROW(tcemu::app::io::read_text_file("/dev/zero", 1u << 20), tcemu::IoError);
 }
 
 /// execution_policy_from over a fixed set of variables (the process environment is not touched).

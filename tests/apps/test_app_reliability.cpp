@@ -20,7 +20,7 @@
 #include "../io/temp_dir.hpp"
 #include "app_runner.hpp"
 #include "cli_expect.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace {
 
@@ -35,7 +35,7 @@ void write_matrix_file(const std::string& path, const std::vector<std::pair<std:
                        unsigned seed = 3) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
-  tcemu::io::Writer w(path);
+  tcemu::app::io::Writer w(path);
   for (const auto& [name, shape] : sets) {
     std::vector<float> v(static_cast<std::size_t>(shape[0] * shape[1]));
     for (auto& x : v) x = u(gen);
@@ -105,7 +105,7 @@ TEST_F(AppReliability, OutputNamingTheInputIsRefusedByInode) {
   // hplai with --input, and knn through a hard link.
   const std::string sys = dir_.file("system.h5");
   {
-    tcemu::io::Writer w(sys);
+    tcemu::app::io::Writer w(sys);
     w.write<double>("/A", {4, 1, 1, 4}, {2, 2});
     w.write<double>("/b", {1, 2}, {2});
     w.commit();
@@ -263,7 +263,7 @@ TEST_F(AppReliability, HplaiZeroRightHandSideAndSingularSystems) {
   // b = 0 has the exact solution x = 0 (scaled residual 0, not 0 / 0): PASS.
   const std::string zero_b = dir_.file("zero-b.h5"), singular = dir_.file("singular.h5");
   {
-    tcemu::io::Writer w(zero_b);
+    tcemu::app::io::Writer w(zero_b);
     w.write<double>("/A", {4, 1, 1, 4}, {2, 2});
     w.write<double>("/b", {0, 0}, {2});
     w.commit();
@@ -272,7 +272,7 @@ TEST_F(AppReliability, HplaiZeroRightHandSideAndSingularSystems) {
   EXPECT_EQ(r.status, 0) << r.out << r.err;
   // A singular /A: the error names the file (it named only the baseline before).
   {
-    tcemu::io::Writer w(singular);
+    tcemu::app::io::Writer w(singular);
     w.write<double>("/A", {1, 2, 3, 2, 4, 6, 1, 1, 1}, {3, 3});
     w.write<double>("/b", {1, 2, 3}, {3});
     w.commit();

@@ -206,10 +206,10 @@ TEST(HplaiLu, OperandScalingKeepsFp16InRange) {
   factor<float>(sys, "fp16", 32, &plain, false);
   const auto lu = factor<float>(sys, "fp16", 32, &scaled, true);
   EXPECT_EQ(plain.updates, 3);
-  EXPECT_EQ(plain.fallbacks, plain.updates) << plain.note;
-  EXPECT_NE(plain.note.find("below the full-precision range"), std::string::npos) << plain.note;
-  EXPECT_EQ(scaled.fallbacks, 0) << scaled.note;
-  EXPECT_EQ(scaled.used, "fp16");
+  EXPECT_EQ(plain.gemm.fallbacks, plain.updates) << plain.gemm.first_note;
+  EXPECT_NE(plain.gemm.first_note.find("below the full-precision range"), std::string::npos) << plain.gemm.first_note;
+  EXPECT_EQ(scaled.gemm.fallbacks, 0) << scaled.gemm.first_note;
+  EXPECT_EQ(scaled.gemm.used_names(), "fp16");
   EXPECT_LT(factor_error<float>(sys.A.data(), lu.data(), sys.n), 0x1p-11);
 }
 

@@ -17,8 +17,8 @@
 #include "hplai/refine.hpp"
 #include "app_runner.hpp"
 #include "cli_expect.hpp"
-#include "knn_fixtures.hpp"  // knn_test::JsonParser (a small JSON parser shared by the app tests)
-#include "tcemu/io/hdf5.hpp"
+#include <nlohmann/json.hpp>
+#include "app_common/io/hdf5.hpp"
 
 namespace {
 
@@ -54,7 +54,7 @@ class HplaiCli : public ::testing::Test {
       for (std::int64_t j = 0; j < cols; ++j) a[i * cols + j] = g.A[i * g.n + j];
     if (A) a = *A;
     if (nan_in_b) b[len / 2] = std::numeric_limits<double>::quiet_NaN();
-    tcemu::io::Writer w(path);
+    tcemu::app::io::Writer w(path);
     w.write<double>("/A", a, {rows, cols});
     w.write<double>("/b", b, {len});
     w.commit();
@@ -107,26 +107,26 @@ TEST_F(HplaiCli, InputErrors) {
 TEST_F(HplaiCli, JsonHasEveryRowAndField) {
   const Ran r = run("--n 96 --nb 40 --scheme fp32,bf16,fp16x2 --json");
   ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = knn_test::JsonParser::parse(r.out);
-  EXPECT_EQ(j.at("app").str, "hplai");
-  EXPECT_EQ(j.at("n").num, 96);
-  EXPECT_EQ(j.at("nb").num, 40);
-  EXPECT_EQ(j.at("solver").str, "gmres");
-  EXPECT_DOUBLE_EQ(j.at("eps").num, std::ldexp(1.0, -53));
-  const auto& rows = j.at("results").arr;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("app"), "hplai");
+  EXPECT_EQ(j.at("n"), 96);
+  EXPECT_EQ(j.at("nb"), 40);
+  EXPECT_EQ(j.at("solver"), "gmres");
+  EXPECT_DOUBLE_EQ(j.at("eps").get<double>(), std::ldexp(1.0, -53));
+  const auto& rows = j.at("results");
   ASSERT_EQ(rows.size(), 4u);
   const char* names[] = {"fp64", "fp32", "bf16", "fp16x2"};
   for (std::size_t i = 0; i < rows.size(); ++i) {
     SCOPED_TRACE(names[i]);
-    EXPECT_EQ(rows[i].at("scheme").str, names[i]);
+    EXPECT_EQ(rows[i].at("scheme"), names[i]);
     for (const char* key : {"time_ms", "gflops", "scaled_residual", "iterations", "factor_ms", "refine_ms"})
-      EXPECT_EQ(rows[i].at(key).type, knn_test::Json::Type::number) << key;
-    EXPECT_TRUE(rows[i].at("pass").b);
-    EXPECT_LT(rows[i].at("scaled_residual").num, 16);
-    EXPECT_GT(rows[i].at("gflops").num, 0);
+      EXPECT_TRUE(rows[i].at(key).is_number()) << key;
+    EXPECT_TRUE(rows[i].at("pass").get<bool>());
+    EXPECT_LT(rows[i].at("scaled_residual").get<double>(), 16);
+    EXPECT_GT(rows[i].at("gflops").get<double>(), 0);
   }
-  EXPECT_EQ(rows[0].at("iterations").num, 0);
-  EXPECT_GE(rows[2].at("iterations").num, 1);
+  EXPECT_EQ(rows[0].at("iterations"), 0);
+  EXPECT_GE(rows[2].at("iterations").get<int>(), 1);
 }
 
 TEST_F(HplaiCli, TableAndProgressAndQuiet) {
@@ -145,7 +145,7 @@ TEST_F(HplaiCli, OutputHoldsSolutions) {
   const std::string out = dir_.file("x.h5");
   const Ran r = run("--input '" + in + "' --nb 16 --scheme tf32 --output '" + out + "' -q");
   ASSERT_EQ(r.status, 0) << r.err;
-  tcemu::io::Reader rd(out);
+  tcemu::app::io::Reader rd(out);
   const auto x = rd.read<double>("/tf32/x", 1);
   ASSERT_EQ(x.rows(), 50);
   const auto xb = rd.read<double>("/fp64/x", 1);

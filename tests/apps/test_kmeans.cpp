@@ -8,12 +8,12 @@
 #include <random>
 #include <string>
 
-#include "agreement.hpp"
+#include "kmeans/agreement.hpp"
 #include "app_runner.hpp"
-#include "dataset.hpp"
-#include "init.hpp"
-#include "lloyd.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "kmeans/dataset.hpp"
+#include "kmeans/init.hpp"
+#include "kmeans/lloyd.hpp"
+#include "app_common/io/hdf5.hpp"
 
 using namespace kmeans;
 
@@ -136,14 +136,14 @@ TEST(KmeansCli, ErrorsAreOneLineAndLeaveNoOutput) {
   std::filesystem::create_directories(dir);
   const std::string good = dir / "good.h5", bad = dir / "bad.h5", out = dir / "out.h5";
   {
-    tcemu::io::Writer w(good);
+    tcemu::app::io::Writer w(good);
     const Dataset ds = blobs(2, 10, 3, 1);
     w.write<float>("/data", ds.data, {ds.n, ds.d});
     w.write<float>("/init_centroids", std::vector<float>(2 * 4, 1.0f), {2, 4});  // d mismatch
     w.commit();
   }
   {
-    tcemu::io::Writer w(bad);
+    tcemu::app::io::Writer w(bad);
     std::vector<float> v(6, 1.0f);
     v[4] = NAN;
     w.write<float>("/data", v, {2, 3});
@@ -158,7 +158,7 @@ TEST(KmeansCli, ErrorsAreOneLineAndLeaveNoOutput) {
   EXPECT_EQ(run("--input " + bad + " --k 1", &err), 2);
   EXPECT_NE(err.find("/data"), std::string::npos) << err;
   {
-    tcemu::io::Writer w(good);
+    tcemu::app::io::Writer w(good);
     const Dataset ds = blobs(2, 10, 3, 1);
     w.write<float>("/data", ds.data, {ds.n, ds.d});
     w.commit();
@@ -173,7 +173,7 @@ TEST(KmeansCli, ErrorsAreOneLineAndLeaveNoOutput) {
   // And a good run writes the output.
   EXPECT_EQ(run("--input " + good + " --k 2 --scheme fp16x2 --output " + out + " -q", &err), 0) << err;
   EXPECT_TRUE(std::filesystem::exists(out));
-  tcemu::io::Reader r(out);
+  tcemu::app::io::Reader r(out);
   EXPECT_TRUE(r.has_dataset("/fp16x2/assignments"));
   EXPECT_EQ(r.info("/fp16x2/centroids").shape, (std::vector<std::int64_t>{2, 3}));
   std::filesystem::remove_all(dir);

@@ -5,16 +5,17 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "../io/temp_dir.hpp"
 #include "knn_fixtures.hpp"
-#include "quality.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "knn/quality.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
 
 using knn_test::FileSpec;
-using knn_test::Json;
 using knn_test::run_knn;
 using tcemu::testing::TempDir;
 
@@ -123,7 +124,7 @@ TEST_F(KnnCli, OutputMustNotOverwriteTheInput) {
   const auto r = run_knn("--input '" + path + "' --output '" + path + "'", dir_.path());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("refusing to overwrite an input"), std::string::npos) << r.err;
-  EXPECT_NO_THROW(tcemu::io::Reader(path).read<float>("/train", 2));  // untouched
+  EXPECT_NO_THROW(tcemu::app::io::Reader(path).read<float>("/train", 2));  // untouched
 }
 
 TEST_F(KnnCli, ExplainPrintsAutosPlan) {
@@ -153,30 +154,30 @@ TEST_F(KnnCli, JsonHasTheDocumentedShape) {
   const auto r = run_knn("--input '" + path + "' --k 5 --queries 10 --scheme fp16x2,fp64 --json", dir_.path());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << "--json must not print progress: " << r.err;
-  Json j;
-  ASSERT_NO_THROW(j = knn_test::JsonParser::parse(r.out)) << r.out;
-  ASSERT_EQ(j.type, Json::Type::object);
-  EXPECT_EQ(j.at("app").str, "knn");
-  EXPECT_EQ(j.at("input").str, path);
-  EXPECT_EQ(j.at("queries").num, 10);
-  EXPECT_EQ(j.at("k").num, 5);
-  EXPECT_EQ(j.at("ground_truth").str, "/neighbors");
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
+  ASSERT_TRUE(j.is_object());
+  EXPECT_EQ(j.at("app"), "knn");
+  EXPECT_EQ(j.at("input"), path);
+  EXPECT_EQ(j.at("queries"), 10);
+  EXPECT_EQ(j.at("k"), 5);
+  EXPECT_EQ(j.at("ground_truth"), "/neighbors");
   const auto& results = j.at("results");
-  ASSERT_EQ(results.type, Json::Type::array);
-  ASSERT_EQ(results.arr.size(), 3u);  // fp32 baseline added first, then fp16x2, fp64
+  ASSERT_TRUE(results.is_array());
+  ASSERT_EQ(results.size(), 3u);  // fp32 baseline added first, then fp16x2, fp64
   const std::vector<std::string> names = {"fp32", "fp16x2", "fp64"};
   for (std::size_t i = 0; i < 3; ++i) {
-    const Json& row = results.arr[i];
+    const auto& row = results[i];
     SCOPED_TRACE(names[i]);
     for (const char* key : {"scheme", "used", "time_ms", "speedup", "recall", "max_dist_err"})
-      EXPECT_TRUE(row.has(key)) << key;
-    EXPECT_EQ(row.at("scheme").str, names[i]);
-    EXPECT_EQ(row.at("used").str, names[i]);
-    EXPECT_EQ(row.at("time_ms").type, Json::Type::number);
-    EXPECT_GT(row.at("time_ms").num, 0);
-    EXPECT_EQ(row.at("recall").num, 1.0);
-    EXPECT_LT(row.at("max_dist_err").num, 1e-4);
-    EXPECT_EQ(row.at("requested").b, i != 0);
+      EXPECT_TRUE(row.contains(key)) << key;
+    EXPECT_EQ(row.at("scheme"), names[i]);
+    EXPECT_EQ(row.at("used"), names[i]);
+    EXPECT_TRUE(row.at("time_ms").is_number());
+    EXPECT_GT(row.at("time_ms").get<double>(), 0);
+    EXPECT_EQ(row.at("recall").get<double>(), 1.0);
+    EXPECT_LT(row.at("max_dist_err").get<double>(), 1e-4);
+    EXPECT_EQ(row.at("requested").get<bool>(), i != 0);
   }
 }
 
@@ -191,7 +192,7 @@ TEST_F(KnnCli, TableAndOutputFile) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << " not in:\n" << r.out;
   EXPECT_NE(r.err.find("batch 4/4"), std::string::npos) << r.err;  // progress on stderr
 
-  tcemu::io::Reader rd(out);
+  tcemu::app::io::Reader rd(out);
   EXPECT_EQ(rd.string_attribute("/", "input"), std::optional<std::string>(path));
   EXPECT_EQ(rd.int_attribute("/", "k"), std::optional<std::int64_t>(4));
   const auto truth = knn_test::brute_force(data_, 4);

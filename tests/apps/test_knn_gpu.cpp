@@ -1,9 +1,10 @@
 // knn's GPU path against the host search and brute force (skipped without a GPU).
 #include <gtest/gtest.h>
 
+#include "app_common/device.hpp"
 #include "knn_fixtures.hpp"
-#include "search.hpp"
-#include "search_device.hpp"
+#include "knn/search.hpp"
+#include "knn/search_device.hpp"
 
 namespace {
 
@@ -27,18 +28,18 @@ void expect_same_neighbours(const char* scheme, int k) {
 }  // namespace
 
 TEST(KnnGpu, SearchMatchesHostAndBruteForce) {
-  if (!knn::gpu_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
+  if (!tcemu::app::gpu_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
   for (const char* s : {"fp32", "fp16x2", "bf16x3", "tf32x2", "fp64"}) expect_same_neighbours(s, 10);
   // The K = 128 top-k variant; FP64 distances, so that no near-tie at rank 100 can swap neighbours.
   expect_same_neighbours("fp64", 100);
 }
 
 TEST(KnnGpu, UnavailableDeviceIsAClearError) {
-  if (knn::gpu_available()) GTEST_SKIP() << "a GPU is present";
+  if (tcemu::app::gpu_available()) GTEST_SKIP() << "a GPU is present";
   knn::SearchOptions gpu;
   gpu.device = knn::Device::cuda;
   const knn::Dataset data = knn_test::random_dataset(100, 5, 8, 1);
   EXPECT_THROW(knn::search(data, tcemu::parse_scheme("fp32"), 3, gpu), tcemu::DeviceError);
-  EXPECT_THROW(knn::resolve_device(knn::Device::cuda), tcemu::DeviceError);
-  EXPECT_EQ(knn::resolve_device(knn::Device::automatic), knn::Device::host);
+  EXPECT_THROW(tcemu::app::resolve_device(knn::Device::cuda), tcemu::DeviceError);
+  EXPECT_EQ(tcemu::app::resolve_device(knn::Device::automatic), knn::Device::host);
 }

@@ -8,7 +8,7 @@
 
 #include "../io/temp_dir.hpp"
 #include "knn_fixtures.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace {
 
@@ -92,10 +92,10 @@ TEST_F(PrepareFashionMnist, WritesBothFilesWithExactNeighbours) {
   const auto r = prepare();
   ASSERT_EQ(r.status, 0) << r.err << r.out;
 
-  tcemu::io::Reader f(out_file("fashion-mnist-784-euclidean.h5"));
+  tcemu::app::io::Reader f(out_file("fashion-mnist-784-euclidean.h5"));
   EXPECT_EQ(f.string_attribute("/", "distance"), std::optional<std::string>("euclidean"));  // h5py's vlen str
-  EXPECT_EQ(f.info("/train").dtype, tcemu::io::DType::float32);
-  EXPECT_EQ(f.info("/neighbors").dtype, tcemu::io::DType::int32);
+  EXPECT_EQ(f.info("/train").dtype, tcemu::app::io::DType::float32);
+  EXPECT_EQ(f.info("/neighbors").dtype, tcemu::app::io::DType::int32);
   const auto train = f.read<float>("/train", 2);
   const auto test = f.read<float>("/test", 2);
   ASSERT_EQ(train.shape, (std::vector<std::int64_t>{kTrain, kPixels}));
@@ -120,7 +120,7 @@ TEST_F(PrepareFashionMnist, WritesBothFilesWithExactNeighbours) {
   for (std::size_t e = 0; e + 1 < sq.size(); ++e) any_tie |= (e + 1) % kNeighbors != 0 && sq[e] == sq[e + 1];
   EXPECT_TRUE(any_tie);
 
-  tcemu::io::Reader km(out_file("fashion-mnist-kmeans.h5"));
+  tcemu::app::io::Reader km(out_file("fashion-mnist-kmeans.h5"));
   const auto all = km.read<float>("/data", 2);
   const auto labels = km.read<std::int32_t>("/labels", 1);
   ASSERT_EQ(all.shape, (std::vector<std::int64_t>{kTrain + kTest, kPixels}));

@@ -16,13 +16,14 @@
 #include <thread>
 
 #include "../io/temp_dir.hpp"
-#include "circuit_generators.hpp"
-#include "circuit_h5.hpp"
-#include "qasm.hpp"
+#include "app_common/device.hpp"
+#include "qsim/circuit_generators.hpp"
+#include "qsim/circuit_h5.hpp"
+#include "qsim/qasm.hpp"
 #include "qsim_fixtures.hpp"
-#include "simulate.hpp"
+#include "qsim/simulate.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 namespace {
 
@@ -67,13 +68,13 @@ TEST(QsimCircuitFile, BadFilesAreRejectedWithFileAndDataset) {
     }
   };
   {  // not a circuit file
-    tcemu::io::Writer w(dir.file("other.h5"));
+    tcemu::app::io::Writer w(dir.file("other.h5"));
     w.write<double>("/data", {1.0}, {1});
     w.commit();
   }
   expect_error(dir.file("other.h5"), "num_qubits not found");
   {  // matrices too short for the arity
-    tcemu::io::Writer w(dir.file("short.h5"));
+    tcemu::app::io::Writer w(dir.file("short.h5"));
     w.write<std::int32_t>("/circuit/gate_arity", {1, 0}, {1, 2});
     w.write<std::int32_t>("/circuit/qubits", {0}, {1});
     w.write<double>("/circuit/matrices", {1, 0, 0, 0}, {2, 2});
@@ -83,7 +84,7 @@ TEST(QsimCircuitFile, BadFilesAreRejectedWithFileAndDataset) {
   }
   expect_error(dir.file("short.h5"), "/circuit/matrices: shape [2, 2]; gate_arity needs [4, 2]");
   {  // not unitary
-    tcemu::io::Writer w(dir.file("nonunitary.h5"));
+    tcemu::app::io::Writer w(dir.file("nonunitary.h5"));
     w.write<std::int32_t>("/circuit/gate_arity", {1, 0}, {1, 2});
     w.write<std::int32_t>("/circuit/qubits", {1}, {1});
     w.write<double>("/circuit/matrices", {1, 0, 1, 0, 0, 0, 1, 0}, {4, 2});
@@ -140,7 +141,7 @@ TEST_F(QsimCli, ErrorsExitWith2AndLeaveNoOutput) {
   expect_error("--qasm '" + bad + "'", {bad + ":4: unknown gate 'foo'"});
   const std::string big = write_text("big.qasm", "OPENQASM 2.0;\nqreg q[31];\n");
   expect_error("--qasm '" + big + "'", {big + ":2:", "31 qubits; qsim simulates at most 30"});
-  if (!qsim::cuda_available()) expect_error("--generate ghz:n=3 --device cuda", {"--device cuda"});
+  if (!tcemu::app::gpu_available()) expect_error("--generate ghz:n=3 --device cuda", {"--device cuda"});
 }
 
 TEST_F(QsimCli, JsonOutputFileAndCircuitRoundTrip) {
@@ -155,7 +156,7 @@ TEST_F(QsimCli, JsonOutputFileAndCircuitRoundTrip) {
   for (const char* key : {"\"results\":[", "\"scheme\":\"fp64\"", "\"scheme\":\"fp32\"", "\"scheme\":\"fp16x2\"", "\"time_ms\":",
                           "\"fidelity\":", "\"max_amp_err\":", "\"norm\":", "\"bitstring\":\"10100101\""})
     EXPECT_NE(r.out.find(key), std::string::npos) << key << " not in " << r.out;
-  tcemu::io::Reader f(out);
+  tcemu::app::io::Reader f(out);
   EXPECT_EQ(f.int_attribute("/", "num_qubits").value_or(-1), 8);
   const auto state = f.read<double>("/fp64/state", 2);
   EXPECT_EQ(state.rows(), 256);
@@ -180,7 +181,7 @@ TEST_F(QsimCli, QasmWithFinalMeasurementsSamplesTheClassicalRegister) {
   const auto r = qsim_test::run_qsim("--qasm '" + q + "' --scheme fp32 --shots 400 --seed 7 -q --output '" + out + "'", dir_.path());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("most frequent outcomes"), std::string::npos) << r.out;
-  const auto s = tcemu::io::Reader(out).read<std::int32_t>("/fp64/samples", 1);  // int64 dataset, values fit
+  const auto s = tcemu::app::io::Reader(out).read<std::int32_t>("/fp64/samples", 1);  // int64 dataset, values fit
   int ones = 0;
   for (auto v : s.data) {
     ASSERT_TRUE(v == 0 || v == 3) << v;  // q2 (=1) is not measured; c = q1 q0 is 00 or 11
@@ -301,7 +302,7 @@ TEST_F(QsimCli, MessagesNameTheFileAndEscapeItsText) {
   // line, the control characters escaped, the tolerance printed as 1e-10 (was "0.000000").
   const std::string evil = dir_.file("evil.h5");
   {
-    tcemu::io::Writer w(evil);
+    tcemu::app::io::Writer w(evil);
     w.write<std::int32_t>("/circuit/gate_arity", {1, 0}, {1, 2});
     w.write<std::int32_t>("/circuit/qubits", {0}, {1});
     w.write<double>("/circuit/matrices", {1, 0, 1, 0, 0, 0, 1, 0}, {4, 2});
@@ -325,7 +326,7 @@ TEST_F(QsimCli, CircuitFileSizesAreCheckedIn64Bits) {
   auto write_circuit = [&](const std::string& name, std::int64_t num_qubits, std::int64_t num_gates, std::int64_t num_clbits,
                            std::vector<std::int32_t> arity, std::vector<std::int32_t> qubits, std::size_t matrix_rows) {
     const std::string path = dir_.file(name);
-    tcemu::io::Writer w(path);
+    tcemu::app::io::Writer w(path);
     std::vector<double> mats(2 * matrix_rows, 0.0);  // (empty datasets create the /circuit group)
     w.write<std::int32_t>("/circuit/gate_arity", arity, {static_cast<std::int64_t>(arity.size() / 2), 2});
     w.write<std::int32_t>("/circuit/qubits", qubits, {static_cast<std::int64_t>(qubits.size())});
@@ -353,7 +354,7 @@ TEST_F(QsimCli, CircuitFileSizesAreCheckedIn64Bits) {
     c.num_clbits = 1;
     c.measurements = {{0, 0}};
     qsim::save_circuit(c, dir_.file("meas.h5"));
-    tcemu::io::Writer w(dir_.file("meas_bad.h5"));
+    tcemu::app::io::Writer w(dir_.file("meas_bad.h5"));
     w.write<std::int32_t>("/circuit/measurements", {0, 5}, {1, 2});
     w.write_int_attribute("/circuit", "num_qubits", 2);
     w.write_int_attribute("/circuit", "num_gates", 0);

@@ -6,10 +6,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "circuit_generators.hpp"
-#include "fusion.hpp"
+#include "app_common/device.hpp"
+#include "qsim/circuit_generators.hpp"
+#include "qsim/fusion.hpp"
 #include "qsim_fixtures.hpp"
-#include "simulate.hpp"
+#include "qsim/simulate.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
@@ -34,7 +35,7 @@ std::vector<cplx> simulate_gpu(const qsim::Circuit& c, int fuse, const char* sch
 }  // namespace
 
 TEST(QsimGpu, LowOnlyPlanningWithEmbeddingMatchesDirect) {
-  if (!qsim::cuda_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
+  if (!tcemu::app::gpu_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
   // Brickwork and Sycamore-like blocks land on the top qubits (high placements under 4M); the random
   // circuit has controlled blocks.
   for (const auto& c : {qsim::brickwork(11, 9, 5, 3), qsim::sycamore(12, 8, 2, true),
@@ -61,7 +62,7 @@ TEST(QsimGpu, LowOnlyPlanningWithEmbeddingMatchesDirect) {
 // Permutations at 16 qubits run the tiled shared-memory kernel (fewer than 5 low positions keep their
 // qubit) with tiles of up to 2^10 elements and many tiles; the GPU state must equal the host's.
 TEST(QsimGpu, TiledPermutationsMatchTheHostAt16Qubits) {
-  if (!qsim::cuda_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
+  if (!tcemu::app::gpu_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
   const auto c = qsim::brickwork(16, 6, 7, 2);
   for (int fuse : {3, 5}) {
     SCOPED_TRACE("fuse=" + std::to_string(fuse));
@@ -82,7 +83,7 @@ TEST(QsimGpu, TiledPermutationsMatchTheHostAt16Qubits) {
 // (tcemu/cuda/bit_gemm.hpp, no permutation); blocks of other sizes and controlled ones take the
 // permute + GEMM path. The final state must be the direct simulation's at FP32-level fidelity.
 TEST(QsimGpu, InPlaceAlignedBlocksMatchTheDirectSimulation) {
-  if (!qsim::cuda_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
+  if (!tcemu::app::gpu_available()) GTEST_SKIP() << "no GPU (or built without the CUDA backend)";
   for (const auto& c : {qsim::brickwork(16, 10, 3), qsim::sycamore(15, 8, 4, true), qsim::random_circuit(13, 80, 6)}) {
     const auto want = qsim_test::direct_simulation(c);
     for (int fuse : {4, 5, 6}) {

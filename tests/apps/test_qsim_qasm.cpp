@@ -8,15 +8,15 @@
 #include <map>
 
 #include "../io/temp_dir.hpp"
-#include "circuit.hpp"
-#include "qasm_expr.hpp"
+#include "qsim/circuit.hpp"
+#include "qsim/qasm_expr.hpp"
 
-#include "fusion.hpp"
-#include "qasm.hpp"
-#include "qelib.hpp"
+#include "qsim/fusion.hpp"
+#include "qsim/qasm.hpp"
+#include "qsim/qelib.hpp"
 #include "qsim_fixtures.hpp"
-#include "simulate.hpp"
-#include "state_metrics.hpp"
+#include "qsim/simulate.hpp"
+#include "qsim/state_metrics.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/scheme.hpp"
 

@@ -4,14 +4,14 @@
 
 #include <cmath>
 
-#include "fusion.hpp"
-#include "gates.hpp"
-#include "circuit_generators.hpp"
-#include "qubit_layout.hpp"
+#include "qsim/fusion.hpp"
+#include "qsim/gates.hpp"
+#include "qsim/circuit_generators.hpp"
+#include "qsim/qubit_layout.hpp"
 #include "qsim_fixtures.hpp"
-#include "job.hpp"
-#include "simulate.hpp"
-#include "state_metrics.hpp"
+#include "qsim/job.hpp"
+#include "qsim/simulate.hpp"
+#include "qsim/state_metrics.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace {
@@ -89,7 +89,7 @@ TEST(QsimFusion, FusedGemmSimulatorEqualsDirectSimulator) {
       qsim::SimStats st;
       const auto got = simulate_with<double>(c, fuse, "fp64", tcemu::Target::fp64, &st);
       EXPECT_LT(qsim_test::max_diff(got, want), 1e-12) << c.name << " fuse=" << fuse;
-      EXPECT_EQ(st.fallbacks, 0);
+      EXPECT_EQ(st.gemm.fallbacks, 0);
     }
   }
   // Brickwork and Sycamore-like circuits too (dense blocks, permutations and high placements).
@@ -225,8 +225,8 @@ TEST(QsimAccuracy64, OzakiWithFp64TargetMatchesFp64) {
   qsim::SimStats st;
   const auto got = simulate_with<double>(c, 4, "int8-ozaki", tcemu::Target::fp64, &st);
   EXPECT_LT(qsim_test::max_diff(got, ref), 1e-13);
-  EXPECT_EQ(st.fallbacks, 0);
-  for (const auto& [name, count] : st.used) EXPECT_EQ(name.rfind("int8-ozaki:", 0), 0u) << name;
+  EXPECT_EQ(st.gemm.fallbacks, 0);
+  for (const auto& [name, count] : st.gemm.used) EXPECT_EQ(name.rfind("int8-ozaki:", 0), 0u) << name;
 }
 
 TEST(QsimMetrics, SamplingFollowsTheDistributionAndIsSeeded) {

@@ -3,7 +3,7 @@
 //   2 kmeans::load_dataset (/data, /labels, /init_centroids)
 //   3 hplai::load_system   (/A, /b)
 //   4 qsim::load_circuit   (/circuit group, attributes, gate datasets)
-// All go through tcemu::io::Reader (core/src/io/hdf5.cpp). The HDF5 library reads paths, so the input
+// All go through tcemu::app::io::Reader (core/src/io/hdf5.cpp). The HDF5 library reads paths, so the input
 // is written to a per-process file (fuzz_util.hpp) and removed after each run.
 //
 // Expected outcome for bad input: tcemu::Error (IoError / InvalidArgument naming the file). Anything
@@ -18,16 +18,16 @@
 #include "tcemu/error.hpp"
 
 #if FUZZ_READER == 1
-#include "dataset.hpp"  // knn
+#include "knn/dataset.hpp"  // knn
 #define FUZZ_LOAD(path) (void)knn::load_dataset(path, std::nullopt, 1)
 #elif FUZZ_READER == 2
-#include "dataset.hpp"  // kmeans
+#include "kmeans/dataset.hpp"  // kmeans
 #define FUZZ_LOAD(path) (void)kmeans::load_dataset(path)
 #elif FUZZ_READER == 3
 #include "hplai/problem.hpp"
 #define FUZZ_LOAD(path) (void)hplai::load_system(path)
 #elif FUZZ_READER == 4
-#include "circuit_h5.hpp"
+#include "qsim/circuit_h5.hpp"
 #define FUZZ_LOAD(path) (void)qsim::load_circuit(path)
 #else
 #error "FUZZ_READER must be 1..4"

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "fuzz_util.hpp"
-#include "qasm.hpp"
+#include "qsim/qasm.hpp"
 #include "tcemu/error.hpp"
 
 namespace {

@@ -17,8 +17,8 @@ function frame_class(line) {
 }
 function fname(line,   i, f) {
   # "    #3 0x7f.. in H5O__msg_iterate_real (/lib/...)" -> H5O__msg_iterate_real;
-  # "    #11 0x55.. in tcemu::io::Array<float> tcemu::io::Reader::read<float>(std::...) /work/..." ->
-  # tcemu::io::Array<float> tcemu::io::Reader::read<float>; unsymbolised frames -> "?"
+  # "    #11 0x55.. in tcemu::app::io::Array<float> tcemu::app::io::Reader::read<float>(std::...) /work/..." ->
+  # tcemu::app::io::Array<float> tcemu::app::io::Reader::read<float>; unsymbolised frames -> "?"
   i = index(line, " in ")
   if (!i) return "?"
   f = substr(line, i + 4)

@@ -16,6 +16,12 @@ step(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
 if(NOT EXISTS ${WORK_DIR}/prefix/lib/cmake/tcemu/tcemuConfig.cmake OR NOT EXISTS ${WORK_DIR}/prefix/include/tcemu/gemm.hpp)
   message(FATAL_ERROR "the install lacks the package configuration or the headers")
 endif()
+# The apps' plumbing (apps/common: arguments, --device, HDF5 I/O) is not core's public API.
+foreach(app_header io app_args.hpp device.hpp app_common)
+  if(EXISTS ${WORK_DIR}/prefix/include/tcemu/${app_header} OR EXISTS ${WORK_DIR}/prefix/include/${app_header})
+    message(FATAL_ERROR "the install ships the apps' ${app_header}")
+  endif()
+endforeach()
 function(build_example name)
   step(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/${name} -B ${WORK_DIR}/build-${name} -DCMAKE_BUILD_TYPE=Release
        -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_COMPILER=${CXX_COMPILER}

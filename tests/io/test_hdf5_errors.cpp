@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
 using tcemu::IoError;
-using tcemu::io::Reader;
-using tcemu::io::Writer;
+using tcemu::app::io::Reader;
+using tcemu::app::io::Writer;
 using tcemu::testing::TempDir;
 
 /// Runs f, expects an IoError, checks that its message is one line containing every `part`.
@@ -118,13 +118,13 @@ TEST(Hdf5Errors, NonFiniteValues) {
   const std::string path = make_fixture(dir);
   Reader r(path);
   const auto nan = r.read<float>("/nan", 2);  // reading is fine; validation is explicit
-  expect_io_error([&] { tcemu::io::require_finite(nan, path, "/nan"); },
+  expect_io_error([&] { tcemu::app::io::require_finite(nan, path, "/nan"); },
                   {path, "dataset /nan", "element [1,2]", "nan", "NaN/Inf not allowed"});
   const auto inf = r.read<double>("/inf1", 1);
-  expect_io_error([&] { tcemu::io::require_finite(inf, path, "/inf1"); },
+  expect_io_error([&] { tcemu::app::io::require_finite(inf, path, "/inf1"); },
                   {path, "dataset /inf1", "element [1]", "-inf"});
-  EXPECT_NO_THROW(tcemu::io::require_finite(r.read<float>("/mat", 2), path, "/mat"));
-  EXPECT_NO_THROW(tcemu::io::require_finite(r.read<std::int32_t>("/ints", 2), path, "/ints"));
+  EXPECT_NO_THROW(tcemu::app::io::require_finite(r.read<float>("/mat", 2), path, "/mat"));
+  EXPECT_NO_THROW(tcemu::app::io::require_finite(r.read<std::int32_t>("/ints", 2), path, "/ints"));
 }
 
 TEST(Hdf5Errors, AttributesOfTheWrongKind) {

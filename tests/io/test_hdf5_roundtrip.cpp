@@ -8,15 +8,15 @@
 #include <limits>
 #include <vector>
 
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
-using tcemu::io::Array;
-using tcemu::io::DType;
-using tcemu::io::Reader;
-using tcemu::io::Writer;
+using tcemu::app::io::Array;
+using tcemu::app::io::DType;
+using tcemu::app::io::Reader;
+using tcemu::app::io::Writer;
 using tcemu::testing::TempDir;
 
 TEST(Hdf5RoundTrip, DatasetsOfEveryTypeAndRank) {
@@ -81,7 +81,7 @@ TEST(Hdf5RoundTrip, DatasetsOfEveryTypeAndRank) {
   EXPECT_EQ(r.info("/i2").dtype, DType::int32);
   EXPECT_EQ(r.info("/l1").dtype, DType::int64);
   EXPECT_EQ(r.info("/i2").shape, (std::vector<std::int64_t>{4, 1}));
-  EXPECT_STREQ(tcemu::io::to_string(DType::float64), "float64");
+  EXPECT_STREQ(tcemu::app::io::to_string(DType::float64), "float64");
 
   EXPECT_TRUE(r.has_dataset("/f2"));
   EXPECT_TRUE(r.has_dataset("/grp/sub/d1"));

@@ -10,7 +10,7 @@
 
 #include "app_common/text.hpp"
 #include "tcemu/error.hpp"
-#include "tcemu/io/files.hpp"
+#include "app_common/io/files.hpp"
 
 namespace tcemu::app {
 namespace {
@@ -72,7 +72,7 @@ std::optional<int> parse_arguments(CLI::App& app, int argc, char** argv) {
 void set_error_context(std::string context) { error_context() = std::move(context); }
 
 int run_guarded(std::string_view app, const std::function<int()>& body) {
-  tcemu::io::remove_temporaries_on_signals();
+  tcemu::app::io::remove_temporaries_on_signals();
   const auto with_context = [](const std::string& message) {
     const std::string& ctx = error_context();
     if (ctx.empty() || message.rfind(ctx, 0) == 0) return message;

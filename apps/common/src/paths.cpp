@@ -8,12 +8,12 @@
 #include <filesystem>
 
 #include "tcemu/error.hpp"
-#include "tcemu/io/files.hpp"
+#include "app_common/io/files.hpp"
 
 namespace tcemu::app {
 
 void require_input_file(const std::string& path) {
-  tcemu::io::require_regular_file(path);
+  tcemu::app::io::require_regular_file(path);
   if (::access(path.c_str(), R_OK) != 0) throw IoError(path + ": cannot read: " + std::strerror(errno));
 }
 
@@ -31,7 +31,7 @@ void require_output_file(const std::string& option, const std::string& path, con
   struct stat out {};
   if (::stat(path.c_str(), &out) != 0) return;  // a new file
   if (!S_ISREG(out.st_mode))
-    throw IoError(path + ": cannot write: exists and is " + tcemu::io::file_kind(out.st_mode) +
+    throw IoError(path + ": cannot write: exists and is " + tcemu::app::io::file_kind(out.st_mode) +
                   ", not a regular file");
   for (const auto& in : inputs) {
     struct stat st {};

@@ -37,7 +37,7 @@ std::optional<int> parse_arguments(CLI::App& app, int argc, char** argv);
 void set_error_context(std::string context);
 
 /// Runs `body` and returns its exit status. Installs the SIGINT/SIGTERM handlers that remove
-/// temporary outputs (tcemu::io::remove_temporaries_on_signals) and reads the TCEMU_* environment
+/// temporary outputs (tcemu::app::io::remove_temporaries_on_signals) and reads the TCEMU_* environment
 /// variables (execution_policy_from_environment, app_common/environment.hpp) first. Any exception becomes one
 /// error line and exit status 2: tcemu::Error prints its message (which names its file or option),
 /// other std::exceptions print theirs prefixed with the error context, std::bad_alloc prints

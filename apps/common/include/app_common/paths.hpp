@@ -9,7 +9,7 @@ namespace tcemu::app {
 
 /// Throws tcemu::IoError "<path>: <problem>" unless `path` is an existing, readable regular file
 /// (directories, FIFOs, devices and sockets are refused: a FIFO would block, a directory would read
-/// as empty). Same rule as tcemu::io::require_regular_file, plus a read-permission check.
+/// as empty). Same rule as tcemu::app::io::require_regular_file, plus a read-permission check.
 void require_input_file(const std::string& path);
 
 /// Checks an output path before any work. Throws tcemu::InvalidArgument naming `option` when

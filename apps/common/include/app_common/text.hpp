@@ -16,8 +16,4 @@ std::string escape_control(std::string_view text, std::size_t max_length = 512);
 /// for limits and tolerances in messages, where "%f" would print 1e-7 as "0.000000".
 std::string format_number(double value);
 
-/// `text` as a JSON string literal, quotes included: '"' and '\\' escaped, control characters as
-/// \uXXXX (RFC 8259), other bytes kept.
-std::string json_string(std::string_view text);
-
 }  // namespace tcemu::app

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-namespace tcemu::io {
+namespace tcemu::app::io {
 
 /// "a directory", "a FIFO", "a character device", "a block device", "a socket", "a symbolic link",
 /// or "a regular file", for a st_mode from stat(2).
@@ -37,4 +37,4 @@ void forget_temporary(int slot);
 /// unlink and _exit only). Idempotent.
 void remove_temporaries_on_signals();
 
-}  // namespace tcemu::io
+}  // namespace tcemu::app::io

@@ -1,5 +1,5 @@
-// File-system rules shared by every reader and writer (see tcemu/io/files.hpp).
-#include "tcemu/io/files.hpp"
+// File-system rules shared by every reader and writer (see app_common/io/files.hpp).
+#include "app_common/io/files.hpp"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 
 #include "tcemu/error.hpp"
 
-namespace tcemu::io {
+namespace tcemu::app::io {
 namespace {
 
 constexpr int kMaxTemporaries = 64;
@@ -104,4 +104,4 @@ void remove_temporaries_on_signals() {
   ::sigaction(SIGTERM, &sa, nullptr);
 }
 
-}  // namespace tcemu::io
+}  // namespace tcemu::app::io

@@ -1,10 +1,10 @@
 #pragma once
-/// \file app_args.hpp
-/// Command-line plumbing shared by the apps.
+/// \file kokkos_args.hpp
+/// Kokkos' own options (--kokkos-*) split from an app's, so that each parser sees only its own.
 #include <string>
 #include <vector>
 
-namespace tcemu {
+namespace tcemu::app {
 
 /// argv split into Kokkos' own options (--kokkos-*) and the application's, both starting with
 /// argv[0]: the app's CLI11 parser never sees Kokkos options, and Kokkos can be initialised after
@@ -26,4 +26,4 @@ inline SplitArgs split_kokkos_args(int argc, char** argv) {
   return s;
 }
 
-}  // namespace tcemu
+}  // namespace tcemu::app

@@ -3,7 +3,7 @@
 /// Where an application runs its work: the `--device host|cuda|auto` option every tcemu app offers.
 #include <string>
 
-namespace tcemu {
+namespace tcemu::app {
 
 /// Device requested on the command line.
 enum class Device {
@@ -27,4 +27,4 @@ bool gpu_available();
 /// "--device cuda: no CUDA device is available on this machine" without a GPU.
 Device resolve_device(Device requested);
 
-}  // namespace tcemu
+}  // namespace tcemu::app

@@ -1,12 +1,12 @@
-// HDF5 reading/writing for tcemu (see tcemu/io/hdf5.hpp). Uses the HDF5 C API directly; every
+// HDF5 reading/writing for tcemu (see app_common/io/hdf5.hpp). Uses the HDF5 C API directly; every
 // failure becomes one IoError line "<path>: dataset <name>: <problem>" (or "<path>: <problem>").
-#include "tcemu/io/hdf5.hpp"
+#include "app_common/io/hdf5.hpp"
 
 #include <climits>
 #include <filesystem>
 
 #include "tcemu/checked.hpp"
-#include "tcemu/io/files.hpp"
+#include "app_common/io/files.hpp"
 
 #include <hdf5.h>
 #include <fcntl.h>
@@ -27,7 +27,7 @@
 #include <type_traits>
 #include <new>
 
-namespace tcemu::io {
+namespace tcemu::app::io {
 namespace {
 
 static_assert(sizeof(hid_t) == sizeof(std::int64_t), "tcemu stores hid_t in std::int64_t");
@@ -668,4 +668,4 @@ template void require_finite<double>(const Array<double>&, const std::string&, c
 template void require_finite<std::int32_t>(const Array<std::int32_t>&, const std::string&,
                                            const std::string&);
 
-}  // namespace tcemu::io
+}  // namespace tcemu::app::io

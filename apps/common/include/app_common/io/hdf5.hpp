@@ -11,7 +11,7 @@
 #include "tcemu/error.hpp"
 #include "tcemu/matrix.hpp"
 
-namespace tcemu::io {
+namespace tcemu::app::io {
 
 /// Element type stored in a dataset, as tcemu names it.
 enum class DType { float32, float64, int32, int64, other };
@@ -77,7 +77,7 @@ class Reader {
 /// Write access with all-or-nothing semantics: data go to "<path>.tmp.<pid>" (".tcemu-<pid>.tmp" in
 /// the same directory when that name would be too long) and commit() renames it to `path`; a Writer
 /// destroyed without commit() removes the temporary file, and so does SIGINT/SIGTERM once
-/// remove_temporaries_on_signals() is installed (tcemu/io/files.hpp), so no half-written output is
+/// remove_temporaries_on_signals() is installed (app_common/io/files.hpp), so no half-written output is
 /// ever left behind.
 class Writer {
  public:
@@ -100,7 +100,7 @@ class Writer {
  private:
   std::string path_, tmp_path_;
   std::int64_t file_ = -1;
-  int temporary_slot_ = -1;  ///< tcemu::io::track_temporary's slot: removed on SIGINT/SIGTERM
+  int temporary_slot_ = -1;  ///< tcemu::app::io::track_temporary's slot: removed on SIGINT/SIGTERM
   bool committed_ = false;
 };
 
@@ -109,4 +109,4 @@ class Writer {
 template <class T>
 void require_finite(const Array<T>& a, const std::string& path, const std::string& name);
 
-}  // namespace tcemu::io
+}  // namespace tcemu::app::io

@@ -1,12 +1,12 @@
 // The --device option shared by the apps.
-#include "tcemu/device.hpp"
+#include "app_common/device.hpp"
 
 #include "tcemu/error.hpp"
 #if defined(TCEMU_HAVE_CUDA)
 #include "tcemu/cuda/gemm_cuda.hpp"
 #endif
 
-namespace tcemu {
+namespace tcemu::app {
 
 const char* to_string(Device device) {
   switch (device) {
@@ -47,4 +47,4 @@ Device resolve_device(Device requested) {
 #endif
 }
 
-}  // namespace tcemu
+}  // namespace tcemu::app
