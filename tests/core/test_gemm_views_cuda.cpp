@@ -148,8 +148,8 @@ void check_views(const Scheme& scheme, Op opA, Op opB, std::int64_t m, std::int6
   const std::vector<V> cd_v = C.download();
   const T* cd = reinterpret_cast<const T*>(cd_v.data());
   const GemmReport rh = gemm(HostExec(), opA, opB, alpha, A.h, B.h, beta, C.h, opt);  // the host backend
-  EXPECT_EQ(rh.kernels, "host (CBLAS)");
-  EXPECT_NE(rd.kernels, "host (CBLAS)") << "Views in " << ::tcemu::detail::view_space_name<M>() << " ran on the host";
+  EXPECT_EQ(rh.kernels.rfind("host (", 0), 0u) << rh.kernels;  // CBLAS, or int8-crt's reference loops
+  EXPECT_NE(rd.kernels.rfind("host (", 0), 0u) << "Views in " << ::tcemu::detail::view_space_name<M>() << " ran on the host";
   EXPECT_FALSE(rd.kernels.empty());
   if (!embedding) {
     EXPECT_EQ(rd.used.name, rh.used.name) << rd.note << " | " << rh.note;
