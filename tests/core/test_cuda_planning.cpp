@@ -92,8 +92,8 @@ TEST(CudaPlanning, AutomaticKernelsFollowTheCalibratedModelPerShapeClass) {
   if (product(A, B, C, 0.f, o).report.plan.execution.implementation != Implementation::fused)
     GTEST_SKIP() << "no fused kernel on this device";
   CostModel model = CostModel::h200_anchors();
-  model.implementation_timings = {{o.scheme.kind, false, 8192, 8192, 1024, 1e-3, 2e-3},   // beta = 0: fused
-                                  {o.scheme.kind, true, 8192, 8192, 1024, 2e-3, 1e-3}};   // beta != 0: multi-pass
+  model.implementation_timings = {{o.scheme.kind, false, ShapeClass::square, 8192, 8192, 1024, 1e-3, 2e-3},  // beta = 0: fused
+                                  {o.scheme.kind, true, ShapeClass::square, 8192, 8192, 1024, 2e-3, 1e-3}};  // beta != 0: multi-pass
   o.cost_model = &model;
   EXPECT_EQ(product(A, B, C, 0.f, o).report.plan.execution.implementation, Implementation::fused);
   const DeviceRun read_c = product(A, B, C, 1.f, o);
@@ -102,6 +102,42 @@ TEST(CudaPlanning, AutomaticKernelsFollowTheCalibratedModelPerShapeClass) {
   // An explicit policy still forces.
   o.execution.kernels = CudaKernels::fused;
   EXPECT_EQ(product(A, B, C, 1.f, o).report.plan.execution.implementation, Implementation::fused);
+}
+
+// The shape class is that of the problem as C's layout orients it, decided before the orientation:
+// a 64 x 600 C is tall to the kernel when row-major (computed as C^T, 600 x 64) and wide when
+// column-major, whichever orientation policy runs.
+TEST(CudaPlanning, AutomaticKernelsFollowTheShapeClassOfTheLayoutOrientation) {
+  TCEMU_REQUIRE_GPU();
+  const std::int64_t m = 64, n = 600, k = 70;
+  ASSERT_EQ(implementation_shape_class(m, n, /*c_row_major=*/true), ShapeClass::tall);
+  ASSERT_EQ(implementation_shape_class(m, n, /*c_row_major=*/false), ShapeClass::wide);
+  GemmOptions o;
+  o.scheme = parse_scheme("fp16x2");
+  CostModel model = CostModel::h200_anchors();
+  // Multi-pass measured faster on tall products only (knn's case); no timing for wide: fused.
+  model.implementation_timings = {{o.scheme.kind, false, ShapeClass::square, 8192, 8192, 1024, 1e-3, 2e-3},
+                                  {o.scheme.kind, false, ShapeClass::tall, 65536, 1024, 784, 2e-3, 1e-3}};
+  o.cost_model = &model;
+  for (const OrientationPolicy orientation : {OrientationPolicy::layout, OrientationPolicy::tiles}) {
+    o.execution.orientation = orientation;
+    DualMatrix<float> A(m, k, Layout::row), B(k, n, Layout::col);
+    A.fill_and_upload("uniform", 41);
+    B.fill_and_upload("uniform", 42);
+    DualMatrix<float> C_row(m, n, Layout::row), C_col(m, n, Layout::col);
+    const DeviceRun wide = product(A, B, C_col, 0.f, o);
+    if (wide.report.plan.execution.implementation != Implementation::fused)
+      GTEST_SKIP() << "no fused kernel on this device";
+    EXPECT_NE(wide.report.plan.execution.implementation_reason.find("no calibrated timing for wide"), std::string::npos)
+        << wide.report.plan.explain();
+    const DeviceRun tall = product(A, B, C_row, 0.f, o);
+    const ExecutionPlan& e = tall.report.plan.execution;
+    EXPECT_EQ(e.implementation, Implementation::multipass) << e.explain();
+    EXPECT_TRUE(e.swapped) << e.explain();  // multi-pass follows C's layout
+    EXPECT_NE(e.implementation_reason.find(shape_class_rule(ShapeClass::tall)), std::string::npos) << e.explain();
+    EXPECT_NE(tall.report.plan.explain().find("65536x1024x784"), std::string::npos) << tall.report.plan.explain();
+    EXPECT_LT(error_against_fp64(A, B, C_row), 1e-5);
+  }
 }
 
 // The overlap policies change the order of the stages, not what they compute.

@@ -62,42 +62,127 @@ TEST(Planning, LayoutOrientationSwapsExactlyForRowMajorC) {
   EXPECT_FALSE(orientation_for_layout(false).swapped);
 }
 
+// The shape classes at and around their boundaries (n <= 2048 and m >= 8 n: tall; the transpose: wide).
+TEST(Planning, ShapeClassBoundaries) {
+  const std::int64_t narrow = kShapeClassNarrow, ratio = kShapeClassRatio;
+  EXPECT_EQ(shape_class(60000, 1024), ShapeClass::tall);  // knn's distance GEMM as the kernel sees it
+  EXPECT_EQ(shape_class(1024, 60000), ShapeClass::wide);
+  EXPECT_EQ(shape_class(8192, 8192), ShapeClass::square);
+  // Ratio boundary: exactly ratio x the narrow side is tall / wide, one less is square.
+  EXPECT_EQ(shape_class(ratio * 1024, 1024), ShapeClass::tall);
+  EXPECT_EQ(shape_class(ratio * 1024 - 1, 1024), ShapeClass::square);
+  EXPECT_EQ(shape_class(1024, ratio * 1024), ShapeClass::wide);
+  EXPECT_EQ(shape_class(1024, ratio * 1024 - 1), ShapeClass::square);
+  // Narrow boundary: a narrow side of exactly `narrow` qualifies, one more does not, whatever the ratio.
+  EXPECT_EQ(shape_class(ratio * narrow, narrow), ShapeClass::tall);
+  EXPECT_EQ(shape_class(1000 * narrow, narrow + 1), ShapeClass::square);
+  EXPECT_EQ(shape_class(narrow, ratio * narrow), ShapeClass::wide);
+  EXPECT_EQ(shape_class(narrow + 1, 1000 * narrow), ShapeClass::square);
+  // Degenerate sides: a single column or row is tall / wide once the other side is long enough.
+  EXPECT_EQ(shape_class(ratio, 1), ShapeClass::tall);
+  EXPECT_EQ(shape_class(1, ratio), ShapeClass::wide);
+  EXPECT_EQ(shape_class(1, 1), ShapeClass::square);
+  EXPECT_EQ(shape_class(0, 5000), ShapeClass::square);
+  EXPECT_EQ(shape_class(5000, -1), ShapeClass::square);
+}
+
+TEST(Planning, ShapeClassNamesParseBothWays) {
+  for (const ShapeClass c : {ShapeClass::square, ShapeClass::tall, ShapeClass::wide}) {
+    EXPECT_EQ(parse_shape_class(to_string(c)), c);
+    EXPECT_NE(shape_class_rule(c).find(to_string(c)), std::string::npos);
+  }
+  EXPECT_THROW(parse_shape_class("skinny"), InvalidArgument);
+  EXPECT_THROW(parse_shape_class(""), InvalidArgument);
+}
+
+// The class is that of the problem as C's layout orients it: a row-major C is computed as C^T.
+TEST(Planning, ImplementationShapeClassFollowsTheLayoutOrientation) {
+  // knn: 1,024 queries x 60,000 train, C row-major -> the kernel sees 60,000 x 1,024.
+  EXPECT_EQ(implementation_shape_class(1024, 60000, /*c_row_major=*/true), ShapeClass::tall);
+  EXPECT_EQ(implementation_shape_class(1024, 60000, /*c_row_major=*/false), ShapeClass::wide);
+  EXPECT_EQ(implementation_shape_class(70000, 1024, /*c_row_major=*/false), ShapeClass::tall);
+  EXPECT_EQ(implementation_shape_class(70000, 1024, /*c_row_major=*/true), ShapeClass::wide);
+  for (const bool row_major : {false, true})
+    EXPECT_EQ(implementation_shape_class(4096, 4096, row_major), ShapeClass::square);
+}
+
+ImplementationTiming timing(const Scheme& s, bool reads_c, ShapeClass shape, double fused, double multipass) {
+  const std::int64_t m = shape == ShapeClass::wide ? 1024 : shape == ShapeClass::tall ? 65536 : 8192;
+  const std::int64_t n = shape == ShapeClass::wide ? 65536 : shape == ShapeClass::tall ? 1024 : 8192;
+  return ImplementationTiming{s.kind, reads_c, shape, m, n, shape == ShapeClass::square ? 1024 : 784, fused, multipass};
+}
+
 CostModel model_with(const Scheme& s, bool reads_c, double fused, double multipass) {
   CostModel m = CostModel::h200_anchors();
-  m.implementation_timings.push_back(ImplementationTiming{s.kind, reads_c, 8192, 8192, 1024, fused, multipass});
+  m.implementation_timings.push_back(timing(s, reads_c, ShapeClass::square, fused, multipass));
   return m;
 }
 
-TEST(Planning, AutomaticPicksTheImplementationMeasuredFasterPerShapeClass) {
+TEST(Planning, AutomaticPicksTheImplementationMeasuredFasterPerBetaClass) {
   const Scheme s = parse_scheme("fp16x2");
   // Multi-pass measured faster with beta != 0, fused with beta = 0 (hplai's trailing updates against
   // a plain product).
   CostModel m = model_with(s, /*reads_c=*/true, 2e-3, 1e-3);
-  m.implementation_timings.push_back(ImplementationTiming{s.kind, false, 8192, 8192, 1024, 1e-3, 2e-3});
-  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::automatic, true, &m).implementation,
+  m.implementation_timings.push_back(timing(s, false, ShapeClass::square, 1e-3, 2e-3));
+  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::automatic, true, ShapeClass::square, &m).implementation,
             Implementation::multipass);
-  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::automatic, false, &m).implementation,
+  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::automatic, false, ShapeClass::square, &m).implementation,
             Implementation::fused);
-  const ImplementationChoice c = choose_split_implementation(s, true, CudaKernels::automatic, true, &m);
+  const ImplementationChoice c = choose_split_implementation(s, true, CudaKernels::automatic, true, ShapeClass::square, &m);
   EXPECT_NE(c.reason.find("calibrated"), std::string::npos) << c.reason;
+}
+
+// knn's case: fp16x2 multi-pass measured faster on tall products only; square and wide stay fused,
+// and a class without a timing is fused.
+TEST(Planning, AutomaticPicksPerShapeClassAndNamesTheClassAndTimes) {
+  const Scheme s = parse_scheme("fp16x2");
+  CostModel m = CostModel::h200_anchors();
+  m.implementation_timings = {timing(s, false, ShapeClass::square, 5.0e-3, 5.2e-3),
+                              timing(s, false, ShapeClass::tall, 0.971e-3, 0.938e-3),
+                              timing(s, false, ShapeClass::wide, 0.758e-3, 0.794e-3)};
+  auto pick = [&](ShapeClass shape, bool reads_c) {
+    return choose_split_implementation(s, true, CudaKernels::automatic, reads_c, shape, &m);
+  };
+  EXPECT_EQ(pick(ShapeClass::tall, false).implementation, Implementation::multipass);
+  EXPECT_EQ(pick(ShapeClass::square, false).implementation, Implementation::fused);
+  EXPECT_EQ(pick(ShapeClass::wide, false).implementation, Implementation::fused);
+  EXPECT_EQ(pick(ShapeClass::tall, true).implementation, Implementation::fused);  // no beta != 0 timing
+  const std::string tall = pick(ShapeClass::tall, false).reason;
+  EXPECT_NE(tall.find(shape_class_rule(ShapeClass::tall)), std::string::npos) << tall;
+  EXPECT_NE(tall.find("65536x1024x784"), std::string::npos) << tall;
+  EXPECT_NE(tall.find("0.971"), std::string::npos) << tall;
+  EXPECT_NE(tall.find("0.938"), std::string::npos) << tall;
+  const std::string missing = pick(ShapeClass::tall, true).reason;
+  EXPECT_NE(missing.find("no calibrated timing"), std::string::npos) << missing;
+  EXPECT_NE(missing.find(shape_class_rule(ShapeClass::tall)), std::string::npos) << missing;
+  // Another scheme's tall timing does not apply.
+  EXPECT_EQ(choose_split_implementation(parse_scheme("tf32x2"), true, CudaKernels::automatic, false, ShapeClass::tall, &m)
+                .implementation,
+            Implementation::fused);
+  // A tie goes to fused.
+  m.implementation_timings[1].multipass_seconds = m.implementation_timings[1].fused_seconds;
+  EXPECT_EQ(pick(ShapeClass::tall, false).implementation, Implementation::fused);
 }
 
 TEST(Planning, ExplicitPolicyForcesAndMissingTimingsMeanFused) {
   const Scheme s = parse_scheme("fp16x2");
   const CostModel m = model_with(s, true, 2e-3, 1e-3);  // multi-pass faster
-  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::fused, true, &m).implementation, Implementation::fused);
-  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::multipass, false, &m).implementation,
+  const ShapeClass sq = ShapeClass::square;
+  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::fused, true, sq, &m).implementation, Implementation::fused);
+  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::multipass, false, sq, &m).implementation,
             Implementation::multipass);
   // No timing for this class, or no model: fused.
-  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::automatic, false, &m).implementation,
+  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::automatic, false, sq, &m).implementation,
             Implementation::fused);
-  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::automatic, true, nullptr).implementation,
+  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::automatic, true, ShapeClass::wide, &m).implementation,
+            Implementation::fused);
+  EXPECT_EQ(choose_split_implementation(s, true, CudaKernels::automatic, true, sq, nullptr).implementation,
             Implementation::fused);
   // Another scheme's timing does not apply.
-  EXPECT_EQ(choose_split_implementation(parse_scheme("bf16x3"), true, CudaKernels::automatic, true, &m).implementation,
+  EXPECT_EQ(choose_split_implementation(parse_scheme("bf16x3"), true, CudaKernels::automatic, true, sq, &m).implementation,
             Implementation::fused);
   // No fused kernel: multi-pass whatever the policy says.
-  EXPECT_EQ(choose_split_implementation(s, false, CudaKernels::fused, false, &m).implementation,
+  EXPECT_EQ(choose_split_implementation(s, false, CudaKernels::fused, false, sq, &m).implementation,
             Implementation::multipass);
 }
 
@@ -125,43 +210,55 @@ TEST(Planning, OrientationPolicyNamesParseBothWays) {
 TEST(CostModelText, ImplementationTimingsRoundTripAndAreChecked) {
   const Scheme s = parse_scheme("tf32x2");
   CostModel m = model_with(s, true, 3e-3, 2.5e-3);
+  m.implementation_timings.push_back(timing(s, false, ShapeClass::tall, 1.367e-3, 1.538e-3));
+  m.implementation_timings.push_back(timing(s, true, ShapeClass::wide, 1.068e-3, 1.446e-3));
   m.measured.push_back(MeasuredCost{s.kind, Target::fp32, {1e-5, 0, 1e-12, 1e-12, 1e-14}, 5, 0.01});
-  const CostModel back = CostModel::from_text(m.to_text(), "t");
-  ASSERT_EQ(back.implementation_timings.size(), 1u);
-  const ImplementationTiming* t = back.find_implementation_timing(s.kind, true);
-  ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->fused_seconds, 3e-3);
-  EXPECT_EQ(t->multipass_seconds, 2.5e-3);
-  EXPECT_EQ(back.find_implementation_timing(s.kind, false), nullptr);
-  std::string bad = m.to_text();
-  bad.replace(bad.find("reads-c"), 7, "maybe");
-  EXPECT_THROW(CostModel::from_text(bad, "t"), InvalidArgument);
+  const std::string text = m.to_text();
+  const CostModel back = CostModel::from_text(text, "t");
+  ASSERT_EQ(back.implementation_timings.size(), m.implementation_timings.size());
+  for (const ImplementationTiming& want : m.implementation_timings) {
+    const ImplementationTiming* t = back.find_implementation_timing(s.kind, want.reads_c, want.shape);
+    ASSERT_NE(t, nullptr) << to_string(want.shape);
+    EXPECT_EQ(t->shape, want.shape);
+    EXPECT_EQ(t->m, want.m);
+    EXPECT_EQ(t->n, want.n);
+    EXPECT_EQ(t->k, want.k);
+    EXPECT_EQ(t->fused_seconds, want.fused_seconds);  // %.17g round-trips exactly
+    EXPECT_EQ(t->multipass_seconds, want.multipass_seconds);
+  }
+  EXPECT_EQ(back.find_implementation_timing(s.kind, false, ShapeClass::square), nullptr);
+  EXPECT_EQ(back.find_implementation_timing(s.kind, true, ShapeClass::tall), nullptr);
+
+  // Malformed `impl` lines, each rejected with its line number.
+  const std::string tall_line = text.substr(text.find("impl tf32x2 beta0 tall"));
+  const std::string line = tall_line.substr(0, tall_line.find('\n'));
+  auto with_line = [&](const std::string& replacement) {
+    std::string bad = text;
+    bad.replace(bad.find(line), line.size(), replacement);
+    return bad;
+  };
+  auto rejected = [](const std::string& t) {
+    try {
+      CostModel::from_text(t, "t");
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what()).find("t: line ") != std::string::npos;
+    }
+    return false;
+  };
+  ASSERT_FALSE(rejected(with_line(line)));
+  EXPECT_TRUE(rejected(with_line("impl tf32x2 maybe tall 65536 1024 784 1e-3 2e-3")));         // beta class
+  EXPECT_TRUE(rejected(with_line("impl tf32x2 beta0 skinny 65536 1024 784 1e-3 2e-3")));       // shape class
+  EXPECT_TRUE(rejected(with_line("impl tf32x2 beta0 65536 1024 784 1e-3 2e-3")));              // version-2 line
+  EXPECT_TRUE(rejected(with_line("impl tf32x2 beta0 tall 8192 8192 1024 1e-3 2e-3")));         // square shape
+  EXPECT_TRUE(rejected(with_line("impl tf32x2 beta0 wide 65536 1024 784 1e-3 2e-3")));         // tall shape
+  EXPECT_TRUE(rejected(with_line("impl tf32x2 beta0 tall 65536 1024 784 -1e-3 2e-3")));        // time
+  EXPECT_TRUE(rejected(with_line("impl tf32x2 beta0 tall 65536 1024 0 1e-3 2e-3")));           // k
+  EXPECT_TRUE(rejected(with_line("impl tf32x2 beta0 tall 65536 1024 784 1e-3 2e-3 7")));       // trailing field
+  EXPECT_TRUE(rejected(with_line("impl tf32x2 reads-c wide 1024 65536 784 1e-3 2e-3")));       // duplicate class
+  EXPECT_TRUE(rejected(with_line("impl fp17x2 beta0 tall 65536 1024 784 1e-3 2e-3")));         // scheme
+  // Another text version (e.g. a cache of version 2) is refused, which makes the caller measure again.
+  std::string old_version = text;
+  old_version.replace(0, old_version.find('\n'), "tcemu-cost-model 2");
+  EXPECT_TRUE(rejected(old_version));
 }
-
-// The host executor runs plan -> split -> products -> combine and says so in the report.
-TEST(Planning, HostReportCarriesTheExecutionPlanVerbatim) {
-  const std::int64_t m = 19, n = 23, k = 31;
-  std::vector<float> A(m * k), B(k * n), C(m * n);
-  fill_random(row_major(A.data(), m, k), Distribution{}, 1);
-  fill_random(row_major(B.data(), k, n), Distribution{}, 2);
-  GemmOptions o;
-  o.scheme = parse_scheme("fp16x2");
-  const GemmReport r = gemm_host<float>(Op::N, Op::N, 1.f, row_major<const float>(A.data(), m, k),
-                                        row_major<const float>(B.data(), k, n), 0.f, row_major(C.data(), m, n), o);
-  const ExecutionPlan& e = r.plan.execution;
-  EXPECT_EQ(e.scheme, "fp16x2");
-  EXPECT_EQ(e.implementation, Implementation::multipass);
-  EXPECT_FALSE(e.swapped);
-  const std::vector<Stage> order = {Stage::plan, Stage::split, Stage::products, Stage::combine};
-  EXPECT_EQ(e.stages, order);
-  EXPECT_NE(e.explain().find("plan -> split -> products -> combine"), std::string::npos) << e.explain();
-  EXPECT_NE(r.plan.explain().find(e.explain()), std::string::npos) << r.plan.explain();
-
-  o.scheme = parse_scheme("int8-ozaki:5");
-  const GemmReport z = gemm_host<float>(Op::N, Op::N, 1.f, row_major<const float>(A.data(), m, k),
-                                        row_major<const float>(B.data(), k, n), 0.f, row_major(C.data(), m, n), o);
-  EXPECT_EQ(z.plan.execution.implementation, Implementation::int_slices);
-  EXPECT_EQ(z.plan.execution.slices, 5);
-}
-
 }  // namespace

@@ -19,7 +19,7 @@ namespace tcemu {
 /// accurate (round-to-nearest promotion per MMA step instead of cuBLAS' truncating accumulation);
 /// with beta != 0 at k = 1,024 (hplai's trailing updates) multi-pass measured faster.
 enum class CudaKernels {
-  automatic,  ///< per scheme and shape class from the calibrated cost model (fused without one)
+  automatic,  ///< per scheme, beta class and shape class from the calibrated cost model (fused without a timing)
   fused,      ///< one kernel: all products, round-to-nearest promotion, combine inside
   multipass,  ///< one cuBLAS GEMM per product group (into C directly for FP32 C, else accumulators + combine)
 };
@@ -94,6 +94,8 @@ enum class OrientationPolicy {
   layout,
   /// the orientation with fewer block tiles of the kernel (orientation_for_tiles); a tie keeps the
   /// layout's. Measured 6-10 % faster for tf32x2 on those shapes, slower for fp16x2 and bf16x3.
+  /// Applied after the implementation is chosen, which uses the shape class of the layout's
+  /// orientation (implementation_shape_class, tcemu/planning.hpp) under both policies.
   tiles,
 };
 
@@ -150,8 +152,10 @@ struct ExecutionPlan {
 /// The execution policy of one gemm call (GemmOptions::execution).
 struct ExecutionPolicy {
   /// Fused kernel or multi-pass for split schemes with a fused kernel (CUDA backend). automatic:
-  /// the one the device's calibrated cost model measured faster for the scheme and the shape class
-  /// (beta == 0 or C read; tcemu/cuda/calibrate.hpp), fused when the model has no such measurement.
+  /// the one the device's calibrated cost model measured faster for the scheme, the beta class
+  /// (beta == 0 or C read) and the shape class (ShapeClass, tcemu/select.hpp: square, tall, wide of
+  /// the problem as C's layout orients it; tcemu/cuda/calibrate.hpp, tcemu/planning.hpp), fused when
+  /// the model has no such measurement.
   CudaKernels kernels = CudaKernels::automatic;
   /// Order of the split, products and combine stages relative to planning (CUDA backend).
   Overlap overlap = Overlap::products_while_planning;

@@ -44,13 +44,23 @@ struct ImplementationChoice {
   std::string reason;
 };
 
+/// The shape class (tcemu/select.hpp) the implementation choice of a call on an m x n C uses: that of
+/// the problem as the layout orientation (orientation_for_layout) presents it to the kernel, i.e.
+/// shape_class(n, m) when C is row-major, else shape_class(m, n). E.g. knn's 1,024 x 60,000 row-major
+/// C: tall. The implementation is decided first, on this class, and the orientation after it: under
+/// OrientationPolicy::tiles a fused kernel may then run the other orientation, which the calibration
+/// times the same way (it runs each class's representative under the caller's policy).
+ShapeClass implementation_shape_class(std::int64_t m, std::int64_t n, bool c_row_major);
+
 /// The implementation of a split-part scheme (ImplFamily parts, one_pass, line_aligned) on the CUDA
 /// backend: multi-pass when it has no fused kernel (`has_fused` false) or `policy` is multipass;
 /// fused when `policy` is fused; for automatic the faster of the two in `model`'s
-/// ImplementationTiming of (scheme.kind, reads_c) (a tie goes to fused, the more accurate), and fused
-/// when `model` is null or has no such timing. `reads_c`: beta != 0.
+/// ImplementationTiming of (scheme.kind, reads_c, shape) (a tie goes to fused, the more accurate),
+/// and fused when `model` is null or has no such timing. `reads_c`: beta != 0; `shape`: the class of
+/// the problem as the kernel sees it (implementation_shape_class). The reason names the beta and
+/// shape classes and, when a timing decided, its shape and both times in ms.
 ImplementationChoice choose_split_implementation(const Scheme& scheme, bool has_fused, CudaKernels policy,
-                                                 bool reads_c, const CostModel* model);
+                                                 bool reads_c, ShapeClass shape, const CostModel* model);
 
 /// Whether a split scheme's products are queued before planning under `overlap`: never for
 /// Overlap::none; for products_while_planning, unless they write C (`products_write_c`: the fused

@@ -57,12 +57,47 @@ struct MeasuredCost {
 /// empty or mixes kinds or targets.
 MeasuredCost fit_measured_cost(const std::vector<CostSample>& samples);
 
-/// A scheme's fused kernel and its multi-pass implementation timed on one m x n x k shape of one
-/// class (GPU calibration, tcemu/cuda/calibrate.hpp): beta == 0 (C is not read) or beta != 0 (the
-/// products read C, as hplai's trailing updates C -= L21 U12 do). Seconds: median of whole calls.
+/// Shape class of a product as the kernel sees it (m x n after the plan's orientation, C column-major
+/// to it), the unit in which fused and multi-pass are compared (ImplementationTiming). The classes
+/// follow where the two were measured to trade places (docs/perf-notes.md section 8, H100: fp16x2
+/// fused loses 2-4 % at 60,000 x 1,024 x 784, wins 5 % at 1,024 x 60,000 x 784 and at 8192^3).
+enum class ShapeClass {
+  square,  ///< neither side narrow against the other: the default class (8192 x 8192, 4096 x 1024, ...)
+  tall,    ///< n <= kShapeClassNarrow and m >= kShapeClassRatio * n: knn's and kmeans' distance GEMMs
+  wide,    ///< m <= kShapeClassNarrow and n >= kShapeClassRatio * m: the same products transposed
+};
+
+/// The narrow side of a tall or wide product is at most this many elements.
+inline constexpr std::int64_t kShapeClassNarrow = 2048;
+/// The long side of a tall or wide product is at least this many times the narrow one.
+inline constexpr std::int64_t kShapeClassRatio = 8;
+
+/// The class of an m x n product as the kernel sees it (see ShapeClass); k does not enter (the
+/// measured trade-off depends on the output's aspect, not on the depth). Non-positive m or n (an
+/// empty product, which runs no implementation) is square. E.g. (60,000, 1,024): tall;
+/// (1,024, 60,000): wide; (8,192, 8,192) and (16,384, 4,096): square.
+constexpr ShapeClass shape_class(std::int64_t m, std::int64_t n) {
+  if (m <= 0 || n <= 0) return ShapeClass::square;
+  if (n <= kShapeClassNarrow && m >= kShapeClassRatio * n) return ShapeClass::tall;
+  if (m <= kShapeClassNarrow && n >= kShapeClassRatio * m) return ShapeClass::wide;
+  return ShapeClass::square;
+}
+
+/// "square", "tall" or "wide" (the cost model's text form).
+const char* to_string(ShapeClass c);
+/// The class's rule in words for reports, e.g. "tall (n <= 2048, m >= 8 n)".
+std::string shape_class_rule(ShapeClass c);
+/// Parses "square", "tall" or "wide"; throws InvalidArgument naming the value otherwise.
+ShapeClass parse_shape_class(const std::string& name);
+
+/// A scheme's fused kernel and its multi-pass implementation timed on one m x n x k shape (m x n as
+/// the kernel sees it, of class `shape`) with beta == 0 (C is not read) or beta != 0 (the products
+/// read C, as hplai's trailing updates C -= L21 U12 do); GPU calibration, tcemu/cuda/calibrate.hpp.
+/// Seconds: median of whole calls. The planning step picks per (kind, reads_c, shape).
 struct ImplementationTiming {
   SchemeKind kind = schemes::native_kind(PartType::fp32);
   bool reads_c = false;
+  ShapeClass shape = ShapeClass::square;  ///< shape_class(m, n)
   std::int64_t m = 0, n = 0, k = 0;
   double fused_seconds = 0, multipass_seconds = 0;
 };
@@ -92,12 +127,14 @@ struct CostModel {
   std::vector<MeasuredCost> measured;
   /// The timings `measured` was fitted to (kept for --explain and the cache file; may be empty).
   std::vector<CostSample> samples;
-  /// Fused against multi-pass per scheme with a fused kernel and shape class (calibrated models;
-  /// empty otherwise): what ExecutionPolicy::kernels = automatic picks from (tcemu/planning.hpp).
+  /// Fused against multi-pass per scheme with a fused kernel, beta class and shape class (calibrated
+  /// models; empty otherwise; at most one per (kind, reads_c, shape)): what ExecutionPolicy::kernels =
+  /// automatic picks from (tcemu/planning.hpp).
   std::vector<ImplementationTiming> implementation_timings;
 
-  /// The timing of `kind` in the class `reads_c`, or nullptr when the model has none.
-  const ImplementationTiming* find_implementation_timing(SchemeKind kind, bool reads_c) const;
+  /// The timing of `kind` with beta class `reads_c` (beta != 0) and shape class `shape`, or nullptr
+  /// when the model has none.
+  const ImplementationTiming* find_implementation_timing(SchemeKind kind, bool reads_c, ShapeClass shape) const;
 
   /// Predicted time in seconds of `scheme` (Ozaki: with its slice count) for an m x n x k product in
   /// an `auto` call of target `call` (which selects the measured cost: float or double data).
@@ -116,10 +153,13 @@ struct CostModel {
 
   /// Text form (the calibration cache file): a version line, the device, the rates, one `fit` line
   /// per MeasuredCost, one `sample` line per CostSample and one `impl` line per
-  /// ImplementationTiming, then `end`. Numbers in %.17g.
+  /// ImplementationTiming (`impl <scheme> <beta0|reads-c> <square|tall|wide> m n k fused multi-pass`),
+  /// then `end`. Numbers in %.17g.
   std::string to_text() const;
   /// Parses to_text()'s output. Throws InvalidArgument "<where>: line N: <problem>" on anything
-  /// malformed, truncated (no `end`), of another version, or with negative / non-finite coefficients.
+  /// malformed, truncated (no `end`), of another version, with negative / non-finite coefficients,
+  /// or with an `impl` line whose shape is not of its named class or that repeats a
+  /// (scheme, beta class, shape class).
   static CostModel from_text(const std::string& text, const std::string& where);
 };
 

@@ -43,18 +43,22 @@ Orientation orientation_for_tiles(std::int64_t m, std::int64_t n, bool c_row_maj
   return o;
 }
 
+ShapeClass implementation_shape_class(std::int64_t m, std::int64_t n, bool c_row_major) {
+  return orientation_for_layout(c_row_major).swapped ? shape_class(n, m) : shape_class(m, n);
+}
+
 ImplementationChoice choose_split_implementation(const Scheme& scheme, bool has_fused, CudaKernels policy,
-                                                 bool reads_c, const CostModel* model) {
+                                                 bool reads_c, ShapeClass shape, const CostModel* model) {
   if (!has_fused) return {Implementation::multipass, scheme.name + " has no fused kernel"};
   if (policy == CudaKernels::multipass) return {Implementation::multipass, "policy: multipass"};
   if (policy == CudaKernels::fused) return {Implementation::fused, "policy: fused"};
-  const char* cls = reads_c ? "beta != 0" : "beta = 0";
-  const ImplementationTiming* t = model ? model->find_implementation_timing(scheme.kind, reads_c) : nullptr;
-  if (!t) return {Implementation::fused, std::string("auto: no calibrated timing for ") + cls + ", fused"};
+  const std::string cls = shape_class_rule(shape) + (reads_c ? ", beta != 0" : ", beta = 0");
+  const ImplementationTiming* t = model ? model->find_implementation_timing(scheme.kind, reads_c, shape) : nullptr;
+  if (!t) return {Implementation::fused, "auto: no calibrated timing for " + cls + ", fused"};
   const bool fused = t->fused_seconds <= t->multipass_seconds;
   char line[256];
-  std::snprintf(line, sizeof line, "auto: calibrated %s at %lldx%lldx%lld: fused %.4g ms, multi-pass %.4g ms", cls,
-                (long long)t->m, (long long)t->n, (long long)t->k, t->fused_seconds * 1e3,
+  std::snprintf(line, sizeof line, "auto: %s, calibrated at %lldx%lldx%lld: fused %.4g ms, multi-pass %.4g ms",
+                cls.c_str(), (long long)t->m, (long long)t->n, (long long)t->k, t->fused_seconds * 1e3,
                 t->multipass_seconds * 1e3);
   return {fused ? Implementation::fused : Implementation::multipass, line};
 }

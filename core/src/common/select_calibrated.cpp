@@ -15,8 +15,9 @@
 namespace tcemu {
 namespace {
 
-// 2: `impl` lines (fused against multi-pass per scheme and shape class, ImplementationTiming).
-constexpr const char* kTextVersion = "tcemu-cost-model 2";
+// 2: `impl` lines (fused against multi-pass per scheme and beta class, ImplementationTiming).
+// 3: `impl` lines name the shape class of the oriented problem (square, tall, wide).
+constexpr const char* kTextVersion = "tcemu-cost-model 3";
 
 /// Solves the normal equations of the columns in `cols` (Gaussian elimination with partial pivoting).
 /// Returns false when the system is singular.
@@ -140,9 +141,35 @@ const MeasuredCost* CostModel::find_measured(const Scheme& s, Target call) const
   return other;
 }
 
-const ImplementationTiming* CostModel::find_implementation_timing(SchemeKind kind, bool reads_c) const {
+const char* to_string(ShapeClass c) {
+  switch (c) {
+    case ShapeClass::square: return "square";
+    case ShapeClass::tall: return "tall";
+    case ShapeClass::wide: return "wide";
+  }
+  return "?";
+}
+
+std::string shape_class_rule(ShapeClass c) {
+  const std::string narrow = std::to_string(kShapeClassNarrow), ratio = std::to_string(kShapeClassRatio);
+  switch (c) {
+    case ShapeClass::square: return "square (neither tall nor wide)";
+    case ShapeClass::tall: return "tall (n <= " + narrow + ", m >= " + ratio + " n)";
+    case ShapeClass::wide: return "wide (m <= " + narrow + ", n >= " + ratio + " m)";
+  }
+  return "?";
+}
+
+ShapeClass parse_shape_class(const std::string& name) {
+  for (const ShapeClass c : {ShapeClass::square, ShapeClass::tall, ShapeClass::wide})
+    if (name == to_string(c)) return c;
+  throw InvalidArgument("unknown shape class '" + name + "' (expected square, tall or wide)");
+}
+
+const ImplementationTiming* CostModel::find_implementation_timing(SchemeKind kind, bool reads_c,
+                                                                  ShapeClass shape) const {
   for (const ImplementationTiming& t : implementation_timings)
-    if (t.kind == kind && t.reads_c == reads_c) return &t;
+    if (t.kind == kind && t.reads_c == reads_c && t.shape == shape) return &t;
   return nullptr;
 }
 
@@ -170,9 +197,9 @@ std::string CostModel::to_text() const {
     os << buf;
   }
   for (const ImplementationTiming& t : implementation_timings) {
-    std::snprintf(buf, sizeof buf, "impl %s %s %lld %lld %lld %.17g %.17g\n", kind_name(t.kind, Target::fp32).c_str(),
-                  t.reads_c ? "reads-c" : "beta0", (long long)t.m, (long long)t.n, (long long)t.k, t.fused_seconds,
-                  t.multipass_seconds);
+    std::snprintf(buf, sizeof buf, "impl %s %s %s %lld %lld %lld %.17g %.17g\n",
+                  kind_name(t.kind, Target::fp32).c_str(), t.reads_c ? "reads-c" : "beta0", to_string(t.shape),
+                  (long long)t.m, (long long)t.n, (long long)t.k, t.fused_seconds, t.multipass_seconds);
     os << buf;
   }
   os << "end\n";
@@ -249,12 +276,16 @@ CostModel CostModel::from_text(const std::string& text, const std::string& where
       c.k = kk;
       m.samples.push_back(c);
     } else if (tag == "impl") {
-      std::string name, cls;
+      std::string name, cls, shape;
       long long mm = 0, nn = 0, kk = 0;
       ImplementationTiming t;
-      if (!(ls >> name >> cls >> mm >> nn >> kk >> t.fused_seconds >> t.multipass_seconds)) throw fail("bad 'impl' line");
+      if (!(ls >> name >> cls >> shape >> mm >> nn >> kk >> t.fused_seconds >> t.multipass_seconds))
+        throw fail("bad 'impl' line (want: impl <scheme> <beta0|reads-c> <square|tall|wide> m n k fused multi-pass)");
+      std::string rest;
+      if (ls >> rest) throw fail("bad 'impl' line (text after the multi-pass time)");
       try {
         t.kind = parse_scheme(name, Target::fp32).kind;
+        t.shape = parse_shape_class(shape);
       } catch (const Error& e) {
         throw fail(e.what());
       }
@@ -266,6 +297,11 @@ CostModel CostModel::from_text(const std::string& text, const std::string& where
       t.m = mm;
       t.n = nn;
       t.k = kk;
+      if (shape_class(t.m, t.n) != t.shape)
+        throw fail("'impl' shape " + std::to_string(mm) + " x " + std::to_string(nn) + " is " +
+                   to_string(shape_class(t.m, t.n)) + ", not " + shape);
+      if (m.find_implementation_timing(t.kind, t.reads_c, t.shape))
+        throw fail("second 'impl' line for " + name + " " + cls + " " + shape);
       m.implementation_timings.push_back(t);
     } else if (tag == "end") {
       ended = true;

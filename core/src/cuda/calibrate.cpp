@@ -22,6 +22,7 @@
 #include "cuda/dispatch/paths.hpp"
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/reference_cuda.hpp"
+#include "tcemu/planning.hpp"
 
 namespace tcemu::cuda {
 namespace {
@@ -39,10 +40,24 @@ constexpr CalShape kShapes[] = {
     {32768, 64, 2048},     // operand split
     {16384, 1024, 784},    // tall-skinny mix (knn / kmeans class)
 };
-/// The shape on which a scheme's fused kernel and its multi-pass implementation are timed against
-/// each other, once with beta = 0 and once with beta = 1 (the two shape classes of
-/// ImplementationTiming): k = 1,024 as in hplai's trailing updates, where C's read decides.
-constexpr CalShape kImplementationShape = {8192, 8192, 1024};
+/// One representative per shape class (ShapeClass, tcemu/select.hpp) on which a scheme's fused kernel
+/// and its multi-pass implementation are timed against each other, once with beta = 0 and once with
+/// beta = 1 (ImplementationTiming). square: k = 1,024 as in hplai's trailing updates, where C's read
+/// decides; tall and wide: knn's and kmeans' distance GEMMs (k = 784) as the kernel sees them with a
+/// column-major C, where the two measured within a few per cent of each other (docs/perf-notes.md
+/// section 8). Each is timed with a column-major C, so the layout orientation keeps it as listed.
+struct ImplementationShape {
+  ShapeClass shape;
+  CalShape size;
+};
+constexpr ImplementationShape kImplementationShapes[] = {
+    {ShapeClass::square, {8192, 8192, 1024}},
+    {ShapeClass::tall, {65536, 1024, 784}},
+    {ShapeClass::wide, {1024, 65536, 784}},
+};
+static_assert(shape_class(8192, 8192) == ShapeClass::square && shape_class(65536, 1024) == ShapeClass::tall &&
+                  shape_class(1024, 65536) == ShapeClass::wide,
+              "each implementation shape must belong to its class");
 constexpr int kWarmup = 1;
 constexpr int kRepeat = 5;
 
@@ -57,9 +72,11 @@ int current_device() {
   return dev;
 }
 
-/// The memo key of a model: the device and the two policy fields that change what is timed.
+/// The memo key of a model: the device and the three policy fields that change what is timed (the
+/// orientation policy changes how a fused kernel runs the tall and wide classes' representatives).
 int model_key(const ExecutionPolicy& policy) {
-  return current_device() * 8 + static_cast<int>(policy.kernels) * 2 + (policy.fused_mma == FusedMma::mma_sync ? 1 : 0);
+  return current_device() * 16 + static_cast<int>(policy.kernels) * 4 + (policy.fused_mma == FusedMma::mma_sync ? 2 : 0) +
+         (policy.orientation == OrientationPolicy::tiles ? 1 : 0);
 }
 
 std::string sanitize(const std::string& s) {
@@ -77,7 +94,8 @@ template <class T>
 struct CalBuffers {
   DeviceBuffer<T> A, B, C;
   static std::size_t most(std::int64_t CalShape::*x, std::int64_t CalShape::*y) {
-    std::int64_t v = kImplementationShape.*x * (kImplementationShape.*y);
+    std::int64_t v = 0;
+    for (const ImplementationShape& s : kImplementationShapes) v = std::max(v, s.size.*x * (s.size.*y));
     for (const CalShape& s : kShapes) v = std::max(v, s.*x * (s.*y));
     return static_cast<std::size_t>(v);
   }
@@ -114,35 +132,40 @@ std::function<void()> timed_call(CalBuffers<T>& buf, const CalShape& sh, const S
 }
 
 /// Fused against multi-pass for every FP32-target scheme of the calibration set that has a fused
-/// kernel on this device, on kImplementationShape with beta = 0 and beta = 1, timed interleaved
-/// (float data; the choice serves double data too).
+/// kernel on this device, on each of kImplementationShapes with beta = 0 and beta = 1, each pair timed
+/// interleaved (float data; the choice serves double data too).
 std::vector<ImplementationTiming> measure_implementations(const ExecutionPolicy& policy, Workspace& ws) {
   std::vector<ImplementationTiming> out;
   CalBuffers<float> buf;
   RecordTimingsOff off(ws);
-  const CalShape& sh = kImplementationShape;
   for (const Scheme& sc : schemes_for(Target::fp32)) {
     if (!detail::has_fused_kernel(sc)) continue;
-    for (const bool reads_c : {false, true}) {
-      const float beta = reads_c ? 1.f : 0.f;
-      const std::vector<RunTimes> rt = time_runs_interleaved(
-          {timed_call(buf, sh, sc, policy, CudaKernels::fused, beta, ws),
-           timed_call(buf, sh, sc, policy, CudaKernels::multipass, beta, ws)},
-          kWarmup, kRepeat);
-      out.push_back(ImplementationTiming{sc.kind, reads_c, sh.m, sh.n, sh.k, 1e-3 * rt[0].median_ms,
-                                         1e-3 * rt[1].median_ms});
-    }
+    for (const ImplementationShape& is : kImplementationShapes)
+      for (const bool reads_c : {false, true}) {
+        const CalShape& sh = is.size;
+        const float beta = reads_c ? 1.f : 0.f;
+        const std::vector<RunTimes> rt = time_runs_interleaved(
+            {timed_call(buf, sh, sc, policy, CudaKernels::fused, beta, ws),
+             timed_call(buf, sh, sc, policy, CudaKernels::multipass, beta, ws)},
+            kWarmup, kRepeat);
+        out.push_back(ImplementationTiming{sc.kind, reads_c, is.shape, sh.m, sh.n, sh.k, 1e-3 * rt[0].median_ms,
+                                           1e-3 * rt[1].median_ms});
+      }
   }
   return out;
 }
 
-/// The implementation the fits time `sc` with: the policy's, and for automatic the one the beta = 0
-/// comparison picked (the fitted shapes have beta = 0), as the planning step will.
-CudaKernels kernels_for_fit(const Scheme& sc, const ExecutionPolicy& policy, const std::vector<ImplementationTiming>& impl) {
+/// The implementation the fits time `sc` with on `sh` (beta = 0, C column-major): the policy's, and
+/// for automatic what the planning step will pick from `impl` for that shape's class.
+CudaKernels kernels_for_fit(const Scheme& sc, const CalShape& sh, const ExecutionPolicy& policy,
+                            const std::vector<ImplementationTiming>& impl) {
   if (policy.kernels != CudaKernels::automatic) return policy.kernels;
-  for (const ImplementationTiming& t : impl)
-    if (t.kind == sc.kind && !t.reads_c) return t.fused_seconds <= t.multipass_seconds ? CudaKernels::fused : CudaKernels::multipass;
-  return CudaKernels::fused;  // no fused kernel: the planning step runs multi-pass either way
+  if (!detail::has_fused_kernel(sc)) return CudaKernels::fused;  // the planning step runs multi-pass either way
+  CostModel timings;
+  timings.implementation_timings = impl;
+  const ImplementationChoice c = choose_split_implementation(
+      sc, true, CudaKernels::automatic, false, implementation_shape_class(sh.m, sh.n, false), &timings);
+  return c.implementation == Implementation::fused ? CudaKernels::fused : CudaKernels::multipass;
 }
 
 /// Times every scheme of `t` on every shape class with data of type T; appends the samples.
@@ -153,7 +176,7 @@ void measure(Target t, const ExecutionPolicy& policy, const std::vector<Implemen
   RecordTimingsOff off(ws);
   for (const CalShape& sh : kShapes)
     for (const Scheme& sc : schemes_for(t)) {
-      const RunTimes rt = time_runs(timed_call(buf, sh, sc, policy, kernels_for_fit(sc, policy, impl), T(0), ws),
+      const RunTimes rt = time_runs(timed_call(buf, sh, sc, policy, kernels_for_fit(sc, sh, policy, impl), T(0), ws),
                                     kWarmup, kRepeat);
       out.push_back(CostSample{sc, sh.m, sh.n, sh.k, 1e-3 * rt.median_ms, t});
     }
@@ -259,10 +282,13 @@ std::string calibration_cache_path(const ExecutionPolicy& policy) {
   TCEMU_CUBLAS(cublasGetProperty(MINOR_VERSION, &cb_minor));
   TCEMU_CUBLAS(cublasGetProperty(PATCH_LEVEL, &cb_patch));
   char name[512];
-  // v4: fused against multi-pass per scheme and shape class (`impl` lines), the fits timed with
+  // v4: fused against multi-pass per scheme and beta class (`impl` lines), the fits timed with
   // the implementation the planning step picks; the policy's kernels named in the file.
-  const std::string kernels = std::string(to_string(policy.kernels)) + (policy.fused_mma == FusedMma::mma_sync ? "-mma.sync" : "");
-  std::snprintf(name, sizeof name, "cost-model-v4-%s-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt", kernels.c_str(),
+  // v5: per shape class too (text version 3); "-tiles" for OrientationPolicy::tiles.
+  const std::string kernels = std::string(to_string(policy.kernels)) +
+                              (policy.fused_mma == FusedMma::mma_sync ? "-mma.sync" : "") +
+                              (policy.orientation == OrientationPolicy::tiles ? "-tiles" : "");
+  std::snprintf(name, sizeof name, "cost-model-v5-%s-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt", kernels.c_str(),
                 sanitize(p.name).c_str(), p.major, p.minor, drv, rt, cb_major, cb_minor, cb_patch);
   return dir + "/" + name;
 }
@@ -345,15 +371,15 @@ std::string describe_cost_model(const CostModel& model) {
     os << line;
   }
   if (!model.implementation_timings.empty()) {
-    std::snprintf(line, sizeof line, "  %-14s %-10s %-20s %12s %14s %s\n", "implementation", "class", "m x n x k",
-                  "fused ms", "multi-pass ms", "auto picks");
+    std::snprintf(line, sizeof line, "  %-14s %-7s %-10s %-20s %12s %14s %s\n", "implementation", "shape", "beta",
+                  "m x n x k", "fused ms", "multi-pass ms", "auto picks");
     os << line;
     for (const ImplementationTiming& t : model.implementation_timings) {
       char shape[64];
       std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)t.m, (long long)t.n, (long long)t.k);
-      std::snprintf(line, sizeof line, "  %-14s %-10s %-20s %12.4f %14.4f %s\n", schemes::descriptor(t.kind).name,
-                    t.reads_c ? "beta != 0" : "beta = 0", shape, t.fused_seconds * 1e3, t.multipass_seconds * 1e3,
-                    t.fused_seconds <= t.multipass_seconds ? "fused" : "multi-pass");
+      std::snprintf(line, sizeof line, "  %-14s %-7s %-10s %-20s %12.4f %14.4f %s\n", schemes::descriptor(t.kind).name,
+                    to_string(t.shape), t.reads_c ? "beta != 0" : "beta = 0", shape, t.fused_seconds * 1e3,
+                    t.multipass_seconds * 1e3, t.fused_seconds <= t.multipass_seconds ? "fused" : "multi-pass");
       os << line;
     }
   }

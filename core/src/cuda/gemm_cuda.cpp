@@ -112,9 +112,12 @@ struct Decision {
   Orientation orientation;
 };
 
-/// The planning step's execution decisions for scheme `s` on an m x n C (tcemu/planning.hpp): the
-/// fused kernels are oriented by their block tiles (fewer tiles; ExecutionPolicy::orientation =
-/// layout: by C's layout), every other implementation by C's layout (column-major to them).
+/// The planning step's execution decisions for scheme `s` on an m x n C (tcemu/planning.hpp), in this
+/// order: the implementation, for a split scheme from the shape class of the problem as C's layout
+/// orients it (implementation_shape_class); then the orientation: the fused kernels by their block
+/// tiles under ExecutionPolicy::orientation = tiles (fewer tiles), else, and for every other
+/// implementation, by C's layout (column-major to them). The class is the layout's under both
+/// policies, so the orientation never feeds back into the implementation choice.
 /// `model()`: the calibrated model behind ExecutionPolicy::kernels = automatic, called only when a
 /// decision needs it (nullptr: none).
 template <class ModelOf>
@@ -141,7 +144,8 @@ Decision decide(const Scheme& s, std::int64_t m, std::int64_t n, bool c_row_majo
     default: {
       const bool has_fused = detail::has_fused_kernel(s);
       const bool ask = has_fused && ex.kernels == CudaKernels::automatic;
-      const ImplementationChoice c = choose_split_implementation(s, has_fused, ex.kernels, reads_c, ask ? model() : nullptr);
+      const ImplementationChoice c = choose_split_implementation(
+          s, has_fused, ex.kernels, reads_c, implementation_shape_class(m, n, c_row_major), ask ? model() : nullptr);
       d.implementation = c.implementation;
       d.implementation_reason = c.reason;
     }

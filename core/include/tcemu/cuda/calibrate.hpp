@@ -7,14 +7,16 @@
 /// What is measured (calibrated_cost_model): with CUDA events on the legacy default stream, one
 /// warm-up and the median of 5 timed gemm_device calls (range policy `ignore`, uniform(-1,1) data,
 /// split and range profile included, i.e. what a call costs). First, for every FP32-target scheme of
-/// the set below with a fused kernel on this device, fused against multi-pass, interleaved, on
-/// 8192 x 8192 x 1024 with beta = 0 and with beta = 1 (CostModel::implementation_timings: what
-/// ExecutionPolicy::kernels = automatic picks from, tcemu/planning.hpp). Then, each on the
-/// implementation the planning step will run (the policy's kernels; automatic: the faster at beta = 0),
+/// the set below with a fused kernel on this device, fused against multi-pass, interleaved, on one
+/// shape per shape class (ShapeClass, select.hpp: square 8192 x 8192 x 1024, tall 65536 x 1024 x 784,
+/// wide 1024 x 65536 x 784, C column-major) with beta = 0 and with beta = 1
+/// (CostModel::implementation_timings: what ExecutionPolicy::kernels = automatic picks from per
+/// scheme, beta class and shape class, tcemu/planning.hpp). Then, each on the implementation the
+/// planning step will run (the policy's kernels; automatic: the faster at beta = 0 in the shape's class),
 ///   FP32 target, float data:  fp32, fp64, fp16x2, tf32x2, bf16x3, bf16x9, int8-ozaki:4, int8-ozaki:7
 ///   FP64 target, double data: fp64, int8-ozaki:6, int8-ozaki:8, int8-ozaki:11
-/// on five shapes (m x n x k), each chosen so that one cost term dominates:
-///   256^3 (fixed cost), 4096^3 (products), 8192 x 8192 x 64 (output), 32768 x 64 x 2048 (operand
+/// on seven shapes (m x n x k), each chosen so that one cost term dominates:
+///   256^3 and 1024^3 (fixed cost), 4096^3 and 8192^3 (products), 8192 x 8192 x 64 (output), 32768 x 64 x 2048 (operand
 ///   split), 16384 x 1024 x 784 (a tall-skinny mix, the knn/kmeans class).
 /// Per scheme kind and target a MeasuredCost (select.hpp) is fitted: time = fixed + a (mk + kn) +
 /// b mn + c mnk (Ozaki: with its slice count s in the terms, see cost_features()), by non-negative
@@ -24,7 +26,8 @@
 /// On an H200 the whole calibration takes a few seconds (at most ~30 s); a progress line goes to
 /// stderr.
 ///
-/// Cache: one text file per GPU model, driver, CUDA runtime and cuBLAS version and kernel choice
+/// Cache: one text file per GPU model, driver, CUDA runtime and cuBLAS version, kernel choice and
+/// orientation policy
 /// in ExecutionPolicy::calibration_cache_dir (calibration_cache_path(); the apps use
 /// $XDG_CACHE_HOME/tcemu, else $HOME/.cache/tcemu), in CostModel::to_text() form, written to a
 /// temporary name and renamed. A file that does not parse is reported in one line on stderr and
@@ -55,14 +58,15 @@ namespace tcemu::cuda {
 /// CalibrationPolicy lives in tcemu/execution.hpp (ExecutionPolicy::calibration).
 using ::tcemu::CalibrationPolicy;
 
-/// Cache file of the current device under `policy`: <policy.calibration_cache_dir>/cost-model-v4-
+/// Cache file of the current device under `policy`: <policy.calibration_cache_dir>/cost-model-v5-
 /// <kernels>-<GPU name>-sm<cc>-drv<driver>-rt<runtime>-cublas<version>.txt, <kernels> one of auto,
-/// fused, multipass, with "-mma.sync" for FusedMma::mma_sync (name characters other than
+/// fused, multipass, with "-mma.sync" for FusedMma::mma_sync and "-tiles" for
+/// OrientationPolicy::tiles (name characters other than
 /// [A-Za-z0-9.-] become '_'); "" when the folder is empty. Throws DeviceError without a device.
 std::string calibration_cache_path(const ExecutionPolicy& policy);
 
 /// The measured cost model of the current device. Unless `recalibrate`, returns the model already
-/// measured or loaded in this process under the same kernel choice, else the cache file's
+/// measured or loaded in this process under the same kernel choice and orientation policy, else the cache file's
 /// (calibration_cache_path(policy)), else
 /// measures (see the file comment), writes the cache and returns it. With `recalibrate` it always
 /// measures and rewrites the cache. `ws` is the workspace the timed calls use (nullptr: a private one,
@@ -71,7 +75,7 @@ std::string calibration_cache_path(const ExecutionPolicy& policy);
 CostModel calibrated_cost_model(const ExecutionPolicy& policy, Workspace* ws, bool recalibrate);
 
 /// The model gemm_device's `auto` uses when GemmOptions::cost_model is nullptr, per
-/// execution.calibration; memoised per device, kernel choice and process (thread-safe). Never throws
+/// execution.calibration; memoised per device, kernel choice, orientation policy and process (thread-safe). Never throws
 /// for a failed measurement (one line on stderr, then the anchors).
 std::shared_ptr<const CostModel> device_cost_model(const ExecutionPolicy& execution);
 
