@@ -8,8 +8,10 @@
 /// of the same contract is tcemu::cuda::nearest_device (tcemu/cuda/nearest_cuda.hpp).
 ///
 /// Ordering and ties: results of a query are sorted by (distance, database index), nearest first, so
-/// equal distances go to the smaller index; NaN distances count as +infinity. Distances are evaluated
-/// in T as written above (the sum of the norms first, no FMA contraction), then widened to double.
+/// equal distances go to the smaller index; NaN distances count as +infinity (and are reported so).
+/// Distances are evaluated in T as written above (the sum of the norms first, no FMA contraction),
+/// then widened to double; after a k = 1 near-tie re-ranking the reported distance is the T distance
+/// of the point the re-ranking chose.
 #include <cstdint>
 #include <functional>
 #include <vector>
