@@ -7,12 +7,13 @@
 #include <limits>
 #include <numeric>
 
+#include "tcemu/nearest.hpp"
+
 namespace kmeans {
 namespace {
 
 using tcemu::app::Clock;
 using tcemu::app::seconds_since;
-
 
 }  // namespace
 
@@ -26,7 +27,7 @@ LloydResult lloyd(const Dataset& data, const std::vector<double>& init, const tc
   r.assignment.assign(n, 0);
   const auto t_start = Clock::now();
 
-  // Points in the working precision and their squared norms (computed in FP64, then rounded).
+  // Points in the working precision and their squared norms (computed in FP64, then rounded to T).
   std::vector<T> x_own;
   const T* x = nullptr;
   if constexpr (std::is_same_v<T, float>) {
@@ -36,66 +37,30 @@ LloydResult lloyd(const Dataset& data, const std::vector<double>& init, const tc
     x = x_own.data();
   }
   std::vector<T> xnorm(n);
-  for (std::int64_t i = 0; i < n; ++i) {
-    double s = 0;
-    for (std::int64_t j = 0; j < d; ++j) s += double(x[i * d + j]) * double(x[i * d + j]);
-    xnorm[i] = static_cast<T>(s);
-  }
+  tcemu::squared_norms_host(row_major<const T>(x, n, d), xnorm.data());
 
-  const std::int64_t batch = std::min<std::int64_t>(std::max<std::int64_t>(opt.batch, 1), n);
-  std::vector<T> c(k * d), cnorm(k), dots(batch * k);
+  // Assignment: core's nearest-neighbour primitive with k = 1 (argmin of ||x||^2 + ||c||^2 - 2 x.c,
+  // ties to the lower index) and its FP64 near-tie re-ranking against the FP64 centroids.
+  NearestOptions nearest;
+  nearest.gemm = gemm;
+  nearest.batch = std::max<std::int64_t>(opt.batch, 1);
+  nearest.near_tie_margin = opt.recheck_margin;
+  nearest.exact_database = r.centroids.data();
+  std::vector<T> c(k * d);
+  std::vector<std::int32_t> next(n);
   std::vector<double> sums(k * d);
   std::vector<std::int64_t> counts(k);
   for (int iter = 1; iter <= opt.max_iter; ++iter) {
     // Centroids in the working precision.
     for (std::int64_t e = 0; e < k * d; ++e) c[e] = static_cast<T>(r.centroids[e]);
-    for (std::int64_t j = 0; j < k; ++j) {
-      double s = 0;
-      for (std::int64_t l = 0; l < d; ++l) s += double(c[j * d + l]) * double(c[j * d + l]);
-      cnorm[j] = static_cast<T>(s);
-    }
-    // Assignment: argmin_j ||x||^2 + ||c_j||^2 - 2 x.c_j, with x.c from the GEMM.
-    bool changed = iter == 1;
-    for (std::int64_t i0 = 0; i0 < n; i0 += batch) {
-      const std::int64_t b = std::min(batch, n - i0);
-      const auto tg = Clock::now();
-      const GemmReport rep = gemm_host<T>(Op::N, Op::T, T(1), row_major<const T>(x + i0 * d, b, d),
-                                          row_major<const T>(c.data(), k, d), T(0),
-                                          row_major(dots.data(), b, k), gemm);
-      r.gemm_seconds += seconds_since(tg);
-      r.gemm.add(rep);
-      for (std::int64_t i = 0; i < b; ++i) {
-        std::int32_t best = 0;
-        T best_d = std::numeric_limits<T>::infinity();
-        for (std::int64_t j = 0; j < k; ++j) {
-          const T dist = xnorm[i0 + i] + cnorm[j] - T(2) * dots[i * k + j];
-          if (dist < best_d) {
-            best_d = dist;
-            best = static_cast<std::int32_t>(j);
-          }
-        }
-        if (opt.recheck_margin > 0) {  // near-ties: decide with exact FP64 distances
-          const double limit = double(best_d) + opt.recheck_margin * (double(xnorm[i0 + i]) + double(cnorm[best]));
-          int within = 0;
-          for (std::int64_t j = 0; j < k && within < 2; ++j)
-            within += double(xnorm[i0 + i] + cnorm[j] - T(2) * dots[i * k + j]) <= limit;
-          if (within > 1) {
-            double best_exact = std::numeric_limits<double>::infinity();
-            for (std::int64_t j = 0; j < k; ++j) {
-              if (double(xnorm[i0 + i] + cnorm[j] - T(2) * dots[i * k + j]) > limit) continue;
-              const double e = sq_distance(data.point(i0 + i), &r.centroids[j * d], d);
-              if (e < best_exact) {
-                best_exact = e;
-                best = static_cast<std::int32_t>(j);
-              }
-            }
-            ++r.rechecked;
-          }
-        }
-        changed |= r.assignment[i0 + i] != best;
-        r.assignment[i0 + i] = best;
-      }
-    }
+    NearestLog log;
+    nearest_host<T>(row_major<const T>(x, n, d), row_major<const T>(c.data(), k, d), 1, next.data(), nullptr,
+                    nearest, &log, xnorm.data());
+    r.gemm_seconds += log.gemm_seconds;
+    for (const GemmReport& rep : log.reports) r.gemm.add(rep);
+    r.rechecked += log.rechecked;
+    const bool changed = iter == 1 || next != r.assignment;
+    r.assignment.swap(next);
     // Inertia of this assignment against the centroids it was made with, in FP64.
     std::vector<double> dist_to_own(n);
     double inertia = 0;

@@ -1,7 +1,8 @@
 #pragma once
 /// \file lloyd.hpp
-/// Lloyd's k-means iterations with the point-to-centroid distances computed through tcemu's GEMM:
-/// ||x||^2 + ||c||^2 - 2 x.c, where X (n x d) * C^T (d x k) uses the requested scheme.
+/// Lloyd's k-means iterations whose assignment step is core's nearest-neighbour primitive with k = 1
+/// (tcemu/nearest.hpp): argmin of ||x||^2 + ||c||^2 - 2 x.c, where X (n x d) * C^T (d x k) uses the
+/// requested scheme, with the primitive's FP64 near-tie re-ranking against the FP64 centroids.
 #include <cstdint>
 #include <functional>
 #include <string>

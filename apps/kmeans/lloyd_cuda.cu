@@ -1,8 +1,10 @@
-// Lloyd's k-means resident on the GPU (see lloyd_device.hpp). Kernels:
-//   norms      x -> ||x||^2 (FP64 sum, rounded to T), one warp per point
+// Lloyd's k-means resident on the GPU (see lloyd_device.hpp). Steps:
+//   norms      x -> ||x||^2 once, core's tcemu::cuda::squared_norms_device (one warp per point)
 //   centroids  FP64 centroids -> working precision T and ||c||^2
-//   argmin     one warp per point over the k distances ||x||^2 + ||c||^2 - 2 x.c (ties: lower index)
-//   dist_own   FP64 ||x - c_a||^2 per point and the block-reduced inertia (one atomic per block)
+//   assign     core's tcemu::cuda::nearest_device with k = 1: the distance GEMM, then one warp per
+//              point over ||x||^2 + ||c||^2 - 2 x.c (ties: lower index) with the FP64 near-tie re-check
+//   dist_own   FP64 ||x - c_a||^2 per point, the block-reduced inertia (one atomic per block) and
+//              whether the assignment changed
 //   update     points sorted by cluster (CUB radix sort); each block sums a contiguous chunk of the
 //              sorted points per dimension in FP64 registers and flushes one atomicAdd per cluster
 //              boundary, so the update reads X once and issues O((n / chunk + k) d) atomics.
@@ -19,6 +21,7 @@
 #include "app_common/timing.hpp"
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
+#include "tcemu/cuda/nearest_cuda.hpp"
 #include "tcemu/error.hpp"
 
 namespace kmeans {
@@ -27,20 +30,6 @@ namespace {
 constexpr int kWarp = 32;
 constexpr int kBlock = 256;
 constexpr std::int64_t kChunk = 1024;  // sorted points per update block
-
-template <class T>
-__global__ void norms_kernel(const T* x, T* xnorm, std::int64_t n, std::int64_t d) {
-  const std::int64_t p = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
-  const int lane = threadIdx.x % kWarp;
-  if (p >= n) return;
-  double s = 0;
-  for (std::int64_t j = lane; j < d; j += kWarp) {
-    const double v = x[p * d + j];
-    s += v * v;
-  }
-  for (int o = kWarp / 2; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
-  if (lane == 0) xnorm[p] = static_cast<T>(s);
-}
 
 template <class T>
 __global__ void centroids_kernel(const double* c64, T* c, T* cnorm, std::int64_t d) {
@@ -62,78 +51,9 @@ __global__ void centroids_kernel(const double* c64, T* c, T* cnorm, std::int64_t
 }
 
 template <class T>
-__global__ void argmin_kernel(const T* dots, const T* xnorm, const T* cnorm, std::int32_t* assign,
-                              int* changed, std::int64_t n, std::int64_t k, const T* x, const double* c64,
-                              std::int64_t d, double margin, unsigned long long* rechecked) {
-  const std::int64_t p = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
-  const int lane = threadIdx.x % kWarp;
-  if (p >= n) return;
-  T best = INFINITY;
-  int best_j = 0x7fffffff;
-  for (std::int64_t j = lane; j < k; j += kWarp) {
-    const T dist = xnorm[p] + cnorm[j] - T(2) * dots[p * k + j];
-    if (dist < best) {  // per lane j increases, so strict < keeps the lowest index
-      best = dist;
-      best_j = int(j);
-    }
-  }
-  for (int o = kWarp / 2; o > 0; o /= 2) {
-    const T ob = __shfl_down_sync(0xffffffffu, best, o);
-    const int oj = __shfl_down_sync(0xffffffffu, best_j, o);
-    if (ob < best || (ob == best && oj < best_j)) {
-      best = ob;
-      best_j = oj;
-    }
-  }
-  best = __shfl_sync(0xffffffffu, best, 0);
-  best_j = __shfl_sync(0xffffffffu, best_j, 0);
-  if (best_j == 0x7fffffff) best_j = 0;  // all distances NaN: keep cluster 0 (input is finite)
-  if (margin > 0) {
-    // Near-ties (as lloyd() on the host): every centroid within the margin is compared again with an
-    // exact FP64 distance, the warp computing one distance at a time (warp-uniform control flow).
-    const double limit = double(best) + margin * (double(xnorm[p]) + double(cnorm[best_j]));
-    int within = 0;
-    for (std::int64_t j = lane; j < k; j += kWarp)
-      within += double(xnorm[p] + cnorm[j] - T(2) * dots[p * k + j]) <= limit;
-    for (int o = kWarp / 2; o > 0; o /= 2) within += __shfl_down_sync(0xffffffffu, within, o);
-    within = __shfl_sync(0xffffffffu, within, 0);
-    if (within > 1) {
-      double best_exact = INFINITY;
-      int exact_j = best_j;
-      for (std::int64_t j0 = 0; j0 < k; j0 += kWarp) {
-        const std::int64_t j = j0 + lane;
-        const bool cand = j < k && double(xnorm[p] + cnorm[j] - T(2) * dots[p * k + j]) <= limit;
-        unsigned mask = __ballot_sync(0xffffffffu, cand);
-        while (mask) {
-          const int bit = __ffs(mask) - 1;
-          mask &= mask - 1;
-          const std::int64_t jj = j0 + bit;
-          double e = 0;
-          for (std::int64_t l = lane; l < d; l += kWarp) {
-            const double t = double(x[p * d + l]) - c64[jj * d + l];
-            e += t * t;
-          }
-          for (int o = kWarp / 2; o > 0; o /= 2) e += __shfl_down_sync(0xffffffffu, e, o);
-          e = __shfl_sync(0xffffffffu, e, 0);
-          if (e < best_exact) {  // candidates arrive in increasing j: ties keep the lower index
-            best_exact = e;
-            exact_j = int(jj);
-          }
-        }
-      }
-      best_j = exact_j;
-      if (lane == 0) atomicAdd(rechecked, 1ull);
-    }
-  }
-  if (lane == 0) {
-    if (assign[p] != best_j) *changed = 1;
-    assign[p] = best_j;
-  }
-}
-
-template <class T>
 __global__ void dist_own_kernel(const T* x, const double* c64, const std::int32_t* assign,
-                                double* dist_own, double* inertia, std::int64_t n, std::int64_t d) {
+                                const std::int32_t* previous, int* changed, double* dist_own, double* inertia,
+                                std::int64_t n, std::int64_t d) {
   __shared__ double part[kBlock / kWarp];
   const std::int64_t p = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
   const int lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
@@ -145,7 +65,10 @@ __global__ void dist_own_kernel(const T* x, const double* c64, const std::int32_
       s += t * t;
     }
     for (int o = kWarp / 2; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
-    if (lane == 0) dist_own[p] = s;
+    if (lane == 0) {
+      dist_own[p] = s;
+      if (assign[p] != previous[p]) *changed = 1;
+    }
   }
   if (lane == 0) part[warp] = p < n ? s : 0.0;
   __syncthreads();
@@ -220,21 +143,19 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
   using tcemu::app::Clock;
   using tcemu::app::seconds_since;
 
-  tcemu::cuda::DeviceBuffer<T> x(n * d), xnorm(n), c(k * d), cnorm(k), dots(n * k);
+  tcemu::cuda::DeviceBuffer<T> x(n * d), xnorm(n), c(k * d), cnorm(k);
   tcemu::cuda::DeviceBuffer<double> c64(k * d), sums(k * d), dist_own(n), inertia(1);
   tcemu::cuda::DeviceBuffer<unsigned long long> counts(k);
-  tcemu::cuda::DeviceBuffer<std::int32_t> assign(n), keys(n), iota(n), order(n);
+  tcemu::cuda::DeviceBuffer<std::int32_t> assign(n), previous(n), keys(n), iota(n), order(n);
   tcemu::cuda::DeviceBuffer<int> changed(1);
-  tcemu::cuda::DeviceBuffer<unsigned long long> rechecked(1);
-  TCEMU_CUDA(cudaMemset(rechecked.get(), 0, sizeof(unsigned long long)));
+  tcemu::cuda::NearestWorkspace<T> nearest_ws;  // freed with the run, like the other buffers
   {
     std::vector<T> xt(data.data.begin(), data.data.end());
     TCEMU_CUDA(cudaMemcpy(x.get(), xt.data(), n * d * sizeof(T), cudaMemcpyHostToDevice));
   }
   TCEMU_CUDA(cudaMemcpy(c64.get(), init.data(), k * d * sizeof(double), cudaMemcpyHostToDevice));
   TCEMU_CUDA(cudaMemset(assign.get(), 0, n * sizeof(std::int32_t)));
-  norms_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(x.get(), xnorm.get(), n, d);
-  TCEMU_LAUNCHED("norms");
+  tcemu::cuda::squared_norms_device(row_major<const T>(x.get(), n, d), xnorm.get());
   iota_kernel<<<blocks_for(n), kBlock>>>(iota.get(), n);
   TCEMU_LAUNCHED("iota");
   int key_bits = 1;
@@ -244,6 +165,14 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
                                   key_bits);
   tcemu::cuda::DeviceBuffer<unsigned char> sort_tmp(sort_bytes);
   TCEMU_CUDA(cudaDeviceSynchronize());
+  // Assignment: all n points in one batch (one GEMM per iteration, as the n x k block fits).
+  NearestOptions nearest;
+  nearest.gemm = gemm;
+  nearest.batch = n;
+  nearest.near_tie_margin = opt.recheck_margin;
+  nearest.exact_database = c64.get();
+  nearest_ws.dots.resize(std::size_t(n * k));  // allocated outside the timed loop, as before
+  nearest_ws.rechecked.resize(1);
   // Timed from here: uploading X and allocating are the same for every scheme and excluded.
   const auto t_start = Clock::now();
 
@@ -251,22 +180,19 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
   for (int iter = 1; iter <= opt.max_iter; ++iter) {
     centroids_kernel<T><<<unsigned(k), kBlock>>>(c64.get(), c.get(), cnorm.get(), d);
     TCEMU_LAUNCHED("centroids");
-    const auto tg = Clock::now();
-    const GemmReport rep = tcemu::cuda::gemm_device<T>(Op::N, Op::T, T(1), row_major<const T>(x.get(), n, d),
-                                                row_major<const T>(c.get(), k, d), T(0),
-                                                row_major(dots.get(), n, k), gemm, nullptr, nullptr);
-    TCEMU_CUDA(cudaDeviceSynchronize());
-    r.gemm_seconds += seconds_since(tg);
-    r.gemm.add(rep);
+    std::swap(assign, previous);
+    NearestLog log;
+    tcemu::cuda::nearest_device<T>(row_major<const T>(x.get(), n, d), row_major<const T>(c.get(), k, d), 1,
+                                   assign.get(), nullptr, nearest, &log, xnorm.get(), cnorm.get(), nullptr,
+                                   &nearest_ws);
+    r.gemm_seconds += log.gemm_seconds;
+    for (const GemmReport& rep : log.reports) r.gemm.add(rep);
+    r.rechecked += log.rechecked;
 
     TCEMU_CUDA(cudaMemset(changed.get(), 0, sizeof(int)));
-    argmin_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(dots.get(), xnorm.get(), cnorm.get(), assign.get(),
-                                                         changed.get(), n, k, x.get(), c64.get(), d,
-                                                         opt.recheck_margin, rechecked.get());
-    TCEMU_LAUNCHED("argmin");
     TCEMU_CUDA(cudaMemset(inertia.get(), 0, sizeof(double)));
-    dist_own_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(x.get(), c64.get(), assign.get(), dist_own.get(),
-                                                           inertia.get(), n, d);
+    dist_own_kernel<T><<<blocks_for(n * kWarp), kBlock>>>(x.get(), c64.get(), assign.get(), previous.get(),
+                                                           changed.get(), dist_own.get(), inertia.get(), n, d);
     TCEMU_LAUNCHED("dist_own");
     double h_inertia = 0;
     int h_changed = 0;
@@ -310,9 +236,6 @@ LloydResult lloyd_device(const Dataset& data, const std::vector<double>& init, c
       }
     }
   }
-  unsigned long long h_rechecked = 0;
-  TCEMU_CUDA(cudaMemcpy(&h_rechecked, rechecked.get(), sizeof(h_rechecked), cudaMemcpyDeviceToHost));
-  r.rechecked = static_cast<std::int64_t>(h_rechecked);
   // Centroids of the final assignment step, and the assignment.
   TCEMU_CUDA(cudaMemcpy(r.centroids.data(), c64.get(), k * d * sizeof(double), cudaMemcpyDeviceToHost));
   TCEMU_CUDA(cudaMemcpy(r.assignment.data(), assign.get(), n * sizeof(std::int32_t), cudaMemcpyDeviceToHost));

@@ -1,7 +1,8 @@
 #pragma once
 /// \file lloyd_device.hpp
-/// Lloyd's k-means with the data resident on an NVIDIA GPU: the distance GEMM through
-/// tcemu::cuda::gemm_device, argmin, FP64 inertia and the centroid update as CUDA kernels, so that
+/// Lloyd's k-means with the data resident on an NVIDIA GPU: the assignment step through
+/// tcemu::cuda::nearest_device with k = 1 (distance GEMM + argmin kernel), FP64 inertia and the
+/// centroid update as CUDA kernels, so that
 /// nothing but k counts and a few scalars cross PCIe per iteration. Same semantics as lloyd().
 #include "lloyd.hpp"
 

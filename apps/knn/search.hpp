@@ -12,6 +12,7 @@
 #include "dataset.hpp"
 #include "device.hpp"
 #include "tcemu/gemm.hpp"
+#include "tcemu/nearest.hpp"
 #include "tcemu/scheme.hpp"
 
 namespace knn {
@@ -51,11 +52,17 @@ struct SearchLog {
   tcemu::GemmReport first;        ///< report of the first batch (auto's plan for --explain)
 };
 
-/// Exact top-k search of every query of `data` with `scheme`: squared distances
-/// ||x||^2 + ||y||^2 - 2 x.y (norms summed in double, rounded to the working type), x.y from
-/// distance_gemm() in float, or in double when computes_in_double(scheme) (then `dbl` supplies the
-/// double inputs; nullptr converts them here). Top-k by std::partial_sort on (distance, index); NaN
-/// distances sort last. Throws tcemu::InvalidArgument for k outside 1..n or batch < 1, and whatever
+/// core's nearest-neighbour options for a search: the scheme's GemmOptions, batch and on_batch.
+tcemu::NearestOptions nearest_options(const tcemu::Scheme& scheme, const SearchOptions& options);
+/// A search's log from the primitive's (first report, folded reports, batch count).
+SearchLog search_log(const tcemu::NearestLog& nearest);
+
+/// Exact top-k search of every query of `data` with `scheme` through core's nearest-neighbour
+/// primitive (tcemu::nearest_host, or tcemu::cuda::nearest_device for --device cuda): squared
+/// distances (||x||^2 + ||y||^2) - 2 x.y (norms summed in double, rounded to the working type), x.y
+/// from the emulated GEMM in float, or in double when computes_in_double(scheme) (then `dbl` supplies
+/// the double inputs; nullptr converts them here). Results sorted by (distance, index), nearest first;
+/// NaN distances sort last. Throws tcemu::InvalidArgument for k outside 1..n or batch < 1, and whatever
 /// the GEMM throws.
 Neighbors search(const Dataset& data, const tcemu::Scheme& scheme, int k, const SearchOptions& options,
                  SearchLog* log = nullptr, const DoubleInputs* dbl = nullptr);
