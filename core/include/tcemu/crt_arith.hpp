@@ -96,6 +96,48 @@ TCEMU_HD double residue_split(const Split32& s, const ModulusF64& m) {
   return sym_mod_small(std::fma(sym_mod_small(s.xh, m), m.two32, s.xl), m);
 }
 
+/// Per-modulus constants of the integer reduction (residue_u64): p, floor(2^32 / p), 2^23 mod p and
+/// 2^46 mod p.
+struct ModulusU32 {
+  std::uint32_t p = 0, magic = 0, c23 = 0, c46 = 0;
+};
+TCEMU_HD ModulusU32 modulus_u32(int p) {
+  ModulusU32 m;
+  m.p = static_cast<std::uint32_t>(p);
+  m.magic = static_cast<std::uint32_t>((std::uint64_t{1} << 32) / m.p);
+  m.c23 = pow2_mod(23, m.p);
+  m.c46 = pow2_mod(46, m.p);
+  return m;
+}
+
+/// s mod p for any 32-bit s (Barrett): q = floor(s magic / 2^32) is floor(s / p) or one less
+/// (magic <= 2^32 / p < magic + 1, s < 2^32), so r = s - q p lies in [0, 2p); one correction.
+TCEMU_HD std::uint32_t mod_u32(std::uint32_t s, const ModulusU32& m) {
+#ifdef __CUDA_ARCH__
+  const std::uint32_t q = __umulhi(s, m.magic);
+#else
+  const auto q = static_cast<std::uint32_t>((std::uint64_t{s} * m.magic) >> 32);
+#endif
+  const std::uint32_t r = s - q * m.p;
+  return r >= m.p ? r - m.p : r;
+}
+
+/// Symmetric residue (as residue() below) of the integer (neg ? -u : u), u < 2^64, in integer
+/// arithmetic only: u = a2 2^46 + a1 2^23 + a0 (a0, a1 < 2^23, a2 < 2^18), s = a2 (2^46 mod p) +
+/// a1 (2^23 mod p) + a0 < 2^26 + 2^31 + 2^23 < 2^32, one mod_u32, the sign, the symmetric range. No
+/// FP64 conversions per modulus (a GPU converts at a quarter of its FP64 rate): the GPU passes
+/// convert an element once and reduce it for every modulus with this. Exact, so equal to residue().
+TCEMU_HD int residue_u64(std::uint64_t u, bool neg, const ModulusU32& m) {
+  const auto a0 = static_cast<std::uint32_t>(u & 0x7FFFFFu);
+  const auto a1 = static_cast<std::uint32_t>((u >> 23) & 0x7FFFFFu);
+  const auto a2 = static_cast<std::uint32_t>(u >> 46);
+  std::uint32_t r = mod_u32(a2 * m.c46 + a1 * m.c23 + a0, m);
+  if (neg && r != 0) r = m.p - r;
+  int v = static_cast<int>(r);
+  if (v > (static_cast<int>(m.p) - 1) / 2) v -= static_cast<int>(m.p);
+  return v;
+}
+
 /// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p (2 <= p <= 256): r = x mod
 /// p with -p/2 <= r < p/2, i.e. in [-128, 127]. Exact. |x| < 2^53: sym_mod_small; |x| < 2^84:
 /// residue_split(split32(x)); beyond: x = M 2^E reduced in 32-bit integers as (M mod p)(2^E mod p).

@@ -200,6 +200,7 @@ struct CrtResidueWriter {
   bool one_chunk;
   std::int8_t* out;
   crt::arith::ModulusF64 mod[crt::kMaxModuli];  // p, 1/p, 2^32 mod p (computed on the host)
+  crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // p, floor(2^32/p), 2^23 and 2^46 mod p
 
   __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const {
     std::int64_t c = 0, l = ko;
@@ -229,14 +230,22 @@ struct CrtResidueWriter {
     }
     // One branch per quad and the split hoisted out of the modulus loop; every branch yields the
     // unique symmetric residue (crt_arith::residue), so the panels are the host's bit for bit.
-    if (amax < 0x1p53) {
+    if (amax < 0x1p64) {
+      // one conversion per element, then integer reductions only (crt_arith::residue_u64)
+      std::uint64_t u[4];
+      bool neg[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        u[i] = static_cast<std::uint64_t>(fabs(v[i]));
+        neg[i] = v[i] < 0;
+      }
       for (int l = 0; l < n; ++l) {
-        const crt::arith::ModulusF64 m = mod[l];
+        const crt::arith::ModulusU32 m = mod_u[l];
         char4 r;
-        r.x = static_cast<signed char>(crt::arith::sym_mod_small(v[0], m));
-        r.y = static_cast<signed char>(crt::arith::sym_mod_small(v[1], m));
-        r.z = static_cast<signed char>(crt::arith::sym_mod_small(v[2], m));
-        r.w = static_cast<signed char>(crt::arith::sym_mod_small(v[3], m));
+        r.x = static_cast<signed char>(crt::arith::residue_u64(u[0], neg[0], m));
+        r.y = static_cast<signed char>(crt::arith::residue_u64(u[1], neg[1], m));
+        r.z = static_cast<signed char>(crt::arith::residue_u64(u[2], neg[2], m));
+        r.w = static_cast<signed char>(crt::arith::residue_u64(u[3], neg[3], m));
         *reinterpret_cast<char4*>(dst + l * panel) = r;  // ko % 4 == 0, span and panel multiples of 16
       }
     } else if (amax < 0x1p84) {
@@ -330,8 +339,11 @@ template <class T>
 void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
-  CrtResidueWriter w{nchunks * kcp, k, kc, kcp, lines * nchunks * kcp, e, n_moduli, nchunks == 1, out, {}};
-  for (int l = 0; l < n_moduli; ++l) w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
+  CrtResidueWriter w{nchunks * kcp, k, kc, kcp, lines * nchunks * kcp, e, n_moduli, nchunks == 1, out, {}, {}};
+  for (int l = 0; l < n_moduli; ++l) {
+    w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
+    w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
+  }
   launch_tile_pass(data, lines, line_stride, k_stride, w, ProfileArgs{}, nchunks == 1 || kc % 4 == 0, stream);
 }
 
