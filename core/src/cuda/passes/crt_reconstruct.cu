@@ -11,7 +11,7 @@ namespace {
 
 struct ReconConstants {
   int n;
-  crt::arith::ModulusU32 mod_u[crt::kMaxModuli];
+  crt::arith::ModulusF64 mod[crt::kMaxModuli];
   double w_hi[crt::kMaxModuli], w_lo[crt::kMaxModuli];
   double P_hi, P_lo, inv_P;
 };
@@ -31,12 +31,11 @@ __global__ void __launch_bounds__(256)
     const std::int64_t at = j * ldacc + i;
     double sx = 0, sy = 0;
     for (int l = 0; l < K.n; ++l) {
-      // The chunk sums (each |v| < 2^30: GPU chunks of 2^16) add exactly in int64; one integer
-      // reduction (residue_u64) gives the unique symmetric residue, the one the host reaches chunk
-      // by chunk.
-      std::int64_t sum = 0;
-      for (std::int64_t ch = 0; ch < nchunks; ++ch) sum += __ldg(acc + (l * nchunks + ch) * bstride + at);
-      const double r = crt::arith::residue_u64(static_cast<std::uint64_t>(sum < 0 ? -sum : sum), sum < 0, K.mod_u[l]);
+      // The chunk sums (each |v| < 2^30: GPU chunks of 2^16) add exactly in FP64; one reduction
+      // gives the unique symmetric residue, the one the host reaches chunk by chunk.
+      double sum = 0;
+      for (std::int64_t ch = 0; ch < nchunks; ++ch) sum += static_cast<double>(__ldg(acc + (l * nchunks + ch) * bstride + at));
+      const double r = crt::arith::sym_mod_small(sum, K.mod[l]);
       sx = fma(K.w_hi[l], r, sx);
       sy = fma(K.w_lo[l], r, sy);
     }
@@ -61,7 +60,7 @@ void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t
   ReconConstants R{};
   R.n = K.n;
   for (int l = 0; l < K.n; ++l) {
-    R.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
+    R.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
     R.w_hi[l] = K.w_hi[l];
     R.w_lo[l] = K.w_lo[l];
   }
