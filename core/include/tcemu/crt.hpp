@@ -189,7 +189,8 @@ Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B
 ///    non-negative lx ly,
 ///      (|x||y|)_ij >= 2^(Ex_i+Ey_j-28) G_ij,  G_ij = 2^14 (hx . hy) + 2^7 (hx . ly + lx . hy),
 ///    G_ij an exact integer (< 2^33 k; INT8 x INT8 -> INT32 products on a GPU: hx . hy over k and
-///    [hx lx] . [ly hy] over 2k); crt_arith::int8_certificate_rhs rounds tol LB down;
+///    [hx lx] . [ly hy] over 2k); crt_arith::int8_certificate_rhs rounds tol LB down (outside the
+///    underflow corner that docs/crt.md leaves open: tol LB below about 2^-972);
 ///  - UPPER bounds on Z_ij = sum_l [x_il != 0] |y_lj| <= ||y_j||_1 and W_ij <= ||x_i||_1 (the left-
 ///    hand side grows), each 1-norm bounded by 2^(E-16) sum_l ceil(|v_l| 2^(16-E)) (an exact,
 ///    order-independent integer: crt_arith::norm1_bound), so host and GPU get the same N.

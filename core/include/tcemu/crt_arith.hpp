@@ -195,7 +195,10 @@ TCEMU_HD double norm1_bound(std::uint64_t s1, int E) { return std::ldexp(static_
 
 /// The right-hand side tol LB_ij of crt::certify_int8, LB_ij = 2^(exy-28) G_ij with G_ij = 2^14 hh +
 /// 2^7 cross (hh = hx . hy, cross = hx . ly + lx . hy, exact integers, exy = Ex_i + Ey_j), each of the
-/// two roundings (ldexp where it underflows, the product by tol) pushed down by (1 - 2^-50).
+/// two roundings (ldexp where it leaves the normal range, the product by tol) pushed down by
+/// (1 - 2^-50). Rigorous while tol LB stays above 2^-1022 / 2^-50; deeper in the subnormal range a
+/// rounding may go up by more than the factor (the underflow corner that docs/crt.md leaves open for
+/// both certificates).
 TCEMU_HD double int8_certificate_rhs(std::int64_t hh, std::int64_t cross, int exy, double tol) {
   const double G = static_cast<double>(hh * 16384 + cross * 128);
   return tol * (std::ldexp(G, exy - 28) * (1 - 0x1p-50)) * (1 - 0x1p-50);
