@@ -1,7 +1,7 @@
 // GPU tests of int8-crt (Ozaki scheme II): the CUDA path (dispatch/crt_path.cpp) equals the host
 // reference bit for bit — same scaling exponents, same residues, exact INT32 products, the same
-// fixed-order reconstruction — for the per-call N (certified on the GPU with the host's sums: the
-// same N) and an explicit N, on ragged shapes, transposes, strided views, both C layouts (C row-major
+// fixed-order reconstruction — for the per-call N (certified on the GPU with the host's integers,
+// crt::certify_int8, or with its FP64 sums beyond k = 2^16: the same N) and an explicit N, on ragged shapes, transposes, strided views, both C layouts (C row-major
 // swaps the operands), float and double, alpha / beta, wide exponent spreads, zero rows and columns
 // and k past the GPU's 2^16 chunk and the host's 2^17 chunk; NaN/Inf and spreads beyond 20 moduli
 // fall back to native arithmetic on both backends.
@@ -95,6 +95,9 @@ TEST(CudaCrt, PerCallAndGivenNMatchTheHostBitForBit) {
     expect_bit_identical<double>("int8-crt:12", Target::fp64, s, "phi=0.1", seed++);
     expect_bit_identical<float>("int8-crt", Target::fp32, s, "uniform(-1,1)", seed++);
     expect_bit_identical<float>("int8-crt:7", Target::fp32, s, "phi=1", seed++, 2.0f, 0.25f);
+    // N per call on phi = 0.1 too (the certificate's host tests' distributions; phi = 4, which
+    // certifies nothing, is in NonfiniteAndTooWideSpreadsFallBackLikeTheHost)
+    expect_bit_identical<double>("int8-crt", Target::fp64, s, "phi=0.1", seed + 1000);
   }
 }
 

@@ -148,7 +148,9 @@ void scale_exponents(Scaling rule, int n_moduli, MatrixView<const T> x, MatrixVi
 /// tol = unit_roundoff(target): with 2^-53 the error stays within u|A||B| + 2u|AB|, at most DGEMM's
 /// worst-case bound gamma_k |A||B| for k >= 3, and measured below plain FP64's errors (docs/crt.md);
 /// fp32 likewise with 2^-24. Z, W, |x||y| are computed in FP64 with their rounding accounted for
-/// (|x||y| rounded down, Z and W up). Cost O(mnk) on the host (a GPU would need one more GEMM).
+/// (|x||y| rounded down, Z and W up). choose_moduli runs the test of certify_int8 (integer bounds,
+/// the per-call choice of crt_gemm_host and the GPU path) for k <= kInt8CertificateMaxK and
+/// certify's (FP64 sums) beyond. Cost O(mnk) on the host.
 /// Returns 0 when even N = 20 is not enough (take the native path). Throws Fallback(nonfinite) on
 /// NaN/Inf and InvalidArgument on inconsistent shapes.
 template <class T>
@@ -177,6 +179,37 @@ struct Certificate {
 template <class T>
 Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol, Scaling rule);
 
+/// The cheap rigorous certificate: the same test as certify, E_ij(N) <= tol (|x||y|)_ij, with
+/// every term replaced by a bound in the safe direction, so that it costs three INT8 GEMM-sized
+/// integer products (k, then 2k long) and O((m + n) k) instead of O(mnk) FP64 work:
+///  - a LOWER bound on (|x||y|)_ij (the right-hand side; a smaller value only makes the test
+///    harder to pass): with Ex_i, Ey_j the line exponents (max |line| < 2^E) and the two magnitude
+///    levels hx, lx of x_il and hy, ly of y_lj (crt_arith::magnitude_levels, integers in [0, 127]),
+///    |x_il| >= 2^(Ex_i-14) (2^7 hx + lx) and |y_lj| >= 2^(Ey_j-14) (2^7 hy + ly), so, dropping the
+///    non-negative lx ly,
+///      (|x||y|)_ij >= 2^(Ex_i+Ey_j-28) G_ij,  G_ij = 2^14 (hx . hy) + 2^7 (hx . ly + lx . hy),
+///    G_ij an exact integer (< 2^33 k; INT8 x INT8 -> INT32 products on a GPU: hx . hy over k and
+///    [hx lx] . [ly hy] over 2k); crt_arith::int8_certificate_rhs rounds tol LB down (outside the
+///    underflow corner that docs/crt.md leaves open: tol LB below about 2^-972);
+///  - UPPER bounds on Z_ij = sum_l [x_il != 0] |y_lj| <= ||y_j||_1 and W_ij <= ||x_i||_1 (the left-
+///    hand side grows), each 1-norm bounded by 2^(E-16) sum_l ceil(|v_l| 2^(16-E)) (an exact,
+///    order-independent integer: crt_arith::norm1_bound), so host and GPU get the same N.
+/// Entries whose G_ij is 0 fail the test (even where every product term is zero: conservative).
+/// Every replaced term errs on the safe side, so whatever N this returns, certify's guarantee
+/// (|error_ij| <= tol (|x||y|)_ij + 2u |C_ij|) holds at it (docs/crt.md); it may ask for more moduli
+/// than certify (Z and W by 1-norms, |x||y| to 14 bits per element). Lines that meet only in
+/// elements below 2^-14 of their maxima give G_ij = 0 and no N. Ozaki, Uchino, Imamura, arXiv
+/// 2504.08009 (scheme II); the magnitude products follow the INT8 "accurate mode" estimate of Uchino,
+/// Ozaki, Imamura, arXiv 2602.02549, here in the rounded-down direction. Same arguments and throws
+/// as certify; `worst_ratio` is this bound's.
+/// Longest k for which crt_gemm_host and the GPU path choose N per call with certify_int8 (its INT32
+/// products 2k 127^2 stay below 2^31); longer k take certify (O(mnk) FP64).
+inline constexpr std::int64_t kInt8CertificateMaxK = std::int64_t{1} << 16;
+
+template <class T>
+Certificate certify_int8(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
+                         Scaling rule);
+
 /// What crt_gemm_host did.
 struct CrtStats {
   int moduli = 0;             ///< N used
@@ -187,7 +220,8 @@ struct CrtStats {
 };
 
 /// C = alpha * op(A) * op(B) + beta * C by Ozaki scheme II with N = `moduli` moduli (0: the
-/// smallest certified N from choose_moduli, target fp64 for double and fp32 for float).
+/// smallest N certified by certify_int8 for k <= kInt8CertificateMaxK, by certify beyond; target
+/// fp64 for double and fp32 for float; the GPU path makes the same choice).
 /// Shapes: op(A) m x k, op(B) k x n, C m x n, any strides (MatrixView). beta == 0 ignores C's old
 /// values (NaN included). k = 0 gives C = beta * C; m = 0 or n = 0 does nothing. `chunk` (1 ..
 /// kChunk) is the k length of one INT32 accumulation; the result does not depend on it.

@@ -79,19 +79,74 @@ TCEMU_HD double sym_mod_small(double x, const ModulusF64& m) {
   return r;
 }
 
+/// The split of an integer-valued double 2^53 <= |x| < 2^84 for residue_split: xh = trunc(x 2^-32)
+/// and xl = x - xh 2^32 (both exact; |xh| < 2^52, |xl| < 2^32, xl of x's sign).
+struct Split32 {
+  double xh, xl;
+};
+TCEMU_HD Split32 split32(double x) {
+  const double xh = std::trunc(x * 0x1p-32);
+  return {xh, std::fma(-xh, 0x1p32, x)};
+}
+
+/// Symmetric residue of xh 2^32 + xl (a split32) mod p: (xh mod p)(2^32 mod p) + xl, exact in FP64
+/// (|.| <= 128 * 255 + 2^32 < 2^53), reduced once more: two sym_mod_small. Exact, so it equals every
+/// other exact reduction of the same integer.
+TCEMU_HD double residue_split(const Split32& s, const ModulusF64& m) {
+  return sym_mod_small(std::fma(sym_mod_small(s.xh, m), m.two32, s.xl), m);
+}
+
+/// Per-modulus constants of the integer reduction (residue_u64): p, floor(2^32 / p), 2^23 mod p and
+/// 2^46 mod p.
+struct ModulusU32 {
+  std::uint32_t p = 0, magic = 0, c23 = 0, c46 = 0;
+};
+TCEMU_HD ModulusU32 modulus_u32(int p) {
+  ModulusU32 m;
+  m.p = static_cast<std::uint32_t>(p);
+  m.magic = static_cast<std::uint32_t>((std::uint64_t{1} << 32) / m.p);
+  m.c23 = pow2_mod(23, m.p);
+  m.c46 = pow2_mod(46, m.p);
+  return m;
+}
+
+/// s mod p for any 32-bit s (Barrett): q = floor(s magic / 2^32) is floor(s / p) or one less
+/// (magic <= 2^32 / p < magic + 1, s < 2^32), so r = s - q p lies in [0, 2p); one correction.
+TCEMU_HD std::uint32_t mod_u32(std::uint32_t s, const ModulusU32& m) {
+#ifdef __CUDA_ARCH__
+  const std::uint32_t q = __umulhi(s, m.magic);
+#else
+  const auto q = static_cast<std::uint32_t>((std::uint64_t{s} * m.magic) >> 32);
+#endif
+  const std::uint32_t r = s - q * m.p;
+  return r >= m.p ? r - m.p : r;
+}
+
+/// Symmetric residue (as residue() below) of the integer (neg ? -u : u), u < 2^64, in integer
+/// arithmetic only: u = a2 2^46 + a1 2^23 + a0 (a0, a1 < 2^23, a2 < 2^18), s = a2 (2^46 mod p) +
+/// a1 (2^23 mod p) + a0 < 2^26 + 2^31 + 2^23 < 2^32, one mod_u32, the sign, the symmetric range. No
+/// FP64 conversions per modulus (a GPU converts at a quarter of its FP64 rate): the GPU passes
+/// convert an element once and reduce it for every modulus with this. Exact, so equal to residue().
+TCEMU_HD int residue_u64(std::uint64_t u, bool neg, const ModulusU32& m) {
+  const auto a0 = static_cast<std::uint32_t>(u & 0x7FFFFFu);
+  const auto a1 = static_cast<std::uint32_t>((u >> 23) & 0x7FFFFFu);
+  const auto a2 = static_cast<std::uint32_t>(u >> 46);
+  std::uint32_t r = mod_u32(a2 * m.c46 + a1 * m.c23 + a0, m);
+  if (neg && r != 0) r = m.p - r;
+  int v = static_cast<int>(r);
+  if (v > (static_cast<int>(m.p) - 1) / 2) v -= static_cast<int>(m.p);
+  return v;
+}
+
 /// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p (2 <= p <= 256): r = x mod
-/// p with -p/2 <= r < p/2, i.e. in [-128, 127]. Exact. |x| < 2^53: sym_mod_small; |x| < 2^84: x =
-/// xh 2^32 + xl with xh = trunc(x 2^-32) and xl = x - xh 2^32 (both exact, |xh| < 2^52, |xl| < 2^32),
-/// r = (xh mod p)(2^32 mod p) + (xl mod p) reduced once more; beyond: x = M 2^E reduced in 32-bit
-/// integers as (M mod p)(2^E mod p).
+/// p with -p/2 <= r < p/2, i.e. in [-128, 127]. Exact. |x| < 2^53: sym_mod_small; |x| < 2^84:
+/// residue_split(split32(x)); beyond: x = M 2^E reduced in 32-bit integers as (M mod p)(2^E mod p).
+/// Every branch computes the unique symmetric residue, so callers may pick a branch per element
+/// (the GPU residue pass hoists split32 out of its modulus loop) without changing a bit.
 TCEMU_HD int residue(double x, const ModulusF64& m) {
   const double ax = std::fabs(x);
   if (ax < 0x1p53) return static_cast<int>(sym_mod_small(x, m));
-  if (ax < 0x1p84) {
-    const double xh = std::trunc(x * 0x1p-32);
-    const double xl = std::fma(-xh, 0x1p32, x);
-    return static_cast<int>(sym_mod_small(std::fma(sym_mod_small(xh, m), m.two32, sym_mod_small(xl, m)), m));
-  }
+  if (ax < 0x1p84) return static_cast<int>(residue_split(split32(x), m));
   const auto up = static_cast<std::uint32_t>(m.p);
   int e;
   const double f = std::frexp(ax, &e);
@@ -121,6 +176,33 @@ TCEMU_HD int add_chunk_mod(int rs_in, std::int32_t v, int p) {
 
 /// [0, p) -> the symmetric residue in [-(p-1)/2 .. p/2 - 1] ([-128, 127] for p = 256).
 TCEMU_HD int symmetric(int r, int p) { return r > (p - 1) / 2 ? r - p : r; }
+
+/// Two magnitude levels of one element for crt::certify_int8: with |v| < 2^E (E the line's
+/// line_exponent_of_max), t = floor(|v| 2^(14-E)) in [0, 2^14), hi = floor(t / 2^7) =
+/// floor(|v| 2^(7-E)) and lo = t - 2^7 hi, both in [0, 127] (INT8 operands). 2^(E-14) (2^7 hi + lo)
+/// <= |v| (a lower bound; the scaling by 2^(14-E) is exact or, where it underflows, below 1, which
+/// floors to 0). Exact integer results, the same on host and GPU.
+TCEMU_HD void magnitude_levels(double v, int E, int& hi, int& lo) {
+  const int t = static_cast<int>(std::floor(std::ldexp(std::fabs(v), 14 - E)));
+  hi = t >> 7;
+  lo = t - (hi << 7);
+}
+
+/// Upper bound of a line's 1-norm for crt::certify_int8: s1 2^(E-16) with s1 = sum_l
+/// ceil_mag(v_l, 16 - E) (exact in uint64 and order independent, so host and GPU agree; s1 < 2^53
+/// for k < 2^37, so the double is exact).
+TCEMU_HD double norm1_bound(std::uint64_t s1, int E) { return std::ldexp(static_cast<double>(s1), E - 16); }
+
+/// The right-hand side tol LB_ij of crt::certify_int8, LB_ij = 2^(exy-28) G_ij with G_ij = 2^14 hh +
+/// 2^7 cross (hh = hx . hy, cross = hx . ly + lx . hy, exact integers, exy = Ex_i + Ey_j), each of the
+/// two roundings (ldexp where it leaves the normal range, the product by tol) pushed down by
+/// (1 - 2^-50). Rigorous while tol LB stays above 2^-1022 / 2^-50; deeper in the subnormal range a
+/// rounding may go up by more than the factor (the underflow corner that docs/crt.md leaves open for
+/// both certificates).
+TCEMU_HD double int8_certificate_rhs(std::int64_t hh, std::int64_t cross, int exy, double tol) {
+  const double G = static_cast<double>(hh * 16384 + cross * 128);
+  return tol * (std::ldexp(G, exy - 28) * (1 - 0x1p-50)) * (1 - 0x1p-50);
+}
 
 /// The certified bound of one entry at N moduli (crt::certify): (2^-ea Z + 2^-eb W +
 /// 2^-(ea+eb) recon_error) (1 + 2^-50), Z and W already rounded up (docs/crt.md).

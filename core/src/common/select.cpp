@@ -73,9 +73,15 @@ double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t 
     const int N = s.parts > 0 ? s.parts : (s.target == Target::fp64 ? d.cost_parts_fp64 : d.cost_parts_fp32);
     const double residue_bytes = (mk + kn) * (8.0 + N);    // read FP64, write N INT8 residues
     const double product_bytes = mn * (N * 4.0 * 2 + 16);  // N INT32 products written and read, C r/w
-    // N chosen per call: the certificate sums |x||y|, [x != 0]|y| and |x|[y != 0] in FP64 on the
-    // CUDA cores (O(mnk)); measured at about fifty DGEMMs' time (1.03 s at 8192^3 on an H100, docs/crt.md).
-    const double certificate = s.parts > 0 ? 0.0 : 50 * flop / (rate(PartType::fp64) * 1e12);
+    // N chosen per call. k <= 2^16: crt::certify_int8, three INT8 products' worth of magnitude GEMMs,
+    // the magnitude panels (read FP64, write 2 + 3 bytes) and the per-entry test of 19 N, about 75 ps
+    // per entry (8-9.5 ms in all at 8192^3 on an H100, docs/perf-notes.md "int8-crt"). Beyond:
+    // crt::certify's FP64 sums on the CUDA cores, about fifty DGEMMs' time (1.03 s at 8192^3).
+    const double certificate =
+        s.parts > 0 ? 0.0
+        : k <= crt::kInt8CertificateMaxK
+            ? 3 * flop / (rate(PartType::int8) * 1e12) + (mk + kn) * 13.0 / bw + mn * 75e-12
+            : 50 * flop / (rate(PartType::fp64) * 1e12);
     return N * flop / (rate(PartType::int8) * 1e12) + (residue_bytes + product_bytes) / bw + certificate;
   }
   if (d.family == ImplFamily::tile_exponent) {  // one fused kernel: pack (read FP32, write INT8 segments)

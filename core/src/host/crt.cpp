@@ -395,9 +395,104 @@ Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B
 }
 
 template <class T>
+Certificate certify_int8(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
+                         Scaling rule) {
+  Certificate cert;
+  cert.tol = tol;
+  cert.rule = rule;
+  const auto x = A.apply(opA);
+  const auto y = B.apply(opB);
+  check_shapes<T>("tcemu::crt::certify_int8", x, y, -1, -1);
+  if (!(tol > 0)) throw InvalidArgument("tcemu::crt::certify_int8: tolerance must be > 0");
+  if (!all_finite(x) || !all_finite(y))
+    throw Fallback(Fallback::Reason::nonfinite, "tcemu::crt: an operand holds NaN or Inf");
+  const std::int64_t m = x.rows, n = y.cols, k = x.cols;
+  if (m == 0 || n == 0 || k == 0) {
+    cert.moduli = kMinModuli;
+    return cert;
+  }
+  std::vector<double> xr, yc;
+  copy_lines(x, y, xr, yc);
+  // Per line: exponent E (0 for a zero line), the 1-norm bound, the two magnitude levels.
+  auto lines = [&](const std::vector<double>& d, std::int64_t count, std::vector<int>& E, std::vector<double>& norm1,
+                   std::vector<std::int8_t>& hi, std::vector<std::int8_t>& lo) {
+    E.assign(count, 0);
+    norm1.assign(count, 0);
+    hi.assign(count * k, 0);
+    lo.assign(count * k, 0);
+    for (std::int64_t i = 0; i < count; ++i) {
+      const double* v = d.data() + i * k;
+      double mx = 0;
+      for (std::int64_t l = 0; l < k; ++l) mx = std::max(mx, std::fabs(v[l]));
+      if (!(mx > 0)) continue;
+      E[i] = arith::line_exponent_of_max(mx);
+      std::uint64_t s1 = 0;
+      for (std::int64_t l = 0; l < k; ++l) {
+        s1 += arith::ceil_mag(v[l], 16 - E[i]);
+        int h, r;
+        arith::magnitude_levels(v[l], E[i], h, r);
+        hi[i * k + l] = static_cast<std::int8_t>(h);
+        lo[i * k + l] = static_cast<std::int8_t>(r);
+      }
+      norm1[i] = arith::norm1_bound(s1, E[i]);
+    }
+  };
+  std::vector<int> Ex, Ey;
+  std::vector<double> nx, ny;
+  std::vector<std::int8_t> hx, lx, hy, ly;
+  lines(xr, m, Ex, nx, hx, lx);
+  lines(yc, n, Ey, ny, hy, ly);
+  // G_ij = 2^14 (hx . hy) + 2^7 (hx . ly + lx . hy): exact integers (what two INT8 GEMMs give).
+  std::vector<double> rhs_of(m * n);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      std::int64_t hh = 0, cross = 0;
+      for (std::int64_t l = 0; l < k; ++l) {
+        hh += std::int64_t{hx[i * k + l]} * hy[j * k + l];
+        cross += std::int64_t{hx[i * k + l]} * ly[j * k + l] + std::int64_t{lx[i * k + l]} * hy[j * k + l];
+      }
+      rhs_of[i * n + j] = arith::int8_certificate_rhs(hh, cross, Ex[i] + Ey[j], tol);
+    }
+  LineRule ra, rb;
+  rules_of(rule, xr, yc, m, n, k, ra, rb);
+  std::vector<int> ea(m), eb(n);
+  for (int N = kMinModuli; N <= kMaxModuli; ++N) {
+    exponents_of(ra, N, ea.data());
+    exponents_of(rb, N, eb.data());
+    const double rec = constants(N).recon_error;
+    auto bound = [&](std::int64_t i, std::int64_t j) { return arith::entry_bound(ny[j], nx[i], ea[i], eb[j], rec); };
+    auto rhs = [&](std::int64_t e) { return rhs_of[e]; };
+    bool ok = true;
+    for (std::int64_t i = 0; i < m && ok; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        // zero lines: every product term is zero, C'_ij = 0 exactly (certify skips them too)
+        if (nx[i] == 0 || ny[j] == 0) continue;
+        if (!(bound(i, j) <= rhs(i * n + j))) {
+          ok = false;
+          break;
+        }
+      }
+    if (ok || N == kMaxModuli) {
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j)
+          if (nx[i] != 0 && ny[j] != 0) {
+            const double r = rhs(i * n + j);
+            cert.worst_ratio = std::max(cert.worst_ratio, r > 0 ? bound(i, j) / r : HUGE_VAL);
+          }
+      cert.moduli = ok ? N : 0;
+      return cert;
+    }
+  }
+  return cert;
+}
+
+template <class T>
 int choose_moduli_tol(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
                       Scaling rule) {
-  return certify<T>(opA, opB, A, B, tol, rule).moduli;
+  const auto x = A.apply(opA);
+  return (x.cols <= kInt8CertificateMaxK ? certify_int8<T>(opA, opB, A, B, tol, rule)
+                                         : certify<T>(opA, opB, A, B, tol, rule))
+      .moduli;
 }
 
 std::string Certificate::text() const {
@@ -454,8 +549,9 @@ void crt_gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<co
   int N = moduli;
   Certificate cert;
   if (N == 0) {
-    cert = certify<T>(opA, opB, A, B, unit_roundoff(std::is_same_v<T, double> ? Target::fp64 : Target::fp32),
-                      rule);
+    const double tol = unit_roundoff(std::is_same_v<T, double> ? Target::fp64 : Target::fp32);
+    cert = A.apply(opA).cols <= kInt8CertificateMaxK ? certify_int8<T>(opA, opB, A, B, tol, rule)
+                                                     : certify<T>(opA, opB, A, B, tol, rule);
     N = cert.moduli;
     if (N == 0)
       throw Fallback(Fallback::Reason::needs_more_moduli,
@@ -525,6 +621,7 @@ void crt_gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<co
   template int choose_moduli_tol<T>(Op, Op, MatrixView<const T>, MatrixView<const T>, double,         \
                                     Scaling);                                                         \
   template Certificate certify<T>(Op, Op, MatrixView<const T>, MatrixView<const T>, double, Scaling); \
+  template Certificate certify_int8<T>(Op, Op, MatrixView<const T>, MatrixView<const T>, double, Scaling); \
   template void crt_gemm_host<T>(Op, Op, T, MatrixView<const T>, MatrixView<const T>, T, MatrixView<T>, \
                                  int, Scaling, CrtStats*, std::int64_t);
 TCEMU_CRT_INSTANTIATE(double)

@@ -1,5 +1,5 @@
 // int8-crt on the host backend: the catalogue scheme (schemes/crt.hpp) on top of the host reference
-// crt::crt_gemm_host (crt.cpp); N from the certificate (crt::certify) for the scheme's target when the
+// crt::crt_gemm_host (crt.cpp); N from the certificate (crt::certify_int8 for k <= 2^16, crt::certify beyond) for the scheme's target when the
 // scheme leaves it open.
 #include <chrono>
 
@@ -17,8 +17,11 @@ std::string crt_path(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView
   int moduli = s.parts;
   if (moduli == 0) {  // the smallest N certified for the scheme's target
     const crt::Target target = s.target == Target::fp64 ? crt::Target::fp64 : crt::Target::fp32;
-    const crt::Certificate cert =
-        crt::certify<T>(Op::N, Op::N, a, b, crt::unit_roundoff(target), crt::Scaling::cauchy_schwarz);
+    const double tol = crt::unit_roundoff(target);
+    const crt::Certificate cert =  // crt_gemm_host's and the GPU path's choice of certificate
+        a.cols <= crt::kInt8CertificateMaxK
+            ? crt::certify_int8<T>(Op::N, Op::N, a, b, tol, crt::Scaling::cauchy_schwarz)
+            : crt::certify<T>(Op::N, Op::N, a, b, tol, crt::Scaling::cauchy_schwarz);
     if (cert.moduli == 0 && !force)
       return "the operands' exponent spread needs more than " + std::to_string(crt::kMaxModuli) +
              " moduli (" + cert.text() + ")";

@@ -7,7 +7,7 @@
 /// run exactly in INT32, each is reduced mod p_l and C is reconstructed through the Chinese remainder
 /// theorem in FP64 (tcemu/crt.hpp, docs/crt.md). N products per GEMM, linear in the bits (Ozaki I:
 /// quadratic). Without ":N" the backend picks per call the smallest N whose rigorous bound
-/// (crt::certify) is at most u |A||B| entrywise for the caller's target (u = 2^-53 fp64, 2^-24 fp32);
+/// (crt::certify_int8 for k <= 2^16, crt::certify beyond) is at most u |A||B| entrywise for the caller's target (u = 2^-53 fp64, 2^-24 fp32);
 /// inputs needing more than 20 moduli and NaN/Inf run natively.
 #include <cmath>
 #include <string>
@@ -51,8 +51,9 @@ struct Int8Crt {
     d.per_call_parts = "N";
     d.per_call_products = "N";
     d.per_call_bits = "certified";
-    // Not in `--scheme all` yet: with N per call the GPU certificate costs about 1 s at 8192^3
-    // (docs/crt.md), which would stall the apps' `all` runs (hplai's trailing updates above all).
+    // Not in `--scheme all` yet: the GPU certificate now costs 8-9.5 ms at 8192^3 (was 1 s; docs/crt.md),
+    // but N per call still runs at about 0.57x DGEMM there and the host backend's reference loops are
+    // O(N mnk): putting it in the apps' `all` runs is the lead's call (issue 21).
     d.in_all = false;
     return d;
   }();

@@ -38,7 +38,7 @@ struct Carver {
 
 std::size_t line_bytes(std::int64_t m, std::int64_t n) {
   auto a = [](std::int64_t c, std::size_t s) { return (static_cast<std::size_t>(c) * s + 255) / 256 * 256; };
-  return 3 * a(64, 8) + 4 * (a(m, 4) + a(n, 4)) + a(2 * m, 8) + a(2 * n, 8);
+  return 3 * a(64, 8) + 4 * (a(m, 4) + a(n, 4)) + a(3 * m, 8) + a(3 * n, 8) + a(m, 8) + a(n, 8);
 }
 
 float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
@@ -60,9 +60,9 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   auto* ratio_bits = cv.take<unsigned long long>(64);
   TCEMU_CUDA(cudaMemsetAsync(cv.base, 0, cv.at, st));  // the counters above
   CrtLines lx{cv.take<int>(p.m), cv.take<int>(p.m), cv.take<int>(p.m), nonfinite,
-              cv.take<unsigned long long>(2 * p.m)};
+              cv.take<unsigned long long>(3 * p.m), cv.take<unsigned long long>(p.m)};
   CrtLines ly{cv.take<int>(p.n), cv.take<int>(p.n), cv.take<int>(p.n), nonfinite + 1,
-              cv.take<unsigned long long>(2 * p.n)};
+              cv.take<unsigned long long>(3 * p.n), cv.take<unsigned long long>(p.n)};
   int* ex = cv.take<int>(p.m);
   int* ey = cv.take<int>(p.n);
 
@@ -80,7 +80,47 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   // N: given, or the smallest certified for the target (crt::certify's sums and bound).
   int N = s.parts;
   const double tol = crt::unit_roundoff(s.target == Target::fp64 ? crt::Target::fp64 : crt::Target::fp32);
-  if (N == 0) {
+  if (N == 0 && p.k <= crt::kInt8CertificateMaxK) {
+    // crt::certify_int8: two INT8 GEMMs of the magnitude levels (hx . hy over kp, [hx lx] . [ly hy]
+    // over 2 kp), then the per-entry test for every N and the worst ratio at the chosen one.
+    const std::int64_t kp = round_up(p.k, 16), ldg = round_up(p.m, 4);
+    auto* mx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(2 * kp * p.m), st));
+    auto* my = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(3 * kp * p.n), st));
+    auto* g = static_cast<std::int32_t*>(
+        ws.get(kSlotAccum, sizeof(std::int32_t) * static_cast<std::size_t>(2 * ldg * p.n), st));
+    crt_magnitudes<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, kp, 0, mx, st);
+    crt_magnitudes<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, kp, 1, my, st);
+    cublasHandle_t hb = ws.handle(st);
+    const std::int32_t one = 1, zero = 0;
+    const int gm = blas_int(p.m, "m"), gn = blas_int(p.n, "n"), gldc = blas_int(ldg, "ldc");
+    TCEMU_CUBLAS(cublasGemmEx(hb, CUBLAS_OP_T, CUBLAS_OP_N, gm, gn, blas_int(kp, "k"), &one, mx, CUDA_R_8I,
+                              blas_int(2 * kp, "lda"), my, CUDA_R_8I, blas_int(3 * kp, "ldb"), &zero, g, CUDA_R_32I,
+                              gldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    TCEMU_CUBLAS(cublasGemmEx(hb, CUBLAS_OP_T, CUBLAS_OP_N, gm, gn, blas_int(2 * kp, "k"), &one, mx, CUDA_R_8I,
+                              blas_int(2 * kp, "lda"), my + kp, CUDA_R_8I, blas_int(3 * kp, "ldb"), &zero,
+                              g + ldg * p.n, CUDA_R_32I, gldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    auto* mask = reinterpret_cast<unsigned*>(fail);
+    crt_certificate_int8(g, g + ldg * p.n, ldg, p.m, p.n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask,
+                         nullptr, st);
+    auto* hm = static_cast<unsigned*>(ws.host(sizeof(unsigned) + sizeof(unsigned long long)));
+    TCEMU_CUDA(cudaMemcpyAsync(hm, mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+    TCEMU_CUDA(cudaStreamSynchronize(st));
+    crt::Certificate cert;
+    cert.tol = tol;
+    for (int n = crt::kMinModuli; n <= crt::kMaxModuli && cert.moduli == 0; ++n)
+      if (!(hm[0] & (1u << n))) cert.moduli = n;
+    const int at = cert.moduli ? cert.moduli : crt::kMaxModuli;
+    crt_certificate_int8(g, g + ldg * p.n, ldg, p.m, p.n, lx, ly, tol, at, at, mask + 1, ratio_bits, st);
+    TCEMU_CUDA(cudaMemcpyAsync(hm, ratio_bits, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
+    TCEMU_CUDA(cudaStreamSynchronize(st));
+    std::memcpy(&cert.worst_ratio, hm, sizeof(double));
+    if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore)
+      return "the operands' exponent spread needs more than " + std::to_string(crt::kMaxModuli) + " moduli (" +
+             cert.text() + ")";
+    N = cert.moduli ? cert.moduli : crt::kMaxModuli;
+    report.certificate = (cert.moduli ? "" : "N = 20 moduli under range policy ignore; ") + cert.text() +
+                         " (certified on the GPU: INT8 magnitude products)";
+  } else if (N == 0) {
     crt_certificate<T>(p.x.data, p.m, p.x.line_stride, p.x.k_stride, p.y.data, p.n, p.y.line_stride,
                        p.y.k_stride, p.k, lx, ly, tol, fail, ratio_bits, st);
     auto* hf = static_cast<char*>(ws.host(64 * sizeof(int) + 64 * sizeof(unsigned long long)));

@@ -19,7 +19,10 @@ struct CrtLines {
   int* base = nullptr;
   int* active = nullptr;
   unsigned long long* nonfinite = nullptr;
-  unsigned long long* scratch = nullptr;  ///< 2 * lines entries for crt_line_rule (lines contiguous)
+  unsigned long long* scratch = nullptr;  ///< 3 * lines entries for crt_line_rule (lines contiguous)
+  /// Optional (nullptr: not computed): s1 = sum_l ceil_mag(x_l, 16 - E) per line, the exact integer
+  /// of crt_arith::norm1_bound (crt::certify_int8).
+  unsigned long long* s1 = nullptr;
 };
 
 /// Line statistics of one operand under the Cauchy-Schwarz rule: max |x| -> E, then s2 = sum
@@ -51,6 +54,25 @@ void crt_certificate(const T* x, std::int64_t m, std::int64_t xs_line, std::int6
                      std::int64_t n, std::int64_t ys_line, std::int64_t ys_k, std::int64_t k, const CrtLines& lx,
                      const CrtLines& ly, double tol, int* fail, unsigned long long* max_ratio_bits,
                      cudaStream_t stream);
+
+/// Magnitude panels of crt::certify_int8 (crt_arith::magnitude_levels with E = 16 - base of the
+/// line, zeros for inactive lines and for the padding k <= j < kp): line i of the output holds
+/// `layout` = 0: [hi | lo] (2 kp bytes), layout = 1: [hi | lo | hi] (3 kp bytes), row-major with
+/// that pitch. kp is a multiple of 16.
+template <class T>
+void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                    std::int64_t k_stride, const CrtLines& in, std::int64_t kp, int layout, std::int8_t* out,
+                    cudaStream_t stream);
+
+/// The test of crt::certify_int8 for every entry (i, j) of active lines, from the INT32 products
+/// hh[j * ld + i] = hx . hy and cross[j * ld + i] = hx . ly + lx . hy (column-major, ld >= m):
+/// for N in [n_lo, n_hi], fail_mask bit N set when entry_bound(norm1_y, norm1_x, ea, eb,
+/// recon_error(N)) <= int8_certificate_rhs(...) fails (atomicOr on *fail_mask, zeroed before); with
+/// ratio_bits != nullptr (n_lo == n_hi) also the largest bound / rhs (+inf where rhs = 0) as the
+/// bits of a non-negative double (atomicMax, zeroed before). The same operations as host/crt.cpp.
+void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
+                          std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
+                          unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream);
 
 /// Reconstruction: for rows [0, rows) of this block and all n columns, reduces the INT32 products
 /// acc[(l * nchunks + c) * bstride + j * ldacc + i] mod p_l (chunk sums added mod p_l), rebuilds C'

@@ -25,16 +25,22 @@ __global__ void __launch_bounds__(256)
   const std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;  // row: coalesced INT32 reads
   if (i >= rows) return;
   for (std::int64_t j = blockIdx.y; j < n; j += gridDim.y) {
-    int r[crt::kMaxModuli];
+    // crt_arith::reconstruct's two fma chains (sx over l ascending, then sy over l ascending) run
+    // interleaved here: the same operations in the same order per chain, so the same bits, and no
+    // run-time-indexed residue array in local memory.
     const std::int64_t at = j * ldacc + i;
+    double sx = 0, sy = 0;
     for (int l = 0; l < K.n; ++l) {
       // The chunk sums (each |v| < 2^30: GPU chunks of 2^16) add exactly in FP64; one reduction
       // gives the unique symmetric residue, the one the host reaches chunk by chunk.
       double sum = 0;
-      for (std::int64_t ch = 0; ch < nchunks; ++ch) sum += static_cast<double>(acc[(l * nchunks + ch) * bstride + at]);
-      r[l] = static_cast<int>(crt::arith::sym_mod_small(sum, K.mod[l]));
+      for (std::int64_t ch = 0; ch < nchunks; ++ch) sum += static_cast<double>(__ldg(acc + (l * nchunks + ch) * bstride + at));
+      const double r = crt::arith::sym_mod_small(sum, K.mod[l]);
+      sx = fma(K.w_hi[l], r, sx);
+      sy = fma(K.w_lo[l], r, sy);
     }
-    const double cp = crt::arith::reconstruct(r, 1, K.n, K.w_hi, K.w_lo, K.P_hi, K.P_lo, K.inv_P);
+    const double q = rint(sx * K.inv_P);
+    const double cp = fma(-K.P_lo, q, fma(-K.P_hi, q, sx)) + sy;
     const double v = ldexp(cp, -(ex[i] + ey[j]));
     T& out = c[i * c_rs + j * c_cs];
     const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(out));

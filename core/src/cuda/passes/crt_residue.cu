@@ -1,6 +1,8 @@
 // int8-crt: the Cauchy-Schwarz line rule, the line exponents and the residue pass (one pass per
 // operand writing all N residue panels through the shared tile pass), as host/crt.cpp computes them.
+#include <algorithm>
 #include <cfloat>
+#include <cmath>
 
 #include "cuda/passes/crt_passes.hpp"
 #include "cuda/passes/tile_pass.cuh"
@@ -40,19 +42,22 @@ __global__ void __launch_bounds__(kLineThreads) line_rule_block(const T* __restr
   mx = block_reduce(mx, true);
   nf = block_reduce(nf, false);
   const double m = __longlong_as_double(static_cast<long long>(mx));
-  std::uint64_t s2 = 0;
+  std::uint64_t s2 = 0, s1 = 0;
   const int E = m > 0 ? crt::arith::line_exponent_of_max(m) : 0;
   if (m > 0 && nf == 0)
     for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
       const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
       s2 += q * q;
+      s1 += q;
     }
   s2 = block_reduce(s2, false);
+  if (out.s1 != nullptr) s1 = block_reduce(s1, false);
   if (threadIdx.x == 0) {
     const bool active = m > 0 && nf == 0;
     out.active[line] = active;
     out.c[line] = active ? crt::arith::ceil_log2_u64(s2) : 0;
     out.base[line] = active ? 16 - E : 0;
+    if (out.s1 != nullptr) out.s1[line] = active ? s1 : 0;
     if (nf) atomicAdd(out.nonfinite, nf);
   }
 }
@@ -85,7 +90,8 @@ template <class T>
 __global__ void __launch_bounds__(kLineThreads) line_s2_seg(const T* __restrict__ data, std::int64_t lines,
                                                             std::int64_t k, std::int64_t ls, std::int64_t ks,
                                                             const unsigned long long* max_bits,
-                                                            unsigned long long* s2_sum) {
+                                                            unsigned long long* s2_sum,
+                                                            unsigned long long* s1_sum) {
   const std::int64_t line = blockIdx.x * std::int64_t{kLineThreads} + threadIdx.x;
   if (line >= lines) return;
   const double m = __longlong_as_double(static_cast<long long>(max_bits[line]));
@@ -93,16 +99,19 @@ __global__ void __launch_bounds__(kLineThreads) line_s2_seg(const T* __restrict_
   const int E = crt::arith::line_exponent_of_max(m);
   const std::int64_t k0 = blockIdx.y * std::int64_t{kSegK}, k1 = k0 + kSegK < k ? k0 + kSegK : k;
   const T* src = data + line * ls;
-  std::uint64_t s2 = 0;
+  std::uint64_t s2 = 0, s1 = 0;
   for (std::int64_t kk = k0; kk < k1; ++kk) {
     const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
     s2 += q * q;
+    s1 += q;
   }
   if (s2) atomicAdd(s2_sum + line, static_cast<unsigned long long>(s2));
+  if (s1) atomicAdd(s1_sum + line, static_cast<unsigned long long>(s1));
 }
 
 __global__ void line_rule_finish(std::int64_t lines, const unsigned long long* max_bits,
-                                 const unsigned long long* s2_sum, CrtLines out) {
+                                 const unsigned long long* s2_sum, const unsigned long long* s1_sum,
+                                 CrtLines out) {
   const std::int64_t line = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
   if (line >= lines) return;
   const double m = __longlong_as_double(static_cast<long long>(max_bits[line]));
@@ -110,6 +119,70 @@ __global__ void line_rule_finish(std::int64_t lines, const unsigned long long* m
   out.active[line] = active;
   out.c[line] = active ? crt::arith::ceil_log2_u64(s2_sum[line]) : 0;
   out.base[line] = active ? 16 - crt::arith::line_exponent_of_max(m) : 0;
+  if (out.s1 != nullptr) out.s1[line] = active ? s1_sum[line] : 0;
+}
+
+/// crt_magnitudes: one thread per output byte position j < kp of a line (grid-stride).
+template <class T>
+__global__ void magnitudes_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t k, std::int64_t ls,
+                                  std::int64_t ks, CrtLines in, std::int64_t kp, int layout,
+                                  std::int8_t* __restrict__ out) {
+  const std::int64_t total = lines * kp, pitch = (layout == 0 ? 2 : 3) * kp;
+  for (std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; t < total;
+       t += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t line = t / kp, j = t - line * kp;
+    int hi = 0, lo = 0;
+    if (j < k && in.active[line])
+      crt::arith::magnitude_levels(static_cast<double>(data[line * ls + j * ks]), 16 - in.base[line], hi, lo);
+    std::int8_t* o = out + line * pitch + j;
+    o[0] = static_cast<std::int8_t>(hi);
+    o[kp] = static_cast<std::int8_t>(lo);
+    if (layout == 1) o[2 * kp] = static_cast<std::int8_t>(hi);
+  }
+}
+
+struct CertConstants {
+  int Lb[crt::kMaxModuli + 1];
+  double recon_error[crt::kMaxModuli + 1];
+};
+
+__global__ void __launch_bounds__(256)
+    certificate_int8_kernel(const std::int32_t* __restrict__ hh, const std::int32_t* __restrict__ cross,
+                            std::int64_t ld, std::int64_t m, std::int64_t n, CrtLines lx, CrtLines ly, double tol,
+                            int n_lo, int n_hi, CertConstants K, unsigned* fail_mask,
+                            unsigned long long* ratio_bits) {
+  const std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  unsigned mask = 0;
+  double worst = 0;
+  if (i < m && lx.active[i]) {
+    const int Ex = 16 - lx.base[i];
+    const double wx = crt::arith::norm1_bound(lx.s1[i], Ex);
+    for (std::int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+      if (!ly.active[j]) continue;
+      const int Ey = 16 - ly.base[j];
+      const double zy = crt::arith::norm1_bound(ly.s1[j], Ey);
+      const double rhs = crt::arith::int8_certificate_rhs(hh[j * ld + i], cross[j * ld + i], Ex + Ey, tol);
+      for (int N = n_lo; N <= n_hi; ++N) {
+        const int ea = crt::arith::scale_exponent(K.Lb[N], lx.c[i], lx.base[i]);
+        const int eb = crt::arith::scale_exponent(K.Lb[N], ly.c[j], ly.base[j]);
+        const double b = crt::arith::entry_bound(zy, wx, ea, eb, K.recon_error[N]);
+        if (!(b <= rhs)) mask |= 1u << N;
+        if (ratio_bits != nullptr) {
+          const double r = rhs > 0 ? b / rhs : HUGE_VAL;
+          worst = r > worst ? r : worst;
+        }
+      }
+    }
+  }
+  for (int o = 16; o > 0; o >>= 1) {
+    mask |= __shfl_xor_sync(0xffffffffu, mask, o);
+    const double w = __shfl_xor_sync(0xffffffffu, worst, o);
+    worst = w > worst ? w : worst;
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (mask) atomicOr(fail_mask, mask);
+    if (ratio_bits != nullptr && worst > 0) atomicMax(ratio_bits, dbits(worst));
+  }
 }
 
 __global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, int* e) {
@@ -127,6 +200,7 @@ struct CrtResidueWriter {
   bool one_chunk;
   std::int8_t* out;
   crt::arith::ModulusF64 mod[crt::kMaxModuli];  // p, 1/p, 2^32 mod p (computed on the host)
+  crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // p, floor(2^32/p), 2^23 and 2^46 mod p
 
   __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const {
     std::int64_t c = 0, l = ko;
@@ -148,16 +222,54 @@ struct CrtResidueWriter {
   __device__ __forceinline__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const {
     std::int8_t* dst = out + line * span + ko;
     const int s = e[line];
-    double v[4];
+    double v[4], amax = 0;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) v[i] = crt::arith::scaled_integer(static_cast<double>(x[i]), s);
-    for (int l = 0; l < n; ++l) {
-      char4 r;
-      r.x = static_cast<signed char>(crt::arith::residue(v[0], mod[l]));
-      r.y = static_cast<signed char>(crt::arith::residue(v[1], mod[l]));
-      r.z = static_cast<signed char>(crt::arith::residue(v[2], mod[l]));
-      r.w = static_cast<signed char>(crt::arith::residue(v[3], mod[l]));
-      *reinterpret_cast<char4*>(dst + l * panel) = r;  // ko % 4 == 0, span and panel multiples of 16
+    for (int i = 0; i < 4; ++i) {
+      v[i] = crt::arith::scaled_integer(static_cast<double>(x[i]), s);
+      amax = fmax(amax, fabs(v[i]));
+    }
+    // One branch per quad and the split hoisted out of the modulus loop; every branch yields the
+    // unique symmetric residue (crt_arith::residue), so the panels are the host's bit for bit.
+    if (amax < 0x1p64) {
+      // one conversion per element, then integer reductions only (crt_arith::residue_u64)
+      std::uint64_t u[4];
+      bool neg[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        u[i] = static_cast<std::uint64_t>(fabs(v[i]));
+        neg[i] = v[i] < 0;
+      }
+      for (int l = 0; l < n; ++l) {
+        const crt::arith::ModulusU32 m = mod_u[l];
+        char4 r;
+        r.x = static_cast<signed char>(crt::arith::residue_u64(u[0], neg[0], m));
+        r.y = static_cast<signed char>(crt::arith::residue_u64(u[1], neg[1], m));
+        r.z = static_cast<signed char>(crt::arith::residue_u64(u[2], neg[2], m));
+        r.w = static_cast<signed char>(crt::arith::residue_u64(u[3], neg[3], m));
+        *reinterpret_cast<char4*>(dst + l * panel) = r;  // ko % 4 == 0, span and panel multiples of 16
+      }
+    } else if (amax < 0x1p84) {
+      crt::arith::Split32 sp[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) sp[i] = crt::arith::split32(v[i]);
+      for (int l = 0; l < n; ++l) {
+        const crt::arith::ModulusF64 m = mod[l];
+        char4 r;
+        r.x = static_cast<signed char>(crt::arith::residue_split(sp[0], m));
+        r.y = static_cast<signed char>(crt::arith::residue_split(sp[1], m));
+        r.z = static_cast<signed char>(crt::arith::residue_split(sp[2], m));
+        r.w = static_cast<signed char>(crt::arith::residue_split(sp[3], m));
+        *reinterpret_cast<char4*>(dst + l * panel) = r;
+      }
+    } else {
+      for (int l = 0; l < n; ++l) {
+        char4 r;
+        r.x = static_cast<signed char>(crt::arith::residue(v[0], mod[l]));
+        r.y = static_cast<signed char>(crt::arith::residue(v[1], mod[l]));
+        r.z = static_cast<signed char>(crt::arith::residue(v[2], mod[l]));
+        r.w = static_cast<signed char>(crt::arith::residue(v[3], mod[l]));
+        *reinterpret_cast<char4*>(dst + l * panel) = r;
+      }
     }
   }
 };
@@ -176,15 +288,16 @@ void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64
     if (out.scratch == nullptr) throw InvalidArgument("tcemu cuda int8-crt: line rule without scratch");
     unsigned long long* max_bits = out.scratch;
     unsigned long long* s2_sum = out.scratch + lines;
-    TCEMU_CUDA(cudaMemsetAsync(out.scratch, 0, 2 * sizeof(unsigned long long) * lines, stream));
+    unsigned long long* s1_sum = out.scratch + 2 * lines;
+    TCEMU_CUDA(cudaMemsetAsync(out.scratch, 0, 3 * sizeof(unsigned long long) * lines, stream));
     const std::int64_t segs = (k + kSegK - 1) / kSegK;
     if (segs > 65535) throw InvalidArgument("tcemu cuda int8-crt: k = " + std::to_string(k) + " above 2^23 with lines contiguous");
     const dim3 grid(static_cast<unsigned>((lines + kLineThreads - 1) / kLineThreads), static_cast<unsigned>(segs > 0 ? segs : 1));
     line_max_seg<T><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, max_bits, out);
     TCEMU_LAUNCHED("crt line_max_seg");
-    line_s2_seg<T><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, max_bits, s2_sum);
+    line_s2_seg<T><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, max_bits, s2_sum, s1_sum);
     TCEMU_LAUNCHED("crt line_s2_seg");
-    line_rule_finish<<<static_cast<unsigned>((lines + 255) / 256), 256, 0, stream>>>(lines, max_bits, s2_sum, out);
+    line_rule_finish<<<static_cast<unsigned>((lines + 255) / 256), 256, 0, stream>>>(lines, max_bits, s2_sum, s1_sum, out);
     TCEMU_LAUNCHED("crt line_rule_finish");
   }
 }
@@ -196,11 +309,41 @@ void crt_line_exponents(const CrtLines& in, std::int64_t lines, int Lb, int* e, 
 }
 
 template <class T>
+void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                    std::int64_t k_stride, const CrtLines& in, std::int64_t kp, int layout, std::int8_t* out,
+                    cudaStream_t stream) {
+  if (lines <= 0 || kp <= 0) return;
+  const std::int64_t total = lines * kp;
+  const std::int64_t blocks = std::min<std::int64_t>((total + 255) / 256, 1 << 20);
+  magnitudes_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(data, lines, k, line_stride, k_stride, in,
+                                                                          kp, layout, out);
+  TCEMU_LAUNCHED("crt magnitudes_kernel");
+}
+
+void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
+                          std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
+                          unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  CertConstants K{};
+  for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
+    K.Lb[N] = crt::constants(N).bits - 1;
+    K.recon_error[N] = crt::constants(N).recon_error;
+  }
+  const dim3 grid(static_cast<unsigned>((m + 255) / 256), static_cast<unsigned>(n < 4096 ? n : 4096));
+  certificate_int8_kernel<<<grid, 256, 0, stream>>>(hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, K, fail_mask,
+                                                     ratio_bits);
+  TCEMU_LAUNCHED("crt certificate_int8_kernel");
+}
+
+template <class T>
 void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
-  CrtResidueWriter w{nchunks * kcp, k, kc, kcp, lines * nchunks * kcp, e, n_moduli, nchunks == 1, out, {}};
-  for (int l = 0; l < n_moduli; ++l) w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
+  CrtResidueWriter w{nchunks * kcp, k, kc, kcp, lines * nchunks * kcp, e, n_moduli, nchunks == 1, out, {}, {}};
+  for (int l = 0; l < n_moduli; ++l) {
+    w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
+    w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
+  }
   launch_tile_pass(data, lines, line_stride, k_stride, w, ProfileArgs{}, nchunks == 1 || kc % 4 == 0, stream);
 }
 
@@ -209,7 +352,9 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
                                  const CrtLines&, cudaStream_t);                                          \
   template void crt_residues<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,        \
                                 const int*, int, std::int64_t, std::int64_t, std::int64_t, std::int8_t*, \
-                                cudaStream_t);
+                                cudaStream_t);                                                            \
+  template void crt_magnitudes<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,      \
+                                  const CrtLines&, std::int64_t, int, std::int8_t*, cudaStream_t);
 TCEMU_CRT_RESIDUE(float)
 TCEMU_CRT_RESIDUE(double)
 #undef TCEMU_CRT_RESIDUE
