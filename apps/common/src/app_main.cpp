@@ -19,7 +19,9 @@ std::vector<tcemu::Scheme> CommonOptions::schemes() const {
 }
 
 Device CommonOptions::device() const {
-  return naming_option("--device", [&] { return resolve_device(parse_device(device_name)); });
+  const Device d = naming_option("--device", [&] { return resolve_device(parse_device(device_name)); });
+  if (d == Device::cuda) prepare_gpu_cost_model();
+  return d;
 }
 
 void add_common_options(CLI::App& app, CommonOptions& options, bool with_quiet) {

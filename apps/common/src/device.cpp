@@ -2,7 +2,9 @@
 #include "app_common/device.hpp"
 
 #include "tcemu/error.hpp"
+#include "app_common/environment.hpp"
 #if defined(TCEMU_HAVE_CUDA)
+#include "tcemu/cuda/calibrate.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 #endif
 
@@ -29,6 +31,12 @@ bool gpu_available() {
   return cuda::device_available();
 #else
   return false;
+#endif
+}
+
+void prepare_gpu_cost_model() {
+#if defined(TCEMU_HAVE_CUDA)
+  (void)cuda::implementation_cost_model(execution_policy_from_environment());
 #endif
 }
 

@@ -29,7 +29,8 @@ struct CommonOptions {
   /// --scheme parsed for target() (tcemu::parse_scheme_list: names, "all" or "auto").
   std::vector<tcemu::Scheme> schemes() const;
   /// --device resolved: auto becomes cuda when gpu_available(), else host; cuda without a GPU or a
-  /// CUDA backend throws (resolve_device).
+  /// CUDA backend throws (resolve_device). For cuda it also loads (or measures) the GPU cost model
+  /// first (prepare_gpu_cost_model), so that no calibration falls inside the app's timings.
   Device device() const;
 };
 

@@ -22,6 +22,12 @@ Device parse_device(const std::string& name);
 /// True when this build has the CUDA backend and the CUDA runtime finds a device (never throws).
 bool gpu_available();
 
+/// Loads the GPU cost model that picks fused or multi-pass kernels (the environment's execution
+/// policy: its cache file, measured there and then when there is none, a few seconds), so that a
+/// first-use calibration happens before any timed work rather than inside an app's first timing.
+/// Does nothing in builds without the CUDA backend or under TCEMU_AUTO_CALIBRATE=0.
+void prepare_gpu_cost_model();
+
 /// The device a run will use: `automatic` becomes cuda when gpu_available(), else host; `cuda`
 /// throws DeviceError "--device cuda: this build has no CUDA backend (...)" in builds without it, or
 /// "--device cuda: no CUDA device is available on this machine" without a GPU.
