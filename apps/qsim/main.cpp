@@ -125,6 +125,11 @@ struct MpiSession {
     active = true;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    // Rank 0 reports, errors included: every rank meets the same (collective) errors, so the other
+    // ranks' output would repeat it.
+    if (size > 1 && rank != 0) {
+      if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) return;
+    }
   }
   ~MpiSession() {
     if (active) MPI_Finalize();
