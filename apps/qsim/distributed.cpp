@@ -137,7 +137,7 @@ int global_qubits_for(MPI_Comm comm, int n, const std::vector<Block>& blocks) {
   if (g > n - widest)
     throw tcemu::InvalidArgument("qsim over MPI: " + std::to_string(ranks) + " ranks are too many for " +
                                  std::to_string(n) + " qubits with blocks of " + std::to_string(widest) +
-                                 " qubits (at most 2^" + std::to_string(std::max(0, n - widest)) + ")");
+                                 " qubits (at most " + std::to_string(1LL << std::max(0, n - widest)) + " ranks)");
   return g;
 }
 
