@@ -134,10 +134,12 @@ int global_qubits_for(MPI_Comm comm, int n, const std::vector<Block>& blocks) {
   while ((1 << g) < ranks) ++g;
   int widest = 0;
   for (const auto& b : blocks) widest = std::max(widest, static_cast<int>(b.qubits.size() + b.controls.size()));
-  if (g > n - widest)
+  if (g > n - widest) {
+    const long long most = 1LL << std::max(0, n - widest);
     throw tcemu::InvalidArgument("qsim over MPI: " + std::to_string(ranks) + " ranks are too many for " +
                                  std::to_string(n) + " qubits with blocks of " + std::to_string(widest) +
-                                 " qubits (at most " + std::to_string(1LL << std::max(0, n - widest)) + " ranks)");
+                                 " qubits (at most " + std::to_string(most) + (most == 1 ? " rank)" : " ranks)"));
+  }
   return g;
 }
 
