@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 packages=(libtrilinos-kokkos-dev libhdf5-dev libcli11-dev nlohmann-json3-dev libopenblas-dev libgtest-dev
           dataset-fashion-mnist python3-numpy python3-h5py
+          # qsim over MPI ranks (optional at build time; docs/scaling.md)
+          libopenmpi-dev openmpi-bin
           # the sanitizer + fuzzing build of scripts/test.sh's stage 2 (scripts/build_sanitize.sh):
           # clang, its ASan/UBSan/libFuzzer run-time libraries, llvm-symbolizer for the reports
           clang libclang-rt-14-dev llvm-14)

@@ -22,6 +22,9 @@
 #include "tcemu/error.hpp"
 #include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
+#ifdef TCEMU_QSIM_HAVE_MPI
+#include "distributed.hpp"
+#endif
 
 namespace {
 
@@ -109,9 +112,40 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+#ifdef TCEMU_QSIM_HAVE_MPI
+/// MPI for the lifetime of main(), only when started by mpirun (distributed.hpp): MPI_Comm_size gives
+/// the rank count; a plain `qsim ...` never touches MPI.
+struct MpiSession {
+  bool active = false;
+  int rank = 0, size = 1;
+  MpiSession(int* argc, char*** argv) {
+    if (!qsim::launched_by_mpi_launcher()) return;
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    active = true;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    // Rank 0 reports, errors included: every rank meets the same (collective) errors, so the other
+    // ranks' output would repeat it.
+    if (size > 1 && rank != 0) {
+      if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) return;
+    }
+  }
+  ~MpiSession() {
+    if (active) MPI_Finalize();
+  }
+};
+#else
+struct MpiSession {
+  int rank = 0, size = 1;
+  MpiSession(int*, char***) {}
+};
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  MpiSession mpi(&argc, &argv);
   tcemu::app::CommandLine cli("qsim", kDescription, footer());
   std::string qasm_path, input, generator, output, save_circuit, amplitudes, range_policy = "fallback",
                                                                           kernels = "auto";
@@ -200,6 +234,26 @@ int main(int argc, char** argv) {
     cfg.range_policy = policy;
     cfg.cuda_kernels = cuda_kernels;
     cfg.keep_states = output_opt->count() && circuit.num_qubits <= qsim::kMaxSavedStateQubits;
+    if (mpi.size > 1) {  // the state over MPI_Comm_size ranks (distributed.hpp); rank 0 reports
+#ifdef TCEMU_QSIM_HAVE_MPI
+      if (output_opt->count()) throw tcemu::InvalidArgument("qsim over MPI: --output needs one rank so far");
+      if (mpi.rank != 0) cfg.log = nullptr;
+      else if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
+      std::int64_t swaps = 0;
+      const qsim::JobResult job = qsim::run_job_distributed(circuit, cfg, MPI_COMM_WORLD, &swaps);
+      if (mpi.rank != 0) return 0;
+      if (!cli.common.quiet)
+        std::fprintf(stderr, "qsim: %d MPI ranks, %lld global<->local qubit swaps over all runs\n", mpi.size,
+                     static_cast<long long>(swaps));
+      qsim::ReportContext ctx;
+      ctx.circuit = &circuit;
+      ctx.fuse = fuse;
+      ctx.device = device;
+      if (cli.common.json) qsim::print_json(job, ctx);
+      else qsim::print_table(job, ctx);
+      return 0;
+#endif
+    }
     if (device == qsim::Device::host) qsim::check_memory(circuit, schemes, qsim::available_memory_bytes());
     if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
     // Open the output first: the Writer works on a temporary that is renamed on success and removed

@@ -42,14 +42,14 @@ SimResult<T> simulate(const std::vector<Block>& blocks, int n, const SimOptions&
 }
 
 template <class T>
-SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOptions& options) {
+void apply_blocks_host(std::vector<std::complex<T>>& a, int n, const std::vector<Block>& blocks,
+                       const SimOptions& options, SimStats& st) {
   using C = std::complex<T>;
-  const auto t_start = Clock::now();
-  SimResult<T> res;
-  SimStats& st = res.stats;
   const std::int64_t size = std::int64_t(1) << n;
-  std::vector<C> a(static_cast<std::size_t>(size)), b(static_cast<std::size_t>(size));
-  a[0] = C(static_cast<T>(state_scale(n)));
+  if (static_cast<std::int64_t>(a.size()) != size)
+    throw tcemu::InvalidArgument("apply_blocks_host: the state has " + std::to_string(a.size()) +
+                                 " amplitudes, not 2^" + std::to_string(n));
+  std::vector<C> b(static_cast<std::size_t>(size));
   Layout layout = Layout::identity(n);
   auto permute_to = [&](const Layout& target) {
     const auto t0 = Clock::now();
@@ -97,6 +97,17 @@ SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOpt
     if (options.progress) options.progress(bi + 1, blocks.size());
   }
   if (!layout.is_identity()) permute_to(Layout::identity(n));
+}
+
+template <class T>
+SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOptions& options) {
+  using C = std::complex<T>;
+  const auto t_start = Clock::now();
+  SimResult<T> res;
+  SimStats& st = res.stats;
+  std::vector<C> a(std::size_t(1) << n);
+  a[0] = C(static_cast<T>(state_scale(n)));
+  apply_blocks_host<T>(a, n, blocks, options, st);
   const T inv = static_cast<T>(1.0 / state_scale(n));
   for (auto& z : a) z *= inv;
   res.state = std::move(a);
@@ -108,6 +119,10 @@ template std::vector<std::complex<float>> block_matrix<float>(const Matrix&);
 template std::vector<std::complex<double>> block_matrix<double>(const Matrix&);
 template SimResult<float> simulate<float>(const std::vector<Block>&, int, const SimOptions&);
 template SimResult<double> simulate<double>(const std::vector<Block>&, int, const SimOptions&);
+template void apply_blocks_host<float>(std::vector<std::complex<float>>&, int, const std::vector<Block>&,
+                                       const SimOptions&, SimStats&);
+template void apply_blocks_host<double>(std::vector<std::complex<double>>&, int, const std::vector<Block>&,
+                                        const SimOptions&, SimStats&);
 template SimResult<float> simulate_host<float>(const std::vector<Block>&, int, const SimOptions&);
 template SimResult<double> simulate_host<double>(const std::vector<Block>&, int, const SimOptions&);
 

@@ -89,6 +89,15 @@ SimResult<T> simulate(const std::vector<Block>& blocks, int num_qubits, const Si
 template <class T>
 SimResult<T> simulate_host(const std::vector<Block>& blocks, int num_qubits, const SimOptions& options);
 
+/// Applies `blocks` in order to `state` (2^n amplitudes, canonical order: index bit q = qubit q, as
+/// stored: scaled or not, the caller decides) on the host backend, permuting as simulate_host() does
+/// and back to the canonical order at the end. Adds to `stats` (blocks, permutations, GEMM time and
+/// reports; not `seconds`). Throws tcemu::InvalidArgument when state.size() != 2^n or a block does
+/// not fit n qubits; what the GEMMs throw.
+template <class T>
+void apply_blocks_host(std::vector<std::complex<T>>& state, int n, const std::vector<Block>& blocks,
+                       const SimOptions& options, SimStats& stats);
+
 /// CUDA implementation of simulate() (simulate_cuda.cu); throws tcemu::DeviceError in builds without
 /// the CUDA backend.
 template <class T>
