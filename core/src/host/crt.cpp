@@ -321,25 +321,44 @@ void scale_exponents(Scaling rule, int n_moduli, MatrixView<const T> x, MatrixVi
   exponents_of(rb, n_moduli, eb);
 }
 
+namespace {
+
+/// What both certificates start with: op(A), op(B) checked (`who` names the caller in errors), the
+/// certificate's tolerance and rule set, the lines copied to xr (rows of op(A)) and yc (columns of
+/// op(B)) by copy_lines. Throws InvalidArgument for a tolerance <= 0 and Fallback(nonfinite) for NaN
+/// or Inf. Returns false for an empty product (cert.moduli = kMinModuli, nothing to certify).
 template <class T>
-Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
-                    Scaling rule) {
-  Certificate cert;
+bool certificate_inputs(const char* who, Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
+                        Scaling rule, Certificate& cert, std::int64_t& m, std::int64_t& n, std::int64_t& k,
+                        std::vector<double>& xr, std::vector<double>& yc) {
   cert.tol = tol;
   cert.rule = rule;
   const auto x = A.apply(opA);
   const auto y = B.apply(opB);
-  check_shapes<T>("tcemu::crt::choose_moduli", x, y, -1, -1);
-  if (!(tol > 0)) throw InvalidArgument("tcemu::crt::choose_moduli: tolerance must be > 0");
+  check_shapes<T>(who, x, y, -1, -1);
+  if (!(tol > 0)) throw InvalidArgument(std::string(who) + ": tolerance must be > 0");
   if (!all_finite(x) || !all_finite(y))
     throw Fallback(Fallback::Reason::nonfinite, "tcemu::crt: an operand holds NaN or Inf");
-  const std::int64_t m = x.rows, n = y.cols, k = x.cols;
+  m = x.rows;
+  n = y.cols;
+  k = x.cols;
   if (m == 0 || n == 0 || k == 0) {
     cert.moduli = kMinModuli;
-    return cert;
+    return false;
   }
-  std::vector<double> xr, yc;
   copy_lines(x, y, xr, yc);
+  return true;
+}
+
+}  // namespace
+
+template <class T>
+Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
+                    Scaling rule) {
+  Certificate cert;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::vector<double> xr, yc;
+  if (!certificate_inputs<T>("tcemu::crt::choose_moduli", opA, opB, A, B, tol, rule, cert, m, n, k, xr, yc)) return cert;
   // Per entry: LB <= (|x||y|)_ij, Z >= sum [x != 0] |y|, W >= sum |x| [y != 0], any nonzero term.
   const double grow = 1 + (k + 2) * 0x1p-52, shrink = 1 - (k + 2) * 0x1p-52;
   std::vector<double> LB(m * n), Z(m * n), W(m * n);
@@ -398,21 +417,9 @@ template <class T>
 Certificate certify_int8(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol,
                          Scaling rule) {
   Certificate cert;
-  cert.tol = tol;
-  cert.rule = rule;
-  const auto x = A.apply(opA);
-  const auto y = B.apply(opB);
-  check_shapes<T>("tcemu::crt::certify_int8", x, y, -1, -1);
-  if (!(tol > 0)) throw InvalidArgument("tcemu::crt::certify_int8: tolerance must be > 0");
-  if (!all_finite(x) || !all_finite(y))
-    throw Fallback(Fallback::Reason::nonfinite, "tcemu::crt: an operand holds NaN or Inf");
-  const std::int64_t m = x.rows, n = y.cols, k = x.cols;
-  if (m == 0 || n == 0 || k == 0) {
-    cert.moduli = kMinModuli;
-    return cert;
-  }
+  std::int64_t m = 0, n = 0, k = 0;
   std::vector<double> xr, yc;
-  copy_lines(x, y, xr, yc);
+  if (!certificate_inputs<T>("tcemu::crt::certify_int8", opA, opB, A, B, tol, rule, cert, m, n, k, xr, yc)) return cert;
   // Per line: exponent E (0 for a zero line), the 1-norm bound, the two magnitude levels.
   auto lines = [&](const std::vector<double>& d, std::int64_t count, std::vector<int>& E, std::vector<double>& norm1,
                    std::vector<std::int8_t>& hi, std::vector<std::int8_t>& lo) {
