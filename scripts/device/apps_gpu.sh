@@ -23,27 +23,14 @@ if [ ! -d "$ROOT/../shared/circuits" ] && [ -d "$ROOT/.deps/circuits" ]; then
 fi
 
 build() {
-  local gtest_arg=""
-  if [ ! -e /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake ]; then
-    if [ ! -e /tmp/gtest/lib/cmake/GTest/GTestConfig.cmake ]; then
-      stamp "googletest from .deps/googletest"
-      cmake -S .deps/googletest -B /tmp/gtest-build -DCMAKE_INSTALL_PREFIX=/tmp/gtest -DBUILD_GMOCK=OFF \
-            -DCMAKE_POLICY_VERSION_MINIMUM=3.5 -DCMAKE_BUILD_TYPE=Release > "$OUT/gtest_build.log" 2>&1 &&
-        cmake --build /tmp/gtest-build -j"$JOBS" >> "$OUT/gtest_build.log" 2>&1 &&
-        cmake --install /tmp/gtest-build >> "$OUT/gtest_build.log" 2>&1
-    fi
-    gtest_arg="-DGTest_ROOT=/tmp/gtest"
-  fi
-  # CLI11's headers from .deps/cli11 (scripts/device/prepare_deps.sh) where the image has none.
-  local cli11_arg=""
-  [ -e /usr/include/CLI/CLI.hpp ] || [ ! -d "$ROOT/.deps/cli11" ] || cli11_arg="-DCLI11_INCLUDE_DIR=$ROOT/.deps/cli11"
+  carried_deps_args  # googletest and CLI11 from .deps/ where the image has none (common.sh)
   # Kokkos: the CUDA-enabled Kokkos 4 of scripts/build_kokkos.sh when .deps/kokkos-cuda is carried
   # (tcemu::gemm on CudaSpace Views; docs/kokkos.md), else the copy of Debian's Serial Kokkos.
   local kokkos_arg="-DTCEMU_KOKKOS_ROOT=$ROOT/.deps/kokkos"
   [ -d "$ROOT/.deps/kokkos-cuda" ] && kokkos_arg="-DKokkos_ROOT=$ROOT/.deps/kokkos-cuda"
   stamp "configure + build all (sm_90a, -j$JOBS, $kokkos_arg)"
   cmake -S . -B "$BUILD" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
-        "$kokkos_arg" $gtest_arg $cli11_arg > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; return 1; }
+        "$kokkos_arg" "${DEPS_ARGS[@]}" > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; return 1; }
   # "-- -k" goes to the native tool (make or ninja): cmake 4 rejects a bare -k of its own.
   cmake --build "$BUILD" -j"$JOBS" -- -k >> "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; }
   ls "$BUILD"/apps/*/ | head -40

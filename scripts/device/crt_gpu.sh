@@ -12,21 +12,10 @@ BUILD=${BUILD:-$ROOT/build-gpu}
 export LD_LIBRARY_PATH="$BUILD/core:$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
 
 build() {
-  local gtest_arg="" cli11_arg=""
-  if [ ! -e /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake ]; then
-    if [ ! -e /tmp/gtest/lib/cmake/GTest/GTestConfig.cmake ]; then
-      stamp "googletest from .deps/googletest"
-      cmake -S .deps/googletest -B /tmp/gtest-build -DCMAKE_INSTALL_PREFIX=/tmp/gtest -DBUILD_GMOCK=OFF \
-            -DCMAKE_POLICY_VERSION_MINIMUM=3.5 -DCMAKE_BUILD_TYPE=Release > "$OUT/gtest_build.log" 2>&1 &&
-        cmake --build /tmp/gtest-build -j"$JOBS" >> "$OUT/gtest_build.log" 2>&1 &&
-        cmake --install /tmp/gtest-build >> "$OUT/gtest_build.log" 2>&1
-    fi
-    gtest_arg="-DGTest_ROOT=/tmp/gtest"
-  fi
-  [ -e /usr/include/CLI/CLI.hpp ] || [ ! -d "$ROOT/.deps/cli11" ] || cli11_arg="-DCLI11_INCLUDE_DIR=$ROOT/.deps/cli11"
+  carried_deps_args  # googletest and CLI11 from .deps/ where the image has none (common.sh)
   stamp "configure + build test_core tcemu-bench (-j$JOBS)"
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
-        -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" $gtest_arg $cli11_arg > "$OUT/build.log" 2>&1 ||
+        -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" "${DEPS_ARGS[@]}" > "$OUT/build.log" 2>&1 ||
     { tail -30 "$OUT/build.log"; return 1; }
   cmake --build "$BUILD" -j"$JOBS" --target test_core tcemu-bench >> "$OUT/build.log" 2>&1 ||
     { grep -E "error" -A3 "$OUT/build.log" | head -60; return 1; }
