@@ -13,21 +13,6 @@
 
 namespace tcemu::crt_test {
 
-/// "uniform(lo,hi)" or "phi=<x>" (uniform(-0.5,0.5) * exp(phi N(0,1))).
-inline Distribution dist_of(const std::string& s) {
-  Distribution d;
-  double lo, hi;
-  if (std::sscanf(s.c_str(), "uniform(%lf,%lf)", &lo, &hi) == 2) {
-    d.kind = Distribution::Kind::uniform;
-    d.lo = lo;
-    d.hi = hi;
-    return d;
-  }
-  d.kind = Distribution::Kind::phi;
-  d.phi = std::stod(s.substr(4));
-  return d;
-}
-
 /// Row-major operands op(A) = a (m x k), op(B) = b (k x n) in T.
 template <class T>
 struct Operands {
@@ -39,8 +24,8 @@ template <class T>
 Operands<T> make_operands(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dist,
                           std::uint64_t seed) {
   Operands<T> p{m, n, k, std::vector<T>(m * k), std::vector<T>(k * n)};
-  fill_random(row_major(p.a.data(), m, k), dist_of(dist), seed);
-  fill_random(row_major(p.b.data(), k, n), dist_of(dist), seed + 1);
+  fill_random(row_major(p.a.data(), m, k), Distribution::parse(dist), seed);
+  fill_random(row_major(p.b.data(), k, n), Distribution::parse(dist), seed + 1);
   return p;
 }
 

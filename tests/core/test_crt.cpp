@@ -187,27 +187,11 @@ struct Problem {
   std::vector<double> a, b;  // row-major m x k, k x n
 };
 
-// "uniform(lo,hi)" or "phi=<x>" (built directly: Distribution::parse rejects "uniform(a,b)" at the
-// time of writing, its sscanf format wanting a character after the ')').
-Distribution dist_of(const std::string& s) {
-  Distribution d;
-  double lo, hi;
-  if (std::sscanf(s.c_str(), "uniform(%lf,%lf)", &lo, &hi) == 2) {
-    d.kind = Distribution::Kind::uniform;
-    d.lo = lo;
-    d.hi = hi;
-    return d;
-  }
-  d.kind = Distribution::Kind::phi;
-  d.phi = std::stod(s.substr(4));
-  return d;
-}
-
 template <class T>
 Problem make(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dist, std::uint64_t seed) {
   std::vector<T> a(m * k), b(k * n);
-  fill_random(row_major(a.data(), m, k), dist_of(dist), seed);
-  fill_random(row_major(b.data(), k, n), dist_of(dist), seed + 1);
+  fill_random(row_major(a.data(), m, k), Distribution::parse(dist), seed);
+  fill_random(row_major(b.data(), k, n), Distribution::parse(dist), seed + 1);
   return {m, n, k, std::vector<double>(a.begin(), a.end()), std::vector<double>(b.begin(), b.end())};
 }
 
