@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "cuda/passes/crt_passes.hpp"
+#include "cuda/passes/chunked_k.cuh"
 #include "cuda/passes/tile_pass.cuh"
 #include "tcemu/crt_arith.hpp"
 
@@ -194,30 +195,16 @@ __global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, i
 struct CrtResidueWriter {
   static constexpr bool kUnrollQuads = false;
   std::int64_t span;  // nchunks * kcp
-  std::int64_t k, kc, kcp, panel;
+  ChunkedK chunks;
+  std::int64_t panel;
   const int* e;
   int n;
-  bool one_chunk;
   std::int8_t* out;
   crt::arith::ModulusF64 mod[crt::kMaxModuli];  // p, 1/p, 2^32 mod p (computed on the host)
   crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // p, floor(2^32/p), 2^23 and 2^46 mod p
 
-  __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const {
-    std::int64_t c = 0, l = ko;
-    if (!one_chunk) {
-      c = ko / kcp;
-      l = ko - c * kcp;
-    }
-    kk0 = c * kc + l;
-    const std::int64_t r1 = kc - l, r2 = k - kk0;
-    const std::int64_t r = r1 < r2 ? r1 : r2;
-    return r >= 4 ? 0xFu : (r <= 0 ? 0u : (1u << r) - 1u);
-  }
-  __device__ __forceinline__ std::int64_t source(std::int64_t ko) const {
-    const std::int64_t c = one_chunk ? 0 : ko / kcp, l = ko - c * kcp;
-    const std::int64_t kk = c * kc + l;
-    return (l < kc && kk < k) ? kk : -1;
-  }
+  __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const { return chunks.quad(ko, kk0); }
+  __device__ __forceinline__ std::int64_t source(std::int64_t ko) const { return chunks.source(ko); }
   template <class T>
   __device__ __forceinline__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const {
     std::int8_t* dst = out + line * span + ko;
@@ -339,7 +326,7 @@ template <class T>
 void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
-  CrtResidueWriter w{nchunks * kcp, k, kc, kcp, lines * nchunks * kcp, e, n_moduli, nchunks == 1, out, {}, {}};
+  CrtResidueWriter w{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out, {}, {}};
   for (int l = 0; l < n_moduli; ++l) {
     w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
     w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);

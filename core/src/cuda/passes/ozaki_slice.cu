@@ -1,4 +1,5 @@
 // Ozaki INT8 slicing pass (split::ozaki_slices, shared with the host backend), both input types.
+#include "cuda/passes/chunked_k.cuh"
 #include "cuda/passes/tile_pass.cuh"
 #include "tcemu/split.hpp"
 
@@ -10,36 +11,19 @@ namespace {
 struct OzakiWriter {
   static constexpr bool kUnrollQuads = false;
   std::int64_t span;  // nchunks * kcp
-  std::int64_t k, kc, kcp;
+  ChunkedK chunks;
   const int* line_exp;
   int s;
-  bool reversed, one_chunk;
+  bool reversed;
   std::int8_t* out;
 
-  __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const {
-    std::int64_t c = 0, l = ko;
-    if (!one_chunk) {
-      c = ko / kcp;
-      l = ko - c * kcp;
-    }
-    kk0 = c * kc + l;
-    const std::int64_t r1 = kc - l, r2 = k - kk0;
-    const std::int64_t r = r1 < r2 ? r1 : r2;
-    return r >= 4 ? 0xFu : (r <= 0 ? 0u : (1u << r) - 1u);
-  }
-  __device__ __forceinline__ std::int64_t source(std::int64_t ko) const {
-    if (one_chunk) return ko < k ? ko : -1;
-    const std::int64_t c = ko / kcp, l = ko - c * kcp;
-    const std::int64_t kk = c * kc + l;
-    return (l < kc && kk < k) ? kk : -1;
-  }
+  __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const { return chunks.quad(ko, kk0); }
+  __device__ __forceinline__ std::int64_t source(std::int64_t ko) const { return chunks.source(ko); }
   template <class T>
   __device__ __forceinline__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const {
-    std::int64_t c = 0, l = ko;
-    if (!one_chunk) {
-      c = ko / kcp;
-      l = ko - c * kcp;
-    }
+    std::int64_t c, l;
+    chunks.locate(ko, c, l);
+    const std::int64_t kcp = chunks.kcp;
     std::int8_t* dst = out + line * (span * s) + c * (s * kcp) + l;
     const int e = line_exp[line];
     const std::int64_t step = reversed ? -kcp : kcp;
@@ -56,7 +40,7 @@ void ozaki_slice_operand(const T* data, std::int64_t lines, std::int64_t k, std:
                          std::int64_t k_stride, const int* line_exp, int s, bool reversed,
                          std::int64_t kc, std::int64_t kcp, std::int64_t nchunks, std::int8_t* out,
                          cudaStream_t stream) {
-  const OzakiWriter w{nchunks * kcp, k, kc, kcp, line_exp, s, reversed, nchunks == 1, out};
+  const OzakiWriter w{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, line_exp, s, reversed, out};
   launch_tile_pass(data, lines, line_stride, k_stride, w, ProfileArgs{}, nchunks == 1 || kc % 4 == 0,
                    stream);
 }
