@@ -96,7 +96,7 @@ std::int64_t first_bad_pivot(const Space& space, const ViewLU& LU, double tiny) 
       },
       Kokkos::Min<std::int64_t>(first));
   space.fence();
-  return first;
+  return first < n ? first : n;  // the reducer's identity (the largest int64) when none
 }
 
 /// X(i, j) as a double, read back from wherever X lives (waits for the space).
