@@ -30,7 +30,7 @@ device_info
 
 stamp "hplai tests (test_apps)"
 export TCEMU_BUILD_DIR="$BUILD" TCEMU_SOURCE_DIR="$ROOT"
-timeout "${TEST_TIMEOUT:-90}" "$BUILD/tests/test_apps" --gtest_filter='Hplai*:AppReliability.*:AppReports.*' \
+timeout "${TEST_TIMEOUT:-90}" "$BUILD/tests/test_apps" --gtest_filter='Hplai*:AppReports.*' \
   --gtest_brief=1 > "$OUT/test_apps_hplai.log" 2>&1
 echo "test_apps exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/test_apps_hplai.log" | tr '\n' ' ')"
 grep -E "FAILED|Failure|Skipped" -A3 "$OUT/test_apps_hplai.log" | head -30
