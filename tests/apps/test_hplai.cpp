@@ -369,8 +369,10 @@ TEST(HplaiSession, HostAndCudaViewsGiveTheSameSolution) {
     EXPECT_TRUE(g.pass) << g.scaled_residual << " " << g.note;
     EXPECT_EQ(h.storage, g.storage);
     ASSERT_EQ(g.x.size(), h.x.size());
-    // The GPU's check, recomputed on the host.
-    EXPECT_NEAR(scaled_residual(sys, a_inf, g.x), g.scaled_residual, 1e-9 + 1e-9 * g.scaled_residual);
+    // The GPU's check, recomputed on the host: b - A x summed in another order (cuBLAS against
+    // CBLAS dgemv) moves ||r||_inf by a few ulps of b, i.e. by about 1e-3 in scaled-residual units
+    // here (n eps (||A|| ||x|| + ||b||) is the unit); a check on the wrong x would be off by orders.
+    EXPECT_NEAR(scaled_residual(sys, a_inf, g.x), g.scaled_residual, 0.05 + 0.01 * g.scaled_residual);
     // Both residuals are below 16 n eps (||A|| ||x|| + ||b||); this diagonally dominant A has a
     // condition number of a few, so the solutions differ by at most a few 16 n eps relative.
     double diff = 0;
