@@ -14,6 +14,12 @@
 
 namespace hplai::kernels {
 
+/// True when Space runs on the host (its loops walk memory in order; a GPU's threads coalesce).
+template <class Space>
+constexpr bool runs_on_host() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+}
+
 /// LU(i, j) = T(A(i, j)) for an n x n FP64 A (row-major) and factors LU of any layout: one team per
 /// 32 x 32 tile, read along A's rows and written along LU's fastest index through a tile in team
 /// scratch memory (the transpose of a row-major A into column-major factors stays coalesced on a
@@ -28,6 +34,15 @@ void convert(const Space& space, const ViewA& A, const ViewLU& LU) {
   const std::int64_t tiles = (n + 31) / 32;
   const bool lu_rows_fast = LU.stride(1) < LU.stride(0);  // row-major factors
   const int team = std::is_same_v<typename Space::memory_space, Kokkos::HostSpace> ? 1 : 256;
+  if constexpr (runs_on_host<Space>()) {
+    if (lu_rows_fast) {  // the host's row-major factors: a straight copy, row by row
+      Kokkos::parallel_for(
+          "hplai::convert", Kokkos::RangePolicy<Space>(space, 0, n), KOKKOS_LAMBDA(std::int64_t i) {
+            for (std::int64_t j = 0; j < n; ++j) LU(i, j) = static_cast<T>(A(i, j));
+          });
+      return;
+    }
+  }
   Policy policy(space, static_cast<int>(tiles * tiles), team);
   Kokkos::parallel_for(
       "hplai::convert", policy.set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size())),
@@ -47,38 +62,78 @@ void convert(const Space& space, const ViewA& A, const ViewLU& LU) {
       });
 }
 
-/// max |X(i, j)| over a rank-2 View (a sub-view of the factors), waits for the result.
+/// A host View as lines along its contiguous index (rows when `rows_fast`): line l starts at
+/// line(l), its entries `step` apart (1 for the factors' blocks), so the loops run over plain memory.
+template <class ViewX>
+struct HostLines {
+  typename ViewX::pointer_type data;
+  std::int64_t lines, length, line_stride, step;
+  HostLines(const ViewX& X, bool rows_fast)
+      : data(X.data()),
+        lines(static_cast<std::int64_t>(rows_fast ? X.extent(0) : X.extent(1))),
+        length(static_cast<std::int64_t>(rows_fast ? X.extent(1) : X.extent(0))),
+        line_stride(static_cast<std::int64_t>(rows_fast ? X.stride(0) : X.stride(1))),
+        step(static_cast<std::int64_t>(rows_fast ? X.stride(1) : X.stride(0))) {}
+  KOKKOS_INLINE_FUNCTION typename ViewX::pointer_type line(std::int64_t l) const { return data + l * line_stride; }
+};
+
+/// max |X(i, j)| over a rank-2 View (a sub-view of the factors), waits for the result. On the host
+/// one work item per line along X's contiguous index; on a GPU one per element, consecutive
+/// elements along that index (coalesced).
 template <class Space, class ViewX>
 double absmax(const Space& space, const ViewX& X) {
   const std::int64_t rows = static_cast<std::int64_t>(X.extent(0)), cols = static_cast<std::int64_t>(X.extent(1));
   double m = 0;
   if (rows == 0 || cols == 0) return m;
   const bool rows_fast = X.stride(1) < X.stride(0);  // a block of row-major factors
-  Kokkos::parallel_reduce(
-      "hplai::absmax", Kokkos::RangePolicy<Space>(space, 0, rows * cols),
-      KOKKOS_LAMBDA(std::int64_t e, double& acc) {
-        // Consecutive e along the fastest index of X's memory (contiguous on the host / coalesced on a GPU).
-        const std::int64_t i = rows_fast ? e / cols : e % rows, j = rows_fast ? e % cols : e / rows;
-        const double v = static_cast<double>(X(i, j));
-        const double a = v < 0 ? -v : v;
-        acc = a > acc ? a : acc;
-      },
-      Kokkos::Max<double>(m));
+  if constexpr (runs_on_host<Space>()) {
+    const HostLines<ViewX> at(X, rows_fast);
+    Kokkos::parallel_reduce(
+        "hplai::absmax", Kokkos::RangePolicy<Space>(space, 0, at.lines),
+        KOKKOS_LAMBDA(std::int64_t l, double& acc) {
+          const auto* line = at.line(l);
+          for (std::int64_t k = 0; k < at.length; ++k) {
+            const double v = static_cast<double>(line[k * at.step]);
+            const double a = v < 0 ? -v : v;
+            acc = a > acc ? a : acc;
+          }
+        },
+        Kokkos::Max<double>(m));
+  } else {
+    Kokkos::parallel_reduce(
+        "hplai::absmax", Kokkos::RangePolicy<Space>(space, 0, rows * cols),
+        KOKKOS_LAMBDA(std::int64_t e, double& acc) {
+          const std::int64_t i = rows_fast ? e / cols : e % rows, j = rows_fast ? e % cols : e / rows;
+          const double v = static_cast<double>(X(i, j));
+          const double a = v < 0 ? -v : v;
+          acc = a > acc ? a : acc;
+        },
+        Kokkos::Max<double>(m));
+  }
   space.fence();
   return m;
 }
 
-/// X *= f element-wise (f a power of two: exact).
+/// X *= f element-wise (f a power of two: exact); the same iteration shapes as absmax.
 template <class Space, class ViewX>
 void scale(const Space& space, const ViewX& X, typename ViewX::non_const_value_type f) {
   const std::int64_t rows = static_cast<std::int64_t>(X.extent(0)), cols = static_cast<std::int64_t>(X.extent(1));
   if (rows == 0 || cols == 0) return;
   const bool rows_fast = X.stride(1) < X.stride(0);  // a block of row-major factors
-  Kokkos::parallel_for(
-      "hplai::scale", Kokkos::RangePolicy<Space>(space, 0, rows * cols), KOKKOS_LAMBDA(std::int64_t e) {
-        const std::int64_t i = rows_fast ? e / cols : e % rows, j = rows_fast ? e % cols : e / rows;
-        X(i, j) *= f;
-      });
+  if constexpr (runs_on_host<Space>()) {
+    const HostLines<ViewX> at(X, rows_fast);
+    Kokkos::parallel_for(
+        "hplai::scale", Kokkos::RangePolicy<Space>(space, 0, at.lines), KOKKOS_LAMBDA(std::int64_t l) {
+          auto* line = at.line(l);
+          for (std::int64_t k = 0; k < at.length; ++k) line[k * at.step] *= f;
+        });
+  } else {
+    Kokkos::parallel_for(
+        "hplai::scale", Kokkos::RangePolicy<Space>(space, 0, rows * cols), KOKKOS_LAMBDA(std::int64_t e) {
+          const std::int64_t i = rows_fast ? e / cols : e % rows, j = rows_fast ? e % cols : e / rows;
+          X(i, j) *= f;
+        });
+  }
 }
 
 /// The first column j whose pivot LU(j, j) is zero, not finite, or |u_jj| <= tiny; n when none.
