@@ -20,10 +20,10 @@ constexpr bool runs_on_host() {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
 }
 
-/// LU(i, j) = T(A(i, j)) for an n x n FP64 A (row-major) and factors LU of any layout: one team per
-/// 32 x 32 tile, read along A's rows and written along LU's fastest index through a tile in team
-/// scratch memory (the transpose of a row-major A into column-major factors stays coalesced on a
-/// GPU; on the host the same loops run in order).
+/// LU(i, j) = T(A(i, j)) for an n x n FP64 A (row-major) and factors LU of any layout. Row-major
+/// factors on the host: a copy row by row. Otherwise one team per 32 x 32 tile, read along A's rows
+/// and written along LU's fastest index through a tile in team scratch memory (the transpose of a
+/// row-major A into the GPU's column-major factors stays coalesced).
 template <class Space, class ViewA, class ViewLU>
 void convert(const Space& space, const ViewA& A, const ViewLU& LU) {
   using T = typename ViewLU::non_const_value_type;
