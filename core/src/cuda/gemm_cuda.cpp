@@ -279,6 +279,12 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   auto decide_for = [&](const Scheme& sc) -> const Decision& {
     return decide_memo(sc, a.rows, b.cols, c_row_major, reads_c, options.execution, model_for_implementation);
   };
+  // The planning step's decisions for scheme `sc`: implementation, orientation, then how k is cut.
+  auto plan_execution = [&](const Scheme& sc) {
+    apply(decide_for(sc), p, oa, ob, C, ep);
+    p.chunks = plan_chunking(sc, ep.implementation, p.k, options.execution.accumulation_chunk);
+    ep.chunking = p.chunks;
+  };
   // Fills the report's execution plan (GemmReport::plan is set by resolution before this).
   auto finish = [&](const Scheme& sc) {
     ep.scheme = sc.name;
@@ -299,7 +305,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   }
 
   if (options.scheme.family() == ImplFamily::crt) {  // int8-crt: its own stages (dispatch/crt_path.cpp)
-    apply(decide_for(options.scheme), p, oa, ob, C, ep);
+    plan_execution(options.scheme);
     const std::string why = detail::run_crt<T>(options, p, ws, wso.record_timings, report);
     if (!why.empty())
       return ::tcemu::detail::scheme_fallback(options, why, [&](const GemmOptions& o) {
@@ -312,7 +318,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
 
   if (options.scheme.family() == ImplFamily::tile_exponent) {
     // The tile rule needs the packed tiles: the pack pass decides between the kernel and a fallback.
-    apply(decide_for(options.scheme), p, oa, ob, C, ep);
+    plan_execution(options.scheme);
     mixpert::PackCheck cx, cy;
     const bool ignore = options.range_policy == RangePolicy::ignore;
     const bool ran = detail::run_mixpert<T>(options.scheme, p, ws, ignore, cx, cy, ev[1]);
@@ -340,7 +346,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   // real profile below. A native pick there is final: such calls skip the profile.
   const Plan* nominal = req.is_automatic() ? &nominal_plan(req.target, a.rows, b.cols, p.k, model) : nullptr;
   const Scheme spec = nominal ? nominal->chosen : req;
-  apply(decide_for(spec), p, oa, ob, C, ep);
+  plan_execution(spec);
   RangeProfile pa, pb;
   Scheme s;
   // The stages queued before the plan, for `spec`: after the plan the executor runs the rest, all
@@ -393,7 +399,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       before_plan = {};  // wasted work: the resolved scheme runs all its stages
       // Another scheme runs: its own implementation and orientation (the profile areas follow x and y).
       const bool was_swapped = p.swapped;
-      apply(decide_for(s), p, oa, ob, C, ep);
+      plan_execution(s);
       if (p.swapped != was_swapped) std::swap(pr.x, pr.y);
     }
     if (s.is_line_aligned()) {

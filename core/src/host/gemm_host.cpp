@@ -82,6 +82,7 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
   ep.orientation_reason = "C (the host backend never swaps)";
   ep.overlap = Overlap::none;  // the host runs its stages one after the other
   ep.stages = {Stage::plan};
+  ep.chunking.k_chunk_length = k;  // the host accumulates every product over the whole of k
   if (s.family() == ImplFamily::int_slices) {
     ep.slices = s.parts;
     ep.implementation = Implementation::int_slices;
