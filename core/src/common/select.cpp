@@ -177,6 +177,10 @@ Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int
       std::snprintf(buf, sizeof buf, "fit +-%.0f%%%s", 100 * mc->fit_error,
                     mc->target == target ? "" : " (other target)");
       c.cost_source = buf;
+      if (const MeasuredCost* cert = s.family() == ImplFamily::crt ? model.find_certificate(target) : nullptr) {
+        std::snprintf(buf, sizeof buf, ", cert +-%.0f%%", 100 * cert->fit_error);
+        c.cost_source += buf;
+      }
     } else {
       c.cost_source = "rates";
     }
