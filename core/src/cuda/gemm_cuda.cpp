@@ -338,7 +338,9 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   // What is split before the profile is known: the requested scheme, or for `auto` the scheme it
   // picks for this shape on in-range operands (nominal_plan), confirmed by resolve_scheme on the
   // real profile below. A native pick there is final: such calls skip the profile.
-  const Plan* nominal = req.is_automatic() ? &nominal_plan(req.target, a.rows, b.cols, p.k, model) : nullptr;
+  // The caller's cost model when it gives one (as resolve_scheme uses it), else the device's.
+  const CostModel& auto_model = options.cost_model ? *options.cost_model : model;
+  const Plan* nominal = req.is_automatic() ? &nominal_plan(req.target, a.rows, b.cols, p.k, auto_model) : nullptr;
   const Scheme spec = nominal ? nominal->chosen : req;
   apply(decide_for(spec), p, oa, ob, C, ep);
   RangeProfile pa, pb;
@@ -428,8 +430,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       r.plan = auto_plan;
       return r;
     }
-    report.plan.certificate = certificate_summary(report.certificate, report.plan, a.rows, b.cols, p.k,
-                                                  options.cost_model ? *options.cost_model : model);
+    report.plan.certificate = certificate_summary(report.certificate, report.plan, a.rows, b.cols, p.k, auto_model);
     ep.stages.insert(ep.stages.end(), {Stage::split, Stage::products, Stage::combine});
     finish(s);
     return report;
