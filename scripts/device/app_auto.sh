@@ -16,7 +16,7 @@ job() {  # job NAME SECONDS CMD...: runs CMD under timeout when enough time is l
   if [ "$(left)" -lt "$need" ]; then stamp "skip $name: $(left) s left, needs $need"; return; fi
   stamp "$name: $*"
   timeout "$(left)" "$@" > "$OUT/$name.txt" 2> "$OUT/$name.err"; echo "exit $?"
-  cat "$OUT/$name.txt"; grep -E "auto" "$OUT/$name.err" | head -40
+  cat "$OUT/$name.txt"; grep -vE "block [0-9]+/[0-9]+|panel [0-9]+/|batch [0-9]+/" "$OUT/$name.err" | head -60
 }
 
 device_info
