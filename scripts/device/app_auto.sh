@@ -23,15 +23,21 @@ device_info
 carried_deps_args
 kokkos_arg="-DTCEMU_KOKKOS_ROOT=$ROOT/.deps/kokkos"
 [ -d "$ROOT/.deps/kokkos-cuda" ] && kokkos_arg="-DKokkos_ROOT=$ROOT/.deps/kokkos-cuda"
-stamp "configure + build qsim hplai knn kmeans test_apps ($kokkos_arg)"
-cmake -S . -B "$BUILD" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a -DCMAKE_BUILD_TYPE=Release \
-      "$kokkos_arg" "${DEPS_ARGS[@]}" > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-cmake --build "$BUILD" -j"$JOBS" --target qsim hplai knn kmeans test_apps -- -k >> "$OUT/build.log" 2>&1 ||
-  { grep -E "error" -A3 "$OUT/build.log" | head -60; }
-stamp "tests: *Auto* (CPU and GPU build of the decision functions)"
-TCEMU_BUILD_DIR="$BUILD" TCEMU_SOURCE_DIR="$ROOT" TCEMU_AUTO_CALIBRATE=0 \
-  "$BUILD/tests/test_apps" --gtest_brief=1 --gtest_filter='*Auto*' > "$OUT/test_auto.log" 2>&1
-echo "test_apps *Auto* exit $?: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/test_auto.log" | tr '\n' ' ')"
+# SKIP_BUILD=1 with the binaries already in $BUILD (a warm machine, the same commit): no configure,
+# no make (a carried tree has new timestamps, which would rebuild everything), no tests.
+if [ "${SKIP_BUILD:-0}" = 1 ] && [ -x "$BUILD/apps/qsim/qsim" ]; then
+  stamp "SKIP_BUILD=1: the binaries of $BUILD"
+else
+  stamp "configure + build qsim hplai knn kmeans test_apps ($kokkos_arg)"
+  cmake -S . -B "$BUILD" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a -DCMAKE_BUILD_TYPE=Release \
+        "$kokkos_arg" "${DEPS_ARGS[@]}" > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  cmake --build "$BUILD" -j"$JOBS" --target qsim hplai knn kmeans test_apps -- -k >> "$OUT/build.log" 2>&1 ||
+    { grep -E "error" -A3 "$OUT/build.log" | head -60; }
+  stamp "tests: *Auto* (CPU and GPU build of the decision functions)"
+  TCEMU_BUILD_DIR="$BUILD" TCEMU_SOURCE_DIR="$ROOT" TCEMU_AUTO_CALIBRATE=0 \
+    "$BUILD/tests/test_apps" --gtest_brief=1 --gtest_filter='*Auto*' > "$OUT/test_auto.log" 2>&1
+  echo "test_apps *Auto* exit $?: $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/test_auto.log" | tr '\n' ' ')"
+fi
 
 # qsim: 30 qubits, --fuse 6; auto's explanation goes to stderr (no -q).
 job qsim30_d6 60 "$BUILD/apps/qsim/qsim" --generate brickwork:n=30,depth=20,seed=1 --fuse 6 --device cuda \
