@@ -60,3 +60,5 @@ job qsim30_d6_round2 40 "$BUILD/apps/qsim/qsim" --generate brickwork:n=30,depth=
 job knn_round2 20 "$BUILD/apps/knn/knn" --input data/fashion-mnist-784-euclidean.h5 --k 10 --device cuda --repeat 5 \
     --scheme auto,fp16x2
 stamp "done"
+# One archive: a call returns a limited number of files from $OUT.
+cd "$OUT" && tar czf app_auto.tgz ./*.txt ./*.err ./*.log 2>/dev/null && rm -f ./*.txt ./*.err ./*.log
