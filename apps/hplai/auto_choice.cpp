@@ -4,12 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "app_common/environment.hpp"
 #include "tcemu/error.hpp"
-
-#if defined(TCEMU_HAVE_CUDA)
-#include "tcemu/cuda/calibrate.hpp"
-#endif
 
 namespace hplai {
 
@@ -30,14 +25,6 @@ std::vector<AutoCandidate> auto_candidates(std::int64_t n, std::int64_t nb, cons
   std::stable_sort(out.begin(), out.end(),
                    [](const AutoCandidate& a, const AutoCandidate& b) { return a.predicted_seconds < b.predicted_seconds; });
   return out;
-}
-
-tcemu::CostModel trailing_update_cost_model(Device device) {
-#if defined(TCEMU_HAVE_CUDA)
-  if (device == Device::cuda) return *tcemu::cuda::device_cost_model(tcemu::app::execution_policy_from_environment());
-#endif
-  (void)device;
-  return tcemu::CostModel::host();
 }
 
 namespace {

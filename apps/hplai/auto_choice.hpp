@@ -6,8 +6,9 @@
 /// Rule. Candidates: every FP32-target scheme of `--scheme all` (parse_scheme_list("all", fp32):
 /// native fp32, the one-pass and split emulations, int8-ozaki with the FP32 target), not auto,
 /// ordered by the predicted time of the trailing updates, sum over the panels j of
-/// CostModel::predict_seconds(scheme, m_j, m_j, nb) with m_j = n - (j + 1) nb (core's cost model:
-/// on the GPU the device's calibrated fits where it has them, the rate formula for the others; the
+/// CostModel::predict_seconds(scheme, m_j, m_j, nb) with m_j = n - (j + 1) nb (core's cost model,
+/// tcemu::app::auto_cost_model: on the GPU the device's calibrated fits where it has them, the rate
+/// formula for the others; the
 /// panels, solves and refinement are the same FP32-storage code for every candidate, so they do not
 /// change the order). Accuracy does not filter: the refinement in FP64 is what makes the answer
 /// FP64-accurate, and whether it converges from a given factorisation is what the check decides.
@@ -41,10 +42,6 @@ bool uses_auto_choice(const tcemu::Scheme& scheme);
 /// The candidates for an n x n system with block size nb (1 <= nb), fastest predicted first (ties:
 /// catalogue order). Throws tcemu::InvalidArgument for n < 1 or nb < 1.
 std::vector<AutoCandidate> auto_candidates(std::int64_t n, std::int64_t nb, const tcemu::CostModel& model);
-
-/// The cost model auto_candidates uses on `device`: the GPU's calibrated model (core's
-/// device_cost_model under the environment's policy, docs/cost-model.md) or CostModel::host().
-tcemu::CostModel trailing_update_cost_model(Device device);
 
 /// Runs the candidates in order through `run_one` until a row passes (file comment) and returns
 /// the row to report: scheme "auto", `used` the passing candidate's, times summed over the attempts,

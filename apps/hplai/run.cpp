@@ -1,3 +1,4 @@
+#include "app_common/auto_cost_model.hpp"
 #include "app_common/environment.hpp"
 #include "app_common/sweep.hpp"
 #include "app_common/timing.hpp"
@@ -192,7 +193,7 @@ RunResult run(const System& sys, const RunOptions& opt) {
   // One row: auto with the FP32 target runs its candidates until one passes (auto_choice.hpp).
   auto row = [&](const tcemu::Scheme& scheme, const std::function<SchemeResult(const tcemu::Scheme&)>& one) {
     if (!uses_auto_choice(scheme)) return median_of([&] { return one(scheme); });
-    return run_auto(auto_candidates(sys.n, out.nb, trailing_update_cost_model(opt.device)),
+    return run_auto(auto_candidates(sys.n, out.nb, tcemu::app::auto_cost_model(opt.device)),
                     [&](const tcemu::Scheme& s) { return median_of([&] { return one(s); }); }, opt.progress);
   };
   const std::size_t total = todo.size() + 1;

@@ -113,13 +113,8 @@ AutoConfig choose_auto_config(const std::vector<FusionOption>& fusions, int num_
 /// tcemu::InvalidArgument for a width outside 1..kMaxBlockQubits.
 std::vector<FusionOption> fusion_options(const Circuit& circuit, const std::vector<int>& widths);
 
-/// The cost model auto uses on `device`: on the GPU the device's calibrated model (core's
-/// device_cost_model under the environment's policy, docs/cost-model.md), on the host
-/// CostModel::host(). Defined in auto_device.cpp (GPU builds) / auto_device_stub.cpp.
-tcemu::CostModel auto_cost_model(Device device);
-
-/// The simulator's in-place rule on `device`: tcemu::cuda::BitGemm::supports on the GPU, none on the
-/// host. Defined with auto_cost_model.
+/// The simulator's in-place rule on `device`: tcemu::cuda::BitGemm::supports on the GPU (unless
+/// TCEMU_QSIM_IN_PLACE=off), none on the host (auto_device.cpp).
 InPlaceSupport auto_in_place_support(Device device);
 
 }  // namespace qsim

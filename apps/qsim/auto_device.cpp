@@ -1,25 +1,14 @@
-// The device side of qsim's auto (auto_config.hpp): the cost model and the simulator's in-place rule.
+// The device side of qsim's auto (auto_config.hpp): the simulator's in-place rule.
 #include "auto_config.hpp"
 
 #include <cstdlib>
 #include <string>
 
-#include "app_common/environment.hpp"
-
 #if defined(TCEMU_HAVE_CUDA)
 #include "tcemu/cuda/bit_gemm.hpp"
-#include "tcemu/cuda/calibrate.hpp"
 #endif
 
 namespace qsim {
-
-tcemu::CostModel auto_cost_model(Device device) {
-#if defined(TCEMU_HAVE_CUDA)
-  if (device == Device::cuda) return *tcemu::cuda::device_cost_model(tcemu::app::execution_policy_from_environment());
-#endif
-  (void)device;
-  return tcemu::CostModel::host();
-}
 
 InPlaceSupport auto_in_place_support(Device device) {
 #if defined(TCEMU_HAVE_CUDA)

@@ -1,4 +1,5 @@
 // A qsim job: reference run, scheme runs, metrics, samples (job.hpp).
+#include "app_common/auto_cost_model.hpp"
 #include "app_common/environment.hpp"
 #include "app_common/sweep.hpp"
 #include "app_common/timing.hpp"
@@ -132,7 +133,7 @@ JobResult run_job(const Circuit& c, const RunConfig& cfg) {
   for (const auto& e : order)
     if (e.scheme.is_automatic() && e.scheme.target == tcemu::Target::fp32 && !auto_config) {
       auto_config = std::make_unique<AutoConfig>(choose_auto_config(
-          fusion_options(c, {cfg.fuse}), c.num_qubits, auto_cost_model(cfg.device), cfg.device, auto_in_place_support(cfg.device)));
+          fusion_options(c, {cfg.fuse}), c.num_qubits, tcemu::app::auto_cost_model(cfg.device), cfg.device, auto_in_place_support(cfg.device)));
       if (cfg.log) cfg.log(auto_config->explain());
       if (auto_config->chosen.fuse != cfg.fuse) auto_blocks = fuse(c, auto_config->chosen.fuse);
     }
