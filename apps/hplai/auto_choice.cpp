@@ -44,7 +44,8 @@ SchemeResult run_auto(const std::vector<AutoCandidate>& candidates,
   double factor = 0, panel = 0, update = 0, refine = 0;
   SchemeResult last;
   bool have_row = false;
-  std::string last_error;
+  std::string first_error;
+  int errors = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const tcemu::Scheme& s = candidates[i].scheme;
     if (!attempts.empty()) attempts += " -> ";
@@ -53,9 +54,9 @@ SchemeResult run_auto(const std::vector<AutoCandidate>& candidates,
     try {
       r = run_one(s);
     } catch (const tcemu::InvalidArgument& e) {
-      last_error = e.what();
-      attempts += " failed (" + last_error + ")";
-      if (progress) *progress << "hplai: auto: " << s.name << " failed (" << last_error << "), trying the next candidate\n";
+      if (errors++ == 0) first_error = e.what();
+      attempts += std::string(" failed (") + e.what() + ")";
+      if (progress) *progress << "hplai: auto: " << s.name << " failed (" << e.what() << "), trying the next candidate\n";
       continue;
     }
     factor += r.factor_seconds;
@@ -72,7 +73,9 @@ SchemeResult run_auto(const std::vector<AutoCandidate>& candidates,
     if (progress && i + 1 < candidates.size())
       *progress << "hplai: auto: " << s.name << " failed the check, trying " << candidates[i + 1].scheme.name << "\n";
   }
-  if (!have_row) throw tcemu::InvalidArgument(last_error);
+  if (!have_row)
+    throw tcemu::InvalidArgument("auto: none of the " + std::to_string(candidates.size()) +
+                                 " candidates factorised the system (first: " + first_error + ")");
   last.scheme = "auto";
   last.factor_seconds = factor;
   last.panel_seconds = panel;

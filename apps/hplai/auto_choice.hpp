@@ -47,8 +47,9 @@ std::vector<AutoCandidate> auto_candidates(std::int64_t n, std::int64_t nb, cons
 /// the row to report: scheme "auto", `used` the passing candidate's, times summed over the attempts,
 /// note "auto: <attempts>" followed by the passing row's own note. When every candidate fails, the
 /// last attempt's row (pass false) with every attempt in the note. A candidate whose run throws
-/// tcemu::InvalidArgument (e.g. a singular pivot) counts as failed; with no candidate left the last
-/// such error is rethrown. `progress` (may be nullptr) gets one line per failed attempt. Throws
+/// tcemu::InvalidArgument (e.g. a singular pivot) counts as failed; when every candidate threw,
+/// throws tcemu::InvalidArgument "auto: none of the N candidates factorised the system (first: <the
+/// first candidate's error>)". `progress` (may be nullptr) gets one line per failed attempt. Throws
 /// tcemu::InvalidArgument when `candidates` is empty.
 SchemeResult run_auto(const std::vector<AutoCandidate>& candidates,
                       const std::function<SchemeResult(const tcemu::Scheme&)>& run_one, std::ostream* progress);

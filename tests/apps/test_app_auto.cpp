@@ -9,6 +9,10 @@
 #include <sstream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "../io/temp_dir.hpp"
+#include "app_runner.hpp"
 #include "hplai/auto_choice.hpp"
 #include "hplai/problem.hpp"
 #include "hplai/run.hpp"
@@ -221,10 +225,14 @@ TEST(HplaiAuto, EveryCandidateFailingIsReportedAsAFail) {
   EXPECT_FALSE(r.pass);
   EXPECT_NE(r.note.find("bf16 FAIL"), std::string::npos);
   EXPECT_NE(r.note.find("fp32 FAIL"), std::string::npos);
-  EXPECT_THROW(hplai::run_auto(candidates({"bf16"}), [](const tcemu::Scheme&) -> hplai::SchemeResult {
-                 throw tcemu::InvalidArgument("bf16: pivot 0");
-               }, nullptr),
-               tcemu::InvalidArgument);
+  try {
+    (void)hplai::run_auto(candidates({"bf16", "fp32"}), [](const tcemu::Scheme& s) -> hplai::SchemeResult {
+      throw tcemu::InvalidArgument(s.name + ": singular pivot at column 0");
+    }, nullptr);
+    ADD_FAILURE() << "no exception";
+  } catch (const tcemu::InvalidArgument& e) {
+    EXPECT_EQ(std::string(e.what()), "auto: none of the 2 candidates factorised the system (first: bf16: singular pivot at column 0)");
+  }
   EXPECT_THROW(hplai::run_auto({}, [](const tcemu::Scheme& s) { return row(s.name, true, 1.0); }, nullptr),
                tcemu::InvalidArgument);
 }
@@ -266,6 +274,47 @@ TEST(HplaiAuto, HostRunReportsTheChoice) {
   EXPECT_TRUE(a.pass);
   EXPECT_EQ(a.used, hplai::auto_candidates(160, 32, tcemu::CostModel::host()).front().scheme.name);
   EXPECT_EQ(a.note.rfind("auto: " + a.used + " PASS", 0), 0u) << a.note;
+}
+
+TEST(HplaiAuto, SingularSystemIsOneErrorNamingAuto) {
+  // A zero pivot at column 0: LU without pivoting cannot factorise it in any precision; the FP64
+  // baseline (partial pivoting) still solves it, so it is auto's error, not the system's.
+  hplai::System sys = hplai::generate_system(8, 3);
+  sys.A[0] = 0.0;
+  hplai::RunOptions o;
+  o.nb = 4;
+  o.schemes = {tcemu::parse_scheme("auto")};
+  try {
+    (void)hplai::run(sys, o);
+    ADD_FAILURE() << "no exception";
+  } catch (const tcemu::InvalidArgument& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("auto: none of the ", 0), 0u) << m;
+    EXPECT_NE(m.find("singular pivot at column 0"), std::string::npos) << m;
+  }
+}
+
+// ---- the reports say what auto chose ----
+
+TEST(AppAutoReports, JsonNamesTheChoice) {
+  tcemu::testing::TempDir dir;
+  const auto q = app_test::run_executable(app_test::app_executable("qsim"),
+                                          "--generate brickwork:n=8,depth=4,seed=1 --fuse 3 --scheme auto --device host --json -q",
+                                          dir.path());
+  ASSERT_EQ(q.status, 0) << q.err;
+  const auto qj = nlohmann::json::parse(q.out);
+  const auto& qa = qj.at("results").at(1);
+  EXPECT_EQ(qa.at("scheme"), "auto");
+  EXPECT_EQ(qa.at("auto_choice").get<std::string>().rfind("auto: " + qa.at("used").get<std::string>() + ", --fuse 3, ", 0), 0u)
+      << qa.dump();
+  EXPECT_FALSE(qj.at("results").at(0).contains("auto_choice"));  // only the auto row carries it
+  const auto h = app_test::run_executable(app_test::app_executable("hplai"), "--n 96 --nb 32 --scheme auto --device host --json",
+                                          dir.path());
+  ASSERT_EQ(h.status, 0) << h.err;
+  const auto hj = nlohmann::json::parse(h.out);
+  const auto& ha = hj.at("results").at(1);
+  EXPECT_EQ(ha.at("scheme"), "auto");
+  EXPECT_EQ(ha.at("note").get<std::string>().rfind("auto: " + ha.at("used").get<std::string>() + " PASS", 0), 0u) << ha.dump();
 }
 
 // ---- knn and kmeans: core's auto with the FP32 target ----
