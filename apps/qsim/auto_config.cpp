@@ -144,12 +144,12 @@ std::string AutoConfig::summary() const {
   }
   std::ostringstream o;
   o << "auto: " << chosen.scheme.name << ", --fuse " << chosen.fuse << ", " << path_text(chosen) << " ("
-    << chosen.blocks << " blocks), predicted " << fmt("%.1f", chosen.predicted_seconds * 1e3) << " ms, 1 - F "
+    << chosen.blocks << " blocks), predicted " << fmt("%.4g", chosen.predicted_seconds * 1e3) << " ms, 1 - F "
     << fmt("%.1e", chosen.predicted_infidelity) << (none_eligible ? " > " : " <= ") << fmt("%.0e", limit);
   if (none_eligible) o << " (no configuration meets the limit: the most accurate one)";
   else o << " (fastest of " << eligible << " eligible of " << candidates.size() << ")";
   if (native && native->scheme.name != chosen.scheme.name)
-    o << "; fp32 --fuse " << native->fuse << " predicted " << fmt("%.1f", native->predicted_seconds * 1e3) << " ms";
+    o << "; fp32 --fuse " << native->fuse << " predicted " << fmt("%.4g", native->predicted_seconds * 1e3) << " ms";
   return o.str();
 }
 

@@ -80,8 +80,8 @@ struct AutoConfig {
   double limit = kAutoInfidelityLimit;
   std::string device;                     ///< the cost model's device
   bool none_eligible = false;             ///< no configuration met the limit: the most accurate ran
-  /// One line for the report, e.g. "auto: fp16x2-aligned, --fuse 6, 63 of 63 blocks in place,
-  /// predicted 612.0 ms, 1 - F 2.4e-07 <= 1e-06 (fastest of 18 eligible; fp32 --fuse 6 1210.3 ms)".
+  /// One line for the report, e.g. "auto: fp16x2-aligned, --fuse 6, in place (63 blocks), predicted
+  /// 459.1 ms, 1 - F 2.4e-07 <= 1e-06 (fastest of 4 eligible of 8); fp32 --fuse 6 predicted 1148 ms".
   std::string summary() const;
   /// Multi-line text: the rule, every candidate (time, infidelity, path, cost source, eligibility).
   std::string explain() const;
