@@ -1,13 +1,16 @@
 // A qsim job: reference run, scheme runs, metrics, samples (job.hpp).
+#include "app_common/auto_cost_model.hpp"
 #include "app_common/environment.hpp"
 #include "app_common/sweep.hpp"
 #include "app_common/timing.hpp"
 #include "job.hpp"
+#include "auto_config.hpp"
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <type_traits>
 #include <unistd.h>
@@ -128,12 +131,29 @@ JobResult run_job(const Circuit& c, const RunConfig& cfg) {
 
   const auto order = tcemu::app::sweep_order(cfg.schemes, {{tcemu::parse_scheme("fp64", tcemu::Target::fp64), "reference"}});
   std::vector<std::complex<double>> reference;
+  // FP32-target auto: one configuration for the job (auto_config.hpp), decided before any run.
+  std::unique_ptr<AutoConfig> auto_config;
+  std::vector<Block> auto_blocks;
+  for (const auto& e : order)
+    if (e.scheme.is_automatic() && e.scheme.target == tcemu::Target::fp32 && !auto_config) {
+      auto_config = std::make_unique<AutoConfig>(choose_auto_config(
+          fusion_options(c, {cfg.fuse}), c.num_qubits, tcemu::app::auto_cost_model(cfg.device), cfg.device, auto_in_place_support(cfg.device)));
+      if (cfg.log) cfg.log(auto_config->explain());
+      if (auto_config->chosen.fuse != cfg.fuse) auto_blocks = fuse(c, auto_config->chosen.fuse);
+    }
   for (std::size_t i = 0; i < order.size(); ++i) {
     const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(order.size()) + "]";
     const auto& s = order[i].scheme;
+    const bool configured = auto_config && s.is_automatic() && s.target == tcemu::Target::fp32;
+    const tcemu::Scheme& run_as = configured ? auto_config->chosen.scheme : s;
+    const std::vector<Block>& run_blocks = configured && !auto_blocks.empty() ? auto_blocks : blocks;
     SchemeRun r = i == 0 ? run_one<double>(c, blocks, s, cfg, tag, indices, nullptr, &reference)
-                 : uses_double(s) ? run_one<double>(c, blocks, s, cfg, tag, indices, &reference, nullptr)
-                                  : run_one<float>(c, blocks, s, cfg, tag, indices, &reference, nullptr);
+                 : uses_double(run_as) ? run_one<double>(c, run_blocks, run_as, cfg, tag, indices, &reference, nullptr)
+                                       : run_one<float>(c, run_blocks, run_as, cfg, tag, indices, &reference, nullptr);
+    if (configured) {
+      r.scheme = s;
+      r.auto_choice = auto_config->summary();
+    }
     if (i > 0 && !r.samples.empty())
       for (std::size_t k = 0; k < r.samples.size(); ++k) r.samples_differing += r.samples[k] != job.runs[0].samples[k];
     if (cfg.log) {

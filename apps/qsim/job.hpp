@@ -52,6 +52,8 @@ struct SchemeRun {
   std::vector<std::uint64_t> samples;            ///< classical register values (state_metrics.hpp)
   std::int64_t samples_differing = 0;            ///< samples unequal to the fp64 run's (same seed)
   std::vector<std::complex<double>> state;       ///< final state when RunConfig::keep_states
+  /// `auto` with the FP32 target: what it chose and why (AutoConfig::summary, auto_config.hpp); "" otherwise.
+  std::string auto_choice;
 };
 
 /// Whole job.
@@ -81,7 +83,9 @@ void check_device_memory(const Circuit& circuit, const std::vector<tcemu::Scheme
 /// True when the scheme keeps the state in complex128 (fp64 and the FP64-target schemes).
 bool uses_double(const tcemu::Scheme& scheme);
 
-/// Runs the job (see the file comment). The circuit must be validated. Throws what simulate() throws,
+/// Runs the job (see the file comment). `auto` with the FP32 target runs the configuration
+/// choose_auto_config picks (auto_config.hpp: scheme and path at config.fuse); with
+/// config.log set its explanation is logged. The circuit must be validated. Throws what simulate() throws,
 /// and tcemu::InvalidArgument for an amplitude bitstring of the wrong length.
 JobResult run_job(const Circuit& circuit, const RunConfig& config);
 
