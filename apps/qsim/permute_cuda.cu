@@ -1,5 +1,6 @@
 // The hand-written tiled permutation kernel (permute_cuda.hpp): the kernel qsim's CUDA path used
-// before the simulation step moved to Kokkos (simulate_engine.hpp), reading the flat PermutationPlan.
+// before the simulation step moved to Kokkos (simulate_engine.hpp), reading the flat PermutationPlan;
+// still the GPU's default, measured faster than the Kokkos team kernel.
 #include <cuda_runtime.h>
 
 #include <algorithm>

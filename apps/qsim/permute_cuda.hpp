@@ -1,8 +1,10 @@
 #pragma once
 /// \file permute_cuda.hpp
-/// qsim's hand-written tiled permutation kernel (permute_cuda.cu), kept beside the Kokkos one
-/// (simulate_engine.hpp, permute_tiled) for the comparison in docs/qsim.md: TCEMU_QSIM_PERMUTE=cuda
-/// selects it. Builds with TCEMU_ENABLE_CUDA only.
+/// qsim's hand-written tiled permutation kernel (permute_cuda.cu): the GPU's default for permutations
+/// that move the lowest 5 positions, kept because it is measured faster than the Kokkos team kernel
+/// (simulate_engine.hpp, permute_tiled; 497 against 798 ms of permutations per 30-qubit fp32 run on
+/// an H100, docs/qsim.md). TCEMU_QSIM_PERMUTE=kokkos selects the Kokkos one. Builds with
+/// TCEMU_ENABLE_CUDA only.
 #include <cstdint>
 
 struct CUstream_st;

@@ -42,7 +42,8 @@ namespace engine {
 
 /// The GPU's block GEMM: complex_gemm_device on the instance's stream (cuBLAS CGEMM / ZGEMM for the
 /// native schemes unless TCEMU_QSIM_NATIVE=tcemu), the bit-indexed kernel for in-place blocks, and
-/// the hand-written tiled permutation (permute_cuda.hpp) when TCEMU_QSIM_PERMUTE=cuda asks for it.
+/// the hand-written tiled permutation (permute_cuda.hpp; measured faster than the Kokkos team kernel,
+/// which TCEMU_QSIM_PERMUTE=kokkos selects).
 template <class T>
 struct BlockGemm<Kokkos::Cuda, T> {
   using C = Kokkos::complex<T>;
