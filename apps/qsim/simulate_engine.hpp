@@ -10,20 +10,25 @@
 ///     (tcemu/cuda/bit_gemm.hpp), measured faster than any permute + GEMM path, and the hand-written
 ///     tiled permutation (permute_cuda.hpp), measured faster than the Kokkos team kernel here
 ///     (docs/qsim.md, "One source on Kokkos").
-/// What differs between the two is only the block GEMM, behind BlockGemm<Space, T> (declared here,
-/// specialised next to each instantiation):
+/// What differs between the two sits behind BlockGemm<Space, T> (declared here, specialised next to
+/// each instantiation; C = Kokkos::complex<T>, pointers into Space's memory):
 ///
 ///   struct BlockGemm<Space, T> {
 ///     BlockGemm(const Space&, const SimOptions&);
 ///     bool allow_high() const;                     // may dense blocks use Placement::high?
-///     // y = x with U applied along `positions` without a permutation, if this backend can (else
-///     // InPlace::unsupported; InPlace::declined with `note` when a range rule said no).
-///     InPlace in_place(const C* x, C* y, int n, const std::vector<int>& positions,
-///                      const std::vector<std::complex<T>>& u, std::string& note);
+///     // y = x with U = make_u() (row-major 2^d x 2^d, std::complex<T>) applied along `positions`
+///     // without a permutation, if this backend can: InPlace::applied; InPlace::unsupported (make_u
+///     // not called); InPlace::declined with `note` when a range rule said no (y unspecified).
+///     template <class MakeU>
+///     InPlace in_place(const C* x, C* y, int n, const std::vector<int>& positions, MakeU&& make_u,
+///                      std::string& note);
+///     // out = op(A) op(B) (alpha 1, beta 0), queued on the space's stream
 ///     tcemu::GemmReport gemm(Op, Op, MatrixView<const std::complex<T>> A,
-///                            MatrixView<const std::complex<T>> B, MatrixView<std::complex<T>> C);
-///     // a hand-written permutation kernel for `plan` (tiled), if this backend has one
-///     bool permute_tiled(const C* src, C* dst, const PermutationPlanView&, int tile_bits, uint64 tiles);
+///                            MatrixView<const std::complex<T>> B, MatrixView<std::complex<T>> out);
+///     // the backend's hand-written tiled permutation (PermutationPlan words at `plan`); false when
+///     // it has none (the Kokkos kernel runs then)
+///     bool permute_tiled(const C* src, C* dst, const std::uint32_t* plan, int tile_bits,
+///                        std::uint64_t tiles);
 ///   };
 ///
 /// Kokkos::complex<T> and std::complex<T> share their layout (two T); the GEMM calls see the Views'
