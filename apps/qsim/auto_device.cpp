@@ -12,7 +12,7 @@ namespace qsim {
 
 InPlaceSupport auto_in_place_support(Device device) {
 #if defined(TCEMU_HAVE_CUDA)
-  // TCEMU_QSIM_IN_PLACE=off sends every block through the permuted path (simulate_cuda.cu).
+  // TCEMU_QSIM_IN_PLACE=off sends every block through the permuted path (simulate_cuda.cpp).
   const char* e = std::getenv("TCEMU_QSIM_IN_PLACE");
   if (device == Device::cuda && !(e && std::string(e) == "off"))
     return [](const tcemu::Scheme& s, int d, int n) { return tcemu::cuda::BitGemm::supports(s, d, n); };

@@ -24,12 +24,6 @@ namespace {
 using tcemu::app::Clock;
 using tcemu::app::seconds_since;
 
-std::string gib(double bytes) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-  return b;
-}
-
 template <class T>
 SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcemu::Scheme& scheme, const RunConfig& cfg,
                   const std::string& tag, const std::vector<std::uint64_t>& indices,
@@ -111,9 +105,19 @@ void check_memory(const Circuit& c, const std::vector<tcemu::Scheme>& schemes, d
   const double need = std::ldexp(host_bytes_per_amplitude(*worst), c.num_qubits);
   if (need > available)
     throw tcemu::InvalidArgument("circuit '" + c.name + "' (" + std::to_string(c.num_qubits) + " qubits): the " + worst->name +
-                                 " run needs about " + gib(need) + " of host memory (reference state, two " +
+                                 " run needs about " + bytes_text(need) + " of host memory (reference state, two " +
                                  (uses_double(*worst) ? "complex128" : "complex64") +
-                                 " state buffers and GEMM workspace), but only " + gib(available) + " are available");
+                                 " state buffers and GEMM workspace), but only " + bytes_text(available) + " are available");
+}
+
+void check_device_memory(const Circuit& c, const std::vector<tcemu::Scheme>&, double free_bytes) {
+  // The fp64 reference always runs and its complex128 state is the largest any scheme holds.
+  const double need = std::ldexp(device_bytes_per_amplitude<double>(), c.num_qubits);
+  if (need > free_bytes)
+    throw tcemu::InvalidArgument("circuit '" + c.name + "' (" + std::to_string(c.num_qubits) +
+                                 " qubits): the fp64 run needs " + bytes_text(need) +
+                                 " of GPU memory (two complex128 state buffers and GEMM workspace), but only " +
+                                 bytes_text(free_bytes) + " are free on the GPU");
 }
 
 JobResult run_job(const Circuit& c, const RunConfig& cfg) {

@@ -70,9 +70,15 @@ double host_bytes_per_amplitude(const tcemu::Scheme& scheme);
 /// Memory the machine has available now (MemAvailable), in bytes.
 double available_memory_bytes();
 /// Throws tcemu::InvalidArgument when the circuit's largest run does not fit in `available` bytes:
-/// "circuit 'X' (28 qubits): the fp64 run needs about 24.0 GiB of host memory (...), but only
-/// 21.7 GiB are available".
+/// "circuit 'X' (28 qubits): the fp64 run needs about 25769803776 bytes (24.0 GiB) of host memory
+/// (...), but only 23299948544 bytes (21.7 GiB) are available".
 void check_memory(const Circuit& circuit, const std::vector<tcemu::Scheme>& schemes, double available);
+
+/// Throws tcemu::InvalidArgument when the circuit's largest run (the fp64 reference at least) does not
+/// fit in `free_bytes` of GPU memory (device_bytes_per_amplitude, simulate.hpp): "circuit 'X' (31
+/// qubits): the fp64 run needs 103079215104 bytes (96.0 GiB) of GPU memory (...), but only ... are
+/// free on the GPU".
+void check_device_memory(const Circuit& circuit, const std::vector<tcemu::Scheme>& schemes, double free_bytes);
 
 /// True when the scheme keeps the state in complex128 (fp64 and the FP64-target schemes).
 bool uses_double(const tcemu::Scheme& scheme);
