@@ -1,3 +1,4 @@
+#include "app_common/auto_cost_model.hpp"
 #include "app_common/environment.hpp"
 #include "app_common/sweep.hpp"
 #include "app_common/timing.hpp"
@@ -10,6 +11,7 @@
 #include <type_traits>
 
 #include "app_common/app_main.hpp"
+#include "auto_choice.hpp"
 #include "lu.hpp"
 #include "session.hpp"
 #include "tcemu/error.hpp"
@@ -140,6 +142,12 @@ RunResult run(const System& sys, const RunOptions& opt) {
     for (int i = 0; i < opt.repeat; ++i) runs.push_back(once());
     return tcemu::app::median_element(std::move(runs), [](const SchemeResult& r) { return r.total_seconds; });
   };
+  // One row: auto with the FP32 target runs its candidates until one passes (auto_choice.hpp).
+  auto row = [&](const tcemu::Scheme& scheme, const std::function<SchemeResult(const tcemu::Scheme&)>& one) {
+    if (!uses_auto_choice(scheme)) return median_of([&] { return one(scheme); });
+    return run_auto(auto_candidates(sys.n, out.nb, tcemu::app::auto_cost_model(opt.device)),
+                    [&](const tcemu::Scheme& s) { return median_of([&] { return one(s); }); }, opt.progress);
+  };
   const std::size_t total = todo.size() + 1;
   auto say = [&](std::size_t i, const SchemeResult& r) {
     if (!opt.progress) return;
@@ -156,7 +164,7 @@ RunResult run(const System& sys, const RunOptions& opt) {
     require_verifiable(out.rows.back(), sys.source);
     say(1, out.rows.back());
     for (std::size_t i = 0; i < todo.size(); ++i) {
-      out.rows.push_back(median_of([&] { return session.run_scheme(a_inf, todo[i], opt); }));
+      out.rows.push_back(row(todo[i], [&](const tcemu::Scheme& s) { return session.run_scheme(a_inf, s, opt); }));
       say(i + 2, out.rows.back());
     }
   };
