@@ -4,6 +4,7 @@
 /// the target, timed by a cost model, fastest one chosen, decision explainable.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -230,13 +231,48 @@ struct Candidate {
   int moduli = 0;
 };
 
+/// auto's candidates in a Plan, shared between copies until one of them is changed (copy on write):
+/// every GemmReport of an auto call carries its Plan, and the CUDA backend copies a cached plan into
+/// each report, so a copy must not copy the list (18 candidates took about 2 us per copy on the
+/// 2-core build machine, a visible part of a 1024^3 call). Reads like a std::vector<Candidate>.
+class CandidateList {
+ public:
+  using value_type = Candidate;
+  using const_iterator = std::vector<Candidate>::const_iterator;
+  const_iterator begin() const { return items().begin(); }
+  const_iterator end() const { return items().end(); }
+  std::size_t size() const { return items().size(); }
+  bool empty() const { return items().empty(); }
+  const Candidate& operator[](std::size_t i) const { return items()[i]; }
+  const Candidate& front() const { return items().front(); }
+  const Candidate& back() const { return items().back(); }
+  /// Appends `c`; copies the list first when another Plan shares it.
+  void push_back(Candidate c) { own().push_back(std::move(c)); }
+  void clear() { list_.reset(); }
+  /// The candidates as a vector (empty when none).
+  const std::vector<Candidate>& items() const {
+    static const std::vector<Candidate> none;
+    return list_ ? *list_ : none;
+  }
+
+ private:
+  std::vector<Candidate>& own() {
+    if (!list_)
+      list_ = std::make_shared<std::vector<Candidate>>();
+    else if (list_.use_count() > 1)
+      list_ = std::make_shared<std::vector<Candidate>>(*list_);
+    return *list_;
+  }
+  std::shared_ptr<std::vector<Candidate>> list_;
+};
+
 /// What the planning step decided for one call: `auto`'s choice (chosen, profiles, candidates;
 /// empty candidates when auto was not used) and how the call ran (execution, every call).
 struct Plan {
   Scheme chosen;
   Target target = Target::fp32;
   RangeProfile profile_a, profile_b;
-  std::vector<Candidate> candidates;
+  CandidateList candidates;
   std::string device;
   /// Implementation, orientation, overlap policy, stage order and workspace of the call (filled by
   /// the backends; empty for a Plan made by plan() alone).
