@@ -85,3 +85,40 @@ TEST(CrtArith, IntegerReductionEqualsIntegerRemainder) {
     EXPECT_EQ(bad, 0);
   }
 }
+
+// The sign-free limb reduction of the GPU residue pass (residue_i64: signed top limb, one offset per
+// modulus) and the reconstruction's INT32 reduction (sym_residue_i32) equal the independent
+// remainder for every modulus: near 0, near the limb edges 2^23 / 2^46 of both signs, at the int64
+// extremes, at random magnitudes; and |v| <= 2^30 at its ends (the INT32 sums of a 2^16 chunk).
+TEST(CrtArith, SignFreeLimbAndInt32ReductionsEqualIntegerRemainder) {
+  std::mt19937_64 rng(2028);
+  for (int l = 0; l < kMaxModuli; ++l) {
+    const int p = kModuli[l];
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const arith::ModulusU32 m = arith::modulus_u32(p);
+    int bad = 0;
+    for (std::int64_t v = -70000; v <= 70000; ++v) bad += arith::residue_i64(v, m) != reference(v, 0, p);
+    for (std::int64_t edge : {std::int64_t{1} << 23, std::int64_t{1} << 46, -(std::int64_t{1} << 23),
+                              -(std::int64_t{1} << 46), std::int64_t{INT32_MAX}, (std::int64_t{1} << 53) - 1,
+                              -(std::int64_t{1} << 53) + 1, INT64_MAX - 700, INT64_MIN + 700})
+      for (std::int64_t d = -600; d <= 600; ++d) bad += arith::residue_i64(edge + d, m) != reference(edge + d, 0, p);
+    for (int t = 0; t < 20000; ++t) {
+      const int bits = 1 + static_cast<int>(rng() % 63);
+      auto v = static_cast<std::int64_t>(rng() >> (64 - bits));
+      if (rng() & 1) v = -v;
+      bad += arith::residue_i64(v, m) != reference(v, 0, p);
+      const double x = double(v);  // the residue pass's input: an integer-valued double below 2^63
+      if (std::fabs(x) < 0x1p63) bad += arith::residue_i64(static_cast<std::int64_t>(x), m) != arith::residue(x, p);
+    }
+    const std::int32_t lim = std::int32_t{1} << 30;
+    for (std::int32_t d = 0; d <= 1000; ++d)
+      for (std::int32_t v : {lim - d, -lim + d, d, -d})
+        bad += arith::sym_residue_i32(v, m) != reference(v, 0, p);
+    for (int t = 0; t < 20000; ++t) {
+      const auto v = static_cast<std::int32_t>(static_cast<std::int64_t>(rng() % ((std::uint64_t{1} << 31) + 1)) - lim);
+      bad += arith::sym_residue_i32(v, m) != reference(v, 0, p);
+      bad += arith::sym_residue_i32(v, m) != static_cast<int>(arith::sym_mod_small(double(v), arith::modulus_f64(p)));
+    }
+    EXPECT_EQ(bad, 0);
+  }
+}

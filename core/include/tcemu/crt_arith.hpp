@@ -96,10 +96,12 @@ TCEMU_HD double residue_split(const Split32& s, const ModulusF64& m) {
   return sym_mod_small(std::fma(sym_mod_small(s.xh, m), m.two32, s.xl), m);
 }
 
-/// Per-modulus constants of the integer reduction (residue_u64): p, floor(2^32 / p), 2^23 mod p and
-/// 2^46 mod p.
+/// Per-modulus constants of the integer reductions (residue_u64, residue_i64, sym_residue_i32): p,
+/// floor(2^32 / p), 2^23 mod p, 2^46 mod p, half = floor(p / 2) (the symmetric range is [-half,
+/// p - 1 - half]), and the non-negative offsets off25 = p ceil(2^25 / p) + half and off30 = p ceil(2^30
+/// / p) + half (multiples of p plus the shift to the symmetric range).
 struct ModulusU32 {
-  std::uint32_t p = 0, magic = 0, c23 = 0, c46 = 0;
+  std::uint32_t p = 0, magic = 0, c23 = 0, c46 = 0, half = 0, off25 = 0, off30 = 0;
 };
 TCEMU_HD ModulusU32 modulus_u32(int p) {
   ModulusU32 m;
@@ -107,11 +109,16 @@ TCEMU_HD ModulusU32 modulus_u32(int p) {
   m.magic = static_cast<std::uint32_t>((std::uint64_t{1} << 32) / m.p);
   m.c23 = pow2_mod(23, m.p);
   m.c46 = pow2_mod(46, m.p);
+  m.half = m.p / 2;
+  m.off25 = ((std::uint32_t{1} << 25) + m.p - 1) / m.p * m.p + m.half;
+  m.off30 = ((std::uint32_t{1} << 30) + m.p - 1) / m.p * m.p + m.half;
   return m;
 }
 
 /// s mod p for any 32-bit s (Barrett): q = floor(s magic / 2^32) is floor(s / p) or one less
-/// (magic <= 2^32 / p < magic + 1, s < 2^32), so r = s - q p lies in [0, 2p); one correction.
+/// (magic <= 2^32 / p < magic + 1, s < 2^32), so r = s - q p lies in [0, 2p); one correction, written
+/// as an unsigned min (r - p wraps above r when r < p: one IMNMX on a GPU instead of a compare and
+/// a select).
 TCEMU_HD std::uint32_t mod_u32(std::uint32_t s, const ModulusU32& m) {
 #ifdef __CUDA_ARCH__
   const std::uint32_t q = __umulhi(s, m.magic);
@@ -119,7 +126,8 @@ TCEMU_HD std::uint32_t mod_u32(std::uint32_t s, const ModulusU32& m) {
   const auto q = static_cast<std::uint32_t>((std::uint64_t{s} * m.magic) >> 32);
 #endif
   const std::uint32_t r = s - q * m.p;
-  return r >= m.p ? r - m.p : r;
+  const std::uint32_t d = r - m.p;
+  return d < r ? d : r;
 }
 
 /// Symmetric residue (as residue() below) of the integer (neg ? -u : u), u < 2^64, in integer
@@ -136,6 +144,46 @@ TCEMU_HD int residue_u64(std::uint64_t u, bool neg, const ModulusU32& m) {
   int v = static_cast<int>(r);
   if (v > (static_cast<int>(m.p) - 1) / 2) v -= static_cast<int>(m.p);
   return v;
+}
+
+/// A signed 64-bit integer as three limbs, v = a2 2^46 + a1 2^23 + a0 with a0, a1 in [0, 2^23) and
+/// the top limb signed, a2 = v >> 46 (arithmetic shift) in [-2^17, 2^17): two's complement makes the
+/// identity exact for every v, so no sign branch is needed per modulus.
+struct Limbs23 {
+  std::uint32_t a0, a1;
+  std::int32_t a2;
+};
+TCEMU_HD Limbs23 limbs23(std::int64_t v) {
+  return {static_cast<std::uint32_t>(v & 0x7FFFFF), static_cast<std::uint32_t>((v >> 23) & 0x7FFFFF),
+          static_cast<std::int32_t>(v >> 46)};
+}
+
+/// Symmetric residue of the limbs' integer v (any int64) mod p, integers only and no sign branch:
+/// t = a2 (2^46 mod p) + a1 (2^23 mod p) + a0 + off25 (true value in [off25 - 2^25, 2^31.1): the
+/// 32-bit arithmetic wraps nowhere that matters: the result is exact mod 2^32 and lies in [0, 2^32)),
+/// t = v + half mod p, so mod_u32(t) - half is the symmetric residue. The GPU residue pass splits
+/// each element once and reduces it for every modulus with this (two IMAD, an add, Barrett).
+TCEMU_HD int residue_limbs(const Limbs23& a, const ModulusU32& m) {
+  std::uint32_t t = static_cast<std::uint32_t>(a.a2) * m.c46 + m.off25;
+  t = a.a1 * m.c23 + t + a.a0;
+  return static_cast<int>(mod_u32(t, m)) - static_cast<int>(m.half);
+}
+
+/// Symmetric residue of any signed 64-bit integer v mod p (residue_limbs(limbs23(v))); equal to
+/// residue(double(v)) wherever that double is exact.
+TCEMU_HD int residue_i64(std::int64_t v, const ModulusU32& m) { return residue_limbs(limbs23(v), m); }
+
+/// r in [0, p) with r = v + half mod p, for |v| <= 2^30 (one INT32 product of a GPU k chunk of at
+/// most 2^16 INT8 x INT8 terms): mod_u32(v + off30), t in [half, 2^31 + 2^9). The symmetric residue
+/// is r - half (sym_residue_i32).
+TCEMU_HD std::uint32_t shifted_residue_i32(std::int32_t v, const ModulusU32& m) {
+  return mod_u32(static_cast<std::uint32_t>(v) + m.off30, m);
+}
+
+/// Symmetric residue of |v| <= 2^30 mod p in integers (the reconstruction's reduction of one INT32
+/// product); equal to sym_mod_small(double(v)).
+TCEMU_HD int sym_residue_i32(std::int32_t v, const ModulusU32& m) {
+  return static_cast<int>(shifted_residue_i32(v, m)) - static_cast<int>(m.half);
 }
 
 /// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p (2 <= p <= 256): r = x mod

@@ -201,7 +201,7 @@ struct CrtResidueWriter {
   int n;
   std::int8_t* out;
   crt::arith::ModulusF64 mod[crt::kMaxModuli];  // p, 1/p, 2^32 mod p (computed on the host)
-  crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // p, floor(2^32/p), 2^23 and 2^46 mod p
+  crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // Barrett and limb constants (crt_arith::modulus_u32)
 
   __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const { return chunks.quad(ko, kk0); }
   __device__ __forceinline__ std::int64_t source(std::int64_t ko) const { return chunks.source(ko); }
@@ -209,16 +209,37 @@ struct CrtResidueWriter {
   __device__ __forceinline__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const {
     std::int8_t* dst = out + line * span + ko;
     const int s = e[line];
+    // trunc(x 2^s) as crt_arith::scaled_integer, with the ldexp as a product by 2^s where 2^s is a
+    // normal double: both are the one correctly rounded value of x 2^s, so the same integers.
+    const bool pow2_ok = s >= -1022 && s <= 1023;
+    const double scale = __longlong_as_double(static_cast<long long>(pow2_ok ? s + 1023 : 1023) << 52);
     double v[4], amax = 0;
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      v[i] = crt::arith::scaled_integer(static_cast<double>(x[i]), s);
+      v[i] = pow2_ok ? trunc(static_cast<double>(x[i]) * scale) : crt::arith::scaled_integer(static_cast<double>(x[i]), s);
       amax = fmax(amax, fabs(v[i]));
     }
     // One branch per quad and the split hoisted out of the modulus loop; every branch yields the
     // unique symmetric residue (crt_arith::residue), so the panels are the host's bit for bit.
-    if (amax < 0x1p64) {
-      // one conversion per element, then integer reductions only (crt_arith::residue_u64)
+    if (amax < 0x1p63) {
+      // one conversion and one limb split per element, then per modulus two IMAD, an add and a
+      // Barrett reduction with no sign branch (crt_arith::residue_limbs); four residues per store
+      crt::arith::Limbs23 a[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[i] = crt::arith::limbs23(static_cast<long long>(v[i]));
+      for (int l = 0; l < n; ++l) {
+        const crt::arith::ModulusU32 m = mod_u[l];
+        const auto b0 = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[0], m)) & 0xFFu;
+        const auto b1 = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[1], m)) & 0xFFu;
+        const auto b2 = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[2], m)) & 0xFFu;
+        const auto b3 = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[3], m)) & 0xFFu;
+        // ko % 4 == 0, span and panel multiples of 16: one aligned 4-byte store
+        *reinterpret_cast<std::uint32_t*>(dst + l * panel) = b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
+      }
+    } else if (amax < 0x1p64) {
+      // Scaled integers at or above 2^63: below 2^(floor((Lb - 2 - c) / 2) + 16) with c >= 30, so
+      // never for N <= 16 (Lb <= 125); for more moduli where lines have few large elements
+      // (phi = 4). One conversion per element, then integer reductions (crt_arith::residue_u64).
       std::uint64_t u[4];
       bool neg[4];
 #pragma unroll
