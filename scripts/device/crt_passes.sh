@@ -61,18 +61,20 @@ ncu_breakdown() {
         --log-file "$OUT/ncu_${v}_${dist#phi=}_${scheme#int8-crt:}.csv" \
         "$B/core/tcemu-bench" --shapes 8192 --dists "$dist" --schemes '' --fp64-schemes "$scheme" \
         --warmup 0 --repeat 1 --no-errors > /dev/null 2>&1 || echo "ncu $v failed"
-      # per kernel name: total microseconds of the GEMM call (the bench runs it once)
+      # per kernel name: total milliseconds and launches over the bench run
       python3 - "$OUT/ncu_${v}_${dist#phi=}_${scheme#int8-crt:}.csv" <<'EOF'
-import csv, sys, collections
+import csv, sys, re, collections
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
 head = rows[0]; k = head.index("Kernel Name"); u = head.index("Metric Unit"); val = head.index("Metric Value")
+scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0, "second": 1e3}
 tot = collections.OrderedDict()
 for r in rows[1:]:
-    name = r[k].split("(")[0].split("<")[0][-60:]
-    x = float(r[val].replace(",", "")); x = x / 1000 if r[u] == "nsecond" else (x * 1000 if r[u] == "msecond" else x)
-    tot[name] = tot.get(name, 0) + x
-for n, x in tot.items():
-    if x > 20: print(f"  {x:9.1f} us  {n}")
+    name = re.sub(r"\(anonymous namespace\)::", "", r[k])
+    name = re.split(r"[(<]", name.replace("void ", ""))[0].split("::")[-1][:70]
+    ms = float(r[val].replace(",", "")) * scale.get(r[u], 1e-6)
+    t, c = tot.get(name, (0.0, 0)); tot[name] = (t + ms, c + 1)
+for n, (t, c) in tot.items():
+    if t > 0.02: print(f"  {t:9.3f} ms in {c:3d} launches  {n}")
 EOF
     done
   done
@@ -98,6 +100,17 @@ peers() {
     bash "$ROOT/scripts/device/fp64_peers.sh" 8192 2>&1 | grep -E "GEMMul8|native|int8-crt|exit|==" | head -60
 }
 
+sass() {
+  local tool; tool=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null | head -1)
+  local obj; obj=$(find "$NEW_B/core" -name "crt_residue.cu.o" | head -1)
+  [ -n "$tool" ] && [ -n "$obj" ] && "$tool" -sass "$obj" > "$OUT/sass_crt_residue.txt" 2>&1
+  obj=$(find "$NEW_B/core" -name "crt_reconstruct.cu.o" | head -1)
+  [ -n "$tool" ] && [ -n "$obj" ] && "$tool" -sass "$obj" > "$OUT/sass_crt_reconstruct.txt" 2>&1
+  echo "sass: $(wc -l < "$OUT/sass_crt_residue.txt" 2>/dev/null) lines"
+}
+
 device_info
 for job in "${JOBS_LIST[@]}"; do "$job" || echo "job $job failed"; done
 stamp "end"
+# at most 8 files come back from the machine: everything in one archive
+(cd "$OUT" && tar czf crt_passes_out.tgz --exclude=crt_passes_out.tgz * && find . -type f ! -name crt_passes_out.tgz -delete)
