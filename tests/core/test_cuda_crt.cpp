@@ -101,9 +101,9 @@ TEST(CudaCrt, PerCallAndGivenNMatchTheHostBitForBit) {
   }
 }
 
-// Given N up to 20 on wide distributions: scaled integers from below 2^53 to about 2^77, so every
-// branch of the GPU residue pass (the sign-free limbs below 2^63, residue_u64 below 2^64, the FP64
-// split above) on both operand layouts of kShapes, and the reconstruction's ragged last rows.
+// Given N up to 20 on wide distributions: scaled integers from below 2^53 to about 2^77, so both
+// branches of the GPU residue pass (the sign-free limbs below 2^63, the five-limb residue_wide above)
+// on both operand layouts of kShapes, and the reconstruction's ragged last rows.
 TEST(CudaCrt, ManyModuliTakeEveryResidueBranchLikeTheHost) {
   TCEMU_REQUIRE_GPU();
   std::uint64_t seed = 300;

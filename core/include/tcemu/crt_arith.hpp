@@ -96,12 +96,13 @@ TCEMU_HD double residue_split(const Split32& s, const ModulusF64& m) {
   return sym_mod_small(std::fma(sym_mod_small(s.xh, m), m.two32, s.xl), m);
 }
 
-/// Per-modulus constants of the integer reductions (residue_u64, residue_i64, sym_residue_i32): p,
-/// floor(2^32 / p), 2^23 mod p, 2^46 mod p, half = floor(p / 2) (the symmetric range is [-half,
-/// p - 1 - half]), and the non-negative offsets off25 = p ceil(2^25 / p) + half and off30 = p ceil(2^30
-/// / p) + half (multiples of p plus the shift to the symmetric range).
+/// Per-modulus constants of the integer reductions (residue_i64, residue_wide, sym_residue_i32): p,
+/// floor(2^32 / p), 2^e mod p for e = 23, 46 (residue_limbs) and 32, 53, 74 (residue_wide), half =
+/// floor(p / 2) (the symmetric range is [-half, p - 1 - half]), and the non-negative offsets off_b =
+/// p ceil(2^b / p) + half (multiples of p plus the shift to the symmetric range) for b = 19, 25, 30.
 struct ModulusU32 {
   std::uint32_t p = 0, magic = 0, c23 = 0, c46 = 0, half = 0, off25 = 0, off30 = 0;
+  std::uint32_t c32 = 0, c53 = 0, c74 = 0, off19 = 0;
 };
 TCEMU_HD ModulusU32 modulus_u32(int p) {
   ModulusU32 m;
@@ -112,6 +113,10 @@ TCEMU_HD ModulusU32 modulus_u32(int p) {
   m.half = m.p / 2;
   m.off25 = ((std::uint32_t{1} << 25) + m.p - 1) / m.p * m.p + m.half;
   m.off30 = ((std::uint32_t{1} << 30) + m.p - 1) / m.p * m.p + m.half;
+  m.c32 = pow2_mod(32, m.p);
+  m.c53 = pow2_mod(53, m.p);
+  m.c74 = pow2_mod(74, m.p);
+  m.off19 = ((std::uint32_t{1} << 19) + m.p - 1) / m.p * m.p + m.half;
   return m;
 }
 
@@ -128,22 +133,6 @@ TCEMU_HD std::uint32_t mod_u32(std::uint32_t s, const ModulusU32& m) {
   const std::uint32_t r = s - q * m.p;
   const std::uint32_t d = r - m.p;
   return d < r ? d : r;
-}
-
-/// Symmetric residue (as residue() below) of the integer (neg ? -u : u), u < 2^64, in integer
-/// arithmetic only: u = a2 2^46 + a1 2^23 + a0 (a0, a1 < 2^23, a2 < 2^18), s = a2 (2^46 mod p) +
-/// a1 (2^23 mod p) + a0 < 2^26 + 2^31 + 2^23 < 2^32, one mod_u32, the sign, the symmetric range. No
-/// FP64 conversions per modulus (a GPU converts at a quarter of its FP64 rate): the GPU passes
-/// convert an element once and reduce it for every modulus with this. Exact, so equal to residue().
-TCEMU_HD int residue_u64(std::uint64_t u, bool neg, const ModulusU32& m) {
-  const auto a0 = static_cast<std::uint32_t>(u & 0x7FFFFFu);
-  const auto a1 = static_cast<std::uint32_t>((u >> 23) & 0x7FFFFFu);
-  const auto a2 = static_cast<std::uint32_t>(u >> 46);
-  std::uint32_t r = mod_u32(a2 * m.c46 + a1 * m.c23 + a0, m);
-  if (neg && r != 0) r = m.p - r;
-  int v = static_cast<int>(r);
-  if (v > (static_cast<int>(m.p) - 1) / 2) v -= static_cast<int>(m.p);
-  return v;
 }
 
 /// A signed 64-bit integer as three limbs, v = a2 2^46 + a1 2^23 + a0 with a0, a1 in [0, 2^23) and
@@ -172,6 +161,36 @@ TCEMU_HD int residue_limbs(const Limbs23& a, const ModulusU32& m) {
 /// Symmetric residue of any signed 64-bit integer v mod p (residue_limbs(limbs23(v))); equal to
 /// residue(double(v)) wherever that double is exact.
 TCEMU_HD int residue_i64(std::int64_t v, const ModulusU32& m) { return residue_limbs(limbs23(v), m); }
+
+/// An integer-valued double |x| < 2^84 as five integer limbs: x = H 2^32 + L (split32: H =
+/// trunc(x 2^-32), |H| < 2^52, L = x - H 2^32 exact, |L| < 2^32), H = b0 + b1 2^21 + b2 2^42 (b0, b1 in
+/// [0, 2^21), b2 = H >> 42 in [-2^10, 2^10)), L = l0 + l1 2^23 (l0 in [0, 2^23), l1 = L >> 23 in
+/// [-2^9, 2^9)): x = b0 2^32 + b1 2^53 + b2 2^74 + l1 2^23 + l0, two's complement again.
+struct WideLimbs {
+  std::uint32_t b0, b1, l0;
+  std::int32_t b2, l1;
+};
+TCEMU_HD WideLimbs wide_limbs(double x) {
+  const Split32 sp = split32(x);
+  const auto H = static_cast<std::int64_t>(sp.xh);
+  const auto L = static_cast<std::int64_t>(sp.xl);
+  return {static_cast<std::uint32_t>(H & 0x1FFFFF), static_cast<std::uint32_t>((H >> 21) & 0x1FFFFF),
+          static_cast<std::uint32_t>(L & 0x7FFFFF), static_cast<std::int32_t>(H >> 42),
+          static_cast<std::int32_t>(L >> 23)};
+}
+
+/// Symmetric residue of the WideLimbs' integer mod p in 32-bit integers: t = b0 c32 + b1 c53 + b2 c74
+/// + l1 c23 + l0 + off19 (each product below 2^29 in magnitude, the signed ones above -2^19, so t lies
+/// in [0, 2^31) and no 32-bit operation loses a bit), Barrett, minus half. Exact: equals residue(x).
+/// The GPU residue pass takes it for scaled integers from 2^63 to 2^84 (N >= 17 on lines with few
+/// large elements), where residue() needs two FP64 reductions with their conversions.
+TCEMU_HD int residue_wide(const WideLimbs& a, const ModulusU32& m) {
+  std::uint32_t t = static_cast<std::uint32_t>(a.b2) * m.c74 + m.off19;
+  t = static_cast<std::uint32_t>(a.l1) * m.c23 + t;
+  t = a.b0 * m.c32 + t;
+  t = a.b1 * m.c53 + t + a.l0;
+  return static_cast<int>(mod_u32(t, m)) - static_cast<int>(m.half);
+}
 
 /// r in [0, p) with r = v + half mod p, for |v| <= 2^30 (one INT32 product of a GPU k chunk of at
 /// most 2^16 INT8 x INT8 terms): mod_u32(v + off30), t in [half, 2^31 + 2^9). The symmetric residue

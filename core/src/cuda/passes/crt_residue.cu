@@ -201,43 +201,25 @@ struct CrtResidueWriter {
   const int* e;
   int n;
   std::int8_t* out;
-  crt::arith::ModulusF64 mod[crt::kMaxModuli];  // p, 1/p, 2^32 mod p (computed on the host)
+  crt::arith::ModulusF64 mod[crt::kMaxModuli];  // residue()'s constants (scaled integers beyond 2^84)
   crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // Barrett and limb constants (crt_arith::modulus_u32)
 
-  /// The quad's residues when its largest scaled integer is at or above 2^63 (amax), or below (then
-  /// residue_u64, which takes any magnitude under 2^64): below 2^(floor((Lb - 2 - c) / 2) + 16) with
-  /// c >= 30, so never for N <= 16 (Lb <= 125), beyond for lines with few large elements (phi = 4).
+  /// The quad's residues when its largest scaled integer is at or above 2^63 (amax): below 2^(floor((Lb
+  /// - 2 - c) / 2) + 16) with c >= 30, so never for N <= 16 (Lb <= 125), beyond for lines with few
+  /// large elements (phi = 4). Below 2^84 (always with the table's moduli: floor((Lb - 32) / 2) + 16
+  /// <= 77 for N = 20) five integer limbs per element and Barrett per modulus
+  /// (crt_arith::residue_wide); beyond, residue() (kept for completeness).
   __device__ __forceinline__ void write_wide(std::int8_t* dst, const double (&v)[4], double amax) const {
-    if (amax < 0x1p64) {
-      // one conversion per element, then integer reductions (crt_arith::residue_u64)
-      std::uint64_t u[4];
-      bool neg[4];
+    if (amax < 0x1p84) {
+      crt::arith::WideLimbs a[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        u[i] = static_cast<std::uint64_t>(fabs(v[i]));
-        neg[i] = v[i] < 0;
-      }
+      for (int i = 0; i < 4; ++i) a[i] = crt::arith::wide_limbs(v[i]);
       for (int l = 0; l < n; ++l) {
         const crt::arith::ModulusU32 m = mod_u[l];
-        char4 r;
-        r.x = static_cast<signed char>(crt::arith::residue_u64(u[0], neg[0], m));
-        r.y = static_cast<signed char>(crt::arith::residue_u64(u[1], neg[1], m));
-        r.z = static_cast<signed char>(crt::arith::residue_u64(u[2], neg[2], m));
-        r.w = static_cast<signed char>(crt::arith::residue_u64(u[3], neg[3], m));
-        *reinterpret_cast<char4*>(dst + l * panel) = r;  // ko % 4 == 0, span and panel multiples of 16
-      }
-    } else if (amax < 0x1p84) {
-      crt::arith::Split32 sp[4];
+        std::uint32_t b[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) sp[i] = crt::arith::split32(v[i]);
-      for (int l = 0; l < n; ++l) {
-        const crt::arith::ModulusF64 m = mod[l];
-        char4 r;
-        r.x = static_cast<signed char>(crt::arith::residue_split(sp[0], m));
-        r.y = static_cast<signed char>(crt::arith::residue_split(sp[1], m));
-        r.z = static_cast<signed char>(crt::arith::residue_split(sp[2], m));
-        r.w = static_cast<signed char>(crt::arith::residue_split(sp[3], m));
-        *reinterpret_cast<char4*>(dst + l * panel) = r;
+        for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_wide(a[e], m)) & 0xFFu;
+        *reinterpret_cast<std::uint32_t*>(dst + l * panel) = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
       }
     } else {
       for (int l = 0; l < n; ++l) {
@@ -250,7 +232,6 @@ struct CrtResidueWriter {
       }
     }
   }
-
 };
 
 /// The residue pass proper: one thread per line and 16 consecutive panel positions, no shared
