@@ -6,17 +6,18 @@
 # interleaved (old, new, old, new) at 8192^3. Logs and CSVs under $OUT.
 # Usage (repository root, on the GPU machine):
 #   OUT=/dir scripts/device/crt_passes.sh OLD_SOURCE_DIR [jobs...]
-# jobs (default: build tests ncu_breakdown bench): any of build tests ncu_breakdown bench peers. Knobs: DISTS
-# [phi=0.1,phi=1,phi=4], SCHEMES [fp64,int8-crt:15,int8-crt:16,int8-crt:18], ROUNDS [2],
+# jobs (default: build tests ncu_breakdown bench bench), in the order given: build tests ncu_breakdown
+# bench (one interleaved round per mention) peers (GEMMul8 beside this tree's tcemu-bench, through
+# fp64_peers.sh) sass (the residue and reconstruction objects' SASS). Knobs: DISTS
+# [phi=0.1,phi=1,phi=4], SCHEMES [fp64,int8-crt:15,int8-crt:16,int8-crt:18], PEER_SCHEMES,
 # NCU_CASES ["phi=1:int8-crt:15 phi=4:int8-crt:18"], DEADLINE [280] (seconds after which the
 # remaining timed jobs are skipped, so that the call ends with its logs).
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 OLD=$(cd "$1" && pwd); shift
-JOBS_LIST=("$@"); [ ${#JOBS_LIST[@]} -gt 0 ] || JOBS_LIST=(build tests ncu_breakdown bench)
+JOBS_LIST=("$@"); [ ${#JOBS_LIST[@]} -gt 0 ] || JOBS_LIST=(build tests ncu_breakdown bench bench)
 DISTS=${DISTS:-phi=0.1,phi=1,phi=4}
 SCHEMES=${SCHEMES:-fp64,int8-crt:15,int8-crt:16,int8-crt:18}
-ROUNDS=${ROUNDS:-2}
 NCU_CASES=${NCU_CASES:-"phi=1:int8-crt:15 phi=4:int8-crt:18"}
 DEADLINE=${DEADLINE:-280}
 NEW_B=/tmp/crtp-new OLD_B=/tmp/crtp-old
@@ -80,17 +81,18 @@ EOF
   done
 }
 
-bench() {
-  for r in $(seq 1 "$ROUNDS"); do
-    for v in old new; do
-      late "bench $v round $r" && return 0
-      local B=$OLD_B; [ $v = new ] && B=$NEW_B
-      stamp "bench $v round $r"
-      "$B/core/tcemu-bench" --shapes 8192 --dists "$DISTS" --schemes '' --fp64-schemes "$SCHEMES" \
-        --warmup 1 --repeat 5 --csv "$OUT/bench_${v}_$r.csv" > "$OUT/bench_${v}_$r.txt" 2> "$OUT/bench_${v}_$r.err"
-      echo "exit $?"
-      grep -E "int8-crt|DGEMM|fp64" "$OUT/bench_${v}_$r.txt" | cut -c1-150 | head -20
-    done
+ROUND=0
+bench() {  # one round (old, then new) per call: list `bench` twice for two rounds
+  ROUND=$((ROUND + 1))
+  local r=$ROUND
+  for v in old new; do
+    late "bench $v round $r" && return 0
+    local B=$OLD_B; [ $v = new ] && B=$NEW_B
+    stamp "bench $v round $r"
+    "$B/core/tcemu-bench" --shapes 8192 --dists "$DISTS" --schemes '' --fp64-schemes "$SCHEMES" \
+      --warmup 1 --repeat 5 --csv "$OUT/bench_${v}_$r.csv" > "$OUT/bench_${v}_$r.txt" 2> "$OUT/bench_${v}_$r.err"
+    echo "exit $?"
+    grep -E "int8-crt|fp64 " "$OUT/bench_${v}_$r.txt" | cut -c1-150 | head -20
   done
 }
 

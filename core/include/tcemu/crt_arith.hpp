@@ -25,10 +25,24 @@ TCEMU_HD int ceil_log2_u64(std::uint64_t v) {
 /// floor(a / 2) for any int a.
 TCEMU_HD int floor_half(int a) { return a >= 0 ? a / 2 : -((-a + 1) / 2); }
 
+/// x 2^e, the value of std::ldexp(x, e) for every x and e. On a GPU, where ldexp is a library routine
+/// of some 15-20 instructions: one product by 2^e where that is a normal double (-1022 <= e <= 1023;
+/// exact, or the one correctly rounded result where it leaves the normal range, as ldexp rounds),
+/// written __dmul_rn so that no compiler fuses it into a neighbouring add; ldexp itself elsewhere.
+/// The host calls std::ldexp (the same value; no product there that a compiler could contract).
+TCEMU_HD double ldexp_fast(double x, int e) {
+#ifdef __CUDA_ARCH__
+  if (e < -1022 || e > 1023) return ldexp(x, e);
+  return __dmul_rn(x, __longlong_as_double(static_cast<long long>(e + 1023) << 52));
+#else
+  return std::ldexp(x, e);
+#endif
+}
+
 /// ceil(|v| 2^s), at least 1 when v != 0 (an upper bound even where the ldexp underflows); 0 for 0.
 TCEMU_HD std::uint64_t ceil_mag(double v, int s) {
   if (v == 0) return 0;
-  const double t = std::ceil(std::ldexp(std::fabs(v), s));
+  const double t = std::ceil(ldexp_fast(std::fabs(v), s));
   const auto q = static_cast<std::uint64_t>(t);
   return q > 1 ? q : 1;
 }
@@ -231,7 +245,7 @@ TCEMU_HD int residue(double x, const ModulusF64& m) {
 TCEMU_HD int residue(double x, int p) { return residue(x, modulus_f64(p)); }
 
 /// trunc(x 2^e): the scaled integer of one element (exact).
-TCEMU_HD double scaled_integer(double x, int e) { return std::trunc(std::ldexp(x, e)); }
+TCEMU_HD double scaled_integer(double x, int e) { return std::trunc(ldexp_fast(x, e)); }
 
 /// Reduces a sum of INT32 chunk products mod p: rs_in in [0, p), v one chunk's INT32 sum; returns
 /// (rs_in + v mod p) mod p in [0, p).
@@ -250,7 +264,7 @@ TCEMU_HD int symmetric(int r, int p) { return r > (p - 1) / 2 ? r - p : r; }
 /// <= |v| (a lower bound; the scaling by 2^(14-E) is exact or, where it underflows, below 1, which
 /// floors to 0). Exact integer results, the same on host and GPU.
 TCEMU_HD void magnitude_levels(double v, int E, int& hi, int& lo) {
-  const int t = static_cast<int>(std::floor(std::ldexp(std::fabs(v), 14 - E)));
+  const int t = static_cast<int>(std::floor(ldexp_fast(std::fabs(v), 14 - E)));
   hi = t >> 7;
   lo = t - (hi << 7);
 }
@@ -258,7 +272,7 @@ TCEMU_HD void magnitude_levels(double v, int E, int& hi, int& lo) {
 /// Upper bound of a line's 1-norm for crt::certify_int8: s1 2^(E-16) with s1 = sum_l
 /// ceil_mag(v_l, 16 - E) (exact in uint64 and order independent, so host and GPU agree; s1 < 2^53
 /// for k < 2^37, so the double is exact).
-TCEMU_HD double norm1_bound(std::uint64_t s1, int E) { return std::ldexp(static_cast<double>(s1), E - 16); }
+TCEMU_HD double norm1_bound(std::uint64_t s1, int E) { return ldexp_fast(static_cast<double>(s1), E - 16); }
 
 /// The right-hand side tol LB_ij of crt::certify_int8, LB_ij = 2^(exy-28) G_ij with G_ij = 2^14 hh +
 /// 2^7 cross (hh = hx . hy, cross = hx . ly + lx . hy, exact integers, exy = Ex_i + Ey_j), each of the
@@ -268,13 +282,13 @@ TCEMU_HD double norm1_bound(std::uint64_t s1, int E) { return std::ldexp(static_
 /// both certificates).
 TCEMU_HD double int8_certificate_rhs(std::int64_t hh, std::int64_t cross, int exy, double tol) {
   const double G = static_cast<double>(hh * 16384 + cross * 128);
-  return tol * (std::ldexp(G, exy - 28) * (1 - 0x1p-50)) * (1 - 0x1p-50);
+  return tol * (ldexp_fast(G, exy - 28) * (1 - 0x1p-50)) * (1 - 0x1p-50);
 }
 
 /// The certified bound of one entry at N moduli (crt::certify): (2^-ea Z + 2^-eb W +
 /// 2^-(ea+eb) recon_error) (1 + 2^-50), Z and W already rounded up (docs/crt.md).
 TCEMU_HD double entry_bound(double Z, double W, int ea, int eb, double recon_error) {
-  return (std::ldexp(Z, -ea) + std::ldexp(W, -eb) + std::ldexp(recon_error, -(ea + eb))) * (1 + 0x1p-50);
+  return (ldexp_fast(Z, -ea) + ldexp_fast(W, -eb) + ldexp_fast(recon_error, -(ea + eb))) * (1 + 0x1p-50);
 }
 
 /// The reconstruction of one entry from its N residues r[l * stride] in the fixed order of

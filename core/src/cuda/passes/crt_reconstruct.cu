@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(256)
     }
     const double q = rint(sx * K.inv_P);
     const double cp = fma(-K.P_lo, q, fma(-K.P_hi, q, sx)) + sy;
-    const double v = ldexp(cp, -(ex[i] + ey[j]));
+    const double v = crt::arith::ldexp_fast(cp, -(ex[i] + ey[j]));
     T& out = c[i * c_rs + j * c_cs];
     const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(out));
     out = static_cast<T>(__dadd_rn(__dmul_rn(alpha, v), old));
@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(256)
     for (int e = 0; e < 4; ++e) {
       const double q = rint(sx[e] * K.inv_P);
       const double cv = fma(-K.P_lo, q, fma(-K.P_hi, q, sx[e])) + sy[e];
-      const double val = ldexp(cv, -(exr[e] + eyj));
+      const double val = crt::arith::ldexp_fast(cv, -(exr[e] + eyj));
       const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(out[e]));
       out[e] = static_cast<T>(__dadd_rn(__dmul_rn(alpha, val), old));
     }
