@@ -103,7 +103,8 @@ TEST(CudaCrt, PerCallAndGivenNMatchTheHostBitForBit) {
 
 // Given N up to 20 on wide distributions: scaled integers from below 2^53 to about 2^77, so both
 // branches of the GPU residue pass (the sign-free limbs below 2^63, the five-limb residue_wide above)
-// on both operand layouts of kShapes, and the reconstruction's ragged last rows.
+// in both of its kernels (kShapes has operands read along k and operands with contiguous lines), and
+// the reconstruction's ragged last rows.
 TEST(CudaCrt, ManyModuliTakeEveryResidueBranchLikeTheHost) {
   TCEMU_REQUIRE_GPU();
   std::uint64_t seed = 300;

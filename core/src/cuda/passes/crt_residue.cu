@@ -232,20 +232,56 @@ struct CrtResidueWriter {
       }
     }
   }
+
+  // tile_pass.cuh's Writer interface: the operands whose lines are contiguous go through its
+  // transposing kernel (shared-memory tiles), which stores 32-byte runs along k; writing them from
+  // residue_lines_kernel puts each lane's 16-byte store on another line (measured 2.2x slower).
+  static constexpr bool kUnrollQuads = false;
+  __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const { return chunks.quad(ko, kk0); }
+  __device__ __forceinline__ std::int64_t source(std::int64_t ko) const { return chunks.source(ko); }
+  /// The residues of the quad at positions ko..ko+3 of `line` (ko % 4 == 0): scaled integers below
+  /// 2^63 with residue_limbs (four residues per 4-byte store), others with write_wide.
+  template <class T>
+  __device__ __forceinline__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const {
+    std::int8_t* dst = out + line * span + ko;
+    const int s = e[line];
+    const bool pow2_ok = s >= -1022 && s <= 1023;  // then x 2^s as a product: ldexp's value
+    const double scale = __longlong_as_double(static_cast<long long>(pow2_ok ? s + 1023 : 1023) << 52);
+    double v[4], amax = 0;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      v[i] = pow2_ok ? trunc(static_cast<double>(x[i]) * scale) : crt::arith::scaled_integer(static_cast<double>(x[i]), s);
+      amax = fmax(amax, fabs(v[i]));
+    }
+    if (amax < 0x1p63) {
+      crt::arith::Limbs23 a[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[i] = crt::arith::limbs23(static_cast<long long>(v[i]));
+      for (int l = 0; l < n; ++l) {
+        const crt::arith::ModulusU32 m = mod_u[l];
+        std::uint32_t b[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) b[q] = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[q], m)) & 0xFFu;
+        // span and panel multiples of 16: one aligned 4-byte store
+        *reinterpret_cast<std::uint32_t*>(dst + l * panel) = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+      }
+    } else {
+      write_wide(dst, v, amax);
+    }
+  }
 };
 
-/// The residue pass proper: one thread per line and 16 consecutive panel positions, no shared
-/// memory and no barrier. Lines contiguous (column-major x): consecutive threads take consecutive
-/// lines at the same positions, so each of the 16 element loads is coalesced across the warp; k
-/// contiguous: consecutive threads take consecutive 16-position groups of one line (16-byte vector
-/// loads where aligned). Every thread has its 16 loads in flight before it uses one, converts the
-/// 16 scaled integers to limbs once, then per modulus (loop unrolled: the constants are
-/// constant-bank operands) reduces them (crt_arith::residue_limbs) and writes the 16 residues in
-/// one 16-byte store. Quads with a scaled integer at or above 2^63 take CrtResidueWriter's branches.
+/// The residue pass for operands read along k (k less strided than the lines): one thread per line
+/// and 16 consecutive panel positions, consecutive threads on consecutive groups of one line, no
+/// shared memory and no barrier. Every thread has its 16 loads in flight (16-byte vectors where
+/// aligned) before it uses one, converts the 16 scaled integers to limbs once, then per modulus (loop
+/// unrolled: the constants are constant-bank operands) reduces them (crt_arith::residue_limbs) and
+/// writes the 16 residues in one 16-byte store (512 contiguous bytes per warp). Quads with a scaled
+/// integer at or above 2^63 take CrtResidueWriter::write_wide.
 constexpr int kResiduePositions = 16;
 constexpr int kResidueThreads = 256;
 
-template <class T, bool kLinesContiguous>
+template <class T>
 __global__ void __launch_bounds__(kResidueThreads, 2)
     residue_lines_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
                          bool vec, CrtResidueWriter w) {
@@ -253,18 +289,11 @@ __global__ void __launch_bounds__(kResidueThreads, 2)
   const std::int64_t items = lines * groups;
   for (std::int64_t it = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; it < items;
        it += std::int64_t{gridDim.x} * blockDim.x) {
-    std::int64_t line, g;
-    if (kLinesContiguous) {
-      g = it / lines;
-      line = it - g * lines;
-    } else {
-      line = it / groups;
-      g = it - line * groups;
-    }
+    const std::int64_t line = it / groups, g = it - line * groups;
     const std::int64_t ko0 = g * kResiduePositions;
     const T* src = data + line * ls;
     T x[kResiduePositions];
-    if (!kLinesContiguous && vec && w.chunks.one_chunk && ko0 + kResiduePositions <= w.chunks.k) {
+    if (vec && w.chunks.one_chunk && ko0 + kResiduePositions <= w.chunks.k) {
       if constexpr (sizeof(T) == 8) {
 #pragma unroll
         for (int i = 0; i < kResiduePositions / 2; ++i) {
@@ -411,10 +440,11 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
   const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
   const std::int64_t cap = std::int64_t{device_sms()} * 2 * 16;  // 2 resident blocks per SM, 16 waves
   const auto grid = static_cast<unsigned>(want < cap ? want : cap);
-  if (k_along)
-    residue_lines_kernel<T, false><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
-  else
-    residue_lines_kernel<T, true><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
+  if (!k_along) {  // lines contiguous: the tile pass's transposing kernel
+    launch_tile_pass(data, lines, line_stride, k_stride, w, ProfileArgs{}, nchunks == 1 || kc % 4 == 0, stream);
+    return;
+  }
+  residue_lines_kernel<T><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
   TCEMU_LAUNCHED("crt residue_lines_kernel");
 }
 
