@@ -70,8 +70,8 @@ head = rows[0]; k = head.index("Kernel Name"); u = head.index("Metric Unit"); va
 scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0, "second": 1e3}
 tot = collections.OrderedDict()
 for r in rows[1:]:
-    name = re.sub(r"\(anonymous namespace\)::", "", r[k])
-    name = re.split(r"[(<]", name.replace("void ", ""))[0].split("::")[-1][:70]
+    name = re.sub(r"\(anonymous namespace\)::|<unnamed>::", "", r[k])
+    name = re.split(r"[(]", name.replace("void ", ""))[0].split("::")[-1][:70]
     ms = float(r[val].replace(",", "")) * scale.get(r[u], 1e-6)
     t, c = tot.get(name, (0.0, 0)); tot[name] = (t + ms, c + 1)
 for n, (t, c) in tot.items():
