@@ -52,10 +52,10 @@ TEST(CrtArith, Fp64ReductionEqualsIntegerRemainder) {
   }
 }
 
-// The integer reduction of the GPU passes (residue_u64: one conversion per element, Barrett per
-// modulus) equals the independent remainder for every modulus, near 0, near the 2^23 / 2^46 limb
-// edges, near 2^64 and at random magnitudes m 2^e below 2^64, both signs.
-TEST(CrtArith, IntegerReductionEqualsIntegerRemainder) {
+// The GPU residue pass's integer reduction of wide scaled integers (residue_wide: five limbs of
+// split32, Barrett) equals the independent remainder for every modulus: m 2^e of every magnitude
+// below 2^84 and both signs, near the 2^32 / 2^53 / 2^74 limb weights and near 2^84.
+TEST(CrtArith, WideIntegerReductionEqualsIntegerRemainder) {
   std::mt19937_64 rng(2027);
   for (int l = 0; l < kMaxModuli; ++l) {
     const int p = kModuli[l];
@@ -63,24 +63,61 @@ TEST(CrtArith, IntegerReductionEqualsIntegerRemainder) {
     const arith::ModulusU32 m = arith::modulus_u32(p);
     int bad = 0;
     for (std::int64_t v = -70000; v <= 70000; ++v)
-      bad += arith::residue_u64(static_cast<std::uint64_t>(std::llabs(v)), v < 0, m) != reference(v, 0, p);
-    for (std::int64_t edge : {std::int64_t{1} << 23, std::int64_t{1} << 46, std::int64_t{INT32_MAX},
-                              (std::int64_t{1} << 53) - 1, INT64_MAX - 700})
-      for (std::int64_t d = -600; d <= 600; ++d) {
-        const std::int64_t v = edge + d;
-        bad += arith::residue_u64(static_cast<std::uint64_t>(v), false, m) != reference(v, 0, p);
-        bad += arith::residue_u64(static_cast<std::uint64_t>(v), true, m) != reference(-v, 0, p);
-      }
-    // u = mm 2^e < 2^64 (mm < 2^53): the residue of the double, as residue() computes it
+      bad += arith::residue_wide(arith::wide_limbs(double(v)), m) != reference(v, 0, p);
+    // (2^53 - 1 - d) 2^e: the largest mantissas at every limb boundary up to 2^84, both signs
+    for (int e : {0, 11, 21, 31, 32, 42, 52, 53, 63, 74, 83 - 52})
+      for (std::int64_t d = 0; d <= 300; ++d)
+        for (int sg : {1, -1}) {
+          const std::int64_t mm = sg * ((std::int64_t{1} << 53) - 1 - d);
+          const double x = std::ldexp(double(mm), e);
+          if (std::fabs(x) < 0x1p84) bad += arith::residue_wide(arith::wide_limbs(x), m) != reference(mm, e, p);
+        }
     for (int t = 0; t < 20000; ++t) {
       const int bits = 1 + static_cast<int>(rng() % 53);
-      const auto mm = static_cast<std::int64_t>(rng() >> (64 - bits));
-      const int e = static_cast<int>(rng() % (64 - bits + 1));
+      auto mm = static_cast<std::int64_t>(rng() >> (64 - bits));
+      if (rng() & 1) mm = -mm;
+      const int e = static_cast<int>(rng() % (84 - bits + 1));
       const double x = std::ldexp(double(mm), e);
-      if (!(x < 0x1p64)) continue;
-      const bool neg = rng() & 1;
-      bad += arith::residue_u64(static_cast<std::uint64_t>(x), neg, m) !=
-             arith::residue(neg ? -x : x, arith::modulus_f64(p));
+      if (!(std::fabs(x) < 0x1p84)) continue;
+      bad += arith::residue_wide(arith::wide_limbs(x), m) != reference(mm, e, p);
+      bad += arith::residue_wide(arith::wide_limbs(x), m) != arith::residue(x, arith::modulus_f64(p));
+    }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+// The sign-free limb reduction of the GPU residue pass (residue_i64: signed top limb, one offset per
+// modulus) and the reconstruction's INT32 reduction (sym_residue_i32) equal the independent
+// remainder for every modulus: near 0, near the limb edges 2^23 / 2^46 of both signs, at the int64
+// extremes, at random magnitudes; and |v| <= 2^30 at its ends (the INT32 sums of a 2^16 chunk).
+TEST(CrtArith, SignFreeLimbAndInt32ReductionsEqualIntegerRemainder) {
+  std::mt19937_64 rng(2028);
+  for (int l = 0; l < kMaxModuli; ++l) {
+    const int p = kModuli[l];
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const arith::ModulusU32 m = arith::modulus_u32(p);
+    int bad = 0;
+    for (std::int64_t v = -70000; v <= 70000; ++v) bad += arith::residue_i64(v, m) != reference(v, 0, p);
+    for (std::int64_t edge : {std::int64_t{1} << 23, std::int64_t{1} << 46, -(std::int64_t{1} << 23),
+                              -(std::int64_t{1} << 46), std::int64_t{INT32_MAX}, (std::int64_t{1} << 53) - 1,
+                              -(std::int64_t{1} << 53) + 1, INT64_MAX - 700, INT64_MIN + 700})
+      for (std::int64_t d = -600; d <= 600; ++d) bad += arith::residue_i64(edge + d, m) != reference(edge + d, 0, p);
+    for (int t = 0; t < 20000; ++t) {
+      const int bits = 1 + static_cast<int>(rng() % 63);
+      auto v = static_cast<std::int64_t>(rng() >> (64 - bits));
+      if (rng() & 1) v = -v;
+      bad += arith::residue_i64(v, m) != reference(v, 0, p);
+      const double x = double(v);  // the residue pass's input: an integer-valued double below 2^63
+      if (std::fabs(x) < 0x1p63) bad += arith::residue_i64(static_cast<std::int64_t>(x), m) != arith::residue(x, p);
+    }
+    const std::int32_t lim = std::int32_t{1} << 30;
+    for (std::int32_t d = 0; d <= 1000; ++d)
+      for (std::int32_t v : {lim - d, -lim + d, d, -d})
+        bad += arith::sym_residue_i32(v, m) != reference(v, 0, p);
+    for (int t = 0; t < 20000; ++t) {
+      const auto v = static_cast<std::int32_t>(static_cast<std::int64_t>(rng() % ((std::uint64_t{1} << 31) + 1)) - lim);
+      bad += arith::sym_residue_i32(v, m) != reference(v, 0, p);
+      bad += arith::sym_residue_i32(v, m) != static_cast<int>(arith::sym_mod_small(double(v), arith::modulus_f64(p)));
     }
     EXPECT_EQ(bad, 0);
   }

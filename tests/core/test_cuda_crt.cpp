@@ -101,6 +101,21 @@ TEST(CudaCrt, PerCallAndGivenNMatchTheHostBitForBit) {
   }
 }
 
+// Given N up to 20 on wide distributions: scaled integers from below 2^53 to about 2^77, so both
+// branches of the GPU residue pass (the sign-free limbs below 2^63, the five-limb residue_wide above)
+// in both of its kernels (kShapes has operands read along k and operands with contiguous lines), and
+// the reconstruction's ragged last rows.
+TEST(CudaCrt, ManyModuliTakeEveryResidueBranchLikeTheHost) {
+  TCEMU_REQUIRE_GPU();
+  std::uint64_t seed = 300;
+  for (const Shape& s : kShapes) {
+    expect_bit_identical<double>("int8-crt:20", Target::fp64, s, "phi=4", seed++, 1.5, 0.5);
+    expect_bit_identical<double>("int8-crt:18", Target::fp64, s, "phi=1", seed++);
+    expect_bit_identical<double>("int8-crt:17", Target::fp64, s, "uniform(-1,1)", seed++);
+    expect_bit_identical<float>("int8-crt:19", Target::fp32, s, "phi=2", seed++);
+  }
+}
+
 TEST(CudaCrt, AdversarialInputsMatchTheHostBitForBit) {
   TCEMU_REQUIRE_GPU();
   // Zero rows of op(A) and columns of op(B); a wide spread (phi = 2); tiny and huge magnitudes.

@@ -25,10 +25,24 @@ TCEMU_HD int ceil_log2_u64(std::uint64_t v) {
 /// floor(a / 2) for any int a.
 TCEMU_HD int floor_half(int a) { return a >= 0 ? a / 2 : -((-a + 1) / 2); }
 
+/// x 2^e, the value of std::ldexp(x, e) for every x and e. On a GPU, where ldexp is a library routine
+/// of some 15-20 instructions: one product by 2^e where that is a normal double (-1022 <= e <= 1023;
+/// exact, or the one correctly rounded result where it leaves the normal range, as ldexp rounds),
+/// written __dmul_rn so that no compiler fuses it into a neighbouring add; ldexp itself elsewhere.
+/// The host calls std::ldexp (the same value; no product there that a compiler could contract).
+TCEMU_HD double ldexp_fast(double x, int e) {
+#ifdef __CUDA_ARCH__
+  if (e < -1022 || e > 1023) return ldexp(x, e);
+  return __dmul_rn(x, __longlong_as_double(static_cast<long long>(e + 1023) << 52));
+#else
+  return std::ldexp(x, e);
+#endif
+}
+
 /// ceil(|v| 2^s), at least 1 when v != 0 (an upper bound even where the ldexp underflows); 0 for 0.
 TCEMU_HD std::uint64_t ceil_mag(double v, int s) {
   if (v == 0) return 0;
-  const double t = std::ceil(std::ldexp(std::fabs(v), s));
+  const double t = std::ceil(ldexp_fast(std::fabs(v), s));
   const auto q = static_cast<std::uint64_t>(t);
   return q > 1 ? q : 1;
 }
@@ -96,10 +110,13 @@ TCEMU_HD double residue_split(const Split32& s, const ModulusF64& m) {
   return sym_mod_small(std::fma(sym_mod_small(s.xh, m), m.two32, s.xl), m);
 }
 
-/// Per-modulus constants of the integer reduction (residue_u64): p, floor(2^32 / p), 2^23 mod p and
-/// 2^46 mod p.
+/// Per-modulus constants of the integer reductions (residue_i64, residue_wide, sym_residue_i32): p,
+/// floor(2^32 / p), 2^e mod p for e = 23, 46 (residue_limbs) and 32, 53, 74 (residue_wide), half =
+/// floor(p / 2) (the symmetric range is [-half, p - 1 - half]), and the non-negative offsets off_b =
+/// p ceil(2^b / p) + half (multiples of p plus the shift to the symmetric range) for b = 19, 25, 30.
 struct ModulusU32 {
-  std::uint32_t p = 0, magic = 0, c23 = 0, c46 = 0;
+  std::uint32_t p = 0, magic = 0, c23 = 0, c46 = 0, half = 0, off25 = 0, off30 = 0;
+  std::uint32_t c32 = 0, c53 = 0, c74 = 0, off19 = 0;
 };
 TCEMU_HD ModulusU32 modulus_u32(int p) {
   ModulusU32 m;
@@ -107,11 +124,20 @@ TCEMU_HD ModulusU32 modulus_u32(int p) {
   m.magic = static_cast<std::uint32_t>((std::uint64_t{1} << 32) / m.p);
   m.c23 = pow2_mod(23, m.p);
   m.c46 = pow2_mod(46, m.p);
+  m.half = m.p / 2;
+  m.off25 = ((std::uint32_t{1} << 25) + m.p - 1) / m.p * m.p + m.half;
+  m.off30 = ((std::uint32_t{1} << 30) + m.p - 1) / m.p * m.p + m.half;
+  m.c32 = pow2_mod(32, m.p);
+  m.c53 = pow2_mod(53, m.p);
+  m.c74 = pow2_mod(74, m.p);
+  m.off19 = ((std::uint32_t{1} << 19) + m.p - 1) / m.p * m.p + m.half;
   return m;
 }
 
 /// s mod p for any 32-bit s (Barrett): q = floor(s magic / 2^32) is floor(s / p) or one less
-/// (magic <= 2^32 / p < magic + 1, s < 2^32), so r = s - q p lies in [0, 2p); one correction.
+/// (magic <= 2^32 / p < magic + 1, s < 2^32), so r = s - q p lies in [0, 2p); one correction, written
+/// as an unsigned min (r - p wraps above r when r < p: one IMNMX on a GPU instead of a compare and
+/// a select).
 TCEMU_HD std::uint32_t mod_u32(std::uint32_t s, const ModulusU32& m) {
 #ifdef __CUDA_ARCH__
   const std::uint32_t q = __umulhi(s, m.magic);
@@ -119,23 +145,78 @@ TCEMU_HD std::uint32_t mod_u32(std::uint32_t s, const ModulusU32& m) {
   const auto q = static_cast<std::uint32_t>((std::uint64_t{s} * m.magic) >> 32);
 #endif
   const std::uint32_t r = s - q * m.p;
-  return r >= m.p ? r - m.p : r;
+  const std::uint32_t d = r - m.p;
+  return d < r ? d : r;
 }
 
-/// Symmetric residue (as residue() below) of the integer (neg ? -u : u), u < 2^64, in integer
-/// arithmetic only: u = a2 2^46 + a1 2^23 + a0 (a0, a1 < 2^23, a2 < 2^18), s = a2 (2^46 mod p) +
-/// a1 (2^23 mod p) + a0 < 2^26 + 2^31 + 2^23 < 2^32, one mod_u32, the sign, the symmetric range. No
-/// FP64 conversions per modulus (a GPU converts at a quarter of its FP64 rate): the GPU passes
-/// convert an element once and reduce it for every modulus with this. Exact, so equal to residue().
-TCEMU_HD int residue_u64(std::uint64_t u, bool neg, const ModulusU32& m) {
-  const auto a0 = static_cast<std::uint32_t>(u & 0x7FFFFFu);
-  const auto a1 = static_cast<std::uint32_t>((u >> 23) & 0x7FFFFFu);
-  const auto a2 = static_cast<std::uint32_t>(u >> 46);
-  std::uint32_t r = mod_u32(a2 * m.c46 + a1 * m.c23 + a0, m);
-  if (neg && r != 0) r = m.p - r;
-  int v = static_cast<int>(r);
-  if (v > (static_cast<int>(m.p) - 1) / 2) v -= static_cast<int>(m.p);
-  return v;
+/// A signed 64-bit integer as three limbs, v = a2 2^46 + a1 2^23 + a0 with a0, a1 in [0, 2^23) and
+/// the top limb signed, a2 = v >> 46 (arithmetic shift) in [-2^17, 2^17): two's complement makes the
+/// identity exact for every v, so no sign branch is needed per modulus.
+struct Limbs23 {
+  std::uint32_t a0, a1;
+  std::int32_t a2;
+};
+TCEMU_HD Limbs23 limbs23(std::int64_t v) {
+  return {static_cast<std::uint32_t>(v & 0x7FFFFF), static_cast<std::uint32_t>((v >> 23) & 0x7FFFFF),
+          static_cast<std::int32_t>(v >> 46)};
+}
+
+/// Symmetric residue of the limbs' integer v (any int64) mod p, integers only and no sign branch:
+/// t = a2 (2^46 mod p) + a1 (2^23 mod p) + a0 + off25 (true value in [off25 - 2^25, 2^31.1): the
+/// 32-bit arithmetic wraps nowhere that matters: the result is exact mod 2^32 and lies in [0, 2^32)),
+/// t = v + half mod p, so mod_u32(t) - half is the symmetric residue. The GPU residue pass splits
+/// each element once and reduces it for every modulus with this (two IMAD, an add, Barrett).
+TCEMU_HD int residue_limbs(const Limbs23& a, const ModulusU32& m) {
+  std::uint32_t t = static_cast<std::uint32_t>(a.a2) * m.c46 + m.off25;
+  t = a.a1 * m.c23 + t + a.a0;
+  return static_cast<int>(mod_u32(t, m)) - static_cast<int>(m.half);
+}
+
+/// Symmetric residue of any signed 64-bit integer v mod p (residue_limbs(limbs23(v))); equal to
+/// residue(double(v)) wherever that double is exact.
+TCEMU_HD int residue_i64(std::int64_t v, const ModulusU32& m) { return residue_limbs(limbs23(v), m); }
+
+/// An integer-valued double |x| < 2^84 as five integer limbs: x = H 2^32 + L (split32: H =
+/// trunc(x 2^-32), |H| < 2^52, L = x - H 2^32 exact, |L| < 2^32), H = b0 + b1 2^21 + b2 2^42 (b0, b1 in
+/// [0, 2^21), b2 = H >> 42 in [-2^10, 2^10)), L = l0 + l1 2^23 (l0 in [0, 2^23), l1 = L >> 23 in
+/// [-2^9, 2^9)): x = b0 2^32 + b1 2^53 + b2 2^74 + l1 2^23 + l0, two's complement again.
+struct WideLimbs {
+  std::uint32_t b0, b1, l0;
+  std::int32_t b2, l1;
+};
+TCEMU_HD WideLimbs wide_limbs(double x) {
+  const Split32 sp = split32(x);
+  const auto H = static_cast<std::int64_t>(sp.xh);
+  const auto L = static_cast<std::int64_t>(sp.xl);
+  return {static_cast<std::uint32_t>(H & 0x1FFFFF), static_cast<std::uint32_t>((H >> 21) & 0x1FFFFF),
+          static_cast<std::uint32_t>(L & 0x7FFFFF), static_cast<std::int32_t>(H >> 42),
+          static_cast<std::int32_t>(L >> 23)};
+}
+
+/// Symmetric residue of the WideLimbs' integer mod p in 32-bit integers: t = b0 c32 + b1 c53 + b2 c74
+/// + l1 c23 + l0 + off19 (each product below 2^29 in magnitude, the signed ones above -2^19, so t lies
+/// in [0, 2^31) and no 32-bit operation loses a bit), Barrett, minus half. Exact: equals residue(x).
+/// The GPU residue pass takes it for scaled integers from 2^63 to 2^84 (N >= 17 on lines with few
+/// large elements), where residue() needs two FP64 reductions with their conversions.
+TCEMU_HD int residue_wide(const WideLimbs& a, const ModulusU32& m) {
+  std::uint32_t t = static_cast<std::uint32_t>(a.b2) * m.c74 + m.off19;
+  t = static_cast<std::uint32_t>(a.l1) * m.c23 + t;
+  t = a.b0 * m.c32 + t;
+  t = a.b1 * m.c53 + t + a.l0;
+  return static_cast<int>(mod_u32(t, m)) - static_cast<int>(m.half);
+}
+
+/// r in [0, p) with r = v + half mod p, for |v| <= 2^30 (one INT32 product of a GPU k chunk of at
+/// most 2^16 INT8 x INT8 terms): mod_u32(v + off30), t in [half, 2^31 + 2^9). The symmetric residue
+/// is r - half (sym_residue_i32).
+TCEMU_HD std::uint32_t shifted_residue_i32(std::int32_t v, const ModulusU32& m) {
+  return mod_u32(static_cast<std::uint32_t>(v) + m.off30, m);
+}
+
+/// Symmetric residue of |v| <= 2^30 mod p in integers (the reconstruction's reduction of one INT32
+/// product); equal to sym_mod_small(double(v)).
+TCEMU_HD int sym_residue_i32(std::int32_t v, const ModulusU32& m) {
+  return static_cast<int>(shifted_residue_i32(v, m)) - static_cast<int>(m.half);
 }
 
 /// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p (2 <= p <= 256): r = x mod
@@ -164,7 +245,7 @@ TCEMU_HD int residue(double x, const ModulusF64& m) {
 TCEMU_HD int residue(double x, int p) { return residue(x, modulus_f64(p)); }
 
 /// trunc(x 2^e): the scaled integer of one element (exact).
-TCEMU_HD double scaled_integer(double x, int e) { return std::trunc(std::ldexp(x, e)); }
+TCEMU_HD double scaled_integer(double x, int e) { return std::trunc(ldexp_fast(x, e)); }
 
 /// Reduces a sum of INT32 chunk products mod p: rs_in in [0, p), v one chunk's INT32 sum; returns
 /// (rs_in + v mod p) mod p in [0, p).
@@ -183,7 +264,7 @@ TCEMU_HD int symmetric(int r, int p) { return r > (p - 1) / 2 ? r - p : r; }
 /// <= |v| (a lower bound; the scaling by 2^(14-E) is exact or, where it underflows, below 1, which
 /// floors to 0). Exact integer results, the same on host and GPU.
 TCEMU_HD void magnitude_levels(double v, int E, int& hi, int& lo) {
-  const int t = static_cast<int>(std::floor(std::ldexp(std::fabs(v), 14 - E)));
+  const int t = static_cast<int>(std::floor(ldexp_fast(std::fabs(v), 14 - E)));
   hi = t >> 7;
   lo = t - (hi << 7);
 }
@@ -191,7 +272,7 @@ TCEMU_HD void magnitude_levels(double v, int E, int& hi, int& lo) {
 /// Upper bound of a line's 1-norm for crt::certify_int8: s1 2^(E-16) with s1 = sum_l
 /// ceil_mag(v_l, 16 - E) (exact in uint64 and order independent, so host and GPU agree; s1 < 2^53
 /// for k < 2^37, so the double is exact).
-TCEMU_HD double norm1_bound(std::uint64_t s1, int E) { return std::ldexp(static_cast<double>(s1), E - 16); }
+TCEMU_HD double norm1_bound(std::uint64_t s1, int E) { return ldexp_fast(static_cast<double>(s1), E - 16); }
 
 /// The right-hand side tol LB_ij of crt::certify_int8, LB_ij = 2^(exy-28) G_ij with G_ij = 2^14 hh +
 /// 2^7 cross (hh = hx . hy, cross = hx . ly + lx . hy, exact integers, exy = Ex_i + Ey_j), each of the
@@ -201,13 +282,13 @@ TCEMU_HD double norm1_bound(std::uint64_t s1, int E) { return std::ldexp(static_
 /// both certificates).
 TCEMU_HD double int8_certificate_rhs(std::int64_t hh, std::int64_t cross, int exy, double tol) {
   const double G = static_cast<double>(hh * 16384 + cross * 128);
-  return tol * (std::ldexp(G, exy - 28) * (1 - 0x1p-50)) * (1 - 0x1p-50);
+  return tol * (ldexp_fast(G, exy - 28) * (1 - 0x1p-50)) * (1 - 0x1p-50);
 }
 
 /// The certified bound of one entry at N moduli (crt::certify): (2^-ea Z + 2^-eb W +
 /// 2^-(ea+eb) recon_error) (1 + 2^-50), Z and W already rounded up (docs/crt.md).
 TCEMU_HD double entry_bound(double Z, double W, int ea, int eb, double recon_error) {
-  return (std::ldexp(Z, -ea) + std::ldexp(W, -eb) + std::ldexp(recon_error, -(ea + eb))) * (1 + 0x1p-50);
+  return (ldexp_fast(Z, -ea) + ldexp_fast(W, -eb) + ldexp_fast(recon_error, -(ea + eb))) * (1 + 0x1p-50);
 }
 
 /// The reconstruction of one entry from its N residues r[l * stride] in the fixed order of

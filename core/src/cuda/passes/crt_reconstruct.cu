@@ -6,6 +6,8 @@
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/crt_arith.hpp"
 
+#include <cstdint>
+
 namespace tcemu::cuda::detail {
 namespace {
 
@@ -41,11 +43,110 @@ __global__ void __launch_bounds__(256)
     }
     const double q = rint(sx * K.inv_P);
     const double cp = fma(-K.P_lo, q, fma(-K.P_hi, q, sx)) + sy;
-    const double v = ldexp(cp, -(ex[i] + ey[j]));
+    const double v = crt::arith::ldexp_fast(cp, -(ex[i] + ey[j]));
     T& out = c[i * c_rs + j * c_cs];
     const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(out));
     out = static_cast<T>(__dadd_rn(__dmul_rn(alpha, v), old));
   }
+}
+
+/// Constants of the one-chunk kernel: the integer reduction's (crt_arith::modulus_u32) and, per
+/// modulus, 2^52 + half (the exact int -> double conversion of a residue r - half as
+/// (2^52 + r) - (2^52 + half), one FP64 add instead of a conversion).
+struct ReconConstants4 {
+  std::uint32_t p[crt::kMaxModuli], magic[crt::kMaxModuli], off30[crt::kMaxModuli];
+  double bias[crt::kMaxModuli];
+  double w_hi[crt::kMaxModuli], w_lo[crt::kMaxModuli];
+  double P_hi, P_lo, inv_P;
+};
+
+/// One k chunk (every INT32 product |v| <= 2^30), 4 consecutive rows per thread: the NMAX >= n
+/// products of the 4 rows are loaded as int4 (16 bytes) before any is used, so n 16-byte loads per
+/// thread are in flight; each is reduced with crt_arith::shifted_residue_i32 (Barrett, no FP64
+/// conversion) and folded into sx and sy in crt_arith::reconstruct's order. Needs ldacc % 4 == 0
+/// and acc 16-byte aligned (the rows past `rows` up to ldacc are read, never written).
+template <class T, int NMAX>
+__global__ void __launch_bounds__(256)
+    reconstruct_rows4_kernel(const std::int32_t* __restrict__ acc, std::int64_t bstride, std::int64_t ldacc, int n,
+                             ReconConstants4 K, const int* __restrict__ ex, const int* __restrict__ ey,
+                             std::int64_t rows, std::int64_t ncols, double alpha, double beta, T* c,
+                             std::int64_t c_rs, std::int64_t c_cs, bool vec_c) {
+  const std::int64_t i0 = 4 * (blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x);
+  if (i0 >= rows) return;
+  int exr[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) exr[e] = i0 + e < rows ? ex[i0 + e] : 0;
+  for (std::int64_t j = blockIdx.y; j < ncols; j += gridDim.y) {
+    const std::int32_t* a = acc + j * ldacc + i0;
+    int4 v[NMAX];
+#pragma unroll
+    for (int l = 0; l < NMAX; ++l)
+      if (l < n) v[l] = __ldg(reinterpret_cast<const int4*>(a + l * bstride));
+    double sx[4] = {0, 0, 0, 0}, sy[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int l = 0; l < NMAX; ++l) {
+      if (l < n) {
+        const crt::arith::ModulusU32 m{K.p[l], K.magic[l], 0, 0, 0, 0, K.off30[l]};
+        const std::int32_t vl[4] = {v[l].x, v[l].y, v[l].z, v[l].w};
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const auto r = static_cast<int>(crt::arith::shifted_residue_i32(vl[e], m));
+          const double rd = __hiloint2double(0x43300000, r) - K.bias[l];  // r - half, exactly
+          sx[e] = fma(K.w_hi[l], rd, sx[e]);
+          sy[e] = fma(K.w_lo[l], rd, sy[e]);
+        }
+      }
+    }
+    const int eyj = ey[j];
+    T out[4];
+    T* cp = c + i0 * c_rs + j * c_cs;
+    const bool full = vec_c && i0 + 4 <= rows;
+    if (beta != 0) {
+      if (full) {
+        if constexpr (sizeof(T) == 8) {
+          const double2 o0 = reinterpret_cast<const double2*>(cp)[0], o1 = reinterpret_cast<const double2*>(cp)[1];
+          out[0] = o0.x; out[1] = o0.y; out[2] = o1.x; out[3] = o1.y;
+        } else {
+          const float4 o = *reinterpret_cast<const float4*>(cp);
+          out[0] = o.x; out[1] = o.y; out[2] = o.z; out[3] = o.w;
+        }
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) out[e] = i0 + e < rows ? cp[e * c_rs] : T(0);
+      }
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const double q = rint(sx[e] * K.inv_P);
+      const double cv = fma(-K.P_lo, q, fma(-K.P_hi, q, sx[e])) + sy[e];
+      const double val = crt::arith::ldexp_fast(cv, -(exr[e] + eyj));
+      const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(out[e]));
+      out[e] = static_cast<T>(__dadd_rn(__dmul_rn(alpha, val), old));
+    }
+    if (full) {
+      if constexpr (sizeof(T) == 8) {
+        reinterpret_cast<double2*>(cp)[0] = make_double2(out[0], out[1]);
+        reinterpret_cast<double2*>(cp)[1] = make_double2(out[2], out[3]);
+      } else {
+        *reinterpret_cast<float4*>(cp) = make_float4(out[0], out[1], out[2], out[3]);
+      }
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        if (i0 + e < rows) cp[e * c_rs] = out[e];
+    }
+  }
+}
+
+template <class T, int NMAX>
+void launch_rows4(const std::int32_t* acc, std::int64_t bstride, std::int64_t ldacc, const ReconConstants4& R,
+                  int n, const int* ex, const int* ey, std::int64_t rows, std::int64_t ncols, double alpha,
+                  double beta, T* c, std::int64_t c_rs, std::int64_t c_cs, bool vec_c, cudaStream_t stream) {
+  const std::int64_t threads = (rows + 3) / 4;
+  const dim3 grid(static_cast<unsigned>((threads + 255) / 256), static_cast<unsigned>(ncols < 65535 ? ncols : 65535));
+  reconstruct_rows4_kernel<T, NMAX><<<grid, 256, 0, stream>>>(acc, bstride, ldacc, n, R, ex, ey, rows, ncols, alpha,
+                                                               beta, c, c_rs, c_cs, vec_c);
+  TCEMU_LAUNCHED("crt reconstruct_rows4_kernel");
 }
 
 }  // namespace
@@ -57,6 +158,35 @@ void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t
   if (rows <= 0 || n <= 0) return;
   if (nchunks >= (std::int64_t{1} << 22))
     throw InvalidArgument("tcemu cuda int8-crt: " + std::to_string(nchunks) + " k chunks (k >= 2^38)");
+  // One k chunk (k <= 2^16, every product |v| <= 2^30) with aligned rows: the vectorised kernel.
+  if (nchunks == 1 && ldacc % 4 == 0 && bstride % 4 == 0 && reinterpret_cast<std::uintptr_t>(acc) % 16 == 0) {
+    ReconConstants4 R4{};
+    for (int l = 0; l < K.n; ++l) {
+      const crt::arith::ModulusU32 m = crt::arith::modulus_u32(crt::kModuli[l]);
+      R4.p[l] = m.p;
+      R4.magic[l] = m.magic;
+      R4.off30[l] = m.off30;
+      R4.bias[l] = 0x1p52 + m.half;
+      R4.w_hi[l] = K.w_hi[l];
+      R4.w_lo[l] = K.w_lo[l];
+    }
+    R4.P_hi = K.P_hi;
+    R4.P_lo = K.P_lo;
+    R4.inv_P = K.inv_P;
+    const bool vec_c = c_rs == 1 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0 &&
+                       (n == 1 || (c_cs * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+    const double a = static_cast<double>(alpha), b = static_cast<double>(beta);
+    if (K.n <= 8)
+      launch_rows4<T, 8>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
+    else if (K.n <= 12)
+      launch_rows4<T, 12>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
+    else if (K.n <= 16)
+      launch_rows4<T, 16>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
+    else
+      launch_rows4<T, crt::kMaxModuli>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c,
+                                       stream);
+    return;
+  }
   ReconConstants R{};
   R.n = K.n;
   for (int l = 0; l < K.n; ++l) {

@@ -1,12 +1,12 @@
 // int8-crt: the Cauchy-Schwarz line rule, the line exponents and the residue pass (one pass per
-// operand writing all N residue panels through the shared tile pass), as host/crt.cpp computes them.
+// operand writing all N residue panels), as host/crt.cpp computes them.
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 
 #include "cuda/passes/crt_passes.hpp"
 #include "cuda/passes/chunked_k.cuh"
-#include "cuda/passes/tile_pass.cuh"
+#include "cuda/passes/tile_pass.cuh"  // dbits, device_sms
 #include "tcemu/crt_arith.hpp"
 
 namespace tcemu::cuda::detail {
@@ -191,62 +191,35 @@ __global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, i
   if (i < lines) e[i] = in.active[i] ? crt::arith::scale_exponent(Lb, in.c[i], in.base[i]) : 0;
 }
 
-/// Writes the N residues of each element at its padded k position (tile_pass.cuh's Writer).
+/// What the residue kernel needs: the panel layout (k chunks of kc padded to kcp, span = nchunks
+/// kcp positions per line, panel = lines span bytes per modulus), the line exponents, the modulus
+/// count and tables, the output.
 struct CrtResidueWriter {
-  static constexpr bool kUnrollQuads = false;
   std::int64_t span;  // nchunks * kcp
   ChunkedK chunks;
   std::int64_t panel;
   const int* e;
   int n;
   std::int8_t* out;
-  crt::arith::ModulusF64 mod[crt::kMaxModuli];  // p, 1/p, 2^32 mod p (computed on the host)
-  crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // p, floor(2^32/p), 2^23 and 2^46 mod p
+  crt::arith::ModulusF64 mod[crt::kMaxModuli];  // residue()'s constants (scaled integers beyond 2^84)
+  crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // Barrett and limb constants (crt_arith::modulus_u32)
 
-  __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const { return chunks.quad(ko, kk0); }
-  __device__ __forceinline__ std::int64_t source(std::int64_t ko) const { return chunks.source(ko); }
-  template <class T>
-  __device__ __forceinline__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const {
-    std::int8_t* dst = out + line * span + ko;
-    const int s = e[line];
-    double v[4], amax = 0;
+  /// The quad's residues when its largest scaled integer is at or above 2^63 (amax): below 2^(floor((Lb
+  /// - 2 - c) / 2) + 16) with c >= 30, so never for N <= 16 (Lb <= 125), beyond for lines with few
+  /// large elements (phi = 4). Below 2^84 (always with the table's moduli: floor((Lb - 32) / 2) + 16
+  /// <= 77 for N = 20) five integer limbs per element and Barrett per modulus
+  /// (crt_arith::residue_wide); beyond, residue() (kept for completeness).
+  __device__ __forceinline__ void write_wide(std::int8_t* dst, const double (&v)[4], double amax) const {
+    if (amax < 0x1p84) {
+      crt::arith::WideLimbs a[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      v[i] = crt::arith::scaled_integer(static_cast<double>(x[i]), s);
-      amax = fmax(amax, fabs(v[i]));
-    }
-    // One branch per quad and the split hoisted out of the modulus loop; every branch yields the
-    // unique symmetric residue (crt_arith::residue), so the panels are the host's bit for bit.
-    if (amax < 0x1p64) {
-      // one conversion per element, then integer reductions only (crt_arith::residue_u64)
-      std::uint64_t u[4];
-      bool neg[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        u[i] = static_cast<std::uint64_t>(fabs(v[i]));
-        neg[i] = v[i] < 0;
-      }
+      for (int i = 0; i < 4; ++i) a[i] = crt::arith::wide_limbs(v[i]);
       for (int l = 0; l < n; ++l) {
         const crt::arith::ModulusU32 m = mod_u[l];
-        char4 r;
-        r.x = static_cast<signed char>(crt::arith::residue_u64(u[0], neg[0], m));
-        r.y = static_cast<signed char>(crt::arith::residue_u64(u[1], neg[1], m));
-        r.z = static_cast<signed char>(crt::arith::residue_u64(u[2], neg[2], m));
-        r.w = static_cast<signed char>(crt::arith::residue_u64(u[3], neg[3], m));
-        *reinterpret_cast<char4*>(dst + l * panel) = r;  // ko % 4 == 0, span and panel multiples of 16
-      }
-    } else if (amax < 0x1p84) {
-      crt::arith::Split32 sp[4];
+        std::uint32_t b[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) sp[i] = crt::arith::split32(v[i]);
-      for (int l = 0; l < n; ++l) {
-        const crt::arith::ModulusF64 m = mod[l];
-        char4 r;
-        r.x = static_cast<signed char>(crt::arith::residue_split(sp[0], m));
-        r.y = static_cast<signed char>(crt::arith::residue_split(sp[1], m));
-        r.z = static_cast<signed char>(crt::arith::residue_split(sp[2], m));
-        r.w = static_cast<signed char>(crt::arith::residue_split(sp[3], m));
-        *reinterpret_cast<char4*>(dst + l * panel) = r;
+        for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_wide(a[e], m)) & 0xFFu;
+        *reinterpret_cast<std::uint32_t*>(dst + l * panel) = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
       }
     } else {
       for (int l = 0; l < n; ++l) {
@@ -259,7 +232,134 @@ struct CrtResidueWriter {
       }
     }
   }
+
+  // tile_pass.cuh's Writer interface: the operands whose lines are contiguous go through its
+  // transposing kernel (shared-memory tiles), which stores 32-byte runs along k; writing them from
+  // residue_lines_kernel puts each lane's 16-byte store on another line (measured 2.2x slower).
+  static constexpr bool kUnrollQuads = false;
+  __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const { return chunks.quad(ko, kk0); }
+  __device__ __forceinline__ std::int64_t source(std::int64_t ko) const { return chunks.source(ko); }
+  /// The residues of the quad at positions ko..ko+3 of `line` (ko % 4 == 0): scaled integers below
+  /// 2^63 with residue_limbs (four residues per 4-byte store), others with write_wide.
+  template <class T>
+  __device__ __forceinline__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const {
+    std::int8_t* dst = out + line * span + ko;
+    const int s = e[line];
+    const bool pow2_ok = s >= -1022 && s <= 1023;  // then x 2^s as a product: ldexp's value
+    const double scale = __longlong_as_double(static_cast<long long>(pow2_ok ? s + 1023 : 1023) << 52);
+    double v[4], amax = 0;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      v[i] = pow2_ok ? trunc(static_cast<double>(x[i]) * scale) : crt::arith::scaled_integer(static_cast<double>(x[i]), s);
+      amax = fmax(amax, fabs(v[i]));
+    }
+    if (amax < 0x1p63) {
+      crt::arith::Limbs23 a[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[i] = crt::arith::limbs23(static_cast<long long>(v[i]));
+      for (int l = 0; l < n; ++l) {
+        const crt::arith::ModulusU32 m = mod_u[l];
+        std::uint32_t b[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) b[q] = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[q], m)) & 0xFFu;
+        // span and panel multiples of 16: one aligned 4-byte store
+        *reinterpret_cast<std::uint32_t*>(dst + l * panel) = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+      }
+    } else {
+      write_wide(dst, v, amax);
+    }
+  }
 };
+
+/// The residue pass for operands read along k (k less strided than the lines): one thread per line
+/// and 16 consecutive panel positions, consecutive threads on consecutive groups of one line, no
+/// shared memory and no barrier. Every thread has its 16 loads in flight (16-byte vectors where
+/// aligned) before it uses one, converts the 16 scaled integers to limbs once, then per modulus (loop
+/// unrolled: the constants are constant-bank operands) reduces them (crt_arith::residue_limbs) and
+/// writes the 16 residues in one 16-byte store (512 contiguous bytes per warp). Quads with a scaled
+/// integer at or above 2^63 take CrtResidueWriter::write_wide.
+constexpr int kResiduePositions = 16;
+constexpr int kResidueThreads = 256;
+
+template <class T>
+__global__ void __launch_bounds__(kResidueThreads, 2)
+    residue_lines_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
+                         bool vec, CrtResidueWriter w) {
+  const std::int64_t groups = w.span / kResiduePositions;
+  const std::int64_t items = lines * groups;
+  for (std::int64_t it = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; it < items;
+       it += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t line = it / groups, g = it - line * groups;
+    const std::int64_t ko0 = g * kResiduePositions;
+    const T* src = data + line * ls;
+    T x[kResiduePositions];
+    if (vec && w.chunks.one_chunk && ko0 + kResiduePositions <= w.chunks.k) {
+      if constexpr (sizeof(T) == 8) {
+#pragma unroll
+        for (int i = 0; i < kResiduePositions / 2; ++i) {
+          const double2 q = __ldg(reinterpret_cast<const double2*>(src + ko0) + i);
+          x[2 * i] = q.x;
+          x[2 * i + 1] = q.y;
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < kResiduePositions / 4; ++i) {
+          const float4 q = __ldg(reinterpret_cast<const float4*>(src + ko0) + i);
+          x[4 * i] = q.x;
+          x[4 * i + 1] = q.y;
+          x[4 * i + 2] = q.z;
+          x[4 * i + 3] = q.w;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kResiduePositions; ++i) {
+        const std::int64_t kk = w.chunks.source(ko0 + i);
+        x[i] = kk >= 0 ? __ldg(src + kk * ks) : T(0);
+      }
+    }
+    const int s = w.e[line];
+    const bool pow2_ok = s >= -1022 && s <= 1023;  // then x 2^s as a product: ldexp's value
+    const double scale = __longlong_as_double(static_cast<long long>(pow2_ok ? s + 1023 : 1023) << 52);
+    double v[kResiduePositions], amax = 0;
+#pragma unroll
+    for (int i = 0; i < kResiduePositions; ++i) {
+      v[i] = pow2_ok ? trunc(static_cast<double>(x[i]) * scale) : crt::arith::scaled_integer(static_cast<double>(x[i]), s);
+      amax = fmax(amax, fabs(v[i]));
+    }
+    std::int8_t* dst = w.out + line * w.span + ko0;
+    if (amax < 0x1p63) {
+      crt::arith::Limbs23 a[kResiduePositions];
+#pragma unroll
+      for (int i = 0; i < kResiduePositions; ++i) a[i] = crt::arith::limbs23(static_cast<long long>(v[i]));
+#pragma unroll
+      for (int l = 0; l < crt::kMaxModuli; ++l) {
+        if (l < w.n) {
+          const crt::arith::ModulusU32 m = w.mod_u[l];
+          std::uint32_t word[4];
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            std::uint32_t b[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[4 * q + e], m)) & 0xFFu;
+            word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+          }
+          *reinterpret_cast<uint4*>(dst + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
+        }
+      }
+    } else {
+      // one copy of the wide code: the quad's values picked from registers by selects (a run-time
+      // index into v would move the array to local memory for every item)
+#pragma unroll 1
+      for (int q = 0; q < 4; ++q) {
+        double vq[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) vq[e] = q == 0 ? v[e] : q == 1 ? v[4 + e] : q == 2 ? v[8 + e] : v[12 + e];
+        w.write_wide(dst + 4 * q, vq, fmax(fmax(fabs(vq[0]), fabs(vq[1])), fmax(fabs(vq[2]), fabs(vq[3]))));
+      }
+    }
+  }
+}
 
 }  // namespace
 
@@ -327,11 +427,25 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
   CrtResidueWriter w{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out, {}, {}};
+  if (lines <= 0 || w.span <= 0) return;
   for (int l = 0; l < n_moduli; ++l) {
     w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
     w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
   }
-  launch_tile_pass(data, lines, line_stride, k_stride, w, ProfileArgs{}, nchunks == 1 || kc % 4 == 0, stream);
+  const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
+  const bool k_along = k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride));
+  const bool vec = k_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
+                   (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+  const std::int64_t items = lines * (w.span / kResiduePositions);
+  const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
+  const std::int64_t cap = std::int64_t{device_sms()} * 2 * 16;  // 2 resident blocks per SM, 16 waves
+  const auto grid = static_cast<unsigned>(want < cap ? want : cap);
+  if (!k_along) {  // lines contiguous: the tile pass's transposing kernel
+    launch_tile_pass(data, lines, line_stride, k_stride, w, ProfileArgs{}, nchunks == 1 || kc % 4 == 0, stream);
+    return;
+  }
+  residue_lines_kernel<T><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
+  TCEMU_LAUNCHED("crt residue_lines_kernel");
 }
 
 #define TCEMU_CRT_RESIDUE(T)                                                                              \

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# int8-crt's passes, an older tree against this one in one call on one GPU (issue 21, scope 3):
+# builds both (this tree: test_core and tcemu-bench; the old one: tcemu-bench), runs this tree's
+# CUDA CRT tests, times every kernel of one int8-crt call of each tree under Nsight Compute (one
+# metric, gpu__time_duration: the per-pass breakdown), then tcemu-bench's FP64 table of both trees
+# interleaved (old, new, old, new) at 8192^3. Logs and CSVs under $OUT.
+# Usage (repository root, on the GPU machine):
+#   OUT=/dir scripts/device/crt_passes.sh OLD_SOURCE_DIR [jobs...]
+# jobs (default: build tests ncu_breakdown bench bench), in the order given: build tests ncu_breakdown
+# bench (one interleaved round per mention) peers (GEMMul8 beside this tree's tcemu-bench, through
+# fp64_peers.sh) sass (the residue and reconstruction objects' SASS). Knobs: DISTS
+# [phi=0.1,phi=1,phi=4], SCHEMES [fp64,int8-crt:15,int8-crt:16,int8-crt:18], PEER_SCHEMES,
+# NCU_CASES ["phi=1:int8-crt:15 phi=4:int8-crt:18"], DEADLINE [280] (seconds after which the
+# remaining timed jobs are skipped, so that the call ends with its logs).
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+OLD=$(cd "$1" && pwd); shift
+JOBS_LIST=("$@"); [ ${#JOBS_LIST[@]} -gt 0 ] || JOBS_LIST=(build tests ncu_breakdown bench bench)
+DISTS=${DISTS:-phi=0.1,phi=1,phi=4}
+SCHEMES=${SCHEMES:-fp64,int8-crt:15,int8-crt:16,int8-crt:18}
+NCU_CASES=${NCU_CASES:-"phi=1:int8-crt:15 phi=4:int8-crt:18"}
+DEADLINE=${DEADLINE:-280}
+NEW_B=/tmp/crtp-new OLD_B=/tmp/crtp-old
+export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
+late() { [ $(( $(date +%s) - t0 )) -ge "$DEADLINE" ] && { echo "skipped (past ${DEADLINE}s): $*"; return 0; }; return 1; }
+
+build() {
+  carried_deps_args
+  [ -e "$OLD/.deps" ] || ln -sfn "$ROOT/.deps" "$OLD/.deps"
+  stamp "build new (test_core, tcemu-bench) and old (tcemu-bench) in parallel"
+  local half=$(( JOBS / 2 > 1 ? JOBS / 2 : 1 ))
+  ( cmake -S "$ROOT" -B "$NEW_B" -DCMAKE_BUILD_TYPE=Release -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
+        -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" "${DEPS_ARGS[@]}" > "$OUT/build_new.log" 2>&1 &&
+      cmake --build "$NEW_B" -j"$half" --target test_core tcemu-bench >> "$OUT/build_new.log" 2>&1 ) &
+  ( cmake -S "$OLD" -B "$OLD_B" -DCMAKE_BUILD_TYPE=Release -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
+        -DTCEMU_BUILD_TESTS=OFF -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" "${DEPS_ARGS[@]}" > "$OUT/build_old.log" 2>&1 &&
+      cmake --build "$OLD_B" -j"$half" --target tcemu-bench >> "$OUT/build_old.log" 2>&1 ) &
+  wait
+  ls "$NEW_B/core/tcemu-bench" "$OLD_B/core/tcemu-bench" "$NEW_B/tests/test_core" ||
+    { grep -E "error" -A3 "$OUT/build_new.log" "$OUT/build_old.log" | head -40; return 1; }
+  stamp "built"
+}
+
+tests() {
+  stamp "CudaCrt*:Crt* (new)"
+  "$NEW_B/tests/test_core" --gtest_filter='CudaCrt*:Crt*' > "$OUT/tests_crt.log" 2>&1
+  echo "test_core CudaCrt*:Crt* exit $?"
+  grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|Failure|Expected|Which is" "$OUT/tests_crt.log" | head -30
+}
+
+ncu_breakdown() {
+  local ncu_bin
+  ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  [ -n "$ncu_bin" ] || { echo "no ncu"; return 1; }
+  for c in $NCU_CASES; do
+    local dist=${c%%:*} scheme=${c#*:}
+    for v in old new; do
+      late "ncu $v $c" && return 0
+      local B=$OLD_B; [ $v = new ] && B=$NEW_B
+      stamp "ncu $v $dist $scheme"
+      "$ncu_bin" --clock-control none --metrics gpu__time_duration.sum --csv \
+        --log-file "$OUT/ncu_${v}_${dist#phi=}_${scheme#int8-crt:}.csv" \
+        "$B/core/tcemu-bench" --shapes 8192 --dists "$dist" --schemes '' --fp64-schemes "$scheme" \
+        --warmup 0 --repeat 1 --no-errors > /dev/null 2>&1 || echo "ncu $v failed"
+      # per kernel name: total milliseconds and launches over the bench run
+      python3 - "$OUT/ncu_${v}_${dist#phi=}_${scheme#int8-crt:}.csv" <<'EOF'
+import csv, sys, re, collections
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
+head = rows[0]; k = head.index("Kernel Name"); u = head.index("Metric Unit"); val = head.index("Metric Value")
+scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0, "second": 1e3}
+tot = collections.OrderedDict()
+for r in rows[1:]:
+    name = re.sub(r"\(anonymous namespace\)::|<unnamed>::", "", r[k])
+    name = re.split(r"[(]", name.replace("void ", ""))[0].split("::")[-1][:70]
+    ms = float(r[val].replace(",", "")) * scale.get(r[u], 1e-6)
+    t, c = tot.get(name, (0.0, 0)); tot[name] = (t + ms, c + 1)
+for n, (t, c) in tot.items():
+    if t > 0.02: print(f"  {t:9.3f} ms in {c:3d} launches  {n}")
+EOF
+    done
+  done
+}
+
+ROUND=0
+bench() {  # one round (old, then new) per call: list `bench` twice for two rounds
+  ROUND=$((ROUND + 1))
+  local r=$ROUND
+  for v in old new; do
+    late "bench $v round $r" && return 0
+    local B=$OLD_B; [ $v = new ] && B=$NEW_B
+    stamp "bench $v round $r"
+    "$B/core/tcemu-bench" --shapes 8192 --dists "$DISTS" --schemes '' --fp64-schemes "$SCHEMES" \
+      --warmup 1 --repeat 5 --csv "$OUT/bench_${v}_$r.csv" > "$OUT/bench_${v}_$r.txt" 2> "$OUT/bench_${v}_$r.err"
+    echo "exit $?"
+    grep -E "int8-crt|fp64 " "$OUT/bench_${v}_$r.txt" | cut -c1-150 | head -20
+  done
+}
+
+peers() {
+  late "GEMMul8" && return 0
+  OUT="$OUT" BENCH="$NEW_B/core/tcemu-bench" FP64_SCHEMES="${PEER_SCHEMES:-fp64,int8-crt:15,int8-crt:18}" \
+    bash "$ROOT/scripts/device/fp64_peers.sh" 8192 2>&1 | grep -E "GEMMul8|native|int8-crt|exit|==" | head -60
+}
+
+sass() {
+  local tool; tool=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null | head -1)
+  local obj; obj=$(find "$NEW_B/core" -name "crt_residue.cu.o" | head -1)
+  [ -n "$tool" ] && [ -n "$obj" ] && "$tool" -sass "$obj" > "$OUT/sass_crt_residue.txt" 2>&1
+  obj=$(find "$NEW_B/core" -name "crt_reconstruct.cu.o" | head -1)
+  [ -n "$tool" ] && [ -n "$obj" ] && "$tool" -sass "$obj" > "$OUT/sass_crt_reconstruct.txt" 2>&1
+  echo "sass: $(wc -l < "$OUT/sass_crt_residue.txt" 2>/dev/null) lines"
+}
+
+device_info
+for job in "${JOBS_LIST[@]}"; do "$job" || echo "job $job failed"; done
+stamp "end"
+# at most 8 files come back from the machine: everything in one archive
+(cd "$OUT" && tar czf crt_passes_out.tgz --exclude=crt_passes_out.tgz * && find . -type f ! -name crt_passes_out.tgz -delete)
