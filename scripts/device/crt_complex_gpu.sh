@@ -28,7 +28,7 @@ build() {
 
 tests() {
   stamp "CudaCrt* and Crt* tests"
-  timeout 90 "$BUILD/tests/test_core" --gtest_filter='CudaCrt*:Crt*' > "$OUT/tests_crt.log" 2>&1
+  timeout 60 "$BUILD/tests/test_core" --gtest_filter='CudaCrt*:Crt*' > "$OUT/tests_crt.log" 2>&1
   echo "test_core CudaCrt*:Crt* exit $?"
   grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|^\[       OK \] CudaCrtComplex|Failure|Expected|Which is|GPU:|host:" \
     "$OUT/tests_crt.log" | head -40
@@ -38,7 +38,7 @@ tests() {
 bench() {
   device_info
   stamp "tcemu-bench complex:4096"
-  timeout 120 "$BUILD/core/tcemu-bench" --shapes complex:4096 --dists uniform,phi=1 --schemes int8-crt \
+  timeout 70 "$BUILD/core/tcemu-bench" --shapes complex:4096 --dists uniform,phi=1 --schemes int8-crt \
     --fp64-schemes int8-crt:14,int8-crt:16,int8-crt --warmup 1 --repeat 5 --explain \
     --csv "$OUT/crt_complex_bench.csv" > "$OUT/crt_complex_bench.txt" 2> "$OUT/crt_complex_bench.err"
   echo "tcemu-bench exit $?"
@@ -50,7 +50,7 @@ bench() {
 qsim() {
   local n=${QSIM_QUBITS:-28}
   stamp "qsim brickwork n=$n --target fp64 --scheme int8-crt"
-  timeout 120 "$BUILD/apps/qsim/qsim" --generate brickwork:n=$n,depth=20,seed=1 --scheme int8-crt --target fp64 \
+  timeout 70 "$BUILD/apps/qsim/qsim" --generate brickwork:n=$n,depth=20,seed=1 --scheme int8-crt --target fp64 \
     --device cuda > "$OUT/qsim_crt.txt" 2> "$OUT/qsim_crt.err"
   echo "qsim exit $?"
   cat "$OUT/qsim_crt.txt"
