@@ -80,6 +80,15 @@ SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcem
 
 bool uses_double(const tcemu::Scheme& s) { return s.target == tcemu::Target::fp64; }
 
+std::vector<tcemu::Scheme> schemes_for_target(std::vector<tcemu::Scheme> parsed, const std::string& list,
+                                              tcemu::Target target) {
+  if (target != tcemu::Target::fp64 || list != "all") return parsed;
+  for (const auto& s : parsed)
+    if (s.kind == tcemu::SchemeKind::int8_crt) return parsed;
+  parsed.push_back(tcemu::parse_scheme("int8-crt", tcemu::Target::fp64));
+  return parsed;
+}
+
 double host_bytes_per_amplitude(const tcemu::Scheme& s) {
   const double c = uses_double(s) ? 16.0 : 8.0;
   return 16.0 + 2 * c + c + 2 * c;

@@ -83,6 +83,14 @@ void check_device_memory(const Circuit& circuit, const std::vector<tcemu::Scheme
 /// True when the scheme keeps the state in complex128 (fp64 and the FP64-target schemes).
 bool uses_double(const tcemu::Scheme& scheme);
 
+/// The schemes qsim sweeps for `--scheme <list> --target <target>`: `parsed` (the list parsed for
+/// the target), plus int8-crt (Ozaki scheme II, FP64 target: complex128 state, each block GEMM one
+/// real int8-crt product on the real embedding with its certified N, or native FP64 where none is
+/// certified) at the end when the target is fp64 and the list is `all` and does not hold it already:
+/// the catalogue leaves int8-crt out of `all`, but it is the FP64-target scheme of complex128 runs.
+std::vector<tcemu::Scheme> schemes_for_target(std::vector<tcemu::Scheme> parsed, const std::string& list,
+                                              tcemu::Target target);
+
 /// Runs the job (see the file comment). `auto` with the FP32 target runs the configuration
 /// choose_auto_config picks (auto_config.hpp: scheme and path at config.fuse); with
 /// config.log set its explanation is logged. The circuit must be validated. Throws what simulate() throws,

@@ -37,7 +37,8 @@ const char* kDescription =
     "matrix, after a qubit permutation that makes the block's qubits the lowest index bits (skipped when\n"
     "they already are, or are the highest). The GEMM runs with each tcemu scheme in turn: complex64\n"
     "state for FP32-target schemes, complex128 for fp64 and the FP64-target ones (--target fp64 makes\n"
-    "int8-ozaki and auto FP64-target). The native fp64 run always comes first and is the reference.\n";
+    "int8-ozaki, int8-crt and auto FP64-target, and adds int8-crt, Ozaki scheme II with a certified\n"
+    "modulus count per GEMM, to --scheme all). The native fp64 run always comes first and is the reference.\n";
 
 const char* kFooter =
     "\nCircuits (exactly one of):\n"
@@ -81,6 +82,7 @@ const char* kFooter =
     "  qsim --generate brickwork:n=20,depth=20,seed=1 --fuse 5\n"
     "  qsim --qasm circuits/qft_n18.qasm --scheme fp32,fp16x2,tf32x2,bf16x3 --amplitudes 000000000000000000\n"
     "  qsim --generate brickwork:n=24,depth=20,seed=1 --scheme int8-ozaki,auto --target fp64 --json\n"
+    "  qsim --generate brickwork:n=30,depth=20,seed=1 --scheme int8-crt --target fp64 --device cuda\n"
     "  qsim --qasm adder_n10.qasm --scheme fp16x2 --shots 1000 --output out.h5\n"
     "  qsim --generate sycamore:n=16,depth=12,seed=3 --save-circuit syc16.h5\n";
 
@@ -177,7 +179,7 @@ int main(int argc, char** argv) {
     const int sources = int(qasm_opt->count() > 0) + int(input_opt->count() > 0) + int(generate_opt->count() > 0);
     if (sources != 1) throw tcemu::InvalidArgument("give exactly one of --qasm, --input, --generate");
     const qsim::Device device = qsim::resolve_qsim_device(cli.common.device_name, [&] { return cli.common.device(); });
-    const auto schemes = cli.common.schemes();
+    const auto schemes = qsim::schemes_for_target(cli.common.schemes(), cli.common.scheme_list, cli.common.target());
     tcemu::RangePolicy policy = tcemu::RangePolicy::fallback;
     if (range_policy == "fallback") policy = tcemu::RangePolicy::fallback;
     else if (range_policy == "ignore") policy = tcemu::RangePolicy::ignore;

@@ -57,10 +57,17 @@ Shape parse_shape(const std::string& s) {
       throw InvalidArgument("bad qsim shape '" + s + "' (want qsim:N:D with 0 < D < N <= 34)");
     return {s, std::int64_t{1} << (nq - d), std::int64_t{1} << d, std::int64_t{1} << d, true};
   }
+  if (s.rfind("complex:", 0) == 0) {  // any real shape as a complex GEMM: complex:4096, complex:MxNxK
+    Shape z = parse_shape(s.substr(8));
+    if (z.complex) throw InvalidArgument("bad shape '" + s + "' (complex: takes a real shape)");
+    z.name = s;
+    z.complex = true;
+    return z;
+  }
   long long m = 0, n = 0, k = 0;
   if (std::sscanf(s.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) return {s, m, n, k};
   if (std::sscanf(s.c_str(), "%lld", &m) == 1 && m > 0) return {s, m, m, m};
-  throw InvalidArgument("bad shape '" + s + "' (want N, MxNxK, knn, kmeans or qsim:N:D)");
+  throw InvalidArgument("bad shape '" + s + "' (want N, MxNxK, knn, kmeans, qsim:N:D or complex:<shape>)");
 }
 
 struct Row {
@@ -327,8 +334,8 @@ class Bench {
       fill_random_device(imag_view(X->view()), dist, cfg_.seed++, nullptr);
     }
     const bool fp64 = std::is_same_v<T, double>;
-    DevMat<double> Rr(s.m, s.n), Ri(s.m, s.n);
-    if (cfg_.errors) {
+    DevMat<double> Rr(fp64 ? 0 : s.m, s.n), Ri(fp64 ? 0 : s.m, s.n);
+    if (cfg_.errors && !fp64) {
       DevMat<double> ar(s.m, s.k), ai(s.m, s.k), br(s.k, s.n), bi(s.k, s.n);
       to_double_device(real_view(A.cview()), ar.p, s.m, nullptr);
       to_double_device(imag_view(A.cview()), ai.p, s.m, nullptr);
@@ -342,10 +349,40 @@ class Bench {
       CB(cublasDgemm(h_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, ai.p, m, br.p, k, &one, Ri.p, m));
       CK(cudaDeviceSynchronize());
     }
-    auto err = [&]() -> double {
-      if (!cfg_.errors) return NAN;
-      return std::max(rel_frobenius_device(real_view(C.cview()), Rr.p, s.m, nullptr),
-                      rel_frobenius_device(imag_view(C.cview()), Ri.p, s.m, nullptr));
+    // complex<double>: --samples entries of Re C and Im C against double-double, as the FP64 table
+    // (the real embedding X = [Ar Ai], Y = [Br; -Bi] and [Bi; Br] on the device, one reference each).
+    std::vector<std::int64_t> srow, scol;
+    std::vector<double> ref;  // Re samples, then Im samples
+    if (fp64 && cfg_.errors) {
+      std::tie(srow, scol) = sample_entries(s, cfg_.samples);
+      DevMat<double> X(s.m, 2 * s.k), Yr(2 * s.k, s.n), Yi(2 * s.k, s.n);
+      to_double_device(real_view(A.cview()), X.p, s.m, nullptr);
+      to_double_device(imag_view(A.cview()), X.p + s.m * s.k, s.m, nullptr);
+      to_double_device(real_view(B.cview()), Yr.p, 2 * s.k, nullptr);
+      to_double_device(imag_view(B.cview()), Yr.p + s.k, 2 * s.k, nullptr);
+      to_double_device(imag_view(B.cview()), Yi.p, 2 * s.k, nullptr);
+      to_double_device(real_view(B.cview()), Yi.p + s.k, 2 * s.k, nullptr);
+      const double mone = -1, zero = 0;  // Yr's lower half: -Bi (geam in place, exact)
+      CB(cublasDgeam(h_, CUBLAS_OP_N, CUBLAS_OP_N, int(s.k), int(s.n), &mone, Yr.p + s.k, int(2 * s.k), &zero,
+                     Yr.p + s.k, int(2 * s.k), Yr.p + s.k, int(2 * s.k)));
+      ref = reference_dd_sampled<double>(Op::N, Op::N, X.cview(), Yr.cview(), srow, scol, nullptr);
+      const std::vector<double> ri = reference_dd_sampled<double>(Op::N, Op::N, X.cview(), Yi.cview(), srow, scol, nullptr);
+      ref.insert(ref.end(), ri.begin(), ri.end());
+    }
+    auto sampled = [&]() -> std::pair<double, double> {
+      std::vector<double> c = gather_device<T>(real_view(C.cview()), srow, scol, nullptr);
+      const std::vector<double> ci = gather_device<T>(imag_view(C.cview()), srow, scol, nullptr);
+      c.insert(c.end(), ci.begin(), ci.end());
+      return sampled_errors(c, ref);
+    };
+    auto set_err = [&](Row& row) {
+      if (!cfg_.errors) return;
+      if (fp64) {
+        std::tie(row.err, row.median_rel_err) = sampled();
+      } else {
+        row.err = std::max(rel_frobenius_device(real_view(C.cview()), Rr.p, s.m, nullptr),
+                           rel_frobenius_device(imag_view(C.cview()), Ri.p, s.m, nullptr));
+      }
     };
     const int m = int(s.m), n = int(s.n), k = int(s.k);
     const std::string tname = fp64 ? "fp64" : "fp32";
@@ -369,7 +406,7 @@ class Bench {
     r.median_ms = med;
     r.min_ms = mn;
     r.tflops = flops(s) / (med * 1e-3) / 1e12;
-    r.err = err();
+    set_err(r);
     r.speedup = 1;
     const double native = med;
     rows.push_back(r);
@@ -390,7 +427,14 @@ class Bench {
         t.tflops = flops(s) / (tm * 1e-3) / 1e12;
         t.speedup = native / tm;
         t.used = rep.used.name + (rep.fell_back ? " (fallback)" : "");
-        t.err = err();
+        t.note = rep.kernels;
+        if (!rep.certificate.empty()) {  // int8-crt: its N and the bound that chose it
+          t.note += "; " + rep.certificate;
+          if (cfg_.explain)
+            std::fprintf(stderr, "%s %s %s: %s\n", s.name.c_str(), dist.name().c_str(), sc.name.c_str(),
+                         rep.certificate.c_str());
+        }
+        set_err(t);
       } catch (const std::exception& e) {
         t.note = e.what();
       }
@@ -777,8 +821,9 @@ int main(int argc, char** argv) {
       "against a cuBLAS DGEMM of the same inputs. FP64 target (--fp64-schemes, double data):\n"
       "baselines DGEMM and cuBLAS's FP64 fixed-point emulation; error against a double-double\n"
       "reference of --samples sampled entries (GPU kernel), as relative Frobenius error over the\n"
-      "samples and median per-entry relative error. Complex shapes (qsim) compare C/ZGEMM with\n"
-      "tcemu's 4M complex GEMM.\n"
+      "samples and median per-entry relative error. Complex shapes (qsim:N:D, complex:<shape>) compare\n"
+      "C/ZGEMM with tcemu's complex GEMM (4M or the real embedding; int8-crt: the embedding); complex<double>\n"
+      "errors over --samples entries of Re C and Im C against double-double, complex<float> against DGEMMs.\n"
       "\n"
       "auto's cost model (--explain, --recalibrate, --auto-grid): measured on this GPU on first use and\n"
       "cached per GPU model (tcemu/cuda/calibrate.hpp; the environment variable TCEMU_AUTO_CALIBRATE=0 keeps the H200 anchors).\n"
@@ -801,7 +846,7 @@ int main(int argc, char** argv) {
   Config cfg;
   app.add_option("--shapes", shapes,
                  "comma list: N (N x N x N), MxNxK, knn (1024x60000x784: queries x train x d), kmeans "
-                 "(70000x1024x784), qsim:N:D (complex 2^(N-D) x 2^D x 2^D)")
+                 "(70000x1024x784), qsim:N:D (complex 2^(N-D) x 2^D x 2^D), complex:<shape> (that shape in complex)")
       ->capture_default_str();
   app.add_option("--dists", dists, "comma list of input distributions: uniform, uniform(a,b), phi=<x>")
       ->capture_default_str();

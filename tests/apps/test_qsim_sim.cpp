@@ -229,6 +229,37 @@ TEST(QsimAccuracy64, OzakiWithFp64TargetMatchesFp64) {
   for (const auto& [name, count] : st.gemm.used) EXPECT_EQ(name.rfind("int8-ozaki:", 0), 0u) << name;
 }
 
+// int8-crt (Ozaki scheme II) with the FP64 target: complex128 state, every block GEMM one real
+// int8-crt product on the real embedding at its certified N; the state matches the fp64 run to
+// FP64 accuracy (1 - F <= 1e-12, the bound at 30 qubits, here at 10).
+TEST(QsimAccuracy64, CrtWithFp64TargetMatchesFp64) {
+  const auto c = qsim::brickwork(10, 10, 3);
+  const auto ref = simulate_with<double>(c, 4, "fp64");
+  qsim::SimStats st;
+  const auto got = simulate_with<double>(c, 4, "int8-crt", tcemu::Target::fp64, &st);
+  EXPECT_LT(qsim_test::max_diff(got, ref), 1e-13);
+  EXPECT_LE(1 - qsim::compare_states(ref, got).fidelity, 1e-12);
+  EXPECT_EQ(st.gemm.fallbacks, 0);
+  for (const auto& [name, count] : st.gemm.used) EXPECT_EQ(name.rfind("int8-crt", 0), 0u) << name;
+}
+
+// --target fp64 adds int8-crt to `all` (once), and leaves explicit lists and FP32 runs alone.
+TEST(QsimSchemes, Fp64TargetAddsCrtToAll) {
+  using tcemu::Target;
+  auto count_crt = [](const std::vector<tcemu::Scheme>& v) {
+    int n = 0;
+    for (const auto& s : v) n += s.kind == tcemu::SchemeKind::int8_crt && s.target == Target::fp64;
+    return n;
+  };
+  const auto all64 = tcemu::parse_scheme_list("all", Target::fp64);
+  EXPECT_EQ(count_crt(qsim::schemes_for_target(all64, "all", Target::fp64)), 1);
+  EXPECT_EQ(qsim::schemes_for_target(all64, "all", Target::fp64).size(), all64.size() + 1);
+  const auto all32 = tcemu::parse_scheme_list("all", Target::fp32);
+  EXPECT_EQ(qsim::schemes_for_target(all32, "all", Target::fp32).size(), all32.size());
+  const auto given = tcemu::parse_scheme_list("fp64,int8-ozaki", Target::fp64);
+  EXPECT_EQ(qsim::schemes_for_target(given, "fp64,int8-ozaki", Target::fp64).size(), 2u);
+}
+
 TEST(QsimMetrics, SamplingFollowsTheDistributionAndIsSeeded) {
   std::vector<std::complex<double>> psi = {{0.6, 0}, {0, 0}, {0, 0.8}, {0, 0}};  // p = .36, 0, .64, 0
   const auto s = qsim::sample_states(psi, 20000, 9);

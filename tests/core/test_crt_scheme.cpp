@@ -2,7 +2,7 @@
 // catalogue row, the certified N per call against a double-double reference and a plain FP64 / FP32
 // GEMM on several distributions (phi = 4 included), the explicit N, the fallback when no N is
 // certified (native, error, ignore), NaN/Inf, zero rows and columns, alpha / beta, transposes, and
-// complex data through 4M (four real products).
+// complex data through the real embedding (test_crt_complex.cpp has the rest).
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
@@ -209,9 +209,10 @@ TEST(CrtScheme, AutoCostsItAndExplainsIt) {
             host.predict_seconds(chosen, 512, 512, 512, Target::fp64));
 }
 
-// Complex data through the 4M route (complex_gemm_host: four real int8-crt products): the
-// normwise error against a double-double reference is no worse than a plain complex<double> GEMM's.
-TEST(CrtScheme, ComplexThroughFourRealProducts) {
+// Complex data (complex_gemm_host: one real int8-crt product on the real embedding, the 4M form
+// under one certificate): the normwise error against a double-double reference is no worse than a
+// plain complex<double> GEMM's.
+TEST(CrtScheme, ComplexThroughTheRealEmbedding) {
   const std::int64_t m = 20, n = 18, k = 96;
   const auto re = make_operands<double>(m, n, k, "uniform(-1,1)", 31);
   const auto im = make_operands<double>(m, n, k, "phi=1", 41);
@@ -246,7 +247,7 @@ TEST(CrtScheme, ComplexThroughFourRealProducts) {
       nat2 += err2(plain);
       ref2 += sr.hi * sr.hi + si.hi * si.hi;
     }
-  std::printf("[crt-scheme] complex 4M: normwise error %.3g (plain complex<double> %.3g)\n", std::sqrt(emu2 / ref2),
+  std::printf("[crt-scheme] complex (embedding): normwise error %.3g (plain complex<double> %.3g)\n", std::sqrt(emu2 / ref2),
               std::sqrt(nat2 / ref2));
   EXPECT_LE(emu2, nat2);
 }

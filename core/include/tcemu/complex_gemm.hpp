@@ -10,6 +10,10 @@
 /// the partial sums are rounded to T once per product, exactly as a native complex GEMM built from
 /// real GEMMs would. The error is that of the real scheme on max(|Ar||Br| + |Ai||Bi|, ...) per entry.
 ///
+/// int8-crt (schemes/crt.hpp) is the exception: on both backends it runs as ONE real int8-crt GEMM
+/// on the real embedding [Re A, Im A] x [[Re B, Im B], [-Im B, Re B]] (one certificate for the whole
+/// complex product, bit for bit the same on host and GPU; docs/crt.md, "Complex operands").
+///
 /// 3M (Gauss: three real products with (Ar + Ai)(Br + Bi)) is not offered: with emulated products its
 /// cancellation error grows with |A||B| / |Re| and breaks the FP32/FP64 accuracy the schemes promise
 /// when the real and imaginary parts differ in magnitude (see docs/perf-notes.md).

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "common/complex_crt.hpp"
+
 namespace tcemu {
 
 GemmReport merge_reports(const GemmReport* r, int count) {
@@ -26,6 +28,8 @@ GemmReport complex_gemm_host(Op opA, Op opB, std::complex<T> alpha, MatrixView<c
   const auto a = A.apply(opA);
   const auto b = B.apply(opB);
   check_gemm_shapes(a.rows, a.cols, b.rows, b.cols, C.rows, C.cols);
+  // int8-crt: one real product on the real embedding, one certificate (common/complex_crt.hpp).
+  if (options.scheme.family() == ImplFamily::crt) return detail::complex_crt_host<T>(a, b, alpha, beta, C, options);
   const std::int64_t m = a.rows, n = b.cols;
   std::vector<T> re(static_cast<std::size_t>(m * n)), im(re.size());
   const MatrixView<T> vre = row_major(re.data(), m, n), vim = row_major(im.data(), m, n);

@@ -148,6 +148,14 @@ void complex_combine(const T* re, const T* im, std::int64_t ldacc, std::int64_t 
 /// B(j, c) at complex offset j * b_rs + c * b_cs (any strides); writes the column-major 2k x 2n real
 /// matrix br (leading dimension ldbr >= 2k) with Br[2j, 2c] = Re B, Br[2j+1, 2c] = -Im B,
 /// Br[2j, 2c+1] = Im B, Br[2j+1, 2c+1] = Re B (exact copies and sign flips).
+/// Rows of a complex m x k operand as real rows (complex_embed.cu): a is the interleaved storage of
+/// A(i, l) at complex offset i * a_rs + l * a_cs (any strides); writes the row-major m x 2k real
+/// matrix x (leading dimension ldx >= 2k) with x[i ldx + 2l] = Re A(i, l), x[i ldx + 2l + 1] = Im A(i, l)
+/// (exact copies): the X operand of int8-crt's complex embedding (common/complex_crt.hpp).
+template <class T>
+void embed_complex_rows(const T* a, std::int64_t m, std::int64_t k, std::int64_t a_rs, std::int64_t a_cs, T* x,
+                        std::int64_t ldx, cudaStream_t stream);
+
 template <class T>
 void embed_complex_operand(const T* b, std::int64_t k, std::int64_t n, std::int64_t b_rs,
                            std::int64_t b_cs, T* br, std::int64_t ldbr, cudaStream_t stream);

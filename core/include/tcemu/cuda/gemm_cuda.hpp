@@ -172,6 +172,12 @@ bool complex_embedding_applies(Op opA, std::complex<T> alpha, MatrixView<const s
 /// Br build) and merge_reports of the four products for 4M. ComplexMethod::blas (explicit only)
 /// runs native schemes as one cuBLAS CGEMM / ZGEMM instead (no range profile; report with the
 /// scheme only), qsim's native baseline.
+///
+/// int8-crt (family crt) ignores `method`: it always runs the real embedding, for any alpha, beta and
+/// layouts (op(A) packed into kSlotComplexIm where it is not interleaved rows apart from C; C through
+/// an m x 2n temporary and the complex combine where alpha or beta is complex or C's re/im pairs are
+/// not one real row), so that one certificate covers the whole product and the result equals
+/// complex_gemm_host's bit for bit (docs/crt.md, "Complex operands").
 template <class T>
 GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
                                MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,

@@ -9,6 +9,16 @@
 /// quadratic). Without ":N" the backend picks per call the smallest N whose rigorous bound
 /// (crt::certify_int8 for k <= 2^16, crt::certify beyond) is at most u |A||B| entrywise for the caller's target (u = 2^-53 fp64, 2^-24 fp32);
 /// inputs needing more than 20 moduli and NaN/Inf run natively.
+/// Complex operands (complex_gemm_host / cuda::complex_gemm_device, std::complex or Kokkos::complex of
+/// float / double): ONE real int8-crt GEMM on the real embedding X = [Re x, Im x] (m x 2k, re/im
+/// interleaved), Y = [[Re y, Im y], [-Im y, Re y]] per element (2k x 2n): the 4M form (4N mnk INT8
+/// multiply-adds) with one scale per row / column pair, one certificate and one reconstruction per
+/// output component, so the certified bound is, before alpha / beta and with u_t as above,
+///   |err Re C_ij| <= u_t (|Re x||Re y| + |Im x||Im y|)_ij + 2u |Re C_ij|,
+///   |err Im C_ij| <= u_t (|Re x||Im y| + |Im x||Re y|)_ij + 2u |Im C_ij|
+/// (within a classical complex GEMM's worst-case bound). 3M in the residue domain would give the same
+/// integers at 3N mnk but is not implemented (docs/crt.md, "Complex operands"); a floating-point 3M
+/// would not keep the bound. Host and GPU agree bit for bit.
 #include <cmath>
 #include <string>
 

@@ -29,7 +29,38 @@ __global__ void embed_complex_kernel(const T* __restrict__ b, std::int64_t k, st
   }
 }
 
+/// One thread per complex element (l, i), l fastest: writes x[i ldx + 2l .. 2l + 1] (coalesced along l).
+template <class T>
+__global__ void embed_rows_kernel(const T* __restrict__ a, std::int64_t m, std::int64_t k, std::int64_t a_rs,
+                                  std::int64_t a_cs, T* __restrict__ x, std::int64_t ldx) {
+  const std::int64_t total = m * k;
+  for (std::int64_t e = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; e < total;
+       e += std::int64_t{gridDim.x} * blockDim.x) {
+    const std::int64_t l = e % k, i = e / k;
+    const T* z = a + 2 * (i * a_rs + l * a_cs);
+    T* o = x + i * ldx + 2 * l;
+    o[0] = z[0];
+    o[1] = z[1];
+  }
+}
+
 }  // namespace
+
+template <class T>
+void embed_complex_rows(const T* a, std::int64_t m, std::int64_t k, std::int64_t a_rs, std::int64_t a_cs, T* x,
+                        std::int64_t ldx, cudaStream_t stream) {
+  if (m <= 0 || k <= 0) return;
+  std::int64_t blocks = (m * k + 255) / 256;
+  const std::int64_t cap = std::int64_t{16} * device_sms();
+  if (blocks > cap) blocks = cap;
+  embed_rows_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(a, m, k, a_rs, a_cs, x, ldx);
+  TCEMU_LAUNCHED("embed_rows_kernel");
+}
+
+template void embed_complex_rows<float>(const float*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, float*,
+                                        std::int64_t, cudaStream_t);
+template void embed_complex_rows<double>(const double*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                         double*, std::int64_t, cudaStream_t);
 
 template <class T>
 void embed_complex_operand(const T* b, std::int64_t k, std::int64_t n, std::int64_t b_rs,

@@ -1,0 +1,21 @@
+#pragma once
+// int8-crt on complex operands on the GPU (complex_crt.cpp): the real embedding of
+// common/complex_crt.hpp as one real gemm_device call, bit for bit the host's complex_crt_host.
+#include <complex>
+
+#include "tcemu/cuda/gemm_cuda.hpp"
+
+namespace tcemu::cuda::detail {
+
+/// Complex C = alpha a b + beta C with options.scheme an int8-crt scheme (a = op(A) m x k, b = op(B)
+/// k x n, device views, shapes checked, m, n > 0). Builds Y (2k x 2n, column-major, kSlotComplexRe)
+/// from b; reads X straight from a when a's rows are interleaved re/im rows (column stride 1) that
+/// do not overlap C, else packs X (row-major m x 2k, kSlotComplexIm); then one real gemm_device
+/// (int8-crt: line rule, certificate, residues, INT8 products, reconstruction) into C's real view
+/// (complex_crt_writes_c) or into a temporary (kSlotComplexIm) followed by complex_combine.
+template <class T>
+GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
+                            std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
+                            const GemmOptions& options, Stream stream, Workspace& ws);
+
+}  // namespace tcemu::cuda::detail

@@ -1,0 +1,105 @@
+// GPU tests of int8-crt on complex operands (cuda/dispatch/complex_crt.cpp): complex_gemm_device
+// equals complex_gemm_host bit for bit - same real embedding, same certificate and N, same real
+// int8-crt path, same complex combine - for complex<float> (FP32 target) and complex<double> (FP64),
+// N per call and given, transposes and strided layouts (op(A) read in place or packed, C written by
+// the real GEMM or through the temporary and the complex combine), real and complex alpha / beta,
+// whatever ComplexMethod asks. Compiles to nothing without the CUDA backend; skips without a GPU.
+#if defined(TCEMU_HAVE_CUDA)
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
+#include "cuda_test_util.hpp"
+#include "tcemu/complex_gemm.hpp"
+#include "tcemu/cuda/gemm_cuda.hpp"
+#include "tcemu/random.hpp"
+
+namespace tcemu::test {
+namespace {
+
+struct Case {
+  std::int64_t m, n, k;
+  Op opA, opB;
+  Layout la, lb, lc;
+};
+
+const Case kCases[] = {
+    {37, 29, 53, Op::N, Op::N, Layout::row, Layout::row, Layout::row},          // A in place, C direct
+    {64, 40, 96, Op::T, Op::N, Layout::col, Layout::padded_row, Layout::col},   // A in place, C combine
+    {33, 65, 17, Op::N, Op::T, Layout::padded_col, Layout::col, Layout::padded_row},  // A packed
+    {129, 130, 300, Op::T, Op::T, Layout::padded_row, Layout::padded_col, Layout::row},
+};
+
+int moduli_of(const GemmReport& r) {
+  const auto at = r.certificate.find("N = ");
+  return at == std::string::npos ? -1 : std::atoi(r.certificate.c_str() + at + 4);
+}
+
+template <class T>
+void expect_bit_identical(const std::string& scheme, Target target, const Case& s, const char* dist,
+                          std::complex<T> alpha, std::complex<T> beta, ComplexMethod method) {
+  using Z = std::complex<T>;
+  SCOPED_TRACE(scheme + " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) + " " +
+               dist + " alpha=(" + std::to_string(alpha.real()) + "," + std::to_string(alpha.imag()) + ") beta=(" +
+               std::to_string(beta.real()) + "," + std::to_string(beta.imag()) + ")");
+  const bool ta = s.opA == Op::T, tb = s.opB == Op::T;
+  DualMatrix<Z> A(ta ? s.k : s.m, ta ? s.m : s.k, s.la), B(tb ? s.n : s.k, tb ? s.k : s.n, s.lb), C(s.m, s.n, s.lc);
+  std::uint64_t seed = 7;
+  for (DualMatrix<Z>* X : {&A, &B, &C}) {
+    fill_random(real_view(X->host()), Distribution::parse(X == &C ? "uniform" : dist), seed++);
+    fill_random(imag_view(X->host()), Distribution::parse(X == &C ? "uniform" : dist), seed++);
+  }
+  if (beta == Z(0))
+    for (auto& v : C.h) v = Z(std::numeric_limits<T>::quiet_NaN(), 0);  // must not be read
+  A.upload();
+  B.upload();
+  C.upload();
+  GemmOptions o;
+  o.scheme = parse_scheme(scheme, target);
+  const GemmReport rd = cuda::complex_gemm_device<T>(s.opA, s.opB, alpha, A.dev().as_const(), B.dev().as_const(), beta,
+                                                     C.dev(), o, nullptr, nullptr, method);
+  const std::vector<Z> cd = C.download();
+  const GemmReport rh = complex_gemm_host<T>(s.opA, s.opB, alpha, A.host().as_const(), B.host().as_const(), beta,
+                                             C.host(), o);
+  ASSERT_FALSE(rd.fell_back) << rd.note;
+  ASSERT_FALSE(rh.fell_back) << rh.note;
+  EXPECT_EQ(moduli_of(rd), moduli_of(rh)) << "GPU: " << rd.certificate << "\nhost: " << rh.certificate;
+  EXPECT_GT(moduli_of(rd), 1);
+  std::int64_t differ = 0;
+  for (std::int64_t i = 0; i < s.m; ++i)
+    for (std::int64_t j = 0; j < s.n; ++j) {
+      const std::int64_t e = i * C.rs + j * C.cs;
+      if (!(cd[e].real() == C.h[e].real() && cd[e].imag() == C.h[e].imag())) ++differ;  // NaN counts
+    }
+  EXPECT_EQ(differ, 0) << "of " << s.m * s.n;
+}
+
+template <class T>
+void all_cases(const std::string& scheme, Target target, const char* dist) {
+  using Z = std::complex<T>;
+  for (const Case& s : kCases) {
+    expect_bit_identical<T>(scheme, target, s, dist, Z(1), Z(0), ComplexMethod::automatic);
+    expect_bit_identical<T>(scheme, target, s, dist, Z(T(1.5)), Z(T(-0.5)), ComplexMethod::four_m);
+    expect_bit_identical<T>(scheme, target, s, dist, Z(T(0.75), T(-0.5)), Z(T(0.25), T(2)), ComplexMethod::automatic);
+  }
+}
+
+}  // namespace
+
+TEST(CudaCrtComplex, DoubleMatchesTheHostBitForBit) {
+  TCEMU_REQUIRE_GPU();
+  all_cases<double>("int8-crt", Target::fp64, "phi=1");
+  all_cases<double>("int8-crt:14", Target::fp64, "uniform(-1,1)");
+}
+
+TEST(CudaCrtComplex, FloatMatchesTheHostBitForBit) {
+  TCEMU_REQUIRE_GPU();
+  all_cases<float>("int8-crt", Target::fp32, "phi=0.5");
+  all_cases<float>("int8-crt:6", Target::fp32, "uniform(-1,1)");
+}
+
+}  // namespace tcemu::test
+#endif
