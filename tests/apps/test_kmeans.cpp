@@ -202,3 +202,55 @@ TEST(Kmeans, NearTieRecheckMakesFp32AssignmentsEqualFp64) {
   EXPECT_EQ(without.rechecked, 0);
   EXPECT_NE(without.assignment, ref.assignment) << "data too easy: FP32 rounding decides no assignment";
 }
+
+// The one Lloyd source (lloyd.cpp) on Kokkos::Cuda against the same source on the host: the same
+// assignments, iterations and reseeds; inertia and centroids equal up to the order of the FP64 sums.
+// Skipped without a GPU or without a CUDA-enabled Kokkos.
+TEST(KmeansGpu, OneSourceGivesTheHostResultOnCudaViews) {
+  if (!tcemu::app::gpu_available(tcemu::app::GpuPath::kokkos_cuda))
+    GTEST_SKIP() << "no GPU, or no CUDA backend in tcemu or Kokkos";
+  const Dataset ds = blobs(6, 300, 20, 31, 2.0);  // overlapping: assignments move for several iterations
+  // A centroid far from every point: its cluster is empty after the first step and gets reseeded.
+  std::vector<double> init = initial_centroids(ds, 6, Init::random, 8);
+  init.resize(7 * 20, 1e4);
+  for (const char* name : {"fp32", "fp16x2", "bf16x3", "fp64"}) {
+    tcemu::GemmOptions g;
+    g.scheme = tcemu::parse_scheme(name);
+    LloydOptions o;
+    o.k = 7;
+    o.tol = 0;
+    o.max_iter = 8;
+    const bool fp64 = name == std::string("fp64");
+    const auto host = fp64 ? lloyd<double>(ds, init, g, o) : lloyd<float>(ds, init, g, o);
+    o.device = tcemu::app::Device::cuda;
+    const auto gpu = fp64 ? lloyd<double>(ds, init, g, o) : lloyd<float>(ds, init, g, o);
+    EXPECT_EQ(gpu.assignment, host.assignment) << name;
+    EXPECT_EQ(gpu.iterations, host.iterations) << name;
+    EXPECT_EQ(gpu.converged, host.converged) << name;
+    EXPECT_EQ(gpu.reseeded, host.reseeded) << name;
+    EXPECT_GE(host.reseeded, 1) << name;
+    ASSERT_EQ(gpu.inertia.size(), host.inertia.size()) << name;
+    for (std::size_t i = 0; i < host.inertia.size(); ++i)
+      EXPECT_NEAR(gpu.inertia[i], host.inertia[i], 1e-12 * host.inertia[i]) << name << " iteration " << i + 1;
+    ASSERT_EQ(gpu.centroids.size(), host.centroids.size());
+    for (std::size_t e = 0; e < host.centroids.size(); ++e)
+      ASSERT_NEAR(gpu.centroids[e], host.centroids[e], 1e-12 * (1 + std::fabs(host.centroids[e]))) << name;
+    EXPECT_GT(gpu.gemm.calls, 0) << name;
+  }
+}
+
+TEST(KmeansGpu, UnavailableDeviceIsAClearError) {
+  if (tcemu::app::gpu_available(tcemu::app::GpuPath::kokkos_cuda)) GTEST_SKIP() << "the GPU path can run here";
+  const Dataset ds = blobs(2, 10, 3, 1);
+  tcemu::GemmOptions g;
+  g.scheme = tcemu::parse_scheme("fp32");
+  LloydOptions o;
+  o.k = 2;
+  o.device = tcemu::app::Device::cuda;
+  try {
+    (void)lloyd<float>(ds, initial_centroids(ds, 2, Init::random, 1), g, o);
+    ADD_FAILURE() << "--device cuda ran";
+  } catch (const tcemu::DeviceError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--device cuda: ", 0), 0u) << e.what();
+  }
+}
