@@ -44,14 +44,15 @@ build new "$ROOT" "" knn kmeans test_apps test_core
 wait
 pack
 
-stamp "new tree: nearest-neighbour, knn and kmeans tests"
 export TCEMU_BUILD_DIR=/tmp/os-new TCEMU_SOURCE_DIR="$ROOT"
-/tmp/os-new/tests/test_core --gtest_filter='*Nearest*' --gtest_brief=1 > "$LOGS/test_core_nearest.log" 2>&1
-echo "test_core *Nearest* exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/test_core_nearest.log" | tr '\n' ' ')"
-grep -E "FAILED|Failure" -A4 "$LOGS/test_core_nearest.log" | head -20
-/tmp/os-new/tests/test_apps --gtest_filter='Knn*:Kmeans*:AppCommon*' --gtest_brief=1 > "$LOGS/test_apps_knn_kmeans.log" 2>&1
-echo "test_apps Knn*:Kmeans*:AppCommon* exit $?: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/test_apps_knn_kmeans.log" | tr '\n' ' ')"
-grep -E "FAILED|Failure" -A4 "$LOGS/test_apps_knn_kmeans.log" | head -20
+run_tests() {  # suite filter log-name
+  "/tmp/os-new/tests/$1" --gtest_filter="$2" --gtest_brief=1 > "$LOGS/$3.log" 2>&1
+  echo "$1 $2 exit $? at $(elapsed)s: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/$3.log" | tr '\n' ' ')"
+  grep -E "FAILED|Failure" -A4 "$LOGS/$3.log" | head -20
+}
+stamp "new tree: the nearest-neighbour tests and knn's and kmeans' in-process tests"
+run_tests test_core '*Nearest*' test_core_nearest
+run_tests test_apps 'KnnGpu*:KmeansGpu*:Kmeans.*:KnnSearch*:KnnQuality*' test_apps_lib
 pack
 
 knn_round() {  # version round
@@ -72,14 +73,22 @@ for round in 1 2; do
   for v in old new; do knn_round $v $round; done
 done
 pack
-# One kmeans round (old and new) takes about 30-40 s with the data generation; a second one when it fits.
-for round in 1 2; do
+# One kmeans round (old and new) takes about 30-40 s with the data generation; the CLI tests (each
+# starts the app) after it, then a second round when it fits.
+kmeans_if_time() {  # round
   if [ "$(elapsed)" -gt $((BUDGET_S - 80)) ]; then
-    stamp "kmeans round $round skipped: $(elapsed)s used of $BUDGET_S"
-    break
+    stamp "kmeans round $1 skipped: $(elapsed)s used of $BUDGET_S"
+    return 1
   fi
-  stamp "kmeans 700,000 x 784, k = 1024: old, new (round $round)"
-  for v in old new; do kmeans_round $v $round; done
+  stamp "kmeans 700,000 x 784, k = 1024: old, new (round $1)"
+  for v in old new; do kmeans_round $v "$1"; done
   pack
-done
+}
+kmeans_if_time 1
+if [ "$(elapsed)" -lt $((BUDGET_S - 40)) ]; then
+  stamp "new tree: knn's and kmeans' command-line tests"
+  run_tests test_apps 'KnnCli*:KmeansCli*' test_apps_cli
+  pack
+fi
+kmeans_if_time 2
 stamp done
