@@ -84,6 +84,8 @@ LloydResult lloyd_on(const Space& space, const Dataset& data, const std::vector<
   const Vector<T, Mem> cnorm(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kmeans::cnorm"), k);
   const Vector<std::int32_t, Mem> assign("kmeans::assign", n), previous("kmeans::previous", n);
   const Vector<double, Mem> dist_own(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kmeans::dist_own"), n);
+  const Vector<std::int32_t, Mem> sorted_keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kmeans::sorted_keys"),
+                                              n);
   // The assignment as the q x 1 index View of tcemu::nearest (the same memory).
   const Kokkos::View<std::int32_t**, Kokkos::LayoutRight, Mem, Kokkos::MemoryUnmanaged> assign_index(assign.data(),
                                                                                                         n, 1);
@@ -170,17 +172,21 @@ LloydResult lloyd_on(const Space& space, const Dataset& data, const std::vector<
     by_cluster.create_permute_vector();
     const auto order = by_cluster.get_permute_vector();
     const auto cluster_size = by_cluster.get_bin_count();
+    // The grouped points' clusters in order, so that the sums read them contiguously.
+    Kokkos::parallel_for(
+        "kmeans::sorted_keys", Kokkos::RangePolicy<Space>(space, std::int64_t(0), n),
+        KOKKOS_LAMBDA(const std::int64_t p) { sorted_keys(p) = assign(std::int64_t(order(p))); });
     Kokkos::deep_copy(space, sums, 0.0);
     Kokkos::parallel_for(
         "kmeans::sums", Kokkos::TeamPolicy<Space>(space, chunks, chunk_team), KOKKOS_LAMBDA(const Team& team) {
           const std::int64_t p0 = std::int64_t(team.league_rank()) * kChunk;
           const std::int64_t p1 = p0 + kChunk < n ? p0 + kChunk : n;
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d), [&](const std::int64_t j) {
-            std::int32_t cur = assign(std::int64_t(order(p0)));
+            std::int32_t cur = sorted_keys(p0);
             double acc = 0;
             for (std::int64_t p = p0; p < p1; ++p) {
               const std::int64_t i = std::int64_t(order(p));
-              const std::int32_t key = assign(i);
+              const std::int32_t key = sorted_keys(p);
               if (key != cur) {
                 Kokkos::atomic_add(&sums(cur, j), acc);
                 acc = 0;
