@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     opt.refine.solver = hplai::parse_solver(solver_name);
     opt.refine.max_iter = max_iter;
     opt.refine.restart = restart;
-    opt.device = cli.common.device();
+    opt.device = hplai::run_device(cli.common);
     opt.schemes = cli.common.schemes();
     opt.nb = nb;
     opt.scale_operands = !no_scaling;

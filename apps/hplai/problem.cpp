@@ -1,10 +1,7 @@
 #include "problem.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <functional>
-#include <thread>
 #include <limits>
 
 #include "tcemu/error.hpp"
@@ -13,18 +10,47 @@
 namespace hplai {
 namespace {
 
-/// Runs f(0) .. f(count - 1) on all hardware threads (blocks handed out dynamically).
-void parallel_for_blocks(std::int64_t count, const std::function<void(std::int64_t)>& f) {
-  const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 64u));
-  std::atomic<std::int64_t> next{0};
-  auto worker = [&] {
-    for (std::int64_t b = next++; b < count; b = next++) f(b);
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads && t < count; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-}
+using GenSpace = Kokkos::DefaultExecutionSpace;
+using GenMatrix = Kokkos::View<double**, Kokkos::LayoutRight, GenSpace::memory_space>;
+using GenVector = Kokkos::View<double*, GenSpace::memory_space>;
+
+/// |x| on the host and on a GPU (x for -0: the sums below cannot tell).
+KOKKOS_INLINE_FUNCTION double magnitude(double x) { return x < 0 ? -x : x; }
+
+/// Fills A (n x n, row-major) with the reference's draws: column j is the stream seeded with `seed`
+/// advanced by j * n draws, so any split of the columns gives the reference's values. Each work item
+/// owns `Width` adjacent columns and writes them row by row: 64 on the host (rows written 64
+/// contiguous entries at a time), 1 on a GPU (a warp's 32 columns make one coalesced store per row).
+template <int Width>
+struct FillColumns {
+  GenMatrix A;
+  std::uint64_t seed;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t block) const {
+    const std::int64_t j0 = block * Width, j1 = j0 + Width < n ? j0 + Width : n;
+    Lcg col[Width];
+    for (std::int64_t j = j0; j < j1; ++j) {
+      col[j - j0] = Lcg(seed);
+      col[j - j0].advance(static_cast<std::uint64_t>(j) * static_cast<std::uint64_t>(n));
+    }
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = j0; j < j1; ++j) A(i, j) = col[j - j0].next();
+  }
+};
+
+/// The reference's diagonal rule, one row per work item: a_ii = (sum over the whole row in column
+/// order, the reference's order, so the rounding is the same) - |old a_ii|; the old diagonal is kept.
+struct DiagonalRule {
+  GenMatrix A;
+  GenVector old_diagonal;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const {
+    double d = 0;
+    for (std::int64_t j = 0; j < n; ++j) d += magnitude(A(i, j));
+    old_diagonal(i) = A(i, i);
+    A(i, i) = d - magnitude(A(i, i));
+  }
+};
 
 /// True when the reference rule a_ii = sum_{j != i} |a_ij| may have made A singular. Every row then
 /// has |a_ii| equal to its off-diagonal sum, and (Taussky) such a matrix whose off-diagonal entries
@@ -50,18 +76,6 @@ bool reference_rule_singular(const double* A, std::int64_t n) {
 
 }  // namespace
 
-void Lcg::advance(std::uint64_t steps) {
-  // x -> a x + c applied `steps` times is x -> A x + C with (A, C) built by repeated squaring of
-  // the affine map (A1, C1) = (a, c): (A, C) o (A, C) = (A^2, A C + C).
-  std::uint64_t mul = kMul, add = kAdd;
-  while (steps != 0) {
-    if (steps & 1) state_ = state_ * mul + add;
-    add = add * (mul + 1);
-    mul = mul * mul;
-    steps >>= 1;
-  }
-}
-
 System generate_system(std::int64_t n, std::uint64_t seed) {
   if (n < 1) throw tcemu::InvalidArgument("--n " + std::to_string(n) + " must be >= 1");
   if (n > 3037000499LL)  // n * n must fit an int64
@@ -69,32 +83,28 @@ System generate_system(std::int64_t n, std::uint64_t seed) {
   System sys;
   sys.n = n;
   sys.source = "generated (HPL-MxP, seed " + std::to_string(seed) + ")";
-  sys.A.assign(static_cast<std::size_t>(n * n), 0.0);
-  double* A = sys.A.data();
-  // Blocks of 64 columns in parallel: column j is the stream advanced by j * n draws, so any split
-  // of the columns gives the reference's values; rows are written 64 contiguous entries at a time.
-  const std::int64_t blocks = (n + 63) / 64;
-  parallel_for_blocks(blocks, [=](std::int64_t blk) {
-    const std::int64_t j0 = blk * 64, j1 = std::min(n, j0 + 64);
-    std::vector<Lcg> col;
-    for (std::int64_t j = j0; j < j1; ++j) {
-      col.emplace_back(seed);
-      col.back().advance(static_cast<std::uint64_t>(j) * static_cast<std::uint64_t>(n));
-    }
-    for (std::int64_t i = 0; i < n; ++i)
-      for (std::int64_t j = j0; j < j1; ++j) A[i * n + j] = col[j - j0].next();
-  });
+  sys.A.resize(static_cast<std::size_t>(n * n));
   std::vector<double> old_diagonal(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) old_diagonal[i] = A[i * n + i];
-  // Diagonal: the sum over the whole row in column order (the reference's order, so the rounding is
-  // the same), minus the old diagonal's magnitude.
-  parallel_for_blocks(blocks, [=](std::int64_t blk) {
-    for (std::int64_t i = blk * 64; i < std::min(n, blk * 64 + 64); ++i) {
-      double d = 0;
-      for (std::int64_t j = 0; j < n; ++j) d += std::fabs(A[i * n + j]);
-      A[i * n + i] = d - std::fabs(A[i * n + i]);
-    }
-  });
+  {
+    // Generated where the default execution space runs, then brought to the host (no copy when
+    // that space is the host: the Views alias sys.A and old_diagonal).
+    using HostMatrix = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+    using HostVector = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+    const HostMatrix host_A(sys.A.data(), n, n);
+    const HostVector host_old(old_diagonal.data(), n);
+    const GenMatrix A = Kokkos::create_mirror_view(GenSpace::memory_space(), host_A);
+    const GenVector old = Kokkos::create_mirror_view(GenSpace::memory_space(), host_old);
+    const GenSpace space;
+    constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, GenSpace::memory_space>::accessible;
+    constexpr int width = on_host ? 64 : 1;
+    Kokkos::parallel_for("hplai::generate", Kokkos::RangePolicy<GenSpace>(space, 0, (n + width - 1) / width),
+                         FillColumns<width>{A, seed, n});
+    Kokkos::parallel_for("hplai::diagonal", Kokkos::RangePolicy<GenSpace>(space, 0, n), DiagonalRule{A, old, n});
+    Kokkos::deep_copy(space, host_A, A);  // no-op when they alias
+    Kokkos::deep_copy(space, host_old, old);
+    space.fence();
+  }
+  double* A = sys.A.data();
   if (reference_rule_singular(A, n)) {
     // Strict dominance (a_ii = sum_j |a_ij|, the old diagonal included) is nonsingular for any n.
     for (std::int64_t i = 0; i < n; ++i) {

@@ -13,6 +13,7 @@
 ///    LU without pivoting exists and is stable: growth factor <= 2);
 ///  - b is drawn from a second stream seeded with `seed + 1`.
 /// With seed 1 (the default) this is bit for bit the reference's system.
+#include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,22 +36,35 @@ class Lcg {
   static constexpr std::uint64_t kMul = 6364136223846793005ULL;
   static constexpr std::uint64_t kAdd = 1ULL;
 
-  explicit Lcg(std::uint64_t seed) : state_(seed) {}
+  KOKKOS_INLINE_FUNCTION explicit Lcg(std::uint64_t seed = 0) : state_(seed) {}
   /// Next draw, uniform in [-0.5, 0.5] (the reference's lcg_rand_double).
-  double next() {
+  KOKKOS_INLINE_FUNCTION double next() {
     state_ = state_ * kMul + kAdd;
     return static_cast<double>(state_) * 0x1p-64 - 0.5;
   }
   /// Skips `steps` draws in O(log steps) (the reference's lcg_advance), so that columns or blocks
-  /// of A can be generated independently (the GPU generator does this per thread).
-  void advance(std::uint64_t steps);
-  std::uint64_t state() const { return state_; }
+  /// of A can be generated independently (the generator does this per column).
+  KOKKOS_INLINE_FUNCTION void advance(std::uint64_t steps) {
+    // x -> a x + c applied `steps` times is x -> A x + C with (A, C) built by repeated squaring of
+    // the affine map (A1, C1) = (a, c): (A, C) o (A, C) = (A^2, A C + C).
+    std::uint64_t mul = kMul, add = kAdd;
+    while (steps != 0) {
+      if (steps & 1) state_ = state_ * mul + add;
+      add = add * (mul + 1);
+      mul = mul * mul;
+      steps >>= 1;
+    }
+  }
+  KOKKOS_INLINE_FUNCTION std::uint64_t state() const { return state_; }
 
  private:
   std::uint64_t state_;
 };
 
-/// Generates the HPL-MxP system of order n with the given seed (see the file comment). Where the
+/// Generates the HPL-MxP system of order n with the given seed (see the file comment). A is filled
+/// and its diagonal rule applied by Kokkos parallel loops on Kokkos::DefaultExecutionSpace (the GPU
+/// in a build with a CUDA-enabled Kokkos, then copied to the host; the host space otherwise): one
+/// source, the reference's values bit for bit on either. Where the
 /// reference's diagonal rule gives a singular matrix (always for n = 1; for small n and some seeds;
 /// docs/hplai.md "The generator") the diagonal is made strictly dominant and `source` says so, so
 /// every n >= 1 gives a nonsingular system.

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "blas_int.hpp"
+#include "dense.hpp"
+#include "vector_ops.hpp"
 #include "refine_impl.hpp"
 #include "tcemu/error.hpp"
 
@@ -92,38 +95,16 @@ std::vector<double> ArnoldiLsq::solve() const {
 
 // ----------------------------------------------------------------------------------------- refine
 
-namespace {
-
-/// refine_impl.hpp's vector operations on the host: std::vector and CBLAS, A row-major FP64.
-struct HostOps {
-  using Vec = std::vector<double>;
-  const System& sys;
-  const Preconditioner& pre;
-  int n;
-
-  Vec vec() { return Vec(static_cast<std::size_t>(n)); }
-  void load_b(Vec& x) { x = sys.b; }
-  void precond(Vec& v) { pre(v.data()); }
-  void residual(const Vec& x, Vec& r) { hplai::residual(sys, x, r); }
-  void matvec(const Vec& z, Vec& w) {
-    cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1.0, sys.A.data(), n, z.data(), 1, 0.0, w.data(), 1);
-  }
-  double dot(const Vec& a, const Vec& b) { return cblas_ddot(n, a.data(), 1, b.data(), 1); }
-  double nrm2(const Vec& a) { return cblas_dnrm2(n, a.data(), 1); }
-  double amax(const Vec& a) { return inf_norm(a); }
-  void axpy(double a, const Vec& x, Vec& y) { cblas_daxpy(n, a, x.data(), 1, y.data(), 1); }
-  void scale(double a, const Vec& x, Vec& y) {
-    for (int i = 0; i < n; ++i) y[i] = a * x[i];
-  }
-  std::vector<double> to_host(const Vec& v) { return v; }
-};
-
-}  // namespace
-
 RefineResult refine(const System& sys, double a_inf, const Preconditioner& precond,
                     const RefineOptions& opt) {
-  HostOps ops{sys, precond, blas_int(sys.n)};
-  return detail::refine_generic(ops, sys.n, a_inf, inf_norm(sys.b), opt);
+  // The one source of the vector work (vector_ops.hpp) on the host, on Views of sys's arrays.
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  using Ops = ViewOps<Host, std::function<void(Kokkos::View<double*, Kokkos::HostSpace>&)>>;
+  DenseSolvers<Host> solvers;
+  const std::int64_t n = sys.n;
+  Ops ops{Host(), solvers, Ops::Matrix(sys.A.data(), n, n), Ops::ConstVec(sys.b.data(), n),
+          [&precond](Kokkos::View<double*, Kokkos::HostSpace>& v) { precond(v.data()); }, n};
+  return detail::refine_generic(ops, n, a_inf, inf_norm(sys.b), opt);
 }
 
 }  // namespace hplai

@@ -1,3 +1,4 @@
+#include "app_common/auto_cost_model.hpp"
 #include "app_common/environment.hpp"
 #include "app_common/sweep.hpp"
 #include "app_common/timing.hpp"
@@ -9,14 +10,11 @@
 #include <functional>
 #include <type_traits>
 
-#include "baseline.hpp"
+#include "app_common/app_main.hpp"
+#include "auto_choice.hpp"
 #include "lu.hpp"
+#include "session.hpp"
 #include "tcemu/error.hpp"
-
-#if defined(TCEMU_HAVE_CUDA)
-#include "cuda_run.hpp"
-#include "tcemu/cuda/gemm_cuda.hpp"
-#endif
 
 namespace hplai {
 namespace {
@@ -24,11 +22,7 @@ namespace {
 using clock = std::chrono::steady_clock;
 double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
 
-void finish(SchemeResult& r, std::int64_t n) {
-  r.total_seconds = r.factor_seconds + r.refine_seconds;
-  r.gflops = r.total_seconds > 0 ? hpl_flops(n) / r.total_seconds * 1e-9 : 0;
-  r.pass = r.scaled_residual < kPassThreshold;
-}
+using HostSpace = Kokkos::DefaultHostExecutionSpace;
 
 }  // namespace
 
@@ -54,52 +48,6 @@ LuOptions lu_options(const tcemu::Scheme& scheme, const RunOptions& opt, std::in
     };
   return lo;
 }
-
-namespace {
-
-/// Factor in precision T, refine in FP64.
-template <class T>
-SchemeResult factor_and_refine(const System& sys, double a_inf, const tcemu::Scheme& scheme,
-                               const RunOptions& opt) {
-  const std::int64_t n = sys.n;
-  SchemeResult r;
-  r.scheme = scheme.name;
-  r.storage = std::is_same_v<T, float> ? "fp32" : "fp64";
-
-  const LuOptions lo = lu_options(scheme, opt, n);
-
-  const auto t0 = clock::now();
-  std::vector<T> lu(sys.A.begin(), sys.A.end());  // round A to the working precision
-  LuStats st;
-  try {
-    st = lu_factor<T>(lu.data(), n, n, lo);
-  } catch (const SingularPivot& e) {
-    throw tcemu::InvalidArgument(scheme.name + ": " + e.what());
-  }
-  r.factor_seconds = since(t0);
-  record_factorisation(r, st, scheme.name);
-
-  Preconditioner precond;
-  std::vector<float> tmp;
-  if constexpr (std::is_same_v<T, float>) {
-    tmp.resize(static_cast<std::size_t>(n));
-    precond = [&](double* v) {
-      for (std::int64_t i = 0; i < n; ++i) tmp[i] = static_cast<float>(v[i]);
-      lu_solve<float>(lu.data(), n, n, tmp.data());
-      for (std::int64_t i = 0; i < n; ++i) v[i] = tmp[i];
-    };
-  } else {
-    precond = [&](double* v) { lu_solve<double>(lu.data(), n, n, v); };
-  }
-  const auto t1 = clock::now();
-  const RefineResult rr = refine(sys, a_inf, precond, opt.refine);
-  r.refine_seconds = since(t1);
-  record_refinement(r, rr);
-  finish(r, n);
-  return r;
-}
-
-}  // namespace
 
 void record_factorisation(SchemeResult& r, const LuStats& st, const std::string& scheme_name) {
   r.panel_seconds = st.seconds_panel;
@@ -137,24 +85,30 @@ SchemeResult run_scheme_host(const System& sys, double a_inf, const tcemu::Schem
                              const RunOptions& options) {
   if (scheme.kind == tcemu::SchemeKind::fp64)
     throw tcemu::InvalidArgument("run_scheme_host: fp64 is the baseline (run_baseline_host)");
-  return scheme.target == tcemu::Target::fp64 ? factor_and_refine<double>(sys, a_inf, scheme, options)
-                                              : factor_and_refine<float>(sys, a_inf, scheme, options);
+  return Session<HostSpace>(sys).run_scheme(a_inf, scheme, options);
 }
 
-SchemeResult run_baseline_host(const System& sys, double a_inf) {
-  SchemeResult r;
-  r.scheme = "fp64";
-  r.used = "dgetrf";
-  r.storage = "fp64";
-  r.baseline = true;
-  const BaselineResult b = solve_fp64_baseline(sys);
-  r.factor_seconds = b.seconds_factor;
-  r.refine_seconds = b.seconds_solve;
-  r.scaled_residual = r.initial_scaled_residual = scaled_residual(sys, a_inf, b.x);
-  r.x = b.x;
-  r.history = {r.scaled_residual};
-  finish(r, sys.n);
-  return r;
+SchemeResult run_baseline_host(const System& sys, double a_inf) { return Session<HostSpace>(sys).run_baseline(a_inf); }
+
+bool cuda_path_built() {
+#if defined(HPLAI_HAVE_CUDA_KOKKOS)
+  return true;
+#else
+  return false;
+#endif
+}
+
+Device run_device(const tcemu::app::CommonOptions& common) {
+#if defined(TCEMU_HAVE_CUDA) && !defined(HPLAI_HAVE_CUDA_KOKKOS)
+  // tcemu has its CUDA backend but Kokkos has none (Debian's 3.4): hplai's GPU path is not built.
+  const Device requested = tcemu::app::parse_device(common.device_name);
+  if (requested == Device::cuda)
+    throw tcemu::DeviceError("--device cuda: hplai's GPU path needs a Kokkos with its CUDA backend; this build's "
+                             "Kokkos has no CUDA backend (configure with -DKokkos_ROOT=<a CUDA-enabled Kokkos 4>, "
+                             "docs/kokkos.md)");
+  if (requested == Device::automatic) return Device::host;
+#endif
+  return common.device();
 }
 
 /// A system whose FP64 LU with partial pivoting fails the scaled-residual check cannot verify any
@@ -188,6 +142,12 @@ RunResult run(const System& sys, const RunOptions& opt) {
     for (int i = 0; i < opt.repeat; ++i) runs.push_back(once());
     return tcemu::app::median_element(std::move(runs), [](const SchemeResult& r) { return r.total_seconds; });
   };
+  // One row: auto with the FP32 target runs its candidates until one passes (auto_choice.hpp).
+  auto row = [&](const tcemu::Scheme& scheme, const std::function<SchemeResult(const tcemu::Scheme&)>& one) {
+    if (!uses_auto_choice(scheme)) return median_of([&] { return one(scheme); });
+    return run_auto(auto_candidates(sys.n, out.nb, tcemu::app::auto_cost_model(opt.device)),
+                    [&](const tcemu::Scheme& s) { return median_of([&] { return one(s); }); }, opt.progress);
+  };
   const std::size_t total = todo.size() + 1;
   auto say = [&](std::size_t i, const SchemeResult& r) {
     if (!opt.progress) return;
@@ -198,27 +158,28 @@ RunResult run(const System& sys, const RunOptions& opt) {
                   r.iterations, r.scaled_residual, r.pass ? "PASS" : "FAIL");
     *opt.progress << buf << std::flush;
   };
-#if defined(TCEMU_HAVE_CUDA)
+  // The same rows on either space (session.hpp).
+  auto run_rows = [&](auto& session) {
+    out.rows.push_back(median_of([&] { return session.run_baseline(a_inf); }));
+    require_verifiable(out.rows.back(), sys.source);
+    say(1, out.rows.back());
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+      out.rows.push_back(row(todo[i], [&](const tcemu::Scheme& s) { return session.run_scheme(a_inf, s, opt); }));
+      say(i + 2, out.rows.back());
+    }
+  };
   if (opt.device == Device::cuda) {
-    CudaSession gpu(sys);
-    out.rows.push_back(median_of([&] { return gpu.run_baseline(a_inf); }));
-    require_verifiable(out.rows.back(), sys.source);
-    say(1, out.rows.back());
-    for (std::size_t i = 0; i < todo.size(); ++i) {
-      out.rows.push_back(median_of([&] { return gpu.run_scheme(a_inf, todo[i], opt); }));
-      say(i + 2, out.rows.back());
-    }
-  } else
+#if defined(HPLAI_HAVE_CUDA_KOKKOS)
+    Session<Kokkos::Cuda> gpu(sys);
+    run_rows(gpu);
+#else
+    (void)tcemu::app::resolve_device(Device::cuda);  // throws: no CUDA backend
+    throw tcemu::DeviceError("--device cuda: hplai's GPU path needs a Kokkos with its CUDA backend; this build's "
+                             "Kokkos has no CUDA backend (docs/kokkos.md)");
 #endif
-  {
-    if (opt.device == Device::cuda) (void)resolve_device(Device::cuda);  // throws: no CUDA backend
-    out.rows.push_back(median_of([&] { return run_baseline_host(sys, a_inf); }));
-    require_verifiable(out.rows.back(), sys.source);
-    say(1, out.rows.back());
-    for (std::size_t i = 0; i < todo.size(); ++i) {
-      out.rows.push_back(median_of([&] { return run_scheme_host(sys, a_inf, todo[i], opt); }));
-      say(i + 2, out.rows.back());
-    }
+  } else {
+    Session<HostSpace> host(sys);
+    run_rows(host);
   }
   const double base = out.rows.front().total_seconds;
   for (auto& r : out.rows) r.speedup = tcemu::app::speedup(base, r.total_seconds);

@@ -21,11 +21,25 @@
 
 #include "app_common/device.hpp"
 
+namespace tcemu::app {
+struct CommonOptions;
+}
+
 namespace hplai {
 
-/// Where the job runs (`--device`; app_common/device.hpp): host = panel loops + CBLAS with tcemu's host
-/// backend, cuda = cuSOLVER/cuBLAS with tcemu's CUDA backend.
+/// Where the job runs (`--device`; app_common/device.hpp): the one source of the run (session.hpp) on
+/// Kokkos::DefaultHostExecutionSpace (LAPACK/CBLAS with tcemu's host backend) or on Kokkos::Cuda
+/// (cuSOLVER/cuBLAS with tcemu's CUDA backend; built only when Kokkos has its CUDA backend).
 using Device = tcemu::app::Device;
+
+/// True when this build has hplai's GPU path: tcemu's CUDA backend and a Kokkos with CUDA.
+bool cuda_path_built();
+
+/// --device resolved for hplai: common.device() (app_common/app_main.hpp), except in a build with
+/// tcemu's CUDA backend whose Kokkos has none (Debian's 3.4), where hplai has no GPU path: `auto`
+/// runs on the host and `cuda` throws tcemu::DeviceError "--device cuda: hplai's GPU path needs a
+/// Kokkos with its CUDA backend; ...".
+Device run_device(const tcemu::app::CommonOptions& common);
 
 /// HPL-MxP operation count 2/3 n^3 + 3/2 n^2 (the numerator of the benchmark's GFLOP/s).
 double hpl_flops(std::int64_t n);
@@ -89,13 +103,15 @@ struct RunResult {
   bool all_pass() const;
 };
 
-/// Runs the job on the host or the GPU (options.device, already resolved). Throws SingularPivot for
+/// Runs the job on the host or the GPU (options.device, already resolved: cuda in a build without
+/// the GPU path throws tcemu::DeviceError). Throws SingularPivot for
 /// a pivot LU without pivoting cannot use (message prefixed with the scheme), tcemu::InvalidArgument
 /// naming the source when the FP64 baseline itself fails the scaled-residual check (the system cannot
 /// verify any scheme), and what the solvers throw (tcemu::InvalidArgument / DeviceError).
 RunResult run(const System& sys, const RunOptions& options);
 
-/// The host path for one scheme (not "fp64"): factor, refine, check. a_inf = ||A||_inf.
+/// The host path for one scheme (not "fp64"): factor, refine, check (Session<DefaultHostExecutionSpace>,
+/// session.hpp). a_inf = ||A||_inf.
 SchemeResult run_scheme_host(const System& sys, double a_inf, const tcemu::Scheme& scheme,
                              const RunOptions& options);
 

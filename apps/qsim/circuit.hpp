@@ -16,8 +16,11 @@
 
 namespace qsim {
 
-/// Largest circuit qsim accepts (the state of 30 qubits is 8 GiB in complex64, 16 GiB in complex128).
-constexpr int kMaxQubits = 30;
+/// Largest circuit qsim accepts: the permutation tables and the in-place bit-indexed kernel index the
+/// state with 32 bits. Below it memory decides (job.hpp: check_memory, check_device_memory): the
+/// state of 32 qubits is 32 GiB in complex64, 64 GiB in complex128, and a run holds two of them plus
+/// GEMM workspace.
+constexpr int kMaxQubits = 32;
 /// Largest number of target qubits of one dense gate or fused block (2^9 = 512: APE's largest QS GEMM).
 constexpr int kMaxBlockQubits = 9;
 /// Most gates in one circuit (after expansion of OpenQASM gate definitions; also for circuit files
@@ -53,7 +56,7 @@ struct Circuit {
 
 /// Checks the model's invariants and throws tcemu::InvalidArgument with a one-line message naming
 /// the circuit and, for gate errors, the gate index and name:
-///  - 1 <= num_qubits <= max_qubits ("circuit 'X' has 34 qubits; qsim simulates at most 30");
+///  - 1 <= num_qubits <= max_qubits ("circuit 'X' has 34 qubits; qsim simulates at most 32");
 ///  - at most kMaxGates gates, 0 <= num_clbits <= kMaxClassicalBits;
 ///  - every qubit index in [0, num_qubits), targets/controls distinct, 1 <= targets <= kMaxBlockQubits;
 ///  - matrix size 4^t, finite entries, unitary to `unitary_tol` (max |U^dagger U - I|);

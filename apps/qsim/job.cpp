@@ -1,13 +1,16 @@
 // A qsim job: reference run, scheme runs, metrics, samples (job.hpp).
+#include "app_common/auto_cost_model.hpp"
 #include "app_common/environment.hpp"
 #include "app_common/sweep.hpp"
 #include "app_common/timing.hpp"
 #include "job.hpp"
+#include "auto_config.hpp"
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <type_traits>
 #include <unistd.h>
@@ -20,12 +23,6 @@ namespace {
 
 using tcemu::app::Clock;
 using tcemu::app::seconds_since;
-
-std::string gib(double bytes) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
-  return b;
-}
 
 template <class T>
 SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcemu::Scheme& scheme, const RunConfig& cfg,
@@ -108,9 +105,19 @@ void check_memory(const Circuit& c, const std::vector<tcemu::Scheme>& schemes, d
   const double need = std::ldexp(host_bytes_per_amplitude(*worst), c.num_qubits);
   if (need > available)
     throw tcemu::InvalidArgument("circuit '" + c.name + "' (" + std::to_string(c.num_qubits) + " qubits): the " + worst->name +
-                                 " run needs about " + gib(need) + " of host memory (reference state, two " +
+                                 " run needs about " + bytes_text(need) + " of host memory (reference state, two " +
                                  (uses_double(*worst) ? "complex128" : "complex64") +
-                                 " state buffers and GEMM workspace), but only " + gib(available) + " are available");
+                                 " state buffers and GEMM workspace), but only " + bytes_text(available) + " are available");
+}
+
+void check_device_memory(const Circuit& c, const std::vector<tcemu::Scheme>&, double free_bytes) {
+  // The fp64 reference always runs and its complex128 state is the largest any scheme holds.
+  const double need = std::ldexp(device_bytes_per_amplitude<double>(), c.num_qubits);
+  if (need > free_bytes)
+    throw tcemu::InvalidArgument("circuit '" + c.name + "' (" + std::to_string(c.num_qubits) +
+                                 " qubits): the fp64 run needs " + bytes_text(need) +
+                                 " of GPU memory (two complex128 state buffers and GEMM workspace), but only " +
+                                 bytes_text(free_bytes) + " are free on the GPU");
 }
 
 JobResult run_job(const Circuit& c, const RunConfig& cfg) {
@@ -124,12 +131,29 @@ JobResult run_job(const Circuit& c, const RunConfig& cfg) {
 
   const auto order = tcemu::app::sweep_order(cfg.schemes, {{tcemu::parse_scheme("fp64", tcemu::Target::fp64), "reference"}});
   std::vector<std::complex<double>> reference;
+  // FP32-target auto: one configuration for the job (auto_config.hpp), decided before any run.
+  std::unique_ptr<AutoConfig> auto_config;
+  std::vector<Block> auto_blocks;
+  for (const auto& e : order)
+    if (e.scheme.is_automatic() && e.scheme.target == tcemu::Target::fp32 && !auto_config) {
+      auto_config = std::make_unique<AutoConfig>(choose_auto_config(
+          fusion_options(c, {cfg.fuse}), c.num_qubits, tcemu::app::auto_cost_model(cfg.device), cfg.device, auto_in_place_support(cfg.device)));
+      if (cfg.log) cfg.log(auto_config->explain());
+      if (auto_config->chosen.fuse != cfg.fuse) auto_blocks = fuse(c, auto_config->chosen.fuse);
+    }
   for (std::size_t i = 0; i < order.size(); ++i) {
     const std::string tag = "[" + std::to_string(i + 1) + "/" + std::to_string(order.size()) + "]";
     const auto& s = order[i].scheme;
+    const bool configured = auto_config && s.is_automatic() && s.target == tcemu::Target::fp32;
+    const tcemu::Scheme& run_as = configured ? auto_config->chosen.scheme : s;
+    const std::vector<Block>& run_blocks = configured && !auto_blocks.empty() ? auto_blocks : blocks;
     SchemeRun r = i == 0 ? run_one<double>(c, blocks, s, cfg, tag, indices, nullptr, &reference)
-                 : uses_double(s) ? run_one<double>(c, blocks, s, cfg, tag, indices, &reference, nullptr)
-                                  : run_one<float>(c, blocks, s, cfg, tag, indices, &reference, nullptr);
+                 : uses_double(run_as) ? run_one<double>(c, run_blocks, run_as, cfg, tag, indices, &reference, nullptr)
+                                       : run_one<float>(c, run_blocks, run_as, cfg, tag, indices, &reference, nullptr);
+    if (configured) {
+      r.scheme = s;
+      r.auto_choice = auto_config->summary();
+    }
     if (i > 0 && !r.samples.empty())
       for (std::size_t k = 0; k < r.samples.size(); ++k) r.samples_differing += r.samples[k] != job.runs[0].samples[k];
     if (cfg.log) {

@@ -52,6 +52,8 @@ struct SchemeRun {
   std::vector<std::uint64_t> samples;            ///< classical register values (state_metrics.hpp)
   std::int64_t samples_differing = 0;            ///< samples unequal to the fp64 run's (same seed)
   std::vector<std::complex<double>> state;       ///< final state when RunConfig::keep_states
+  /// `auto` with the FP32 target: what it chose and why (AutoConfig::summary, auto_config.hpp); "" otherwise.
+  std::string auto_choice;
 };
 
 /// Whole job.
@@ -68,14 +70,22 @@ double host_bytes_per_amplitude(const tcemu::Scheme& scheme);
 /// Memory the machine has available now (MemAvailable), in bytes.
 double available_memory_bytes();
 /// Throws tcemu::InvalidArgument when the circuit's largest run does not fit in `available` bytes:
-/// "circuit 'X' (28 qubits): the fp64 run needs about 24.0 GiB of host memory (...), but only
-/// 21.7 GiB are available".
+/// "circuit 'X' (28 qubits): the fp64 run needs about 25769803776 bytes (24.0 GiB) of host memory
+/// (...), but only 23299948544 bytes (21.7 GiB) are available".
 void check_memory(const Circuit& circuit, const std::vector<tcemu::Scheme>& schemes, double available);
+
+/// Throws tcemu::InvalidArgument when the circuit's largest run (the fp64 reference at least) does not
+/// fit in `free_bytes` of GPU memory (device_bytes_per_amplitude, simulate.hpp): "circuit 'X' (31
+/// qubits): the fp64 run needs 103079215104 bytes (96.0 GiB) of GPU memory (...), but only ... are
+/// free on the GPU".
+void check_device_memory(const Circuit& circuit, const std::vector<tcemu::Scheme>& schemes, double free_bytes);
 
 /// True when the scheme keeps the state in complex128 (fp64 and the FP64-target schemes).
 bool uses_double(const tcemu::Scheme& scheme);
 
-/// Runs the job (see the file comment). The circuit must be validated. Throws what simulate() throws,
+/// Runs the job (see the file comment). `auto` with the FP32 target runs the configuration
+/// choose_auto_config picks (auto_config.hpp: scheme and path at config.fuse); with
+/// config.log set its explanation is logged. The circuit must be validated. Throws what simulate() throws,
 /// and tcemu::InvalidArgument for an amplitude bitstring of the wrong length.
 JobResult run_job(const Circuit& circuit, const RunConfig& config);
 

@@ -49,7 +49,8 @@ const char* kFooter =
     "                     qft:n=16[,input=J]   QFT of basis state |J>\n"
     "                     ghz:n=20             (|0..0> + |1..1>)/sqrt(2)\n"
     "                     random:n=12,gates=200,seed=1[,targets=3,controls=2]\n"
-    "  At most 30 qubits, and the state vectors must fit in memory.\n"
+    "  At most 32 qubits, and the state vectors must fit in memory (host memory, or the GPU's free\n"
+    "  memory for --device cuda: two state buffers and GEMM workspace; the error names the bytes).\n"
     "\nMetrics (one row per scheme, all against the fp64 run):\n"
     "  time_ms      wall clock of the simulation (blocks, permutations, GEMMs); vs_nat = time of native\n"
     "               fp32 (complex64 rows) or fp64 (complex128 rows) / this time; on the GPU the native\n"
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
     // Counted as given even when empty: --qasm "" is a bad file name, not a missing source.
     const int sources = int(qasm_opt->count() > 0) + int(input_opt->count() > 0) + int(generate_opt->count() > 0);
     if (sources != 1) throw tcemu::InvalidArgument("give exactly one of --qasm, --input, --generate");
-    const qsim::Device device = cli.common.device();
+    const qsim::Device device = qsim::resolve_qsim_device(cli.common.device_name, [&] { return cli.common.device(); });
     const auto schemes = cli.common.schemes();
     tcemu::RangePolicy policy = tcemu::RangePolicy::fallback;
     if (range_policy == "fallback") policy = tcemu::RangePolicy::fallback;
@@ -255,6 +256,7 @@ int main(int argc, char** argv) {
 #endif
     }
     if (device == qsim::Device::host) qsim::check_memory(circuit, schemes, qsim::available_memory_bytes());
+    else qsim::check_device_memory(circuit, schemes, qsim::free_device_memory_bytes());
     if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
     // Open the output first: the Writer works on a temporary that is renamed on success and removed
     // when anything below throws or SIGINT/SIGTERM arrives (run_guarded installed the handlers).

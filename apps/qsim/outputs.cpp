@@ -53,7 +53,8 @@ void print_table(const JobResult& job, const ReportContext& ctx) {
                    cell("%.1f", 100.0 * r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12)),
                    std::to_string(r.stats.permutations), std::to_string(r.stats.gemm.fallbacks),
                    cell("%.2e", 1.0 - r.accuracy.fidelity), cell("%.2e", r.accuracy.max_amp_err),
-                   cell("%.2e", r.accuracy.norm_drift), r.stats.gemm.first_note});
+                   cell("%.2e", r.accuracy.norm_drift),
+                   r.auto_choice.empty() ? r.stats.gemm.first_note : r.auto_choice});
   }
   std::fputs(table.str().c_str(), stdout);
   if (!ctx.bitstrings.empty()) {
@@ -101,6 +102,7 @@ void print_json(const JobResult& job, const ReportContext& ctx) {
                     {"norm", r.accuracy.norm}, {"norm_drift", r.accuracy.norm_drift},
                     {"fallbacks", r.stats.gemm.fallbacks}, {"samples_differing", r.samples_differing},
                     {"amplitudes", amplitudes}});
+    if (!r.auto_choice.empty()) rows.back()["auto_choice"] = r.auto_choice;
   }
   const tcemu::app::Json report = {{"app", "qsim"}, {"circuit", c.name}, {"num_qubits", c.num_qubits},
                                    {"gates", c.gates.size()}, {"fuse", ctx.fuse}, {"blocks", job.fusion.blocks},

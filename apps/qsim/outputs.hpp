@@ -28,7 +28,7 @@ void print_table(const JobResult& job, const ReportContext& ctx);
 /// {"app":"qsim","circuit":...,"num_qubits":...,"gates":...,"fuse":...,"blocks":...,"device":...,
 ///  "results":[{"scheme","used","precision","time_ms","gemm_ms","gemm_share","permute_ms","permutations",
 ///  "fidelity","infidelity","max_amp_err","norm","norm_drift","fallbacks","samples_differing",
-///  "amplitudes":[{"bitstring","re","im"}]}]}
+///  "amplitudes":[{"bitstring","re","im"}], "auto_choice" (FP32-target auto only: AutoConfig::summary)}]}
 void print_json(const JobResult& job, const ReportContext& ctx);
 
 /// Writes --output into `out` and commits it (the Writer's tmp + rename: nothing half-written is left

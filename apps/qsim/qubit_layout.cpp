@@ -136,6 +136,52 @@ PermutationTables permutation_tables(const Layout& from, const Layout& to) {
   return t;
 }
 
+PermutationPlan permutation_plan(const PermutationTables& t, bool tiled) {
+  PermutationPlan p;
+  std::copy(&t.table[0][0], &t.table[0][0] + 1024, p.words.begin() + PermutationPlan::kTables);
+  if (!tiled) return p;
+  const int n = t.num_qubits;
+  auto old_of = [&](std::uint32_t d) {
+    return t.table[0][d & 255] | t.table[1][(d >> 8) & 255] | t.table[2][(d >> 16) & 255] | t.table[3][(d >> 24) & 255];
+  };
+  std::vector<int> src_bit_of(static_cast<std::size_t>(n));  // dst bit j holds src bit src_bit_of[j]
+  for (int j = 0; j < n; ++j) {
+    const std::uint32_t o = old_of(std::uint32_t(1) << j);
+    int b = 0;
+    while ((std::uint32_t(1) << b) != o) ++b;
+    src_bit_of[static_cast<std::size_t>(j)] = b;
+  }
+  std::vector<int> tdst, other, tsrc;
+  for (int j = 0; j < n; ++j) (j < 5 || src_bit_of[static_cast<std::size_t>(j)] < 5 ? tdst : other).push_back(j);
+  for (int j : tdst) tsrc.push_back(src_bit_of[static_cast<std::size_t>(j)]);
+  std::sort(tsrc.begin(), tsrc.end());
+  const int m = static_cast<int>(tdst.size());
+  p.tile_bits = m;
+  std::uint32_t* w_dst = p.words.data() + PermutationPlan::kDstOffset;
+  std::uint32_t* w_src = p.words.data() + PermutationPlan::kSrcOffset;
+  std::uint32_t* w2r = p.words.data() + PermutationPlan::kDstToSrc;
+  for (std::uint32_t w = 0; w < (1u << m); ++w) {
+    std::uint32_t d = 0, r = 0, so = 0;
+    for (int i = 0; i < m; ++i) d |= ((w >> i) & 1u) << tdst[static_cast<std::size_t>(i)];
+    const std::uint32_t o = old_of(d);
+    for (int i = 0; i < m; ++i) r |= ((o >> tsrc[static_cast<std::size_t>(i)]) & 1u) << i;
+    for (int i = 0; i < m; ++i) so |= ((w >> i) & 1u) << tsrc[static_cast<std::size_t>(i)];
+    w_dst[w] = d;
+    w2r[w] = r;
+    w_src[w] = so;
+  }
+  for (int k = 0; k < 4; ++k)
+    for (std::uint32_t v = 0; v < 256; ++v) {
+      std::uint32_t d = 0;
+      for (int i = 0; i < 8; ++i) {
+        const int bit = 8 * k + i;
+        if (((v >> i) & 1u) && bit < static_cast<int>(other.size())) d |= std::uint32_t(1) << other[static_cast<std::size_t>(bit)];
+      }
+      p.words[static_cast<std::size_t>(PermutationPlan::kBase + 256 * k) + v] = d;
+    }
+  return p;
+}
+
 template <class T>
 void permute_state(const T* src, T* dst, const PermutationTables& t) {
   const std::uint64_t size = std::uint64_t(1) << t.num_qubits;

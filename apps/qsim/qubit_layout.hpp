@@ -71,6 +71,28 @@ struct PermutationTables {
 };
 PermutationTables permutation_tables(const Layout& from, const Layout& to);
 
+/// Everything a permutation kernel reads, as one array of 32-bit words (uploaded to the device once
+/// per permutation): the gather tables, and for the tiled kernel (simulate_engine.hpp) the tile plan.
+/// A tile is the set T of destination bit positions {0..4} plus the destination positions of source
+/// bits 0..4 (tile_bits = |T| <= 10): its 2^tile_bits elements are read in source order and written
+/// in destination order. Word ranges:
+///   [kTables, +1024)    PermutationTables::table, 4 x 256
+///   [kBase, +1024)      tile number b -> destination base: 4 x 256 byte tables (b's bits deposited at
+///                       the positions outside T)
+///   [kDstOffset, +1024) local destination index w -> destination offset (w's bits deposited at T)
+///   [kSrcOffset, +1024) local source index r -> source offset (r's bits at the source positions of
+///                       T, ascending)
+///   [kDstToSrc, +1024)  w -> the local source index of the element that lands at w
+struct PermutationPlan {
+  static constexpr int kTables = 0, kBase = 1024, kDstOffset = 2048, kSrcOffset = 3072, kDstToSrc = 4096;
+  static constexpr int kWords = 5 * 1024;
+  std::vector<std::uint32_t> words = std::vector<std::uint32_t>(kWords, 0u);
+  int tile_bits = 0;  ///< 0 when the plan holds the gather tables only
+};
+
+/// The plan of `tables` (a permutation of n >= 5 qubits); with `tiled` false only the tables.
+PermutationPlan permutation_plan(const PermutationTables& tables, bool tiled);
+
 /// dst = src permuted from layout `from` to layout `to` (host; dst and src of 2^n elements,
 /// distinct). T = std::complex<float> or std::complex<double>.
 template <class T>

@@ -1,28 +1,43 @@
-// Host state-vector simulator: fused blocks as complex GEMMs through tcemu (simulate.hpp).
+// qsim's simulation entry points and the host instantiation of the one simulation step
+// (simulate_engine.hpp) on Kokkos::DefaultHostExecutionSpace with tcemu's host complex GEMM.
 #include "simulate.hpp"
-
-#include "app_common/timing.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
+#include <cstdio>
 
-#include "qubit_layout.hpp"
+#include "simulate_engine.hpp"
 #include "tcemu/complex_gemm.hpp"
 #include "tcemu/error.hpp"
 
 namespace qsim {
 
-namespace {
-using tcemu::app::Clock;
-using tcemu::app::seconds_since;
-}  // namespace
+namespace engine {
+
+/// The host's block GEMM: tcemu::complex_gemm_host; no in-place or hand-written kernels.
+template <class T>
+struct BlockGemm<Kokkos::DefaultHostExecutionSpace, T> {
+  using C = Kokkos::complex<T>;
+  using SC = std::complex<T>;
+  const SimOptions& options;
+  BlockGemm(const Kokkos::DefaultHostExecutionSpace&, const SimOptions& o) : options(o) {}
+  bool allow_high() const { return true; }
+  template <class MakeU>
+  InPlace in_place(const C*, C*, int, const std::vector<int>&, MakeU&&, std::string&) {
+    return InPlace::unsupported;
+  }
+  tcemu::GemmReport gemm(tcemu::Op opA, tcemu::Op opB, tcemu::MatrixView<const SC> A, tcemu::MatrixView<const SC> B,
+                         tcemu::MatrixView<SC> out) {
+    return tcemu::complex_gemm_host<T>(opA, opB, SC(1), A, B, SC(0), out, options.gemm);
+  }
+  bool permute_tiled(const C*, C*, const std::uint32_t*, int, std::uint64_t) { return false; }
+};
+
+}  // namespace engine
 
 double state_scale(int n) { return std::ldexp(1.0, std::min(12, n / 2)); }
 
-void record(SimStats& stats, const tcemu::GemmReport& r) {
-  stats.gemm.add(r);
-}
+void record(SimStats& stats, const tcemu::GemmReport& r) { stats.gemm.add(r); }
 
 template <class T>
 std::vector<std::complex<T>> block_matrix(const Matrix& m) {
@@ -37,84 +52,60 @@ std::vector<std::complex<T>> block_matrix(const Matrix& m) {
 
 template <class T>
 SimResult<T> simulate(const std::vector<Block>& blocks, int n, const SimOptions& options) {
-  return resolve_device(options.device) == Device::cuda ? simulate_cuda<T>(blocks, n, options)
-                                                         : simulate_host<T>(blocks, n, options);
+  const Device device =
+      options.device == Device::automatic && !gpu_path_built() ? Device::host : resolve_device(options.device);
+  return device == Device::cuda ? simulate_cuda<T>(blocks, n, options) : simulate_host<T>(blocks, n, options);
+}
+
+Device resolve_qsim_device(const std::string& name, const std::function<Device()>& resolve) {
+  if (!gpu_path_built() && name == "auto") return Device::host;
+  const Device d = resolve();
+  if (d == Device::cuda && !gpu_path_built()) (void)free_device_memory_bytes();  // throws: what the build lacks
+  return d;
+}
+
+std::string bytes_text(double bytes) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.0f bytes (%.1f GiB)", bytes, bytes / (1024.0 * 1024.0 * 1024.0));
+  return b;
+}
+
+template <class T>
+void check_device_memory_for(int n, double free_bytes) {
+  const double need = std::ldexp(device_bytes_per_amplitude<T>(), n);
+  if (need > free_bytes)
+    throw tcemu::InvalidArgument("--device cuda: the state of " + std::to_string(n) + " qubits (" +
+                                 (sizeof(T) == 4 ? "complex64" : "complex128") + ") needs " + bytes_text(need) +
+                                 " of GPU memory (two state buffers and GEMM workspace), but only " +
+                                 bytes_text(free_bytes) + " are free");
 }
 
 template <class T>
 void apply_blocks_host(std::vector<std::complex<T>>& a, int n, const std::vector<Block>& blocks,
                        const SimOptions& options, SimStats& st) {
-  using C = std::complex<T>;
-  const std::int64_t size = std::int64_t(1) << n;
-  if (static_cast<std::int64_t>(a.size()) != size)
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  using View = typename engine::StateBuffers<Space, T>::View;
+  using C = Kokkos::complex<T>;
+  const std::size_t size = std::size_t(1) << n;
+  if (a.size() != size)
     throw tcemu::InvalidArgument("apply_blocks_host: the state has " + std::to_string(a.size()) +
                                  " amplitudes, not 2^" + std::to_string(n));
-  std::vector<C> b(static_cast<std::size_t>(size));
-  Layout layout = Layout::identity(n);
-  auto permute_to = [&](const Layout& target) {
-    const auto t0 = Clock::now();
-    permute_state(a.data(), b.data(), permutation_tables(layout, target));
-    a.swap(b);
-    layout = target;
-    st.seconds_permute += seconds_since(t0);
-    ++st.permutations;
-  };
-  std::vector<C> u;
-  for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
-    const Block& blk = blocks[bi];
-    const int s = static_cast<int>(blk.qubits.size());
-    const int c = static_cast<int>(blk.controls.size());
-    if (s < 1 || s + c > n) throw tcemu::InvalidArgument("block " + std::to_string(bi) + " does not fit the circuit");
-    const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits)
-                                                : plan_controlled(layout, blk.qubits, blk.controls);
-    if (plan.permute) permute_to(plan.layout);
-    u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, plan.order));
-    const std::int64_t d = std::int64_t(1) << s;
-    const auto U = tcemu::row_major<const C>(u.data(), d, d);
-    const auto t0 = Clock::now();
-    tcemu::GemmReport rep;
-    if (c > 0) {
-      const std::int64_t rows = size >> s, count = rows >> c, first = rows - count;
-      const auto M = tcemu::row_major<const C>(a.data() + first * d, count, d);
-      const auto out = tcemu::row_major<C>(b.data() + first * d, count, d);
-      rep = tcemu::complex_gemm_host<T>(tcemu::Op::N, tcemu::Op::T, C(1), M, U, C(0), out, options.gemm);
-      std::memcpy(static_cast<void*>(a.data() + first * d), static_cast<const void*>(b.data() + first * d),
-                  static_cast<std::size_t>(count * d) * sizeof(C));
-    } else if (plan.placement == Placement::low) {
-      const auto M = tcemu::row_major<const C>(a.data(), size >> s, d);
-      rep = tcemu::complex_gemm_host<T>(tcemu::Op::N, tcemu::Op::T, C(1), M, U, C(0),
-                                        tcemu::row_major<C>(b.data(), size >> s, d), options.gemm);
-      a.swap(b);
-    } else {
-      const auto M = tcemu::row_major<const C>(a.data(), d, size >> s);
-      rep = tcemu::complex_gemm_host<T>(tcemu::Op::N, tcemu::Op::N, C(1), U, M, C(0),
-                                        tcemu::row_major<C>(b.data(), d, size >> s), options.gemm);
-      a.swap(b);
-    }
-    st.seconds_gemm += seconds_since(t0);
-    record(st, rep);
-    ++st.blocks;
-    if (options.progress) options.progress(bi + 1, blocks.size());
-  }
-  if (!layout.is_identity()) permute_to(Layout::identity(n));
+  std::vector<std::complex<T>> b(size);
+  engine::StateBuffers<Space, T> buf;  // unmanaged Views of the two vectors
+  buf.cur = View(reinterpret_cast<C*>(a.data()), size);
+  buf.other = View(reinterpret_cast<C*>(b.data()), size);
+  engine::apply_blocks<Space, T>(Space(), buf, n, blocks, options, st);
+  if (buf.cur.data() != reinterpret_cast<C*>(a.data())) a.swap(b);
 }
 
 template <class T>
 SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOptions& options) {
-  using C = std::complex<T>;
-  const auto t_start = Clock::now();
-  SimResult<T> res;
-  SimStats& st = res.stats;
-  std::vector<C> a(std::size_t(1) << n);
-  a[0] = C(static_cast<T>(state_scale(n)));
-  apply_blocks_host<T>(a, n, blocks, options, st);
-  const T inv = static_cast<T>(1.0 / state_scale(n));
-  for (auto& z : a) z *= inv;
-  res.state = std::move(a);
-  st.seconds = seconds_since(t_start);
-  return res;
+  return engine::simulate_on<Kokkos::DefaultHostExecutionSpace, T>(Kokkos::DefaultHostExecutionSpace(), blocks, n,
+                                                                   options);
 }
 
+template void check_device_memory_for<float>(int, double);
+template void check_device_memory_for<double>(int, double);
 template std::vector<std::complex<float>> block_matrix<float>(const Matrix&);
 template std::vector<std::complex<double>> block_matrix<double>(const Matrix&);
 template SimResult<float> simulate<float>(const std::vector<Block>&, int, const SimOptions&);

@@ -8,7 +8,7 @@
 ///   1. plan: are the block's qubits already the lowest (or highest) bit positions of the stored
 ///      index? If not, permute the state (one gather pass) so that they are the lowest. (The GPU
 ///      path, while its complex GEMM uses the real embedding, accepts only the lowest: see
-///      simulate_cuda.cu and docs/qsim.md);
+///      simulate_cuda.cpp and docs/qsim.md);
 ///   2. re-index the block matrix U to the order its qubits have in the layout; round it to T;
 ///   3. GEMM: low placement M' = M U^T with M the row-major 2^(n-s) x 2^s view; high placement
 ///      M' = U M with M the row-major 2^s x 2^(n-s) view; a controlled block runs M' = M U^T on the
@@ -42,8 +42,9 @@
 
 namespace qsim {
 
-/// Where the simulation runs (`--device`; app_common/device.hpp): host = tcemu's host backend, cuda =
-/// state in device memory, permutation kernel, tcemu::cuda::complex_gemm_device.
+/// Where the simulation runs (`--device`; app_common/device.hpp): host = Kokkos Views on
+/// DefaultHostExecutionSpace and tcemu's host backend, cuda = Views on Kokkos::Cuda and
+/// tcemu::cuda::complex_gemm_device (simulate_engine.hpp: one source for both).
 using Device = tcemu::app::Device;
 
 /// Options of one simulation.
@@ -80,12 +81,14 @@ struct SimResult {
 double state_scale(int num_qubits);
 
 /// Simulates `blocks` on n qubits from |0...0> (see the file comment). T = float or double.
-/// Throws tcemu::InvalidArgument (bad block), tcemu::DeviceError (cuda requested but unavailable,
-/// or a CUDA failure), std::bad_alloc when the state does not fit.
+/// options.device auto runs on the GPU when gpu_path_built() and a GPU is present. Throws
+/// tcemu::InvalidArgument (bad block, or the state does not fit in the GPU's memory),
+/// tcemu::DeviceError (cuda requested but unavailable, or a CUDA failure), std::bad_alloc when the
+/// state does not fit in host memory.
 template <class T>
 SimResult<T> simulate(const std::vector<Block>& blocks, int num_qubits, const SimOptions& options);
 
-/// Host implementation of simulate().
+/// Host implementation of simulate() (simulate_engine.hpp on Kokkos::DefaultHostExecutionSpace).
 template <class T>
 SimResult<T> simulate_host(const std::vector<Block>& blocks, int num_qubits, const SimOptions& options);
 
@@ -98,10 +101,41 @@ template <class T>
 void apply_blocks_host(std::vector<std::complex<T>>& state, int n, const std::vector<Block>& blocks,
                        const SimOptions& options, SimStats& stats);
 
-/// CUDA implementation of simulate() (simulate_cuda.cu); throws tcemu::DeviceError in builds without
-/// the CUDA backend.
+/// GPU implementation of simulate(): the same step (simulate_engine.hpp) on Kokkos::Cuda
+/// (simulate_cuda.cpp). Throws tcemu::InvalidArgument when the state and its work buffers do not fit
+/// in the GPU's free memory (check_device_memory_for), tcemu::DeviceError in builds without the GPU
+/// path (gpu_path_built()).
 template <class T>
 SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int num_qubits, const SimOptions& options);
+
+/// True when this build has qsim's GPU path: tcemu's CUDA backend (TCEMU_ENABLE_CUDA) and a Kokkos
+/// with the CUDA backend (KOKKOS_ENABLE_CUDA; docs/kokkos.md).
+bool gpu_path_built();
+
+/// The device of `--device name` for qsim: where the GPU path is built, `resolve()` (the apps' shared
+/// resolution, app_common/device.hpp: it also loads the GPU cost model); without it `auto` becomes
+/// host and `cuda` throws tcemu::DeviceError naming what the build lacks.
+Device resolve_qsim_device(const std::string& name, const std::function<Device()>& resolve);
+
+/// Free memory of the current GPU now (cudaMemGetInfo), in bytes; throws tcemu::DeviceError without
+/// the GPU path or on a CUDA failure.
+double free_device_memory_bytes();
+
+/// GPU bytes per amplitude of a simulation with complex<T> amplitudes: the two state buffers and the
+/// block GEMM's workspace (at most about one more state: split parts of the state operand).
+template <class T>
+constexpr double device_bytes_per_amplitude() {
+  return 3.0 * 2.0 * sizeof(T);
+}
+
+/// Throws tcemu::InvalidArgument "--device cuda: the state of 31 qubits (complex128) needs
+/// 103079215104 bytes (96.0 GiB) of GPU memory (...), but only ... bytes (...) are free" when
+/// 2^n * device_bytes_per_amplitude<T>() > free_bytes.
+template <class T>
+void check_device_memory_for(int num_qubits, double free_bytes);
+
+/// "103079215104 bytes (96.0 GiB)": a memory size for error messages.
+std::string bytes_text(double bytes);
 
 /// The block matrix in the state's precision T (see the file comment on rounding noise), row-major.
 template <class T>

@@ -788,10 +788,15 @@ int main(int argc, char** argv) {
       "Example (the acceptance run of issue 3):\n"
       "  tcemu-bench --shapes 8192 --dists uniform --schemes fp16x2,tf32x2,bf16x3 --fp64-schemes ''\n"
       "  tcemu-bench --shapes 8192 --dists phi=0.1,phi=1 --schemes '' --fp64-schemes int8-ozaki\n"
-      "  tcemu-bench --shapes 8192 --dists phi=1 --schemes '' --fp64-schemes fp64,int8-crt:16,int8-crt --explain\n"};
+      "  tcemu-bench --shapes 8192 --dists phi=1 --schemes '' --fp64-schemes fp64,int8-crt:16,int8-crt --explain\n"
+      "  tcemu-bench --shapes 8192 --dists uniform,phi=1 --schemes fp32,fp16x2,int8-crt --fp64-schemes ''\n"};
   std::string shapes = "1024,2048,4096,8192", dists = "uniform";
-  std::string schemes = "fp32,tf32,bf16,fp16,fp16x2,fp16x2-markidis,fp16x2-egemm,fp16x2-legemm,tf32x2,bf16x3,bf16x9,int8-ozaki,auto";
-  std::string fp64_schemes = "fp64,int8-ozaki,auto";
+  // int8-crt (Ozaki scheme II) is in both tables: with an FP64 target among auto's candidates, with an
+  // FP32 target (float data) its row sits beside fp16x2's (issue 21).
+  std::string schemes =
+      "fp32,tf32,bf16,fp16,fp16x2,fp16x2-markidis,fp16x2-egemm,fp16x2-legemm,tf32x2,bf16x3,bf16x9,int8-ozaki,int8-crt,"
+      "auto";
+  std::string fp64_schemes = "fp64,int8-ozaki,int8-crt,auto";
   std::string csv;
   Config cfg;
   app.add_option("--shapes", shapes,

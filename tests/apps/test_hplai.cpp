@@ -11,6 +11,8 @@
 #include "hplai/problem.hpp"
 #include "hplai/refine.hpp"
 #include "hplai/run.hpp"
+#include "hplai/session.hpp"
+#include "app_common/device.hpp"
 #include "tcemu/scheme.hpp"
 
 using namespace hplai;
@@ -340,5 +342,73 @@ TEST(HplaiSolve, SingularPivotAbortsTheRunNamingSchemeAndColumn) {
     FAIL() << "no error";
   } catch (const tcemu::InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("fp32: singular pivot at column 20"), std::string::npos) << e.what();
+  }
+}
+
+// ------------------------------------------------------------------------------ one source, two spaces
+
+// The run is one source (session.hpp) on host Views and CUDA Views: both solutions pass the check,
+// agree with each other to the accuracy the check certifies, and each space repeats itself bit for
+// bit. The factorisations differ in rounding (CBLAS / cuSOLVER panels, host / GPU GEMM backends),
+// so the initial residuals agree only in magnitude.
+TEST(HplaiSession, HostAndCudaViewsGiveTheSameSolution) {
+  if (!cuda_path_built()) GTEST_SKIP() << "no GPU path in this build (tcemu's CUDA backend and a CUDA-enabled Kokkos)";
+  if (!tcemu::app::gpu_available()) GTEST_SKIP() << "no CUDA device";
+#if defined(HPLAI_HAVE_CUDA_KOKKOS)
+  const System sys = generate_system(300, 14);
+  const double a_inf = norm_inf(sys);
+  Session<Kokkos::DefaultHostExecutionSpace> host(sys);
+  Session<Kokkos::Cuda> gpu(sys);
+  auto x_inf = [](const std::vector<double>& x) {
+    double m = 0;
+    for (double v : x) m = std::max(m, std::fabs(v));
+    return m;
+  };
+  auto expect_close = [&](const SchemeResult& h, const SchemeResult& g) {
+    EXPECT_TRUE(h.pass) << h.scaled_residual << " " << h.note;
+    EXPECT_TRUE(g.pass) << g.scaled_residual << " " << g.note;
+    EXPECT_EQ(h.storage, g.storage);
+    ASSERT_EQ(g.x.size(), h.x.size());
+    // The GPU's check, recomputed on the host: b - A x summed in another order (cuBLAS against
+    // CBLAS dgemv) moves ||r||_inf by a few ulps of b, i.e. by about 1e-3 in scaled-residual units
+    // here (n eps (||A|| ||x|| + ||b||) is the unit); a check on the wrong x would be off by orders.
+    EXPECT_NEAR(scaled_residual(sys, a_inf, g.x), g.scaled_residual, 0.05 + 0.01 * g.scaled_residual);
+    // Both residuals are below 16 n eps (||A|| ||x|| + ||b||); this diagonally dominant A has a
+    // condition number of a few, so the solutions differ by at most a few 16 n eps relative.
+    double diff = 0;
+    for (std::size_t i = 0; i < h.x.size(); ++i) diff = std::max(diff, std::fabs(h.x[i] - g.x[i]));
+    EXPECT_LT(diff, 64.0 * 16 * 300 * kEps64 * x_inf(h.x));
+  };
+  expect_close(host.run_baseline(a_inf), gpu.run_baseline(a_inf));
+  for (const char* name : {"fp32", "bf16", "fp16x2"}) {
+    SCOPED_TRACE(name);
+    const tcemu::Scheme s = tcemu::parse_scheme(name);
+    const RunOptions o = options(Solver::gmres, 64);
+    const SchemeResult h = host.run_scheme(a_inf, s, o), g = gpu.run_scheme(a_inf, s, o);
+    expect_close(h, g);
+    EXPECT_EQ(g.fallbacks, 0) << g.note;
+    EXPECT_LT(g.initial_scaled_residual, 10 * h.initial_scaled_residual);
+    EXPECT_GT(g.initial_scaled_residual, 0.1 * h.initial_scaled_residual);
+    // Reproducible on each space: the same inputs give the same bits.
+    EXPECT_EQ(host.run_scheme(a_inf, s, o).x, h.x);
+    EXPECT_EQ(gpu.run_scheme(a_inf, s, o).x, g.x);
+  }
+  // FP64 storage with the emulated FP64 updates.
+  const tcemu::Scheme ozaki = tcemu::parse_scheme("int8-ozaki", tcemu::Target::fp64);
+  expect_close(host.run_scheme(a_inf, ozaki, options(Solver::ir, 64)), gpu.run_scheme(a_inf, ozaki, options(Solver::ir, 64)));
+#endif
+}
+
+// Host runs repeat bit for bit (the refinement's reductions are deterministic), through run() too.
+TEST(HplaiSession, HostRunsRepeatBitForBit) {
+  const System sys = generate_system(200, 15);
+  RunOptions o = options(Solver::gmres, 48);
+  o.schemes = tcemu::parse_scheme_list("bf16,fp16x2", tcemu::Target::fp32);
+  const RunResult a = run(sys, o), b = run(sys, o);
+  ASSERT_EQ(a.rows.size(), b.rows.size());
+  for (std::size_t i = 0; i < a.rows.size(); ++i) {
+    EXPECT_EQ(a.rows[i].x, b.rows[i].x) << a.rows[i].scheme;
+    EXPECT_EQ(a.rows[i].history, b.rows[i].history) << a.rows[i].scheme;
+    EXPECT_EQ(a.rows[i].iterations, b.rows[i].iterations) << a.rows[i].scheme;
   }
 }

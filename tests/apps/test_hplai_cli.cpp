@@ -15,6 +15,7 @@
 #include "../io/temp_dir.hpp"
 #include "hplai/problem.hpp"
 #include "hplai/refine.hpp"
+#include "hplai/run.hpp"
 #include "app_runner.hpp"
 #include "cli_expect.hpp"
 #include <nlohmann/json.hpp>
@@ -81,9 +82,16 @@ TEST_F(HplaiCli, UsageErrors) {
   expect_error("--n 32 --repeat 0", {"--repeat 0 must be >= 1"});
   expect_error("--n 32 --bogus", {"--bogus"});
   expect_error("--n 4000000000", {"needs about", "GiB of host memory"});
-#if !defined(TCEMU_HAVE_CUDA)
-  expect_error("--n 32 --device cuda", {"--device cuda", "no CUDA backend"});
-#endif
+  // Without tcemu's CUDA backend, or with it but a Kokkos without CUDA (Debian's 3.4), hplai has no GPU path.
+  if (!hplai::cuda_path_built()) expect_error("--n 32 --device cuda", {"--device cuda", "no CUDA backend"});
+}
+
+// Where hplai has no GPU path, --device auto (the default) runs on the host.
+TEST_F(HplaiCli, AutoDeviceRunsOnTheHostWithoutTheGpuPath) {
+  if (hplai::cuda_path_built()) GTEST_SKIP() << "this build has hplai's GPU path";
+  const Ran r = run("--n 48 --nb 16 --scheme fp32 --device auto --json -q");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("device"), "host");
 }
 
 TEST_F(HplaiCli, InputErrors) {

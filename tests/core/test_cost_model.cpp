@@ -215,7 +215,8 @@ TEST(CostModel, CalibrationSetComesFromTheDescriptors) {
             (std::vector<std::string>{"fp64", "fp32", "fp16x2", "tf32x2", "bf16x3", "bf16x9", "int8-ozaki:4",
                                       "int8-ozaki:7"}));
   EXPECT_EQ(names(tcemu::Target::fp64),
-            (std::vector<std::string>{"fp64", "int8-ozaki:6", "int8-ozaki:8", "int8-ozaki:11"}));
+            (std::vector<std::string>{"fp64", "int8-ozaki:6", "int8-ozaki:8", "int8-ozaki:11", "int8-crt:14",
+                                      "int8-crt:20"}));
   for (const tcemu::Scheme& s : tcemu::calibration_schemes(tcemu::Target::fp64)) EXPECT_EQ(s.target, tcemu::Target::fp64) << s.name;
 }
 }  // namespace

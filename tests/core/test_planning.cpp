@@ -262,3 +262,43 @@ TEST(CostModelText, ImplementationTimingsRoundTripAndAreChecked) {
   EXPECT_TRUE(rejected(old_version));
 }
 }  // namespace
+
+// Multi-pass accumulation chunks: about 24 sqrt(k) (12 sqrt(k) for TF32 parts), rounded up to 16 and
+// clamped, none when k is at most 1.25 chunks; the policy's override wins; fused and native never chunk.
+TEST(Planning, AccumulationChunksFollowSqrtKAndTheOverride) {
+  const Scheme fp16x2 = parse_scheme("fp16x2"), tf32x2 = parse_scheme("tf32x2"), fp32 = parse_scheme("fp32");
+  EXPECT_EQ(plan_chunking(fp16x2, Implementation::multipass, 8192, -1).accumulation_chunk, 2048);  // 24*90.5 -> 2048
+  EXPECT_EQ(plan_chunking(fp16x2, Implementation::multipass, 4096, -1).accumulation_chunk, 1536);  // 24*64
+  EXPECT_EQ(plan_chunking(fp16x2, Implementation::multipass, 784, -1).accumulation_chunk, 0);      // k <= 1.25 * 672
+  EXPECT_EQ(plan_chunking(tf32x2, Implementation::multipass, 4096, -1).accumulation_chunk, 768);   // 12*64
+  EXPECT_EQ(plan_chunking(tf32x2, Implementation::multipass, 1 << 20, -1).accumulation_chunk, 1024);  // clamped
+  EXPECT_EQ(plan_chunking(fp16x2, Implementation::multipass, 8192, 1000).accumulation_chunk, 1008);  // override, to 16
+  EXPECT_EQ(plan_chunking(fp16x2, Implementation::multipass, 8192, 0).accumulation_chunk, 0);
+  EXPECT_EQ(plan_chunking(fp16x2, Implementation::fused, 8192, -1).accumulation_chunk, 0);
+  EXPECT_EQ(plan_chunking(fp32, Implementation::native, 8192, -1).accumulation_chunk, 0);
+  const ChunkPlan plain = plan_chunking(fp16x2, Implementation::multipass, 8192, -1);
+  EXPECT_EQ(plain.k_chunks, 1);
+  EXPECT_EQ(plain.k_chunk_length, 8192);
+  EXPECT_THROW(plan_chunking(fp16x2, Implementation::multipass, -1, -1), InvalidArgument);
+}
+
+// INT8 families: the fewest equal chunks that keep INT32 sums exact (2^17 for Ozaki slices, 2^16 for
+// int8-crt on the GPU).
+TEST(Planning, Int8ChunksKeepInt32SumsExact) {
+  const Scheme ozaki = parse_scheme("int8-ozaki:8"), crt = parse_scheme("int8-crt");
+  const std::int64_t two17 = std::int64_t{1} << 17;
+  ChunkPlan c = plan_chunking(ozaki, Implementation::int_slices, two17, -1);
+  EXPECT_EQ(c.k_chunks, 1);
+  EXPECT_EQ(c.k_chunk_length, two17);
+  c = plan_chunking(ozaki, Implementation::int_slices, two17 + 1, -1);
+  EXPECT_EQ(c.k_chunks, 2);
+  EXPECT_EQ(c.k_chunk_length, two17 / 2 + 1);
+  c = plan_chunking(crt, Implementation::crt, two17, -1);
+  EXPECT_EQ(c.k_chunks, 2);
+  EXPECT_EQ(c.k_chunk_length, two17 / 2);
+  c = plan_chunking(crt, Implementation::crt, 5 * two17 + 3, -1);
+  EXPECT_EQ(c.k_chunks, 11);
+  EXPECT_LE(c.k_chunk_length, std::int64_t{1} << 16);
+  EXPECT_GE(c.k_chunks * c.k_chunk_length, 5 * two17 + 3);
+  EXPECT_EQ(c.accumulation_chunk, 0);
+}

@@ -129,6 +129,20 @@ const char* to_string(Stage s);
 
 /// What the planning step decided for how one call runs and the order its executor ran the stages
 /// in; GemmReport::plan.execution, printed verbatim by Plan::explain().
+/// How the k dimension of one call is cut (ExecutionPlan::chunking). On the CUDA backend decided by
+/// plan_chunking (tcemu/planning.hpp) before any stage runs, and what its executor then uses; the
+/// host backend accumulates each product over the whole of k (k_chunks 1, k_chunk_length k).
+struct ChunkPlan {
+  /// Multi-pass split schemes (CUDA): length in elements of k of the chunks in which the dominant
+  /// product group accumulates with round-to-nearest FP32 additions (docs/accuracy.md); 0 = one chunk.
+  std::int64_t accumulation_chunk = 0;
+  /// INT8 schemes (int8-ozaki slices, int8-crt residues): k is cut into `k_chunks` chunks of at most
+  /// `k_chunk_length` elements so that every INT32 sum of INT8 products stays exact (2^17 * 127^2 <
+  /// 2^31); 1 and k for every other scheme.
+  std::int64_t k_chunks = 1;
+  std::int64_t k_chunk_length = 0;
+};
+
 struct ExecutionPlan {
   std::string scheme;  ///< the scheme that ran (GemmReport::used), "" when nothing ran
   int slices = 0;      ///< int8-ozaki's slice count, else 0
@@ -141,11 +155,12 @@ struct ExecutionPlan {
   std::string orientation_reason;  ///< e.g. the block-tile arithmetic of the fused kernel, or C's layout
   Overlap overlap = Overlap::products_while_planning;  ///< ExecutionPolicy::overlap (CUDA)
   std::vector<Stage> stages;  ///< as run, in order (the early products of a discarded scheme included)
+  ChunkPlan chunking;  ///< how k is cut (accumulation chunks, INT32-exact chunks)
   /// Device workspace the call requested (bytes, all buffers; CUDA), 0 on the host backend.
   std::int64_t workspace_bytes = 0;
 
   /// Multi-line text: scheme, slices, implementation and why, orientation and why, overlap, stages,
-  /// workspace.
+  /// chunking, workspace.
   std::string explain() const;
 };
 

@@ -62,6 +62,20 @@ ShapeClass implementation_shape_class(std::int64_t m, std::int64_t n, bool c_row
 ImplementationChoice choose_split_implementation(const Scheme& scheme, bool has_fused, CudaKernels policy,
                                                  bool reads_c, ShapeClass shape, const CostModel* model);
 
+/// How k is cut for `scheme` run as `implementation` on a problem of inner dimension k (ExecutionPlan::
+/// chunking); the executors use exactly this.
+///  - Multi-pass split schemes with more than one part: the dominant group accumulates in chunks of
+///    about 24 sqrt(k) elements (12 sqrt(k) for TF32 parts), rounded up to 16 and clamped to
+///    [512, 2048] ([256, 1024] for TF32), none when k is at most 1.25 chunks; this keeps the error near
+///    SGEMM's at every k (a fixed 2048 gave 2.1x SGEMM's error at k = 4096; docs/cost-model.md,
+///    docs/accuracy.md). `accumulation_chunk_override` (ExecutionPolicy::accumulation_chunk) >= 0
+///    forces a length (rounded up to 16; 0 = none).
+///  - INT8 families (int8-ozaki slices, int8-crt): the fewest chunks of at most 2^17 elements, of equal
+///    length (ceil(k / chunks)), so that INT32 sums of INT8 products are exact.
+/// Throws InvalidArgument for k < 0.
+ChunkPlan plan_chunking(const Scheme& scheme, Implementation implementation, std::int64_t k,
+                        std::int64_t accumulation_chunk_override);
+
 /// Whether a split scheme's products are queued before planning under `overlap`: never for
 /// Overlap::none; for products_while_planning, unless they write C (`products_write_c`: the fused
 /// kernel, multi-pass GEMMs straight into C) while C is read (`reads_c`, beta != 0): a fallback

@@ -159,7 +159,7 @@ struct Scheme {
 Scheme parse_scheme(const std::string& name, Target target = Target::fp32);
 
 /// Parses a comma-separated list, or "all" (every catalogue scheme usable for `target` whose
-/// descriptor has in_all, native first, then the emulations, then auto; int8-crt runs only when named). Throws InvalidArgument on an empty list or an unknown name.
+/// descriptor has in_all, native first, then the emulations, then auto; int8-crt runs only when named or picked by auto). Throws InvalidArgument on an empty list or an unknown name.
 std::vector<Scheme> parse_scheme_list(const std::string& list, Target target);
 
 /// The whole catalogue (Ozaki with s = 0, i.e. chosen per call), in display order.

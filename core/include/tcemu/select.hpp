@@ -20,11 +20,14 @@ inline constexpr int kCostFeatures = 5;
 /// The terms a measured cost is linear in, for `scheme` (Ozaki: with its slice count s = parts) on an
 /// m x n x k product:
 ///   [0] 1                         fixed cost of a call (launches, the range-profile read-back);
-///   [1] s (Ozaki), else 0         per-slice launches;
-///   [2] (m k + k n) (x s, Ozaki)  operand elements read and split;
-///   [3] m n (x s, Ozaki)          output elements written by the products' epilogues / the combine;
-///   [4] m n k (x s(s+1)/2, Ozaki) multiply-adds of the products (the scheme's product count is in
-///                                 the coefficient for the split schemes).
+///   [1] s (Ozaki), N (int8-crt), else 0   per-slice / per-modulus launches;
+///   [2] (m k + k n) (x s, Ozaki; x N, int8-crt)  operand elements read and split (residues written);
+///   [3] m n (x s, Ozaki; x N, int8-crt)  output elements written by the products' epilogues / the
+///                                 combine (int8-crt: the N INT32 products read by the reconstruction);
+///   [4] m n k (x s(s+1)/2, Ozaki; x N, int8-crt) multiply-adds of the products (the scheme's product
+///                                 count is in the coefficient for the split schemes).
+/// int8-crt with N per call (parts 0) counts cost_parts_fp64 / _fp32 moduli here; its certificate
+/// has a cost of its own (certificate_features(), CostModel::certificate_seconds()).
 /// The operand term is symmetric in m and n, so a prediction does not depend on C's orientation.
 std::array<double, kCostFeatures> cost_features(const Scheme& scheme, std::int64_t m, std::int64_t n,
                                                 std::int64_t k);
@@ -56,6 +59,17 @@ struct MeasuredCost {
 /// wins; terms that are zero in every sample are left at 0). Throws InvalidArgument when `samples` is
 /// empty or mixes kinds or targets.
 MeasuredCost fit_measured_cost(const std::vector<CostSample>& samples);
+
+/// The terms int8-crt's per-call certificate (crt::certify_int8 on the GPU, k <= 2^16) is linear in,
+/// on an m x n x k product: {1 (its two read-backs), 0, m k + k n (the magnitude panels), m n (the
+/// per-entry test of every N), m n k (its two INT8 magnitude products, k and 2k long)}.
+std::array<double, kCostFeatures> certificate_features(std::int64_t m, std::int64_t n, std::int64_t k);
+
+/// Fits the cost of int8-crt's certificate alone to `samples` (CostSample::seconds: a call with N
+/// per call minus the same call with that N given, timed interleaved; scheme int8-crt, one target),
+/// like fit_measured_cost on certificate_features(). Throws InvalidArgument when `samples` is empty,
+/// mixes targets or holds a scheme other than int8-crt.
+MeasuredCost fit_certificate_cost(const std::vector<CostSample>& samples);
 
 /// Shape class of a product as the kernel sees it (m x n after the plan's orientation, C column-major
 /// to it), the unit in which fused and multi-pass are compared (ImplementationTiming). The classes
@@ -131,6 +145,20 @@ struct CostModel {
   /// models; empty otherwise; at most one per (kind, reads_c, shape)): what ExecutionPolicy::kernels =
   /// automatic picks from (tcemu/planning.hpp).
   std::vector<ImplementationTiming> implementation_timings;
+  /// int8-crt's certificate alone, per target (kind int8_crt; fit_certificate_cost), and the timings
+  /// it was fitted to (per-call minus given-N time). Empty: the rate formula (certificate_seconds).
+  std::vector<MeasuredCost> certificate_costs;
+  std::vector<CostSample> certificate_samples;
+
+  /// Predicted seconds of int8-crt's per-call certificate for an m x n x k product in a call of target
+  /// `call`: the measured certificate cost of that target when the model has one and k <= 2^16
+  /// (crt::kInt8CertificateMaxK, the INT8 certificate the calibration timed), else the rate formula:
+  /// for k <= 2^16 three INT8 products, the magnitude panels (read the operand, write 5 bytes) and
+  /// about 75 ps per entry for the test of every N (H100, docs/crt.md); beyond, crt::certify's FP64
+  /// sums on the CUDA cores, about fifty DGEMMs' time.
+  double certificate_seconds(std::int64_t m, std::int64_t n, std::int64_t k, Target call) const;
+  /// The measured certificate cost of target `call`, or nullptr.
+  const MeasuredCost* find_certificate(Target call) const;
 
   /// The timing of `kind` with beta class `reads_c` (beta != 0) and shape class `shape`, or nullptr
   /// when the model has none.
@@ -138,6 +166,7 @@ struct CostModel {
 
   /// Predicted time in seconds of `scheme` (Ozaki: with its slice count) for an m x n x k product in
   /// an `auto` call of target `call` (which selects the measured cost: float or double data).
+  /// int8-crt with N per call: its cost at cost_parts moduli plus certificate_seconds().
   double predict_seconds(const Scheme& scheme, std::int64_t m, std::int64_t n, std::int64_t k,
                          Target call) const;
   /// The same with call = scheme.target.
@@ -154,7 +183,9 @@ struct CostModel {
   /// Text form (the calibration cache file): a version line, the device, the rates, one `fit` line
   /// per MeasuredCost, one `sample` line per CostSample and one `impl` line per
   /// ImplementationTiming (`impl <scheme> <beta0|reads-c> <square|tall|wide> m n k fused multi-pass`),
-  /// then `end`. Numbers in %.17g.
+  /// one `certificate <target> points fit-error c0..c4` line per certificate cost and one
+  /// `certificate-sample <target> m n k seconds` line per certificate sample, then `end`. Numbers in
+  /// %.17g.
   std::string to_text() const;
   /// Parses to_text()'s output. Throws InvalidArgument "<where>: line N: <problem>" on anything
   /// malformed, truncated (no `end`), of another version, with negative / non-finite coefficients,
@@ -169,6 +200,21 @@ struct CostModel {
 /// Returns 0 when more than 18 slices would be needed (no Ozaki candidate).
 int ozaki_slices_for(Target target, const RangeProfile& a, const RangeProfile& b);
 
+/// The modulus count `auto` predicts int8-crt's certificate will ask for (the certificate, run on the
+/// operands themselves, decides): the smallest N whose log2 P reaches
+///   2 (target bits + 1) + log2 k + 4 + max(1, spread),  spread = max(max_line_spread_bits of a, b).
+/// Why: under the Cauchy-Schwarz scaling the certified ratio is about sqrt(k) (rms / mean of a line)
+/// 2^(-log2 P / 2) against u, and 2 log2(rms / mean) <= log2(max / mean) = the line spread; the 4 bits
+/// put the estimate at the certificate's N on uniform(-1,1) data (16 at k = 4096, 17 at k = 8192;
+/// docs/crt.md); a spread below one bit counts as one (the nominal profile's, so that a real profile
+/// never lowers the prediction). Returns 0 when NaN/Inf are present or more than 20 moduli would be
+/// needed (no int8-crt candidate).
+int crt_moduli_estimate(Target target, const RangeProfile& a, const RangeProfile& b, std::int64_t k);
+
+/// The modulus count at the start of an int8-crt certificate text ("N = 17 moduli ...",
+/// crt::Certificate::text(), GemmReport::certificate), or 0 when the text does not start so.
+int moduli_in_certificate(const std::string& certificate);
+
 /// One scheme considered by `auto`.
 struct Candidate {
   Scheme scheme;
@@ -179,6 +225,9 @@ struct Candidate {
   /// How predicted_seconds was obtained: "fit +-X%" (a MeasuredCost, X its largest relative residual
   /// on the calibration samples) or "rates" (the rate formula).
   std::string cost_source;
+  /// int8-crt: the modulus count the prediction assumes (crt_moduli_estimate; the certificate
+  /// decides at run time); 0 for other schemes.
+  int moduli = 0;
 };
 
 /// What the planning step decided for one call: `auto`'s choice (chosen, profiles, candidates;
@@ -192,10 +241,15 @@ struct Plan {
   /// Implementation, orientation, overlap policy, stage order and workspace of the call (filled by
   /// the backends; empty for a Plan made by plan() alone).
   ExecutionPlan execution;
+  /// When auto picked int8-crt: what its certificate decided, filled by the backends: the certified N,
+  /// the bound and the predicted time at that N, or why no N was certified and which candidate ran
+  /// instead (pick_without_crt); "" otherwise.
+  std::string certificate;
 
   /// Multi-line text for `--explain`: when auto chose, the profiles, candidates (eligible, predicted
-  /// time, predicted error, where the time came from, reason), pick and its predicted time; then,
-  /// when a backend filled it, execution.explain() verbatim.
+  /// time, predicted error, where the time came from, reason; int8-crt with its estimated N), pick and
+  /// its predicted time, and the certificate line when there is one; then, when a backend filled it,
+  /// execution.explain() verbatim.
   std::string explain() const;
 };
 
@@ -203,8 +257,25 @@ struct Plan {
 /// Candidates: native fp32/fp64 and every scheme that meets(target); the fastest eligible one wins
 /// (native always is eligible for its own target, so there is always a choice; an fp32 target with
 /// non-finite inputs picks native fp32).
+/// int8-crt (N per call, Ozaki scheme II) is a candidate at crt_moduli_estimate() moduli, predicted
+/// as its measured cost at that N plus its certificate's; it is eligible only when the model has a
+/// measured int8-crt cost and a measured certificate cost of the call's target (its passes and
+/// certificate cost far more than the rate formula says: docs/crt.md), the estimate is within the
+/// table (2..20) and the operands are finite. Its pick is `int8-crt` (parts 0): the backend runs the
+/// certificate and, when that certifies no N, pick_without_crt().
 Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int64_t n, std::int64_t k,
           Target target, const CostModel& model);
+
+/// Plan::certificate of an auto call that ran its int8-crt pick: the certificate text (N and the
+/// bound, GemmReport::certificate) and the predicted time at the certified N (the certificate
+/// included), e.g. "N = 17 moduli (...); predicted 31.2 ms at N = 17 (auto assumed N = 16, 29.8 ms)".
+std::string certificate_summary(const std::string& certificate, const Plan& plan, std::int64_t m, std::int64_t n,
+                                std::int64_t k, const CostModel& model);
+
+/// auto's next pick when its int8-crt pick cannot run (the certificate found no N <= 20, or NaN/Inf):
+/// the eligible candidate of `p` with the smallest predicted time that is not int8-crt (Ozaki I or
+/// native, typically), else native arithmetic of p.target.
+Scheme pick_without_crt(const Plan& p);
 
 /// The schemes the GPU calibration of `auto`'s cost model times for `target` (tcemu/cuda/calibrate.hpp),
 /// in catalogue order: each descriptor's calibrate_fp32 / calibrate_fp64 (the row itself, or the

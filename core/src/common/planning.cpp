@@ -3,9 +3,12 @@
 // ExecutionPlan::explain, the text those decisions are reported in.
 #include "tcemu/planning.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "tcemu/error.hpp"
+#include "tcemu/schemes/ozaki.hpp"
 
 namespace tcemu {
 namespace {
@@ -119,6 +122,39 @@ const char* to_string(Stage s) {
   return "?";
 }
 
+ChunkPlan plan_chunking(const Scheme& scheme, Implementation implementation, std::int64_t k,
+                        std::int64_t accumulation_chunk_override) {
+  if (k < 0) throw InvalidArgument("plan_chunking: k = " + std::to_string(k) + " is negative");
+  ChunkPlan c;
+  c.k_chunk_length = k;
+  const auto round16 = [](std::int64_t v) { return (v + 15) / 16 * 16; };
+  if (implementation == Implementation::multipass && scheme.parts > 1) {
+    if (accumulation_chunk_override >= 0) {
+      c.accumulation_chunk = round16(accumulation_chunk_override);
+    } else {
+      // Hopper's Tensor Cores add each MMA step into the accumulator in a 25-bit window with
+      // round-toward-zero (docs/accuracy.md): the error grows like the chunk length L (about
+      // 1.2e-9 L for FP16/BF16 parts, twice for TF32), SGEMM's like sqrt(k) (about 1.8e-8 sqrt(k)).
+      // Measured: k = 8192 -> 2048 (2.46e-6 vs SGEMM 1.62e-6), 4096 -> 1536, knn's 784 -> none.
+      const bool tf32 = scheme.part == PartType::tf32;
+      const std::int64_t lo = tf32 ? 256 : 512, hi = tf32 ? 1024 : 2048;
+      const double len = (tf32 ? 12.0 : 24.0) * std::sqrt(static_cast<double>(k));
+      const std::int64_t chunk = std::clamp(round16(static_cast<std::int64_t>(len)), lo, hi);
+      c.accumulation_chunk = k <= chunk + chunk / 4 ? 0 : chunk;
+    }
+  }
+  // INT8 products: INT32 sums of at most `longest` products of |v| <= 128 stay exact. int8-crt on the
+  // GPU uses 2^16, below 2^30 for every modulus (p = 256 included), so no sum wraps.
+  std::int64_t longest = 0;
+  if (implementation == Implementation::int_slices) longest = split::kOzakiMaxChunkK;
+  if (implementation == Implementation::crt) longest = std::int64_t{1} << 16;
+  if (longest > 0 && k > 0) {
+    c.k_chunks = (k + longest - 1) / longest;
+    c.k_chunk_length = (k + c.k_chunks - 1) / c.k_chunks;
+  }
+  return c;
+}
+
 std::string ExecutionPlan::explain() const {
   std::string out = "execution: scheme " + (scheme.empty() ? std::string("(none)") : scheme);
   if (slices > 0) out += ", " + std::to_string(slices) + " slices";
@@ -127,6 +163,13 @@ std::string ExecutionPlan::explain() const {
   out += "\n  orientation: " + (orientation_reason.empty() ? std::string(swapped ? "C^T" : "C") : orientation_reason);
   out += "\n  overlap: " + std::string(to_string(overlap)) + "\n  stages:";
   for (std::size_t i = 0; i < stages.size(); ++i) out += (i ? " -> " : " ") + std::string(to_string(stages[i]));
+  out += "\n  chunking: ";
+  out += chunking.accumulation_chunk > 0
+             ? "dominant group accumulated in chunks of " + std::to_string(chunking.accumulation_chunk) + " of k"
+             : std::string("no accumulation chunks");
+  if (chunking.k_chunks > 1)
+    out += ", k in " + std::to_string(chunking.k_chunks) + " INT32-exact chunks of " +
+           std::to_string(chunking.k_chunk_length);
   out += "\n  workspace: " + std::to_string(workspace_bytes) + " bytes\n";
   return out;
 }

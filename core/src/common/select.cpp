@@ -57,6 +57,8 @@ double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t 
     const auto f = cost_features(s, m, n, k);
     double t = 0;
     for (int i = 0; i < kCostFeatures; ++i) t += mc->coef[i] * f[i];
+    // int8-crt with N per call: the N-modulus cost above plus its certificate's.
+    if (s.family() == ImplFamily::crt && s.parts == 0) t += certificate_seconds(m, n, k, call);
     return t;
   }
   // The cost branch is the implementation family of the scheme's descriptor.
@@ -73,15 +75,7 @@ double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t 
     const int N = s.parts > 0 ? s.parts : (s.target == Target::fp64 ? d.cost_parts_fp64 : d.cost_parts_fp32);
     const double residue_bytes = (mk + kn) * (8.0 + N);    // read FP64, write N INT8 residues
     const double product_bytes = mn * (N * 4.0 * 2 + 16);  // N INT32 products written and read, C r/w
-    // N chosen per call. k <= 2^16: crt::certify_int8, three INT8 products' worth of magnitude GEMMs,
-    // the magnitude panels (read FP64, write 2 + 3 bytes) and the per-entry test of 19 N, about 75 ps
-    // per entry (8-9.5 ms in all at 8192^3 on an H100, docs/perf-notes.md "int8-crt"). Beyond:
-    // crt::certify's FP64 sums on the CUDA cores, about fifty DGEMMs' time (1.03 s at 8192^3).
-    const double certificate =
-        s.parts > 0 ? 0.0
-        : k <= crt::kInt8CertificateMaxK
-            ? 3 * flop / (rate(PartType::int8) * 1e12) + (mk + kn) * 13.0 / bw + mn * 75e-12
-            : 50 * flop / (rate(PartType::fp64) * 1e12);
+    const double certificate = s.parts > 0 ? 0.0 : certificate_seconds(m, n, k, call);
     return N * flop / (rate(PartType::int8) * 1e12) + (residue_bytes + product_bytes) / bw + certificate;
   }
   if (d.family == ImplFamily::tile_exponent) {  // one fused kernel: pack (read FP32, write INT8 segments)
@@ -93,6 +87,51 @@ double CostModel::predict_seconds(const Scheme& s, std::int64_t m, std::int64_t 
   const double split_bytes = (mk + kn) * ((s.needs_profile_before_split() ? 8.0 : 4.0) + s.parts * part_bytes);
   const double combine_bytes = mn * 4.0 * (double(s.groups.size()) + 1);
   return s.products * flop / (rate(s.part) * 1e12) + (split_bytes + combine_bytes) / bw;
+}
+
+double CostModel::certificate_seconds(std::int64_t m, std::int64_t n, std::int64_t k, Target call) const {
+  if (k <= crt::kInt8CertificateMaxK)
+    if (const MeasuredCost* mc = find_certificate(call)) {
+      const auto f = certificate_features(m, n, k);
+      double t = 0;
+      for (int i = 0; i < kCostFeatures; ++i) t += mc->coef[i] * f[i];
+      return t;
+    }
+  const double flop = 2.0 * double(m) * double(n) * double(k);
+  const double operands = double(m) * double(k) + double(k) * double(n), mn = double(m) * double(n);
+  // k <= 2^16: crt::certify_int8, three INT8 products' worth of magnitude GEMMs, the magnitude panels
+  // (read FP64, write 2 + 3 bytes) and the per-entry test of 19 N, about 75 ps per entry (8-9.5 ms in
+  // all at 8192^3 on an H100, docs/perf-notes.md "int8-crt"). Beyond: crt::certify's FP64 sums on the
+  // CUDA cores, about fifty DGEMMs' time (1.03 s at 8192^3).
+  if (k <= crt::kInt8CertificateMaxK)
+    return 3 * flop / (tops_int8 * 1e12) + operands * 13.0 / (bandwidth_gbs * 1e9) + mn * 75e-12;
+  return 50 * flop / (tflops_fp64 * 1e12);
+}
+
+const MeasuredCost* CostModel::find_certificate(Target call) const {
+  for (const MeasuredCost& c : certificate_costs)
+    if (c.target == call) return &c;
+  return nullptr;
+}
+
+int crt_moduli_estimate(Target target, const RangeProfile& a, const RangeProfile& b, std::int64_t k) {
+  if (a.nonfinite > 0 || b.nonfinite > 0) return 0;
+  const double spread = std::max({1.0, a.max_line_spread_bits, b.max_line_spread_bits});
+  const double bits = 2.0 * ((target == Target::fp64 ? 53 : 24) + 1) +
+                      std::log2(static_cast<double>(std::max<std::int64_t>(k, 1))) + 4 + spread;
+  double log2P = 0;
+  for (int N = 1; N <= crt::kMaxModuli; ++N) {
+    log2P += std::log2(static_cast<double>(crt::kModuli[N - 1]));
+    if (N >= crt::kMinModuli && log2P >= bits) return N;
+  }
+  return 0;
+}
+
+int moduli_in_certificate(const std::string& certificate) {
+  int n = 0;
+  char tail[8] = {};
+  if (std::sscanf(certificate.c_str(), "N = %d %7s", &n, tail) != 2 || std::string(tail) != "moduli") return 0;
+  return n >= crt::kMinModuli && n <= crt::kMaxModuli ? n : 0;
 }
 
 int ozaki_slices_for(Target target, const RangeProfile& a, const RangeProfile& b) {
@@ -124,22 +163,40 @@ Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int
       }
       s = ozaki_scheme(sl, target);
     }
+    // int8-crt: predicted at the modulus count its certificate is expected to ask for; the pick stays
+    // `int8-crt` (N per call), so that the backend certifies N on the operands themselves.
+    const int crt_moduli = s.family() == ImplFamily::crt ? crt_moduli_estimate(target, a, b, k) : 0;
+    c.moduli = crt_moduli;
     c.scheme = s;
-    c.predicted_seconds = model.predict_seconds(s, m, n, k, target);
+    c.predicted_seconds =
+        crt_moduli > 0 ? model.predict_seconds(parameterized_scheme(s.kind, crt_moduli, target), m, n, k, target) +
+                             model.certificate_seconds(m, n, k, target)
+                       : model.predict_seconds(s, m, n, k, target);
     if (const MeasuredCost* mc = model.find_measured(s, target)) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "fit +-%.0f%%%s", 100 * mc->fit_error,
                     mc->target == target ? "" : " (other target)");
       c.cost_source = buf;
+      if (const MeasuredCost* cert = s.family() == ImplFamily::crt ? model.find_certificate(target) : nullptr) {
+        std::snprintf(buf, sizeof buf, ", cert +-%.0f%%", 100 * cert->fit_error);
+        c.cost_source += buf;
+      }
     } else {
       c.cost_source = "rates";
     }
     c.predicted_error = std::ldexp(1.0, -s.precision_bits);
     const bool unmeasured = !model.measured.empty() && !model.find_measured(s, target);
     if (s.family() == ImplFamily::crt) {
-      // Its GPU path enters before the shared profile / split, and N needs its certificate: `auto`
-      // lists its predicted time but does not choose it yet (issue 21, scope 4).
-      c.reason = "not chosen by auto yet (int8-crt runs only when named)";
+      // Rates alone leave out its passes' and certificate's real cost (docs/crt.md: far above them),
+      // so only a model that measured both for this target lets auto pick it.
+      const MeasuredCost* mc = model.find_measured(s, target);
+      if (!mc || mc->target != target || !model.find_certificate(target))
+        c.reason = "no measured int8-crt and certificate cost for an " + std::string(to_string(target)) +
+                   " target in this model";
+      else if (a.nonfinite + b.nonfinite > 0)
+        c.reason = "non-finite input";
+      else if (crt_moduli == 0)
+        c.reason = "needs more than " + std::to_string(crt::kMaxModuli) + " moduli for this spread (estimate)";
     } else if (unmeasured && !s.is_native()) {
       // Rates alone leave out the fixed and split costs that the measured fits include, so an
       // unmeasured scheme would look cheaper than it is next to measured ones.
@@ -162,6 +219,34 @@ Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int
   return p;
 }
 
+Scheme pick_without_crt(const Plan& p) {
+  const Candidate* best = nullptr;
+  for (const auto& c : p.candidates)
+    if (c.eligible && c.scheme.family() != ImplFamily::crt &&
+        (!best || c.predicted_seconds < best->predicted_seconds))
+      best = &c;
+  return best ? best->scheme : parse_scheme(to_string(p.target));
+}
+
+std::string certificate_summary(const std::string& certificate, const Plan& plan, std::int64_t m, std::int64_t n,
+                                std::int64_t k, const CostModel& model) {
+  const int N = moduli_in_certificate(certificate);
+  std::string out = certificate;
+  if (N == 0) return out;
+  const double at_n = model.predict_seconds(parameterized_scheme(SchemeKind::int8_crt, N, plan.target), m, n, k,
+                                            plan.target) +
+                      model.certificate_seconds(m, n, k, plan.target);
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "; predicted %.4g ms at N = %d", at_n * 1e3, N);
+  out += buf;
+  for (const Candidate& c : plan.candidates)
+    if (c.scheme.family() == ImplFamily::crt && c.moduli > 0) {
+      std::snprintf(buf, sizeof buf, " (auto assumed N = %d, %.4g ms)", c.moduli, c.predicted_seconds * 1e3);
+      out += buf;
+    }
+  return out;
+}
+
 std::string Plan::explain() const {
   std::ostringstream os;
   char line[512];
@@ -174,7 +259,8 @@ std::string Plan::explain() const {
     os << line;
     const Candidate* pick = nullptr;
     for (const auto& c : candidates) {
-      std::snprintf(line, sizeof line, "  %-16s %-9s %-13.4g %-11.2e %-24s %s\n", c.scheme.name.c_str(),
+      const std::string name = c.moduli > 0 ? c.scheme.name + " (N~" + std::to_string(c.moduli) + ")" : c.scheme.name;
+      std::snprintf(line, sizeof line, "  %-16s %-9s %-13.4g %-11.2e %-24s %s\n", name.c_str(),
                     c.eligible ? "yes" : "no", c.predicted_seconds * 1e3, c.predicted_error,
                     c.cost_source.c_str(), c.reason.c_str());
       os << line;
@@ -187,6 +273,7 @@ std::string Plan::explain() const {
       os << line;
     }
     os << "\n";
+    if (!certificate.empty()) os << "  certificate: " << certificate << "\n";
   }
   if (execution.implementation != Implementation::none || !execution.stages.empty()) os << execution.explain();
   return os.str();

@@ -17,7 +17,8 @@ namespace {
 
 // 2: `impl` lines (fused against multi-pass per scheme and beta class, ImplementationTiming).
 // 3: `impl` lines name the shape class of the oriented problem (square, tall, wide).
-constexpr const char* kTextVersion = "tcemu-cost-model 3";
+// 4: int8-crt is fitted per modulus count (cost_features), `certificate` / `certificate-sample` lines.
+constexpr const char* kTextVersion = "tcemu-cost-model 4";
 
 /// Solves the normal equations of the columns in `cols` (Gaussian elimination with partial pivoting).
 /// Returns false when the system is singular.
@@ -64,11 +65,23 @@ std::array<double, kCostFeatures> cost_features(const Scheme& s, std::int64_t m,
     const double sl = s.parts > 0 ? s.parts : (s.target == Target::fp64 ? d.cost_parts_fp64 : d.cost_parts_fp32);
     return {1.0, sl, sl * operands, sl * outputs, sl * (sl + 1) / 2 * macs};
   }
+  if (d.family == ImplFamily::crt) {  // per-modulus terms: N residues, N products, N INT32 panels read
+    const double N = s.parts > 0 ? s.parts : (s.target == Target::fp64 ? d.cost_parts_fp64 : d.cost_parts_fp32);
+    return {1.0, N, N * operands, N * outputs, N * macs};
+  }
   return {1.0, 0.0, operands, outputs, macs};
 }
 
-MeasuredCost fit_measured_cost(const std::vector<CostSample>& samples) {
-  if (samples.empty()) throw InvalidArgument("fit_measured_cost: no samples");
+std::array<double, kCostFeatures> certificate_features(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const double dm = double(m), dn = double(n), dk = double(k);
+  return {1.0, 0.0, dm * dk + dk * dn, dm * dn, dm * dn * dk};
+}
+
+namespace {
+
+/// Non-negative least squares of `samples` on the terms `features(sample)` (fit_measured_cost's rule).
+template <class Features>
+MeasuredCost fit_samples(const std::vector<CostSample>& samples, Features features) {
   MeasuredCost out;
   out.kind = samples.front().scheme.kind;
   out.target = samples.front().target;
@@ -76,12 +89,9 @@ MeasuredCost fit_measured_cost(const std::vector<CostSample>& samples) {
   std::vector<std::array<double, kCostFeatures>> x;
   std::vector<double> y;
   for (const CostSample& c : samples) {
-    if (c.scheme.kind != out.kind || c.target != out.target)
-      throw InvalidArgument("fit_measured_cost: samples mix schemes (" + samples.front().scheme.name +
-                            " and " + c.scheme.name + ")");
     if (!(c.seconds > 0) || !std::isfinite(c.seconds))
       throw InvalidArgument("fit_measured_cost: " + c.scheme.name + ": non-positive time");
-    auto f = cost_features(c.scheme, c.m, c.n, c.k);
+    auto f = features(c);
     for (double& v : f) v /= c.seconds;
     x.push_back(f);
     y.push_back(1.0);
@@ -123,12 +133,33 @@ MeasuredCost fit_measured_cost(const std::vector<CostSample>& samples) {
   for (int j = 0; j < kCostFeatures; ++j) out.coef[j] = scale[j] > 0 ? best[j] / scale[j] : 0.0;
   out.points = static_cast<int>(samples.size());
   for (const CostSample& c : samples) {
-    const auto f = cost_features(c.scheme, c.m, c.n, c.k);
+    const auto f = features(c);
     double pred = 0;
     for (int j = 0; j < kCostFeatures; ++j) pred += out.coef[j] * f[j];
     out.fit_error = std::max(out.fit_error, std::fabs(pred - c.seconds) / c.seconds);
   }
   return out;
+}
+
+}  // namespace
+
+MeasuredCost fit_measured_cost(const std::vector<CostSample>& samples) {
+  if (samples.empty()) throw InvalidArgument("fit_measured_cost: no samples");
+  for (const CostSample& c : samples)
+    if (c.scheme.kind != samples.front().scheme.kind || c.target != samples.front().target)
+      throw InvalidArgument("fit_measured_cost: samples mix schemes (" + samples.front().scheme.name + " and " +
+                            c.scheme.name + ")");
+  return fit_samples(samples, [](const CostSample& c) { return cost_features(c.scheme, c.m, c.n, c.k); });
+}
+
+MeasuredCost fit_certificate_cost(const std::vector<CostSample>& samples) {
+  if (samples.empty()) throw InvalidArgument("fit_certificate_cost: no samples");
+  for (const CostSample& c : samples) {
+    if (c.scheme.kind != SchemeKind::int8_crt)
+      throw InvalidArgument("fit_certificate_cost: " + c.scheme.name + " is not int8-crt");
+    if (c.target != samples.front().target) throw InvalidArgument("fit_certificate_cost: samples mix targets");
+  }
+  return fit_samples(samples, [](const CostSample& c) { return certificate_features(c.m, c.n, c.k); });
 }
 
 const MeasuredCost* CostModel::find_measured(const Scheme& s, Target call) const {
@@ -194,6 +225,20 @@ std::string CostModel::to_text() const {
   for (const CostSample& c : samples) {
     std::snprintf(buf, sizeof buf, "sample %s %s %lld %lld %lld %.17g\n", c.scheme.name.c_str(),
                   to_string(c.target), (long long)c.m, (long long)c.n, (long long)c.k, c.seconds);
+    os << buf;
+  }
+  for (const MeasuredCost& c : certificate_costs) {
+    std::snprintf(buf, sizeof buf, "certificate %s %d %.17g", to_string(c.target), c.points, c.fit_error);
+    os << buf;
+    for (double v : c.coef) {
+      std::snprintf(buf, sizeof buf, " %.17g", v);
+      os << buf;
+    }
+    os << "\n";
+  }
+  for (const CostSample& c : certificate_samples) {
+    std::snprintf(buf, sizeof buf, "certificate-sample %s %lld %lld %lld %.17g\n", to_string(c.target),
+                  (long long)c.m, (long long)c.n, (long long)c.k, c.seconds);
     os << buf;
   }
   for (const ImplementationTiming& t : implementation_timings) {
@@ -303,6 +348,40 @@ CostModel CostModel::from_text(const std::string& text, const std::string& where
       if (m.find_implementation_timing(t.kind, t.reads_c, t.shape))
         throw fail("second 'impl' line for " + name + " " + cls + " " + shape);
       m.implementation_timings.push_back(t);
+    } else if (tag == "certificate") {
+      std::string target;
+      MeasuredCost c;
+      c.kind = SchemeKind::int8_crt;
+      if (!(ls >> target >> c.points >> c.fit_error)) throw fail("bad 'certificate' line");
+      for (double& v : c.coef)
+        if (!(ls >> v)) throw fail("bad 'certificate' line (want " + std::to_string(kCostFeatures) + " coefficients)");
+      try {
+        c.target = parse_target(target);
+      } catch (const Error& e) {
+        throw fail(e.what());
+      }
+      if (!finite_nonneg(c.fit_error) || c.points <= 0) throw fail("bad fit error or point count");
+      for (double v : c.coef)
+        if (!finite_nonneg(v)) throw fail("coefficients must be finite and >= 0");
+      if (m.find_certificate(c.target)) throw fail("second 'certificate' line for " + target);
+      m.certificate_costs.push_back(c);
+    } else if (tag == "certificate-sample") {
+      std::string target;
+      long long mm = 0, nn = 0, kk = 0;
+      CostSample c;
+      if (!(ls >> target >> mm >> nn >> kk >> c.seconds)) throw fail("bad 'certificate-sample' line");
+      try {
+        c.target = parse_target(target);
+        c.scheme = parse_scheme("int8-crt", c.target);
+      } catch (const Error& e) {
+        throw fail(e.what());
+      }
+      if (mm <= 0 || nn <= 0 || kk <= 0 || !(std::isfinite(c.seconds) && c.seconds > 0))
+        throw fail("bad certificate sample shape or time");
+      c.m = mm;
+      c.n = nn;
+      c.k = kk;
+      m.certificate_samples.push_back(c);
     } else if (tag == "end") {
       ended = true;
     } else if (!tag.empty() && tag[0] != '#') {

@@ -168,35 +168,68 @@ CudaKernels kernels_for_fit(const Scheme& sc, const CalShape& sh, const Executio
   return c.implementation == Implementation::fused ? CudaKernels::fused : CudaKernels::multipass;
 }
 
-/// Times every scheme of `t` on every shape class with data of type T; appends the samples.
+/// int8-crt's certificate on `sh`: one call with N per call names the certified N (its report), then
+/// N per call and that N given are timed interleaved; their difference is the certificate's time
+/// (appended to `certificate`, at least 1 us: a fit needs positive times), the given-N time one more
+/// sample of the per-modulus fit (appended to `out`).
+template <class T>
+void measure_certificate(Target t, const CalShape& sh, const ExecutionPolicy& policy, CalBuffers<T>& buf,
+                         Workspace& ws, std::vector<CostSample>& out, std::vector<CostSample>& certificate) {
+  const Scheme per_call = parse_scheme("int8-crt", t);
+  GemmOptions o;
+  o.scheme = per_call;
+  o.range_policy = RangePolicy::ignore;
+  o.execution = policy;
+  const GemmReport r = gemm_device<T>(Op::N, Op::N, T(1), col_major<const T>(buf.A.get(), sh.m, sh.k),
+                                      col_major<const T>(buf.B.get(), sh.k, sh.n), T(0),
+                                      col_major(buf.C.get(), sh.m, sh.n), o, nullptr, &ws);
+  const int N = moduli_in_certificate(r.certificate);
+  if (N == 0) throw DeviceError("cost model calibration: int8-crt's report names no N: '" + r.certificate + "'");
+  const Scheme given = parameterized_scheme(SchemeKind::int8_crt, N, t);
+  const std::vector<RunTimes> rt =
+      time_runs_interleaved({timed_call(buf, sh, per_call, policy, CudaKernels::fused, T(0), ws),
+                             timed_call(buf, sh, given, policy, CudaKernels::fused, T(0), ws)},
+                            kWarmup, kRepeat);
+  out.push_back(CostSample{given, sh.m, sh.n, sh.k, 1e-3 * rt[1].median_ms, t});
+  certificate.push_back(
+      CostSample{per_call, sh.m, sh.n, sh.k, std::max(1e-6, 1e-3 * (rt[0].median_ms - rt[1].median_ms)), t});
+}
+
+/// Times every scheme of `t` on every shape class with data of type T; appends the samples (and, when
+/// int8-crt is in the set, its certificate's to `certificate`).
 template <class T>
 void measure(Target t, const ExecutionPolicy& policy, const std::vector<ImplementationTiming>& impl, Workspace& ws,
-             std::vector<CostSample>& out) {
+             std::vector<CostSample>& out, std::vector<CostSample>& certificate) {
   CalBuffers<T> buf;
   RecordTimingsOff off(ws);
-  for (const CalShape& sh : kShapes)
-    for (const Scheme& sc : schemes_for(t)) {
+  const std::vector<Scheme> set = schemes_for(t);
+  const bool crt = std::any_of(set.begin(), set.end(), [](const Scheme& s) { return s.family() == ImplFamily::crt; });
+  for (const CalShape& sh : kShapes) {
+    for (const Scheme& sc : set) {
       const RunTimes rt = time_runs(timed_call(buf, sh, sc, policy, kernels_for_fit(sc, sh, policy, impl), T(0), ws),
                                     kWarmup, kRepeat);
       out.push_back(CostSample{sc, sh.m, sh.n, sh.k, 1e-3 * rt.median_ms, t});
     }
+    if (crt) measure_certificate(t, sh, policy, buf, ws, out, certificate);
+  }
 }
 
 /// Measures the whole table and fits it (calibrate.hpp).
 CostModel measure_model(const ExecutionPolicy& policy, Workspace* wsp, const std::string& cache) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string dev = device_description();
-  std::fprintf(stderr, "tcemu: measuring the cost model of auto on %s (%zu shapes x 12 schemes, a few s)%s%s\n",
-               dev.c_str(), sizeof kShapes / sizeof kShapes[0], cache.empty() ? "" : "; cache: ",
+  std::fprintf(stderr, "tcemu: measuring the cost model of auto on %s (%zu shapes x %zu schemes, a few s)%s%s\n",
+               dev.c_str(), sizeof kShapes / sizeof kShapes[0],
+               schemes_for(Target::fp32).size() + schemes_for(Target::fp64).size(), cache.empty() ? "" : "; cache: ",
                cache.c_str());
   TCEMU_CUDA(cudaDeviceSynchronize());
   std::unique_ptr<Workspace> own;
   if (!wsp) own = std::make_unique<Workspace>();
   Workspace& ws = wsp ? *wsp : *own;
-  std::vector<CostSample> samples;
+  std::vector<CostSample> samples, certificate;
   const std::vector<ImplementationTiming> impl = measure_implementations(policy, ws);
-  measure<float>(Target::fp32, policy, impl, ws, samples);
-  measure<double>(Target::fp64, policy, impl, ws, samples);
+  measure<float>(Target::fp32, policy, impl, ws, samples, certificate);
+  measure<double>(Target::fp64, policy, impl, ws, samples, certificate);
   if (own) own->release();
 
   CostModel m = CostModel::h200_anchors();
@@ -214,6 +247,13 @@ CostModel measure_model(const ExecutionPolicy& policy, Workspace* wsp, const std
     for (const CostSample& s : samples)
       if (s.scheme.kind == kind && s.target == target) group.push_back(s);
     m.measured.push_back(fit_measured_cost(group));
+  }
+  m.certificate_samples = certificate;
+  for (const Target t : {Target::fp32, Target::fp64}) {
+    std::vector<CostSample> group;
+    for (const CostSample& s : certificate)
+      if (s.target == t) group.push_back(s);
+    if (!group.empty()) m.certificate_costs.push_back(fit_certificate_cost(group));
   }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "tcemu: cost model measured in %.1f s (%zu timings, %zu fits, %zu fused/multi-pass pairs)\n",
@@ -260,6 +300,8 @@ std::shared_ptr<const CostModel> read_cache(const std::string& path) {
         const MeasuredCost* c = m.find_measured(s, t);
         if (!c || c->target != t)
           throw InvalidArgument(path + ": no " + to_string(t) + "-target fit for " + s.name);
+        if (s.family() == ImplFamily::crt && !m.find_certificate(t))
+          throw InvalidArgument(path + ": no " + to_string(t) + "-target certificate cost for " + s.name);
       }
     return std::make_shared<const CostModel>(std::move(m));
   } catch (const Error& e) {
@@ -285,10 +327,11 @@ std::string calibration_cache_path(const ExecutionPolicy& policy) {
   // v4: fused against multi-pass per scheme and beta class (`impl` lines), the fits timed with
   // the implementation the planning step picks; the policy's kernels named in the file.
   // v5: per shape class too (text version 3); "-tiles" for OrientationPolicy::tiles.
+  // v6: int8-crt per modulus count and its certificate (text version 4).
   const std::string kernels = std::string(to_string(policy.kernels)) +
                               (policy.fused_mma == FusedMma::mma_sync ? "-mma.sync" : "") +
                               (policy.orientation == OrientationPolicy::tiles ? "-tiles" : "");
-  std::snprintf(name, sizeof name, "cost-model-v5-%s-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt", kernels.c_str(),
+  std::snprintf(name, sizeof name, "cost-model-v6-%s-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt", kernels.c_str(),
                 sanitize(p.name).c_str(), p.major, p.minor, drv, rt, cb_major, cb_minor, cb_patch);
   return dir + "/" + name;
 }
@@ -370,6 +413,12 @@ std::string describe_cost_model(const CostModel& model) {
                   c.coef[4] > 0 ? 2.0 / c.coef[4] / 1e12 : 0.0, 100 * c.fit_error);
     os << line;
   }
+  for (const MeasuredCost& c : model.certificate_costs) {
+    std::snprintf(line, sizeof line, "  %-12s %-6s %10.2f %12s %14.2f %14.2f %14.1f %7.1f%%\n", "int8-crt cert.",
+                  to_string(c.target), c.coef[0] * 1e6, "-", c.coef[2] * 1e12, c.coef[3] * 1e12,
+                  c.coef[4] > 0 ? 2.0 / c.coef[4] / 1e12 : 0.0, 100 * c.fit_error);
+    os << line;
+  }
   if (!model.implementation_timings.empty()) {
     std::snprintf(line, sizeof line, "  %-14s %-7s %-10s %-20s %12s %14s %s\n", "implementation", "shape", "beta",
                   "m x n x k", "fused ms", "multi-pass ms", "auto picks");
@@ -396,6 +445,14 @@ std::string describe_cost_model(const CostModel& model) {
                     100 * (p - c.seconds) / c.seconds);
       os << line;
     }
+  }
+  for (const CostSample& c : model.certificate_samples) {
+    const double p = model.certificate_seconds(c.m, c.n, c.k, c.target);
+    char shape[64];
+    std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)c.m, (long long)c.n, (long long)c.k);
+    std::snprintf(line, sizeof line, "  %-14s %-6s %-20s %12.4f %12.4f %+7.1f%%\n", "int8-crt cert.",
+                  to_string(c.target), shape, c.seconds * 1e3, p * 1e3, 100 * (p - c.seconds) / c.seconds);
+    os << line;
   }
   return os.str();
 }

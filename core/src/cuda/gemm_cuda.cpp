@@ -279,6 +279,12 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   auto decide_for = [&](const Scheme& sc) -> const Decision& {
     return decide_memo(sc, a.rows, b.cols, c_row_major, reads_c, options.execution, model_for_implementation);
   };
+  // The planning step's decisions for scheme `sc`: implementation, orientation, then how k is cut.
+  auto plan_execution = [&](const Scheme& sc) {
+    apply(decide_for(sc), p, oa, ob, C, ep);
+    p.chunks = plan_chunking(sc, ep.implementation, p.k, options.execution.accumulation_chunk);
+    ep.chunking = p.chunks;
+  };
   // Fills the report's execution plan (GemmReport::plan is set by resolution before this).
   auto finish = [&](const Scheme& sc) {
     ep.scheme = sc.name;
@@ -299,7 +305,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   }
 
   if (options.scheme.family() == ImplFamily::crt) {  // int8-crt: its own stages (dispatch/crt_path.cpp)
-    apply(decide_for(options.scheme), p, oa, ob, C, ep);
+    plan_execution(options.scheme);
     const std::string why = detail::run_crt<T>(options, p, ws, wso.record_timings, report);
     if (!why.empty())
       return ::tcemu::detail::scheme_fallback(options, why, [&](const GemmOptions& o) {
@@ -312,7 +318,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
 
   if (options.scheme.family() == ImplFamily::tile_exponent) {
     // The tile rule needs the packed tiles: the pack pass decides between the kernel and a fallback.
-    apply(decide_for(options.scheme), p, oa, ob, C, ep);
+    plan_execution(options.scheme);
     mixpert::PackCheck cx, cy;
     const bool ignore = options.range_policy == RangePolicy::ignore;
     const bool ran = detail::run_mixpert<T>(options.scheme, p, ws, ignore, cx, cy, ev[1]);
@@ -338,9 +344,11 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   // What is split before the profile is known: the requested scheme, or for `auto` the scheme it
   // picks for this shape on in-range operands (nominal_plan), confirmed by resolve_scheme on the
   // real profile below. A native pick there is final: such calls skip the profile.
-  const Plan* nominal = req.is_automatic() ? &nominal_plan(req.target, a.rows, b.cols, p.k, model) : nullptr;
+  // The caller's cost model when it gives one (as resolve_scheme uses it), else the device's.
+  const CostModel& auto_model = options.cost_model ? *options.cost_model : model;
+  const Plan* nominal = req.is_automatic() ? &nominal_plan(req.target, a.rows, b.cols, p.k, auto_model) : nullptr;
   const Scheme spec = nominal ? nominal->chosen : req;
-  apply(decide_for(spec), p, oa, ob, C, ep);
+  plan_execution(spec);
   RangeProfile pa, pb;
   Scheme s;
   // The stages queued before the plan, for `spec`: after the plan the executor runs the rest, all
@@ -362,9 +370,11 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     ep.stages.push_back(Stage::plan);
   } else {
     pr = profile_areas(p.m, p.n, ws, st);
-    // Split stage. Ozaki (slice count) and the line-aligned schemes (line exponents) need the
-    // profile first: a profile-only pass; the others split with the profile fused in.
-    const bool profile_only = spec.family() == ImplFamily::int_slices || spec.needs_profile_before_split();
+    // Split stage. Ozaki (slice count), auto's int8-crt pick (its own passes follow the plan) and
+    // the line-aligned schemes (line exponents) need the profile first: a profile-only pass; the
+    // others split with the profile fused in.
+    const bool profile_only = spec.family() == ImplFamily::int_slices || spec.family() == ImplFamily::crt ||
+                              spec.needs_profile_before_split();
     if (profile_only) {
       const detail::SplitSpec none{};
       detail::split_operand<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, none, nullptr, p.k, pr.x, st);
@@ -393,7 +403,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       before_plan = {};  // wasted work: the resolved scheme runs all its stages
       // Another scheme runs: its own implementation and orientation (the profile areas follow x and y).
       const bool was_swapped = p.swapped;
-      apply(decide_for(s), p, oa, ob, C, ep);
+      plan_execution(s);
       if (p.swapped != was_swapped) std::swap(pr.x, pr.y);
     }
     if (s.is_line_aligned()) {
@@ -405,6 +415,31 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       p.scale_exp_y = split::aligned_scale_exp(s.kind, qy.max_abs);
       p.alpha = static_cast<T>(static_cast<double>(alpha) * std::ldexp(1.0, -p.scale_exp_x - p.scale_exp_y));
     }
+  }
+
+  if (s.family() == ImplFamily::crt) {
+    // auto picked int8-crt: its certificate decides N on the operands (dispatch/crt_path.cpp); with
+    // none certified (or NaN/Inf) C is untouched and the plan's next pick runs (pick_without_crt).
+    GemmOptions o = options;
+    o.scheme = s;
+    const std::string why = detail::run_crt<T>(o, p, ws, wso.record_timings, report);
+    if (!why.empty()) {
+      GemmOptions f = options;
+      f.scheme = pick_without_crt(report.plan);
+      GemmReport r = gemm_device<T>(opA, opB, alpha, A, B, beta, C, f, stream, wsp);
+      r.requested = req;
+      r.fell_back = true;
+      r.note = s.name + " -> " + r.used.name + ": " + why + (r.note.empty() ? "" : "; then " + r.note);
+      Plan auto_plan = report.plan;  // auto's plan, with how the next pick ran
+      auto_plan.execution = r.plan.execution;
+      auto_plan.certificate = why + "; ran " + r.used.name + " instead (the next pick)";
+      r.plan = auto_plan;
+      return r;
+    }
+    report.plan.certificate = certificate_summary(report.certificate, report.plan, a.rows, b.cols, p.k, auto_model);
+    ep.stages.insert(ep.stages.end(), {Stage::split, Stage::products, Stage::combine});
+    finish(s);
+    return report;
   }
 
   switch (s.family()) {

@@ -82,6 +82,7 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
   ep.orientation_reason = "C (the host backend never swaps)";
   ep.overlap = Overlap::none;  // the host runs its stages one after the other
   ep.stages = {Stage::plan};
+  ep.chunking.k_chunk_length = k;  // the host accumulates every product over the whole of k
   if (s.family() == ImplFamily::int_slices) {
     ep.slices = s.parts;
     ep.implementation = Implementation::int_slices;
@@ -93,6 +94,20 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
     ep.implementation_reason = "Ozaki scheme II reference loops";
     const std::string why = host::gemm_crt(s, alpha, a, b, beta, C, t,
                                            options.range_policy == RangePolicy::ignore, report.certificate);
+    if (!why.empty() && options.scheme.is_automatic()) {
+      // auto's int8-crt pick without a certified N: the plan's next pick runs, with a note.
+      GemmOptions o = options;
+      o.scheme = pick_without_crt(report.plan);
+      GemmReport r = gemm_host<T>(Op::N, Op::N, alpha, a, b, beta, C, o);
+      r.requested = options.scheme;
+      r.fell_back = true;
+      r.note = s.name + " -> " + r.used.name + ": " + why + (r.note.empty() ? "" : "; then " + r.note);
+      Plan auto_plan = report.plan;  // auto's plan, with how the next pick ran
+      auto_plan.execution = r.plan.execution;
+      auto_plan.certificate = why + "; ran " + r.used.name + " instead (the next pick)";
+      r.plan = auto_plan;
+      return r;
+    }
     if (!why.empty()) {  // no N in the table is certified: C untouched, run the fallback
       GemmOptions o = options;
       o.scheme = s;
@@ -103,6 +118,8 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
       return r;
     }
     ep.stages.insert(ep.stages.end(), {Stage::split, Stage::products, Stage::combine});
+    if (options.scheme.is_automatic()) report.plan.certificate = certificate_summary(report.certificate, report.plan, m, n, k,
+                                                  options.cost_model ? *options.cost_model : CostModel::host());
   } else {
     const bool fp64 = s.is_native() && s.part == PartType::fp64;
     ep.implementation = s.is_native() ? Implementation::native : Implementation::multipass;

@@ -14,12 +14,17 @@
 /// scheme, beta class and shape class, tcemu/planning.hpp). Then, each on the implementation the
 /// planning step will run (the policy's kernels; automatic: the faster at beta = 0 in the shape's class),
 ///   FP32 target, float data:  fp32, fp64, fp16x2, tf32x2, bf16x3, bf16x9, int8-ozaki:4, int8-ozaki:7
-///   FP64 target, double data: fp64, int8-ozaki:6, int8-ozaki:8, int8-ozaki:11
+///   FP64 target, double data: fp64, int8-ozaki:6, int8-ozaki:8, int8-ozaki:11, int8-crt:14, int8-crt:20,
+///                             and per shape int8-crt (N per call) against int8-crt:N at its certified N,
+///                             interleaved: the certified-N time is a third point of int8-crt's
+///                             per-modulus fit, the difference the certificate's own cost
+///                             (CostModel::certificate_costs, fit_certificate_cost)
 /// on seven shapes (m x n x k), each chosen so that one cost term dominates:
 ///   256^3 and 1024^3 (fixed cost), 4096^3 and 8192^3 (products), 8192 x 8192 x 64 (output), 32768 x 64 x 2048 (operand
 ///   split), 16384 x 1024 x 784 (a tall-skinny mix, the knn/kmeans class).
 /// Per scheme kind and target a MeasuredCost (select.hpp) is fitted: time = fixed + a (mk + kn) +
-/// b mn + c mnk (Ozaki: with its slice count s in the terms, see cost_features()), by non-negative
+/// b mn + c mnk (Ozaki: with its slice count s in the terms, int8-crt with its modulus count N, see
+/// cost_features()), by non-negative
 /// least squares on the relative residuals. Schemes that `auto` never picks (the one-pass floors and
 /// the FP16 variants below FP32 accuracy) keep the rate formula (Candidate::cost_source "rates").
 /// FP32-target schemes on double data (rounded to float first) are predicted with the float-data fit.
@@ -58,7 +63,7 @@ namespace tcemu::cuda {
 /// CalibrationPolicy lives in tcemu/execution.hpp (ExecutionPolicy::calibration).
 using ::tcemu::CalibrationPolicy;
 
-/// Cache file of the current device under `policy`: <policy.calibration_cache_dir>/cost-model-v5-
+/// Cache file of the current device under `policy`: <policy.calibration_cache_dir>/cost-model-v6-
 /// <kernels>-<GPU name>-sm<cc>-drv<driver>-rt<runtime>-cublas<version>.txt, <kernels> one of auto,
 /// fused, multipass, with "-mma.sync" for FusedMma::mma_sync and "-tiles" for
 /// OrientationPolicy::tiles (name characters other than

@@ -43,6 +43,11 @@ struct Int8Crt {
     d.range = RangeRule::nonfinite_only;
     d.cost_parts_fp32 = 8;   // the certified N on uniform / phi <= 1 data (docs/crt.md)
     d.cost_parts_fp64 = 16;
+    // auto's FP64 cost model times N = 14 and 20 (the per-modulus terms) and, in calibrate.cpp, N per
+    // call against the certified N given (the certificate's own cost); the FP32 target is not timed,
+    // so auto picks int8-crt for FP64 targets only.
+    d.calibrate_fp64[0] = 14;
+    d.calibrate_fp64[1] = 20;
     d.param_min = kCrtMinModuli;
     d.param_max = kCrtMaxModuli;
     d.param_symbol = "N";

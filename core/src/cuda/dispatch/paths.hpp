@@ -31,6 +31,7 @@ struct Problem {
   T alpha{}, beta{};
   cudaStream_t stream = nullptr;
   const ExecutionPolicy* exec = nullptr;  ///< GemmOptions::execution (never null once set up)
+  ChunkPlan chunks;  ///< how k is cut (planned: tcemu/planning.hpp plan_chunking)
   /// fp16x2-aligned: per-line exponents of x and y (device, from the profile) and the operands'
   /// scale exponents; alpha then already carries 2^-(scale_exp_x + scale_exp_y).
   const int* line_exp_x = nullptr;

@@ -84,27 +84,6 @@ SplitSpec spec_for(SchemeKind kind, Store store, const std::vector<int>& seq) {
   return sp;
 }
 
-/// Length of the k chunks of the most significant product group (0 = no chunking). Hopper's Tensor
-/// Cores add each MMA step's products into the accumulator with a 25-bit window and round toward zero
-/// (docs/accuracy.md), so the accumulation error grows linearly with the steps per accumulator: at
-/// k = 8192 without chunks every FP32 scheme landed near 1e-5 (6x cuBLAS SGEMM). Chunks of the
-/// dominant group are added with round-to-nearest (the lower groups are 2^-8..2^-12 smaller).
-/// SGEMM's own error grows like sqrt(k) (H200, uniform data: about 1.8e-8 sqrt(k)), the chunks' error
-/// like their length L (about 1.2e-9 L for FP16/BF16 parts, twice that for TF32), so L = 24 sqrt(k)
-/// (12 sqrt(k) for TF32) keeps the scheme at about 1.6x SGEMM's error at every k: clamped to
-/// [512, 2048] ([256, 1024]), and no chunking when k <= 1.25 L (a short rest chunk costs a GEMM and
-/// gains little). Measured: 8192 -> 2048 (2.46e-6 vs SGEMM 1.62e-6), 4096 -> 1536, knn's k = 784 -> none
-/// (9.7e-7 vs 5.0e-7); a fixed 2048 gave 2.1x SGEMM's error at k = 4096 (docs/cost-model.md).
-/// ExecutionPolicy::accumulation_chunk (elements of k; 0 disables) overrides the rule when >= 0.
-std::int64_t acc_chunk(PartType part, std::int64_t k, std::int64_t forced) {
-  if (forced >= 0) return round_up(forced, 16);
-  const bool tf32 = part == PartType::tf32;
-  const std::int64_t lo = tf32 ? 256 : 512, hi = tf32 ? 1024 : 2048;
-  const double len = (tf32 ? 12.0 : 24.0) * std::sqrt(static_cast<double>(k));
-  const std::int64_t c = std::clamp(round_up(static_cast<std::int64_t>(len), 16), lo, hi);
-  return k <= c + c / 4 ? 0 : c;
-}
-
 /// Split-panel row length: k padded to 16 elements (32-byte rows for 16-bit parts, INT8 alignment).
 std::int64_t panel_k(std::int64_t k) { return round_up(std::max<std::int64_t>(k, 1), 16); }
 
@@ -264,8 +243,9 @@ void products_into_c(const Problem<T>& p, const PanelGemm& G, const PartLayout& 
   }
 }
 
-/// The multi-pass accumulators of `s` on `p`: group 0 (the most significant) in k chunks of kb (see
-/// acc_chunk), one FP32 accumulator per group and per chunk of group 0.
+/// The multi-pass accumulators of `s` on `p`: group 0 (the most significant) in k chunks of kb
+/// (p.chunks.accumulation_chunk, planned by plan_chunking), one FP32 accumulator per group and per
+/// chunk of group 0.
 struct Accumulation {
   PartLayout L;
   int ngroups = 0, n0 = 0;
@@ -281,7 +261,7 @@ Accumulation accumulation(const Scheme& s, const Problem<T>& p) {
   a.ngroups = static_cast<int>(a.L.windows.size());
   a.kp = panel_k(p.k);
   const std::int64_t k0 = a.L.windows[0].len * a.kp;
-  a.kb = s.parts > 1 ? acc_chunk(s.part, p.k, p.exec->accumulation_chunk) : 0;
+  a.kb = p.chunks.accumulation_chunk;  // planned (plan_chunking)
   a.nfull = a.kb > 0 && k0 > a.kb ? k0 / a.kb : 0;
   a.rem = a.nfull > 0 ? k0 - a.nfull * a.kb : k0;
   a.n0 = static_cast<int>(a.nfull + (a.rem > 0 ? 1 : 0));
@@ -351,9 +331,10 @@ template <class T>
 void run_ozaki(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const int* ex, const int* ey,
                cudaEvent_t after_split, cudaEvent_t after_products) {
   const int sl = s.parts;
-  constexpr std::int64_t kChunk = std::int64_t{1} << 17;  // split::kOzakiMaxChunkK
-  const std::int64_t nchunks = std::max<std::int64_t>(1, (p.k + kChunk - 1) / kChunk);
-  const std::int64_t kc = std::max<std::int64_t>(1, (p.k + nchunks - 1) / nchunks);
+  constexpr std::int64_t kChunk = split::kOzakiMaxChunkK;
+  // k in INT32-exact chunks of equal length, as planned (plan_chunking).
+  const std::int64_t nchunks = std::max<std::int64_t>(1, p.chunks.k_chunks);
+  const std::int64_t kc = std::max<std::int64_t>(1, p.chunks.k_chunk_length);
   const std::int64_t kcp = panel_k(kc);
   const std::int64_t per_line = nchunks * sl * kcp;  // bytes of one line's slices
   auto* sx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, per_line * p.m, p.stream));

@@ -1,0 +1,217 @@
+#pragma once
+/// \file kernels.hpp
+/// hplai's own element-wise work, written once with Kokkos parallel patterns on an execution space
+/// instance (the host space or Kokkos::Cuda): conversion of A to the working precision, the block
+/// maximum and power-of-two scaling of the trailing-update operands, the pivot check, and the FP64
+/// vector operations of GMRES / iterative refinement (refine_impl.hpp). Work goes to the instance's
+/// queue; the functions that return a value wait for it. Reductions are deterministic for a given
+/// space and length (Kokkos' reduction trees do not depend on timing), so runs repeat bit for bit.
+#include <Kokkos_Core.hpp>
+#include <cfloat>
+#include <cstdint>
+#include <type_traits>
+#include <limits>
+
+namespace hplai::kernels {
+
+/// True when Space runs on the host (its loops walk memory in order; a GPU's threads coalesce).
+template <class Space>
+constexpr bool runs_on_host() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+}
+
+/// LU(i, j) = T(A(i, j)) for an n x n FP64 A (row-major) and factors LU of any layout. Row-major
+/// factors on the host: a copy row by row. Otherwise one team per 32 x 32 tile, read along A's rows
+/// and written along LU's fastest index through a tile in team scratch memory (the transpose of a
+/// row-major A into the GPU's column-major factors stays coalesced).
+template <class Space, class ViewA, class ViewLU>
+void convert(const Space& space, const ViewA& A, const ViewLU& LU) {
+  using T = typename ViewLU::non_const_value_type;
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Tile = Kokkos::View<double[32][33], typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const std::int64_t n = static_cast<std::int64_t>(A.extent(0));
+  const std::int64_t tiles = (n + 31) / 32;
+  const bool lu_rows_fast = LU.stride(1) < LU.stride(0);  // row-major factors
+  const int team = std::is_same_v<typename Space::memory_space, Kokkos::HostSpace> ? 1 : 256;
+  if constexpr (runs_on_host<Space>()) {
+    if (lu_rows_fast) {  // the host's row-major factors: a straight copy, row by row
+      Kokkos::parallel_for(
+          "hplai::convert", Kokkos::RangePolicy<Space>(space, 0, n), KOKKOS_LAMBDA(std::int64_t i) {
+            for (std::int64_t j = 0; j < n; ++j) LU(i, j) = static_cast<T>(A(i, j));
+          });
+      return;
+    }
+  }
+  Policy policy(space, static_cast<int>(tiles * tiles), team);
+  Kokkos::parallel_for(
+      "hplai::convert", policy.set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size())),
+      KOKKOS_LAMBDA(const Member& m) {
+        const std::int64_t r0 = (m.league_rank() / tiles) * 32, c0 = (m.league_rank() % tiles) * 32;
+        Tile tile(m.team_scratch(0));
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, 1024), [&](int e) {  // along A's rows
+          const std::int64_t i = r0 + e / 32, j = c0 + e % 32;
+          if (i < n && j < n) tile(e / 32, e % 32) = A(i, j);
+        });
+        m.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, 1024), [&](int e) {  // along LU's fastest index
+          const int r = lu_rows_fast ? e / 32 : e % 32, c = lu_rows_fast ? e % 32 : e / 32;
+          const std::int64_t i = r0 + r, j = c0 + c;
+          if (i < n && j < n) LU(i, j) = static_cast<T>(tile(r, c));
+        });
+      });
+}
+
+/// A host View as lines along its contiguous index (rows when `rows_fast`): line l starts at
+/// line(l), its entries `step` apart (1 for the factors' blocks), so the loops run over plain memory.
+template <class ViewX>
+struct HostLines {
+  typename ViewX::pointer_type data;
+  std::int64_t lines, length, line_stride, step;
+  HostLines(const ViewX& X, bool rows_fast)
+      : data(X.data()),
+        lines(static_cast<std::int64_t>(rows_fast ? X.extent(0) : X.extent(1))),
+        length(static_cast<std::int64_t>(rows_fast ? X.extent(1) : X.extent(0))),
+        line_stride(static_cast<std::int64_t>(rows_fast ? X.stride(0) : X.stride(1))),
+        step(static_cast<std::int64_t>(rows_fast ? X.stride(1) : X.stride(0))) {}
+  KOKKOS_INLINE_FUNCTION typename ViewX::pointer_type line(std::int64_t l) const { return data + l * line_stride; }
+};
+
+/// max |X(i, j)| over a rank-2 View (a sub-view of the factors), waits for the result. On the host
+/// one work item per line along X's contiguous index; on a GPU one per element, consecutive
+/// elements along that index (coalesced).
+template <class Space, class ViewX>
+double absmax(const Space& space, const ViewX& X) {
+  const std::int64_t rows = static_cast<std::int64_t>(X.extent(0)), cols = static_cast<std::int64_t>(X.extent(1));
+  double m = 0;
+  if (rows == 0 || cols == 0) return m;
+  const bool rows_fast = X.stride(1) < X.stride(0);  // a block of row-major factors
+  if constexpr (runs_on_host<Space>()) {
+    const HostLines<ViewX> at(X, rows_fast);
+    Kokkos::parallel_reduce(
+        "hplai::absmax", Kokkos::RangePolicy<Space>(space, 0, at.lines),
+        KOKKOS_LAMBDA(std::int64_t l, double& acc) {
+          const auto* line = at.line(l);
+          for (std::int64_t k = 0; k < at.length; ++k) {
+            const double v = static_cast<double>(line[k * at.step]);
+            const double a = v < 0 ? -v : v;
+            acc = a > acc ? a : acc;
+          }
+        },
+        Kokkos::Max<double>(m));
+  } else {
+    Kokkos::parallel_reduce(
+        "hplai::absmax", Kokkos::RangePolicy<Space>(space, 0, rows * cols),
+        KOKKOS_LAMBDA(std::int64_t e, double& acc) {
+          const std::int64_t i = rows_fast ? e / cols : e % rows, j = rows_fast ? e % cols : e / rows;
+          const double v = static_cast<double>(X(i, j));
+          const double a = v < 0 ? -v : v;
+          acc = a > acc ? a : acc;
+        },
+        Kokkos::Max<double>(m));
+  }
+  space.fence();
+  return m;
+}
+
+/// X *= f element-wise (f a power of two: exact); the same iteration shapes as absmax.
+template <class Space, class ViewX>
+void scale(const Space& space, const ViewX& X, typename ViewX::non_const_value_type f) {
+  const std::int64_t rows = static_cast<std::int64_t>(X.extent(0)), cols = static_cast<std::int64_t>(X.extent(1));
+  if (rows == 0 || cols == 0) return;
+  const bool rows_fast = X.stride(1) < X.stride(0);  // a block of row-major factors
+  if constexpr (runs_on_host<Space>()) {
+    const HostLines<ViewX> at(X, rows_fast);
+    Kokkos::parallel_for(
+        "hplai::scale", Kokkos::RangePolicy<Space>(space, 0, at.lines), KOKKOS_LAMBDA(std::int64_t l) {
+          auto* line = at.line(l);
+          for (std::int64_t k = 0; k < at.length; ++k) line[k * at.step] *= f;
+        });
+  } else {
+    Kokkos::parallel_for(
+        "hplai::scale", Kokkos::RangePolicy<Space>(space, 0, rows * cols), KOKKOS_LAMBDA(std::int64_t e) {
+          const std::int64_t i = rows_fast ? e / cols : e % rows, j = rows_fast ? e % cols : e / rows;
+          X(i, j) *= f;
+        });
+  }
+}
+
+/// The first column j whose pivot LU(j, j) is zero, not finite, or |u_jj| <= tiny; n when none.
+template <class Space, class ViewLU>
+std::int64_t first_bad_pivot(const Space& space, const ViewLU& LU, double tiny) {
+  const std::int64_t n = static_cast<std::int64_t>(LU.extent(0));
+  std::int64_t first = n;
+  Kokkos::parallel_reduce(
+      "hplai::pivots", Kokkos::RangePolicy<Space>(space, 0, n),
+      KOKKOS_LAMBDA(std::int64_t j, std::int64_t& acc) {
+        const double u = static_cast<double>(LU(j, j));
+        const double a = u < 0 ? -u : u;
+        const bool finite = a <= DBL_MAX;  // false for Inf and NaN
+        if ((!(a > tiny) || !finite) && j < acc) acc = j;
+      },
+      Kokkos::Min<std::int64_t>(first));
+  space.fence();
+  return first < n ? first : n;  // the reducer's identity (the largest int64) when none
+}
+
+/// X(i, j) as a double, read back from wherever X lives (waits for the space).
+template <class Space, class ViewX>
+double element(const Space& space, const ViewX& X, std::int64_t i, std::int64_t j) {
+  double v = 0;
+  Kokkos::parallel_reduce(
+      "hplai::element", Kokkos::RangePolicy<Space>(space, 0, 1),
+      KOKKOS_LAMBDA(std::int64_t, double& acc) { acc = static_cast<double>(X(i, j)); }, v);
+  space.fence();
+  return v;
+}
+
+// ------------------------------------------------------------------- FP64 vectors (refinement)
+
+/// sum_i a_i b_i.
+template <class Space, class V>
+double dot(const Space& space, const V& a, const V& b) {
+  double s = 0;
+  Kokkos::parallel_reduce(
+      "hplai::dot", Kokkos::RangePolicy<Space>(space, 0, a.extent(0)),
+      KOKKOS_LAMBDA(std::int64_t i, double& acc) { acc += a(i) * b(i); }, s);
+  space.fence();
+  return s;
+}
+
+/// max_i |v_i|; NaN when any entry is NaN (a broken iterate is never reported as converged).
+template <class Space, class V>
+double amax(const Space& space, const V& v) {
+  double m = 0;
+  std::int64_t nans = 0;
+  // NaN is counted apart: a max reduction's join may drop it.
+  Kokkos::parallel_reduce(
+      "hplai::amax", Kokkos::RangePolicy<Space>(space, 0, v.extent(0)),
+      KOKKOS_LAMBDA(std::int64_t i, double& acc) {
+        const double a = v(i) < 0 ? -v(i) : v(i);
+        acc = a > acc ? a : acc;
+      },
+      Kokkos::Max<double>(m));
+  Kokkos::parallel_reduce(
+      "hplai::nans", Kokkos::RangePolicy<Space>(space, 0, v.extent(0)),
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t& acc) { acc += v(i) != v(i) ? 1 : 0; }, nans);
+  space.fence();
+  return nans > 0 ? std::numeric_limits<double>::quiet_NaN() : m;
+}
+
+/// y += a x.
+template <class Space, class V>
+void axpy(const Space& space, double a, const V& x, const V& y) {
+  Kokkos::parallel_for(
+      "hplai::axpy", Kokkos::RangePolicy<Space>(space, 0, x.extent(0)), KOKKOS_LAMBDA(std::int64_t i) { y(i) += a * x(i); });
+}
+
+/// y = a x (element types may differ: the FP64 <-> FP32 conversions of the preconditioner).
+template <class Space, class VX, class VY>
+void scale_into(const Space& space, double a, const VX& x, const VY& y) {
+  using T = typename VY::non_const_value_type;
+  Kokkos::parallel_for(
+      "hplai::scale_into", Kokkos::RangePolicy<Space>(space, 0, x.extent(0)),
+      KOKKOS_LAMBDA(std::int64_t i) { y(i) = static_cast<T>(a * static_cast<double>(x(i))); });
+}
+
+}  // namespace hplai::kernels

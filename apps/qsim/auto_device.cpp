@@ -1,0 +1,24 @@
+// The device side of qsim's auto (auto_config.hpp): the simulator's in-place rule.
+#include "auto_config.hpp"
+
+#include <cstdlib>
+#include <string>
+
+#if defined(TCEMU_HAVE_CUDA)
+#include "tcemu/cuda/bit_gemm.hpp"
+#endif
+
+namespace qsim {
+
+InPlaceSupport auto_in_place_support(Device device) {
+#if defined(TCEMU_HAVE_CUDA)
+  // TCEMU_QSIM_IN_PLACE=off sends every block through the permuted path (simulate_cuda.cpp).
+  const char* e = std::getenv("TCEMU_QSIM_IN_PLACE");
+  if (device == Device::cuda && !(e && std::string(e) == "off"))
+    return [](const tcemu::Scheme& s, int d, int n) { return tcemu::cuda::BitGemm::supports(s, d, n); };
+#endif
+  (void)device;
+  return {};
+}
+
+}  // namespace qsim

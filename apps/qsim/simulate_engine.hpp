@@ -1,0 +1,334 @@
+#pragma once
+/// \file simulate_engine.hpp
+/// The simulation step of qsim written once (simulate.hpp's file comment describes it): the state and
+/// its work buffers are Kokkos Views in the memory space of an execution space `Space`, and the
+/// state-vector work (initial state, permutations, controlled-row copies, final scaling, download)
+/// runs as Kokkos parallel patterns on that space. Two execution spaces instantiate it:
+///   - Kokkos::DefaultHostExecutionSpace (simulate.cpp), with tcemu's host complex GEMM;
+///   - Kokkos::Cuda (simulate_cuda.cpp, builds whose Kokkos has the CUDA backend and TCEMU_ENABLE_CUDA),
+///     with tcemu::cuda::complex_gemm_device, qsim's in-place bit-indexed kernel
+///     (tcemu/cuda/bit_gemm.hpp), measured faster than any permute + GEMM path, and the hand-written
+///     tiled permutation (permute_cuda.hpp), measured faster than the Kokkos team kernel here
+///     (docs/qsim.md, "One source on Kokkos").
+/// What differs between the two sits behind BlockGemm<Space, T> (declared here, specialised next to
+/// each instantiation; C = Kokkos::complex<T>, pointers into Space's memory):
+///
+///   struct BlockGemm<Space, T> {
+///     BlockGemm(const Space&, const SimOptions&);
+///     bool allow_high() const;                     // may dense blocks use Placement::high?
+///     // y = x with U = make_u() (row-major 2^d x 2^d, std::complex<T>) applied along `positions`
+///     // without a permutation, if this backend can: InPlace::applied; InPlace::unsupported (make_u
+///     // not called); InPlace::declined with `note` when a range rule said no (y unspecified).
+///     template <class MakeU>
+///     InPlace in_place(const C* x, C* y, int n, const std::vector<int>& positions, MakeU&& make_u,
+///                      std::string& note);
+///     // out = op(A) op(B) (alpha 1, beta 0), queued on the space's stream
+///     tcemu::GemmReport gemm(Op, Op, MatrixView<const std::complex<T>> A,
+///                            MatrixView<const std::complex<T>> B, MatrixView<std::complex<T>> out);
+///     // the backend's hand-written tiled permutation (PermutationPlan words at `plan`); false when
+///     // it has none (the Kokkos kernel runs then)
+///     bool permute_tiled(const C* src, C* dst, const std::uint32_t* plan, int tile_bits,
+///                        std::uint64_t tiles);
+///   };
+///
+/// Kokkos::complex<T> and std::complex<T> share their layout (two T); the GEMM calls see the Views'
+/// data() as std::complex<T>.
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "app_common/timing.hpp"
+#include "qubit_layout.hpp"
+#include "simulate.hpp"
+#include "tcemu/error.hpp"
+#include "tcemu/matrix.hpp"
+
+namespace qsim::engine {
+
+/// What the in-place path of a BlockGemm did with one block.
+enum class InPlace { unsupported, applied, declined };
+
+/// The block GEMM of one execution space (see the file comment); specialised per space.
+template <class Space, class T>
+struct BlockGemm;
+
+/// How a permutation whose lowest 5 positions change qubits runs on a GPU: hand (default: the
+/// backend's hand-written tiled kernel, permute_cuda.hpp), kokkos (the Kokkos tiled team kernel
+/// below), gather (the Kokkos element gather). Permutations that keep the lowest 5 positions (whole
+/// 32-element runs move together) and every host permutation use the Kokkos gather. Read once from
+/// TCEMU_QSIM_PERMUTE (cuda | kokkos | gather). The default is measured: on an H100 at 30 qubits
+/// the Kokkos tiled kernel took 798 ms of permutations per fp32 run against 497 ms for the
+/// hand-written one (docs/qsim.md, "One source on Kokkos").
+enum class PermuteKernel { hand, kokkos, gather };
+
+inline PermuteKernel permute_kernel_from_environment() {
+  static const PermuteKernel k = [] {
+    const char* e = std::getenv("TCEMU_QSIM_PERMUTE");
+    const std::string v = e ? e : "";
+    if (v == "gather") return PermuteKernel::gather;
+    if (v == "kokkos") return PermuteKernel::kokkos;
+    return PermuteKernel::hand;
+  }();
+  return k;
+}
+
+/// The state's two buffers in `Space`'s memory: a block reads `cur` and writes `other`, then they swap.
+template <class Space, class T>
+struct StateBuffers {
+  using C = Kokkos::complex<T>;
+  using View = Kokkos::View<C*, typename Space::memory_space>;
+  View cur, other;
+};
+
+/// True when `Space` runs on the host (there a permutation copies runs of elements per iteration; on
+/// a GPU every element is one thread, or tiles go through team scratch memory).
+template <class Space>
+constexpr bool runs_on_host() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+}
+
+/// dst = src permuted by `plan` (qubit_layout.hpp, PermutationPlan: tables at 0, tiles after), as a
+/// gather: new index i reads old(i). On the host one iteration copies a run of 2^run_bits elements.
+template <class Space, class C>
+void permute_gather(const Space& space, Kokkos::View<const C*, typename Space::memory_space> src,
+                    Kokkos::View<C*, typename Space::memory_space> dst,
+                    Kokkos::View<const std::uint32_t*, typename Space::memory_space> plan, int n, int run_bits) {
+  const int chunk_bits = runs_on_host<Space>() ? std::min(run_bits, n) : 0;
+  const std::int64_t chunks = std::int64_t(1) << (n - chunk_bits);
+  const std::uint64_t run = std::uint64_t(1) << chunk_bits;
+  Kokkos::parallel_for(
+      "qsim::permute_gather", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, chunks),
+      KOKKOS_LAMBDA(const std::int64_t k) {
+        const std::uint64_t i = std::uint64_t(k) << chunk_bits;
+        const std::uint64_t old = plan(i & 255) | plan(256 + ((i >> 8) & 255)) | plan(512 + ((i >> 16) & 255)) |
+                                  plan(768 + ((i >> 24) & 255));
+        for (std::uint64_t j = 0; j < run; ++j) dst(i + j) = src(old + j);
+      });
+}
+
+/// The same permutation tile by tile through team scratch memory (PermutationPlan's tile tables):
+/// 2^tile_bits elements read with consecutive threads on consecutive src addresses and written with
+/// consecutive threads on consecutive dst addresses, so that both sides move whole 32-element runs.
+template <class Space, class T>
+void permute_tiled(const Space& space, Kokkos::View<const Kokkos::complex<T>*, typename Space::memory_space> src,
+                   Kokkos::View<Kokkos::complex<T>*, typename Space::memory_space> dst,
+                   Kokkos::View<const std::uint32_t*, typename Space::memory_space> plan, int tile_bits,
+                   std::uint64_t tiles) {
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Words = Kokkos::View<std::uint32_t*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using Reals = Kokkos::View<T*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const int count = 1 << tile_bits;
+  // The tile as 2*count reals: scratch memory is only guaranteed 8-byte alignment.
+  const std::size_t bytes = 2 * Words::shmem_size(1024) + 3 * Words::shmem_size(count) + Reals::shmem_size(2 * count);
+  const int team = runs_on_host<Space>() ? 1 : 256;  // host: used by the tests only (the gather runs there)
+  const int league = static_cast<int>(std::min<std::uint64_t>(tiles, 132u * 8));
+  using PP = PermutationPlan;
+  Kokkos::parallel_for(
+      "qsim::permute_tiled", Policy(space, league, team).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(const Member& m) {
+        Words t(m.team_scratch(0), 1024), base(m.team_scratch(0), 1024), dst_off(m.team_scratch(0), count),
+            src_off(m.team_scratch(0), count), w2r(m.team_scratch(0), count);
+        Reals tile(m.team_scratch(0), 2 * count);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, 1024), [&](const int i) {
+          t(i) = plan(PP::kTables + i);
+          base(i) = plan(PP::kBase + i);
+        });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, count), [&](const int i) {
+          dst_off(i) = plan(PP::kDstOffset + i);
+          src_off(i) = plan(PP::kSrcOffset + i);
+          w2r(i) = plan(PP::kDstToSrc + i);
+        });
+        m.team_barrier();
+        for (std::uint64_t b = std::uint64_t(m.league_rank()); b < tiles; b += std::uint64_t(m.league_size())) {
+          const std::uint32_t db = base(b & 255) | base(256 + ((b >> 8) & 255)) | base(512 + ((b >> 16) & 255)) |
+                                   base(768 + ((b >> 24) & 255));
+          const std::uint32_t sb = t(db & 255) | t(256 + ((db >> 8) & 255)) | t(512 + ((db >> 16) & 255)) |
+                                   t(768 + ((db >> 24) & 255));
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, count), [&](const int r) {
+            const Kokkos::complex<T> z = src(std::uint64_t(sb | src_off(r)));
+            tile(2 * r) = z.real();
+            tile(2 * r + 1) = z.imag();
+          });
+          m.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, count), [&](const int w) {
+            const std::uint32_t r = w2r(w);
+            dst(std::uint64_t(db | dst_off(w))) = Kokkos::complex<T>(tile(2 * r), tile(2 * r + 1));
+          });
+          m.team_barrier();
+        }
+      });
+}
+
+/// Applies `blocks` in order to the state in `buf` (canonical order in, canonical order out; n qubits;
+/// both buffers 2^n elements), permuting as simulate.hpp describes. buf.cur holds the result (the
+/// buffers may have been swapped). Adds to `stats` (blocks, permutations, in-place blocks, GEMM and
+/// permutation time, GEMM reports; not `seconds`). Throws tcemu::InvalidArgument when a block does
+/// not fit n qubits; what the GEMMs throw.
+template <class Space, class T>
+void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const std::vector<Block>& blocks,
+                  const SimOptions& options, SimStats& st) {
+  using C = Kokkos::complex<T>;
+  using SC = std::complex<T>;
+  using Mem = typename Space::memory_space;
+  using tcemu::app::Clock;
+  using tcemu::app::seconds_since;
+  const std::uint64_t size = std::uint64_t(1) << n;
+  if (buf.cur.extent(0) != size || buf.other.extent(0) != size)
+    throw tcemu::InvalidArgument("qsim: the state buffers hold " + std::to_string(buf.cur.extent(0)) + " and " +
+                                 std::to_string(buf.other.extent(0)) + " amplitudes, not 2^" + std::to_string(n));
+  BlockGemm<Space, T> gemm(space, options);
+  const PermuteKernel permute_kernel = permute_kernel_from_environment();
+  Kokkos::View<std::uint32_t*, Mem> plan_dev("qsim::permutation_plan", PermutationPlan::kWords);
+  auto plan_host = Kokkos::create_mirror_view(plan_dev);
+  Kokkos::View<C*, Mem> u_dev("qsim::block_matrix", std::size_t(1) << (2 * kMaxBlockQubits));
+  Layout layout = Layout::identity(n);
+  auto permute_to = [&](const Layout& target) {
+    const auto t0 = Clock::now();
+    const PermutationTables t = permutation_tables(layout, target);
+    const bool tiled = !runs_on_host<Space>() && t.run_bits < 5 && n >= 10 && permute_kernel != PermuteKernel::gather;
+    const PermutationPlan p = permutation_plan(t, tiled);
+    std::copy(p.words.begin(), p.words.end(), plan_host.data());
+    Kokkos::deep_copy(space, plan_dev, plan_host);
+    const Kokkos::View<const C*, Mem> src = buf.cur;
+    const Kokkos::View<const std::uint32_t*, Mem> plan = plan_dev;
+    if (!tiled) {
+      permute_gather<Space, C>(space, src, buf.other, plan, n, t.run_bits);
+    } else {
+      const std::uint64_t tiles = size >> p.tile_bits;
+      if (permute_kernel != PermuteKernel::hand ||
+          !gemm.permute_tiled(buf.cur.data(), buf.other.data(), plan_dev.data(), p.tile_bits, tiles))
+        permute_tiled<Space, T>(space, src, buf.other, plan, p.tile_bits, tiles);
+    }
+    space.fence();
+    std::swap(buf.cur, buf.other);
+    layout = target;
+    st.seconds_permute += seconds_since(t0);
+    ++st.permutations;
+  };
+  std::vector<SC> host_u;
+  for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
+    const Block& blk = blocks[bi];
+    const int s = static_cast<int>(blk.qubits.size());
+    const int c = static_cast<int>(blk.controls.size());
+    if (s < 1 || s + c > n || s > kMaxBlockQubits)
+      throw tcemu::InvalidArgument("block " + std::to_string(bi) + " does not fit the circuit");
+    if (c == 0) {  // in place, where the backend can (no permutation: one pass over the state)
+      std::vector<int> order = blk.qubits;  // by position, low to high: bit b of U's index = order[b]
+      std::sort(order.begin(), order.end(), [&](int p, int q) { return layout.position_of[p] < layout.position_of[q]; });
+      std::vector<int> positions;
+      for (int q : order) positions.push_back(layout.position_of[q]);
+      std::string note;
+      const auto t0 = Clock::now();
+      const InPlace r = gemm.in_place(buf.cur.data(), buf.other.data(), n, positions,
+                                      [&] { return block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, order)); }, note);
+      if (r != InPlace::unsupported) st.seconds_gemm += seconds_since(t0);
+      if (r == InPlace::applied) {
+        std::swap(buf.cur, buf.other);
+        tcemu::GemmReport rep;
+        rep.requested = rep.used = options.gemm.scheme;
+        record(st, rep);
+        ++st.blocks;
+        ++st.in_place;
+        if (options.progress) options.progress(bi + 1, blocks.size());
+        continue;
+      }
+      if (r == InPlace::declined) {
+        ++st.in_place_declined;
+        if (st.gemm.first_note.empty()) st.gemm.first_note = "in-place kernel declined: " + note;
+      }
+    }
+    const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits, gemm.allow_high())
+                                                : plan_controlled(layout, blk.qubits, blk.controls);
+    if (plan.permute) permute_to(plan.layout);
+    host_u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, plan.order));
+    const std::int64_t d = std::int64_t(1) << s, rows = static_cast<std::int64_t>(size >> s);
+    Kokkos::deep_copy(space, Kokkos::subview(u_dev, std::make_pair(std::size_t(0), host_u.size())),
+                      Kokkos::View<const C*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          reinterpret_cast<const C*>(host_u.data()), host_u.size()));
+    const SC* cur = reinterpret_cast<const SC*>(buf.cur.data());
+    SC* other = reinterpret_cast<SC*>(buf.other.data());
+    const auto U = tcemu::row_major<const SC>(reinterpret_cast<const SC*>(u_dev.data()), d, d);
+    const auto t0 = Clock::now();
+    tcemu::GemmReport rep;
+    if (c > 0) {  // controls at the top positions: only the last rows change
+      const std::int64_t count = rows >> c, first_row = rows - count;
+      rep = gemm.gemm(tcemu::Op::N, tcemu::Op::T, tcemu::row_major<const SC>(cur + first_row * d, count, d), U,
+                      tcemu::row_major<SC>(other + first_row * d, count, d));
+      const auto range = std::make_pair(std::size_t(first_row * d), std::size_t(rows * d));
+      Kokkos::deep_copy(space, Kokkos::subview(buf.cur, range), Kokkos::subview(buf.other, range));
+    } else if (plan.placement == Placement::low) {
+      rep = gemm.gemm(tcemu::Op::N, tcemu::Op::T, tcemu::row_major<const SC>(cur, rows, d), U,
+                      tcemu::row_major<SC>(other, rows, d));
+      std::swap(buf.cur, buf.other);
+    } else {
+      rep = gemm.gemm(tcemu::Op::N, tcemu::Op::N, U, tcemu::row_major<const SC>(cur, d, rows),
+                      tcemu::row_major<SC>(other, d, rows));
+      std::swap(buf.cur, buf.other);
+    }
+    space.fence();
+    st.seconds_gemm += seconds_since(t0);
+    record(st, rep);
+    ++st.blocks;
+    if (options.progress) options.progress(bi + 1, blocks.size());
+  }
+  if (!layout.is_identity()) permute_to(Layout::identity(n));
+}
+
+/// simulate() on `Space` (simulate.hpp): allocates the two state buffers in Space's memory (on the
+/// host the first one is the result vector itself), starts from sigma |0...0>, applies the blocks,
+/// divides by sigma and copies the state to the result. `seconds` ends before a device's final copy
+/// to the host (it is not simulation time).
+template <class Space, class T>
+SimResult<T> simulate_on(const Space& space, const std::vector<Block>& blocks, int n, const SimOptions& options) {
+  using C = Kokkos::complex<T>;
+  using View = typename StateBuffers<Space, T>::View;
+  using HostView = Kokkos::View<C*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using tcemu::app::Clock;
+  using tcemu::app::seconds_since;
+  const auto t_start = Clock::now();
+  SimResult<T> res;
+  const std::size_t size = std::size_t(1) << n;
+  StateBuffers<Space, T> buf;
+  if constexpr (runs_on_host<Space>()) {
+    res.state.resize(size);
+    buf.cur = View(reinterpret_cast<C*>(res.state.data()), size);  // unmanaged: the result vector
+  } else {
+    buf.cur = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::state_a"), size);
+  }
+  buf.other = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::state_b"), size);
+  const T sigma = static_cast<T>(state_scale(n));
+  {
+    auto a = buf.cur;
+    Kokkos::parallel_for(
+        "qsim::initial_state", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, std::int64_t(size)),
+        KOKKOS_LAMBDA(const std::int64_t i) { a(i) = C(i == 0 ? sigma : T(0), T(0)); });
+  }
+  apply_blocks<Space, T>(space, buf, n, blocks, options, res.stats);
+  {
+    auto a = buf.cur;
+    const T inv = static_cast<T>(1.0 / state_scale(n));
+    Kokkos::parallel_for(
+        "qsim::unscale", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, std::int64_t(size)),
+        KOKKOS_LAMBDA(const std::int64_t i) { a(i) *= inv; });
+  }
+  space.fence();
+  if constexpr (!runs_on_host<Space>()) {
+    res.stats.seconds = seconds_since(t_start);
+    res.state.resize(size);
+  }
+  if (buf.cur.data() != reinterpret_cast<C*>(res.state.data())) {
+    Kokkos::deep_copy(space, HostView(reinterpret_cast<C*>(res.state.data()), size), buf.cur);
+    space.fence();
+  }
+  if constexpr (runs_on_host<Space>()) res.stats.seconds = seconds_since(t_start);
+  return res;
+}
+
+}  // namespace qsim::engine
