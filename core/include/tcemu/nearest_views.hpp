@@ -167,7 +167,7 @@ void nearest(const ExecSpace& space, const QueryView& queries, const DatabaseVie
   const MatrixView<const T> qv{queries.data(), q, std::int64_t(queries.extent(1)), std::int64_t(queries.stride(0)), 1};
   const MatrixView<const T> dv{database.data(), n, std::int64_t(database.extent(1)), std::int64_t(database.stride(0)),
                                1};
-  double* dist = distance.data() != nullptr ? distance.data() : nullptr;
+  double* const dist = distance.data();  // nullptr for an empty View: not written
   if constexpr (detail::is_cuda_execution_space<ExecSpace>()) {
 #if defined(TCEMU_HAVE_CUDA)
     if (k > kNearestMaxDeviceK)
