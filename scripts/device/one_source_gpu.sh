@@ -81,30 +81,20 @@ kmeans_run() {  # version round [environment...]
   grep -vE "^kokkos_phase_timer" "$LOGS/kmeans700k_${v}_$round.txt" | tail -4
 }
 # A kmeans run takes about 26 s (most of it making the 700,000 points), a knn run about 2 s.
-if fits 60 "kmeans round 1"; then
-  stamp "kmeans 700,000 x 784, k = 1024, round 1: $ORDER"
-  for v in $ORDER; do kmeans_run $v 1; done
+timed_round() {  # app round seconds-needed
+  fits "$3" "$1 round $2" || return 0
+  stamp "$1 round $2: $ORDER"
+  for v in $ORDER; do "$1_run" $v "$2"; done
   pack
-fi
-if fits 10 "knn round 1"; then
-  stamp "knn, 10,000 queries, round 1: $ORDER"
-  for v in $ORDER; do knn_run $v 1; done
-  pack
-fi
+}
+timed_round kmeans 1 60
+timed_round knn 1 10
 if [ "$PROFILE" = 1 ] && fits 30 "kmeans profile"; then
   stamp "kmeans, new tree, per-kernel breakdown (Kokkos fenced around every kernel: not a timing)"
   kmeans_run new profile KOKKOS_TOOLS_LIBS=/tmp/libkokkos_phase_timer.so
   grep -E "^kokkos_phase_timer" "$LOGS/kmeans700k_new_profile.txt" | head -24
   pack
 fi
-if fits 55 "kmeans round 2"; then
-  stamp "kmeans 700,000 x 784, k = 1024, round 2: $ORDER"
-  for v in $ORDER; do kmeans_run $v 2; done
-  pack
-fi
-if fits 10 "knn round 2"; then
-  stamp "knn, 10,000 queries, round 2: $ORDER"
-  for v in $ORDER; do knn_run $v 2; done
-  pack
-fi
+timed_round kmeans 2 55
+timed_round knn 2 10
 stamp done
