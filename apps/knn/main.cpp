@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
     tcemu::app::require_input_file(input);
     if (cli.app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
     const auto schemes = cli.common.schemes();
-    const knn::Device device = cli.common.device();
+    const knn::Device device = cli.common.device(tcemu::app::GpuPath::kokkos_cuda);
     const knn::Dataset data =
         knn::load_dataset(input, cli.app.count("--queries") ? std::optional<std::int64_t>(queries) : std::nullopt, k);
     std::unique_ptr<tcemu::app::io::Writer> writer;

@@ -58,12 +58,17 @@ tcemu::NearestOptions nearest_options(const tcemu::Scheme& scheme, const SearchO
 SearchLog search_log(const tcemu::NearestLog& nearest);
 
 /// Exact top-k search of every query of `data` with `scheme` through core's nearest-neighbour
-/// primitive (tcemu::nearest_host, or tcemu::cuda::nearest_device for --device cuda): squared
-/// distances (||x||^2 + ||y||^2) - 2 x.y (norms summed in double, rounded to the working type), x.y
-/// from the emulated GEMM in float, or in double when computes_in_double(scheme) (then `dbl` supplies
-/// the double inputs; nullptr converts them here). Results sorted by (distance, index), nearest first;
-/// NaN distances sort last. Throws tcemu::InvalidArgument for k outside 1..n or batch < 1, and whatever
-/// the GEMM throws.
+/// primitive on Kokkos Views, tcemu::nearest (tcemu/nearest.hpp), on the execution space
+/// options.device names: Kokkos::DefaultHostExecutionSpace for host, Kokkos::Cuda for cuda (the fused
+/// distance + top-k kernels; the train points and queries are copied to the GPU once and kept between
+/// calls with the same host pointers and shapes, so uploads are not part of a scheme's time after the
+/// first call; only the q x k results come back). One source for both (search.cpp). Squared distances
+/// (||x||^2 + ||y||^2) - 2 x.y (norms summed in double, rounded to the working type), x.y from the
+/// emulated GEMM in float, or in double when computes_in_double(scheme) (then `dbl` supplies the double
+/// inputs; nullptr converts them here). Results sorted by (distance, index), nearest first; NaN
+/// distances sort last. Throws tcemu::InvalidArgument for k outside 1..n, batch < 1 or, on the GPU,
+/// k > tcemu::kNearestMaxDeviceK (128); tcemu::DeviceError for cuda in a build whose Kokkos has no CUDA
+/// backend (the message says how to configure one) or without a device; and whatever the GEMM throws.
 Neighbors search(const Dataset& data, const tcemu::Scheme& scheme, int k, const SearchOptions& options,
                  SearchLog* log = nullptr, const DoubleInputs* dbl = nullptr);
 

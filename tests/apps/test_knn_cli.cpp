@@ -1,6 +1,8 @@
 // The knn executable: every bad-input error (one line, exit 2, no output file), --json, --output.
 #include <gtest/gtest.h>
 
+#include <Kokkos_Core.hpp>  // KOKKOS_ENABLE_CUDA
+
 #include "cli_expect.hpp"
 
 #include <cmath>
@@ -113,7 +115,8 @@ TEST_F(KnnCli, WrongDistanceAttribute) {
 
 TEST_F(KnnCli, MissingInputAndUnavailableDevice) {
   expect_error("--scheme fp32", {"--input is required"});
-#if !defined(TCEMU_HAVE_CUDA)
+#if !defined(TCEMU_HAVE_CUDA) || !defined(KOKKOS_ENABLE_CUDA)
+  // knn's GPU path runs on Kokkos::Cuda: without tcemu's or Kokkos' CUDA backend, one line naming it.
   const std::string path = make_file("good.h5");
   expect_error("--input '" + path + "' --device cuda", {"--device cuda", "no CUDA backend"});
 #endif

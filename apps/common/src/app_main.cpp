@@ -18,8 +18,8 @@ std::vector<tcemu::Scheme> CommonOptions::schemes() const {
   return naming_option("--scheme", [&] { return tcemu::parse_scheme_list(scheme_list, t); });
 }
 
-Device CommonOptions::device() const {
-  const Device d = naming_option("--device", [&] { return resolve_device(parse_device(device_name)); });
+Device CommonOptions::device(GpuPath path) const {
+  const Device d = naming_option("--device", [&] { return resolve_device(parse_device(device_name), path); });
   if (d == Device::cuda) prepare_gpu_cost_model();
   return d;
 }

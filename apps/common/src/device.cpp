@@ -1,6 +1,8 @@
 // The --device option shared by the apps.
 #include "app_common/device.hpp"
 
+#include <Kokkos_Core.hpp>  // KOKKOS_ENABLE_CUDA
+
 #include "tcemu/error.hpp"
 #include "app_common/environment.hpp"
 #if defined(TCEMU_HAVE_CUDA)
@@ -26,10 +28,26 @@ Device parse_device(const std::string& name) {
   throw InvalidArgument("--device '" + name + "' is not one of: host, cuda, auto");
 }
 
-bool gpu_available() {
-#if defined(TCEMU_HAVE_CUDA)
-  return cuda::device_available();
+std::string gpu_path_missing(GpuPath path) {
+#if !defined(TCEMU_HAVE_CUDA)
+  (void)path;
+  return "this build has no CUDA backend (configure with -DTCEMU_ENABLE_CUDA=ON where nvcc is installed)";
 #else
+#if !defined(KOKKOS_ENABLE_CUDA)
+  if (path == GpuPath::kokkos_cuda)
+    return "this build's Kokkos has no CUDA backend (configure with -DKokkos_ROOT=<a CUDA-enabled Kokkos 4>, "
+           "docs/kokkos.md)";
+#endif
+  (void)path;
+  return "";
+#endif
+}
+
+bool gpu_available(GpuPath path) {
+#if defined(TCEMU_HAVE_CUDA)
+  return gpu_path_missing(path).empty() && cuda::device_available();
+#else
+  (void)path;
   return false;
 #endif
 }
@@ -40,19 +58,17 @@ void prepare_gpu_cost_model() {
 #endif
 }
 
-Device resolve_device(Device requested) {
+Device resolve_device(Device requested, GpuPath path) {
   if (requested == Device::host) return Device::host;
-#if defined(TCEMU_HAVE_CUDA)
-  const bool gpu = gpu_available();
+  const std::string missing = gpu_path_missing(path);
+  if (!missing.empty()) {
+    if (requested == Device::cuda) throw DeviceError("--device cuda: " + missing);
+    return Device::host;
+  }
+  const bool gpu = gpu_available(path);
   if (requested == Device::cuda && !gpu)
     throw DeviceError("--device cuda: no CUDA device is available on this machine");
   return gpu ? Device::cuda : Device::host;
-#else
-  if (requested == Device::cuda)
-    throw DeviceError("--device cuda: this build has no CUDA backend (configure with -DTCEMU_ENABLE_CUDA=ON "
-                      "where nvcc is installed)");
-  return Device::host;
-#endif
 }
 
 }  // namespace tcemu::app

@@ -5,7 +5,8 @@
 ///   dist(i, j) = (||x_i||^2 + ||y_j||^2) - 2 x_i.y_j
 /// where x.y comes from one emulated GEMM per batch of queries (options.gemm) and the norms are summed
 /// in FP64 and rounded to T. knn uses it with k, kmeans' assignment step with k = 1. The CUDA version
-/// of the same contract is tcemu::cuda::nearest_device (tcemu/cuda/nearest_cuda.hpp).
+/// of the same contract is tcemu::cuda::nearest_device (tcemu/cuda/nearest_cuda.hpp); the Kokkos View
+/// entry tcemu::nearest(space, ...) (tcemu/nearest_views.hpp, included here) dispatches to either.
 ///
 /// Ordering and ties: results of a query are sorted by (distance, database index), nearest first, so
 /// equal distances go to the smaller index; NaN distances count as +infinity (and are reported so).
@@ -73,3 +74,5 @@ void check_nearest_args(const char* who, std::int64_t q, std::int64_t qd, std::i
 }  // namespace detail
 
 }  // namespace tcemu
+
+#include "tcemu/nearest_views.hpp"  // tcemu::nearest and tcemu::squared_norms on Kokkos Views

@@ -28,10 +28,11 @@ struct CommonOptions {
   tcemu::Target target() const;
   /// --scheme parsed for target() (tcemu::parse_scheme_list: names, "all" or "auto").
   std::vector<tcemu::Scheme> schemes() const;
-  /// --device resolved: auto becomes cuda when gpu_available(), else host; cuda without a GPU or a
-  /// CUDA backend throws (resolve_device). For cuda it also loads (or measures) the GPU cost model
-  /// first (prepare_gpu_cost_model), so that no calibration falls inside the app's timings.
-  Device device() const;
+  /// --device resolved for an app whose GPU path is `path`: auto becomes cuda when
+  /// gpu_available(path), else host; cuda without a GPU or without what `path` needs in this build
+  /// throws (resolve_device). For cuda it also loads (or measures) the GPU cost model first
+  /// (prepare_gpu_cost_model), so that no calibration falls inside the app's timings.
+  Device device(GpuPath path = GpuPath::tcemu_cuda) const;
 };
 
 /// Adds --scheme, --target, --device, --json and --list-schemes to `app`, and -q,--quiet when

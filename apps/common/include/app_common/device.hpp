@@ -12,6 +12,13 @@ enum class Device {
   automatic,  ///< cuda when this build has the CUDA backend and the machine a usable GPU, else host
 };
 
+/// What an app's GPU path is built on, which decides what a build needs for `--device cuda`.
+enum class GpuPath {
+  tcemu_cuda,   ///< tcemu's CUDA backend on raw device pointers: a build with TCEMU_ENABLE_CUDA=ON
+  kokkos_cuda,  ///< Kokkos::Cuda and CudaSpace Views (knn, kmeans): also a CUDA-enabled Kokkos 4
+                ///< (KOKKOS_ENABLE_CUDA; docs/kokkos.md). Debian's Kokkos 3.4 has no CUDA backend.
+};
+
 /// "host", "cuda", "auto".
 const char* to_string(Device device);
 
@@ -19,8 +26,13 @@ const char* to_string(Device device);
 /// cuda, auto" otherwise.
 Device parse_device(const std::string& name);
 
-/// True when this build has the CUDA backend and the CUDA runtime finds a device (never throws).
-bool gpu_available();
+/// Why this build cannot run `path` on a GPU: "this build has no CUDA backend (...)" or "this build's
+/// Kokkos has no CUDA backend (...)", each with how to configure one; "" when it can.
+std::string gpu_path_missing(GpuPath path = GpuPath::tcemu_cuda);
+
+/// True when this build can run `path` (gpu_path_missing is "") and the CUDA runtime finds a device
+/// (never throws).
+bool gpu_available(GpuPath path = GpuPath::tcemu_cuda);
 
 /// Loads the GPU cost model that picks fused or multi-pass kernels (the environment's execution
 /// policy: its cache file, measured there and then when there is none, a few seconds), so that a
@@ -28,9 +40,10 @@ bool gpu_available();
 /// Does nothing in builds without the CUDA backend or under TCEMU_AUTO_CALIBRATE=0.
 void prepare_gpu_cost_model();
 
-/// The device a run will use: `automatic` becomes cuda when gpu_available(), else host; `cuda`
-/// throws DeviceError "--device cuda: this build has no CUDA backend (...)" in builds without it, or
-/// "--device cuda: no CUDA device is available on this machine" without a GPU.
-Device resolve_device(Device requested);
+/// The device a run of an app whose GPU path is `path` will use: `automatic` becomes cuda when
+/// gpu_available(path), else host; `cuda` throws DeviceError "--device cuda: " + gpu_path_missing(path)
+/// in builds that cannot run the path ("this build has no CUDA backend (...)", "this build's Kokkos has
+/// no CUDA backend (...)"), or "--device cuda: no CUDA device is available on this machine" without a GPU.
+Device resolve_device(Device requested, GpuPath path = GpuPath::tcemu_cuda);
 
 }  // namespace tcemu::app
