@@ -136,6 +136,26 @@ GemmReport scheme_fallback(const GemmOptions& options, const std::string& why, R
   return r;
 }
 
+/// auto's int8-crt pick whose certificate found no N (`why`; C untouched), shared by the backends:
+/// runs `run(options with the plan's next pick)` (pick_without_crt(auto_report.plan)) and returns
+/// its report with requested = options.scheme, fell_back, the note "<crt_name> -> <next>: <why>",
+/// and auto's plan whose execution is the next pick's and whose certificate line says what ran.
+template <class Run>
+GemmReport crt_next_pick(const GemmOptions& options, const GemmReport& auto_report, const std::string& crt_name,
+                         const std::string& why, Run run) {
+  GemmOptions o = options;
+  o.scheme = pick_without_crt(auto_report.plan);
+  GemmReport r = run(o);
+  r.requested = options.scheme;
+  r.fell_back = true;
+  r.note = crt_name + " -> " + r.used.name + ": " + why + (r.note.empty() ? "" : "; then " + r.note);
+  Plan auto_plan = auto_report.plan;  // auto's plan, with how the next pick ran
+  auto_plan.execution = r.plan.execution;
+  auto_plan.certificate = why + "; ran " + r.used.name + " instead (the next pick)";
+  r.plan = auto_plan;
+  return r;
+}
+
 /// int8-mixpert's name for scheme_fallback (the backends' tile-rule fallback).
 template <class Run>
 GemmReport mixpert_fallback(const GemmOptions& options, const std::string& why, Run run) {

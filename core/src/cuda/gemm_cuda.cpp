@@ -423,19 +423,10 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     GemmOptions o = options;
     o.scheme = s;
     const std::string why = detail::run_crt<T>(o, p, ws, wso.record_timings, report);
-    if (!why.empty()) {
-      GemmOptions f = options;
-      f.scheme = pick_without_crt(report.plan);
-      GemmReport r = gemm_device<T>(opA, opB, alpha, A, B, beta, C, f, stream, wsp);
-      r.requested = req;
-      r.fell_back = true;
-      r.note = s.name + " -> " + r.used.name + ": " + why + (r.note.empty() ? "" : "; then " + r.note);
-      Plan auto_plan = report.plan;  // auto's plan, with how the next pick ran
-      auto_plan.execution = r.plan.execution;
-      auto_plan.certificate = why + "; ran " + r.used.name + " instead (the next pick)";
-      r.plan = auto_plan;
-      return r;
-    }
+    if (!why.empty())
+      return ::tcemu::detail::crt_next_pick(options, report, s.name, why, [&](const GemmOptions& f) {
+        return gemm_device<T>(opA, opB, alpha, A, B, beta, C, f, stream, wsp);
+      });
     report.plan.certificate = certificate_summary(report.certificate, report.plan, a.rows, b.cols, p.k, auto_model);
     ep.stages.insert(ep.stages.end(), {Stage::split, Stage::products, Stage::combine});
     finish(s);

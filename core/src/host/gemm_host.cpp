@@ -96,17 +96,9 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
                                            options.range_policy == RangePolicy::ignore, report.certificate);
     if (!why.empty() && options.scheme.is_automatic()) {
       // auto's int8-crt pick without a certified N: the plan's next pick runs, with a note.
-      GemmOptions o = options;
-      o.scheme = pick_without_crt(report.plan);
-      GemmReport r = gemm_host<T>(Op::N, Op::N, alpha, a, b, beta, C, o);
-      r.requested = options.scheme;
-      r.fell_back = true;
-      r.note = s.name + " -> " + r.used.name + ": " + why + (r.note.empty() ? "" : "; then " + r.note);
-      Plan auto_plan = report.plan;  // auto's plan, with how the next pick ran
-      auto_plan.execution = r.plan.execution;
-      auto_plan.certificate = why + "; ran " + r.used.name + " instead (the next pick)";
-      r.plan = auto_plan;
-      return r;
+      return detail::crt_next_pick(options, report, s.name, why, [&](const GemmOptions& o) {
+        return gemm_host<T>(Op::N, Op::N, alpha, a, b, beta, C, o);
+      });
     }
     if (!why.empty()) {  // no N in the table is certified: C untouched, run the fallback
       GemmOptions o = options;
