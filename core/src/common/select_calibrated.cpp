@@ -156,7 +156,7 @@ MeasuredCost fit_certificate_cost(const std::vector<CostSample>& samples) {
   if (samples.empty()) throw InvalidArgument("fit_certificate_cost: no samples");
   for (const CostSample& c : samples) {
     if (c.scheme.kind != SchemeKind::int8_crt)
-      throw InvalidArgument("fit_certificate_cost: " + c.scheme.name + " is not int8-crt");
+      throw InvalidArgument("fit_certificate_cost: " + c.scheme.name + " is not " + schemes::Int8Crt::desc.name);
     if (c.target != samples.front().target) throw InvalidArgument("fit_certificate_cost: samples mix targets");
   }
   return fit_samples(samples, [](const CostSample& c) { return certificate_features(c.m, c.n, c.k); });
@@ -372,7 +372,7 @@ CostModel CostModel::from_text(const std::string& text, const std::string& where
       if (!(ls >> target >> mm >> nn >> kk >> c.seconds)) throw fail("bad 'certificate-sample' line");
       try {
         c.target = parse_target(target);
-        c.scheme = parse_scheme("int8-crt", c.target);
+        c.scheme = parse_scheme(schemes::Int8Crt::desc.name, c.target);
       } catch (const Error& e) {
         throw fail(e.what());
       }

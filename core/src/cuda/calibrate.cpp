@@ -175,7 +175,7 @@ CudaKernels kernels_for_fit(const Scheme& sc, const CalShape& sh, const Executio
 template <class T>
 void measure_certificate(Target t, const CalShape& sh, const ExecutionPolicy& policy, CalBuffers<T>& buf,
                          Workspace& ws, std::vector<CostSample>& out, std::vector<CostSample>& certificate) {
-  const Scheme per_call = parse_scheme("int8-crt", t);
+  const Scheme per_call = parse_scheme(schemes::Int8Crt::desc.name, t);
   GemmOptions o;
   o.scheme = per_call;
   o.range_policy = RangePolicy::ignore;
@@ -413,8 +413,9 @@ std::string describe_cost_model(const CostModel& model) {
                   c.coef[4] > 0 ? 2.0 / c.coef[4] / 1e12 : 0.0, 100 * c.fit_error);
     os << line;
   }
+  const std::string certificate_label = std::string(schemes::Int8Crt::desc.name) + " cert.";
   for (const MeasuredCost& c : model.certificate_costs) {
-    std::snprintf(line, sizeof line, "  %-12s %-6s %10.2f %12s %14.2f %14.2f %14.1f %7.1f%%\n", "int8-crt cert.",
+    std::snprintf(line, sizeof line, "  %-12s %-6s %10.2f %12s %14.2f %14.2f %14.1f %7.1f%%\n", certificate_label.c_str(),
                   to_string(c.target), c.coef[0] * 1e6, "-", c.coef[2] * 1e12, c.coef[3] * 1e12,
                   c.coef[4] > 0 ? 2.0 / c.coef[4] / 1e12 : 0.0, 100 * c.fit_error);
     os << line;
@@ -450,7 +451,7 @@ std::string describe_cost_model(const CostModel& model) {
     const double p = model.certificate_seconds(c.m, c.n, c.k, c.target);
     char shape[64];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)c.m, (long long)c.n, (long long)c.k);
-    std::snprintf(line, sizeof line, "  %-14s %-6s %-20s %12.4f %12.4f %+7.1f%%\n", "int8-crt cert.",
+    std::snprintf(line, sizeof line, "  %-14s %-6s %-20s %12.4f %12.4f %+7.1f%%\n", certificate_label.c_str(),
                   to_string(c.target), shape, c.seconds * 1e3, p * 1e3, 100 * (p - c.seconds) / c.seconds);
     os << line;
   }
