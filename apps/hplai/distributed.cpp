@@ -442,7 +442,8 @@ SchemeResult run_row(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, 
                     sys.A.extent(1));
   MPI_Barrier(g.comm);
   const auto t0 = tcemu::app::Clock::now();
-  Kokkos::deep_copy(lu, sys.A);  // round A to the working precision
+  for (std::size_t i = 0; i < lu.extent(0); ++i)  // round A to the working precision
+    for (std::size_t j = 0; j < lu.extent(1); ++j) lu(i, j) = static_cast<T>(sys.A(i, j));
   LuStats st;
   try {
     st = factor_distributed(g, R, C, lu, lo, std::numeric_limits<T>::epsilon() / 2 * sys.a_max);
