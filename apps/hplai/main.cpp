@@ -18,6 +18,9 @@
 #include "tcemu/error.hpp"
 #include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
+#ifdef HPLAI_HAVE_MPI
+#include "distributed.hpp"
+#endif
 
 namespace {
 
@@ -56,11 +59,13 @@ const char* kFooter =
     "\nExamples:\n"
     "  hplai --n 2048 --scheme all\n"
     "  hplai --n 4096 --nb 256 --scheme fp32,fp16,bf16,fp16x2,bf16x3 --solver ir --json\n"
-    "  hplai --input system.h5 --scheme int8-ozaki --target fp64\n";
+    "  hplai --input system.h5 --scheme int8-ozaki --target fp64\n"
+    "  mpirun -np 4 hplai --n 8192 --grid 2x2 --scheme fp16x2   (an MPI build: 2x2 process grid)\n";
 
-/// Host memory a run of order n needs: FP64 A, its FP64 copy for the baseline, the FP32 factors.
-void check_memory(std::int64_t n) {
-  const double need = 20.0 * static_cast<double>(n) * static_cast<double>(n);
+/// Host memory a run of order n needs: FP64 A, its FP64 copy for the baseline, the FP32 factors
+/// (over a process grid: each of `ranks` ranks holds 1/ranks of A and of its factors).
+void check_memory(std::int64_t n, int ranks = 1) {
+  const double need = 20.0 * static_cast<double>(n) * static_cast<double>(n) / ranks;
   const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   if (have > 0 && need > have) {
     char buf[200];
@@ -84,15 +89,46 @@ void write_output(tcemu::app::io::Writer& out, const hplai::RunResult& res) {
   out.write_string_attribute("/", "solver", res.solver);
 }
 
+#ifdef HPLAI_HAVE_MPI
+/// MPI for the lifetime of main(), only when started by mpirun (distributed.hpp); a plain `hplai ...`
+/// never touches MPI. Rank 0 reports, errors included: every rank meets the same errors.
+struct MpiSession {
+  bool active = false;
+  int rank = 0, size = 1;
+  MpiSession(int* argc, char*** argv) {
+    if (!hplai::launched_by_mpi_launcher()) return;
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    active = true;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > 1 && rank != 0) {
+      if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) return;
+    }
+  }
+  ~MpiSession() {
+    if (active) MPI_Finalize();
+  }
+};
+#else
+struct MpiSession {
+  bool active = false;
+  int rank = 0, size = 1;
+  MpiSession(int*, char***) {}
+};
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  MpiSession mpi(&argc, &argv);
   tcemu::app::CommandLine cli("hplai", kDescription, kFooter);
   std::string input, output, solver_name = "gmres";
   std::int64_t n = 0, nb = 256;
   std::uint64_t seed = 1;
   int max_iter = 50, restart = 50, repeat = 1;
   bool no_scaling = false;
+  std::string grid_text = "1x1";
   cli.app.add_option("-n,--n", n, "order of the generated system (required without --input)");
   cli.app.add_option("--nb", nb, "block size: panel width and the k of the trailing-update GEMMs")->capture_default_str();
   cli.app.add_option("--seed", seed, "generator seed: A from the LCG seeded with S, b with S+1 (1 = reference)")->capture_default_str()->check(tcemu::app::unsigned_64());
@@ -102,6 +138,7 @@ int main(int argc, char** argv) {
   cli.app.add_option("--max-iter", max_iter, "refinement iteration cap; a row that reaches it FAILs")->capture_default_str();
   cli.app.add_option("--restart", restart, "GMRES restart length (Krylov vectors kept)")->capture_default_str();
   cli.app.add_option("--repeat", repeat, "runs per scheme; the run with the median time is reported")->capture_default_str();
+  cli.app.add_option("--grid", grid_text, "PxQ process grid over MPI ranks (MPI build; P*Q = ranks, mpirun -np P*Q)")->capture_default_str();
   cli.app.add_flag("--no-scaling", no_scaling, "do not scale the trailing-update operands into [1,2) (studies)");
   return cli.run(argc, argv, [&]() -> int {
     (void)cli.common.target();  // a bad --target is the first error reported, before the inputs' checks
@@ -111,7 +148,25 @@ int main(int argc, char** argv) {
     tcemu::app::set_error_context(input.empty() ? "--n " + std::to_string(n) : input);
     if (!input.empty()) tcemu::app::require_input_file(input);
     if (cli.app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
-    if (input.empty()) check_memory(n);
+    // --grid PxQ: P*Q ranks (distributed.hpp); 1x1 on one process is the one-process run.
+    int grid_p = 1, grid_q = 1;
+#ifdef HPLAI_HAVE_MPI
+    hplai::parse_grid(grid_text, grid_p, grid_q);
+    const bool distributed = grid_p * grid_q > 1 || mpi.size > 1;
+    if (distributed && !mpi.active)
+      throw tcemu::InvalidArgument("--grid " + grid_text + " needs " + std::to_string(grid_p * grid_q) +
+                                   " MPI ranks; start it with mpirun -np " + std::to_string(grid_p * grid_q));
+    if (distributed && mpi.active && grid_p * grid_q != mpi.size)
+      throw tcemu::InvalidArgument("--grid " + grid_text + " needs " + std::to_string(grid_p * grid_q) +
+                                   " MPI ranks; this run has " + std::to_string(mpi.size));
+    if (distributed && !input.empty())
+      throw tcemu::InvalidArgument("--grid " + grid_text + ": --input needs one process; the grid runs the generator");
+#else
+    if (grid_text != "1x1")
+      throw tcemu::InvalidArgument("--grid " + grid_text + " needs an MPI build (Open MPI and -DTCEMU_WITH_MPI=ON)");
+    const bool distributed = false;
+#endif
+    if (input.empty()) check_memory(n, grid_p * grid_q);
     if (nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(nb) + " must be >= 1");
     if (max_iter < 1) throw tcemu::InvalidArgument("--max-iter " + std::to_string(max_iter) + " must be >= 1");
     if (restart < 1) throw tcemu::InvalidArgument("--restart " + std::to_string(restart) + " must be >= 1");
@@ -128,7 +183,9 @@ int main(int argc, char** argv) {
     opt.progress = cli.common.quiet ? nullptr : &std::cerr;
 
     hplai::System sys;
-    if (!input.empty()) {
+    if (distributed) {
+      // no global matrix: each rank generates its own blocks in run_distributed
+    } else if (!input.empty()) {
       sys = hplai::load_system(input);
       if (have_n && n != sys.n)
         throw tcemu::InvalidArgument("--n " + std::to_string(n) + " does not match " + input + ": /A is " +
@@ -138,11 +195,17 @@ int main(int argc, char** argv) {
     }
     // Opened before the run: a bad path fails at once; the Writer removes its temporary on errors.
     std::unique_ptr<tcemu::app::io::Writer> out;
-    if (!output.empty()) out = std::make_unique<tcemu::app::io::Writer>(output);
+    if (!output.empty() && mpi.rank == 0) out = std::make_unique<tcemu::app::io::Writer>(output);
     // Numerical failures (a singular pivot, overflowing factors) name the system they came from.
     const std::string system_name = input.empty() ? "--n " + std::to_string(n) + " --seed " + std::to_string(seed) : input;
     const hplai::RunResult res = [&] {
       try {
+#ifdef HPLAI_HAVE_MPI
+        if (distributed) {
+          const hplai::Grid grid(MPI_COMM_WORLD, grid_p, grid_q);
+          return hplai::run_distributed(grid, n, seed, opt);
+        }
+#endif
         return hplai::run(sys, opt);
       } catch (const tcemu::Error& e) {
         const std::string message = e.what();

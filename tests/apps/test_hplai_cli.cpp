@@ -65,6 +65,17 @@ class HplaiCli : public ::testing::Test {
   TempDir dir_, scratch_;
 };
 
+// --grid on one process (no mpirun): 1x1 is the one-process run; any other grid is a one-line error
+// ("--grid 2x2 needs 4 MPI ranks; start it with mpirun -np 4" in an MPI build, "--grid 2x2 needs an
+// MPI build ..." without MPI). Grids over ranks: tests/mpi/test_hplai_mpi.cpp.
+TEST_F(HplaiCli, GridOtherThanOneByOneNeedsMpiRanks) {
+  expect_error("--n 32 --grid 2x2", {"--grid 2x2 needs"});
+  expect_error("--n 32 --grid 2y2", {"--grid 2y2"});
+  const Ran r = run("--n 32 --nb 8 --grid 1x1 --scheme fp32 -q");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("MPI process grid"), std::string::npos);
+}
+
 TEST_F(HplaiCli, UsageErrors) {
   expect_error("", {"--n is required"});
   expect_error("--n 0", {"--n 0 must be >= 1"});

@@ -1,0 +1,150 @@
+// hplai over MPI ranks (apps/hplai/distributed.hpp), run under mpirun with 1, 2 and 4 ranks
+// (tests/mpi/CMakeLists.txt): every grid of the rank count gives the solution and the scaled residual
+// of the one-rank run, and the solution of the one-process path (hplai::run, no MPI).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+#include "hplai/distributed.hpp"
+#include "hplai/problem.hpp"
+#include "hplai/run.hpp"
+#include "tcemu/error.hpp"
+#include "tcemu/scheme.hpp"
+
+namespace {
+
+int world_size() {
+  int s = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+/// ||a - b||_2 / ||b||_2.
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0, s = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    d += (a[i] - b[i]) * (a[i] - b[i]);
+    s += b[i] * b[i];
+  }
+  return std::sqrt(d / s);
+}
+
+/// Grids of the current rank count: P x Q and Q x P for every factorisation.
+std::vector<std::pair<int, int>> grids() {
+  std::vector<std::pair<int, int>> out;
+  for (int P = 1; P <= world_size(); ++P)
+    if (world_size() % P == 0) out.emplace_back(P, world_size() / P);
+  return out;
+}
+
+hplai::RunOptions options(std::int64_t nb) {
+  hplai::RunOptions opt;
+  opt.schemes = {tcemu::parse_scheme("fp16x2"), tcemu::parse_scheme("bf16")};
+  opt.nb = nb;
+  return opt;
+}
+
+/// Every grid against the one-rank run (a 1 x 1 grid on MPI_COMM_SELF, computed on every rank):
+/// solution and scaled residual to 1e-12 relative, the same iteration counts, every row PASSes.
+void expect_grids_match_one_rank(std::int64_t n, std::int64_t nb) {
+  const hplai::RunOptions opt = options(nb);
+  const hplai::Grid self(MPI_COMM_SELF, 1, 1);
+  const hplai::RunResult one = hplai::run_distributed(self, n, 1, opt);
+  ASSERT_EQ(one.rows.size(), 3u);
+  for (const auto& [P, Q] : grids()) {
+    SCOPED_TRACE(std::to_string(P) + "x" + std::to_string(Q) + " grid, n " + std::to_string(n));
+    const hplai::Grid grid(MPI_COMM_WORLD, P, Q);
+    const hplai::RunResult many = hplai::run_distributed(grid, n, 1, opt);
+    ASSERT_EQ(many.rows.size(), one.rows.size());
+    for (std::size_t i = 0; i < one.rows.size(); ++i) {
+      SCOPED_TRACE(one.rows[i].scheme);
+      EXPECT_TRUE(many.rows[i].pass);
+      EXPECT_EQ(many.rows[i].scheme, one.rows[i].scheme);
+      EXPECT_EQ(many.rows[i].iterations, one.rows[i].iterations);
+      EXPECT_LE(relative_difference(many.rows[i].x, one.rows[i].x), 1e-12);
+      EXPECT_NEAR(many.rows[i].scaled_residual, one.rows[i].scaled_residual, 1e-12 * one.rows[i].scaled_residual);
+      EXPECT_NEAR(many.rows[i].initial_scaled_residual, one.rows[i].initial_scaled_residual,
+                  1e-12 * one.rows[i].initial_scaled_residual);
+    }
+  }
+}
+
+TEST(HplaiMpi, GridsGiveTheOneRankSolutionAndResidual) { expect_grids_match_one_rank(512, 64); }
+
+// nb not dividing n: the last block row and column are partial, held by different ranks.
+TEST(HplaiMpi, PartialLastBlockGivesTheOneRankSolution) { expect_grids_match_one_rank(300, 64); }
+
+// The ranks' blocks, generated from their global (i, j), are the one-process generator's matrix:
+// the distributed solution equals the one-process run's (hplai::run on generate_system) to 1e-12.
+TEST(HplaiMpi, SolutionMatchesTheOneProcessRun) {
+  const std::int64_t n = 512;
+  const hplai::RunOptions opt = options(64);
+  const hplai::RunResult single = hplai::run(hplai::generate_system(n, 1), opt);
+  for (const auto& [P, Q] : grids()) {
+    SCOPED_TRACE(std::to_string(P) + "x" + std::to_string(Q) + " grid");
+    const hplai::Grid grid(MPI_COMM_WORLD, P, Q);
+    const hplai::RunResult many = hplai::run_distributed(grid, n, 1, opt);
+    ASSERT_EQ(many.rows.size(), single.rows.size());
+    for (std::size_t i = 0; i < single.rows.size(); ++i) {
+      SCOPED_TRACE(single.rows[i].scheme);
+      EXPECT_TRUE(single.rows[i].pass && many.rows[i].pass);
+      EXPECT_LE(relative_difference(many.rows[i].x, single.rows[i].x), 1e-12);
+    }
+  }
+}
+
+TEST(HplaiMpi, GridOfTheWrongSizeThrows) {
+  EXPECT_THROW(hplai::Grid(MPI_COMM_WORLD, world_size() + 1, 1), tcemu::InvalidArgument);
+  int P = 0, Q = 0;
+  hplai::parse_grid("3x2", P, Q);
+  EXPECT_EQ(P, 3);
+  EXPECT_EQ(Q, 2);
+  for (const char* bad : {"2", "0x1", "2x", "x2", "2x-1", "axb", "2x2x2"})
+    EXPECT_THROW(hplai::parse_grid(bad, P, Q), tcemu::InvalidArgument) << bad;
+}
+
+TEST(HplaiMpi, BlockCyclicMapsAreInverse) {
+  for (int procs : {1, 2, 3}) {
+    const hplai::BlockCyclic m{300, 64, procs};
+    std::int64_t total = 0;
+    for (int proc = 0; proc < procs; ++proc) {
+      total += m.local_count(proc);
+      for (std::int64_t li = 0; li < m.local_count(proc); ++li) {
+        const std::int64_t i = m.global(li, proc);
+        EXPECT_EQ(m.owner(i), proc);
+        EXPECT_EQ(m.local(i), li);
+      }
+    }
+    EXPECT_EQ(total, 300);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setenv("TCEMU_AUTO_CALIBRATE", "0", /*overwrite=*/0);
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int failed = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    if (world_rank() != 0) {  // one report, from rank 0; the exit status is every rank's
+      auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+      delete listeners.Release(listeners.default_result_printer());
+    }
+    failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  }
+  MPI_Finalize();
+  return failed;
+}
