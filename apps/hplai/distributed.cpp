@@ -495,6 +495,9 @@ void parse_grid(const std::string& text, int& P, int& Q) {
   };
   if (x == std::string::npos || !number(text.substr(0, x), P) || !number(text.substr(x + 1), Q))
     throw tcemu::InvalidArgument("--grid " + text + ": expected PxQ with P, Q >= 1 (e.g. 2x2)");
+  if (static_cast<long long>(P) * Q > (1 << 20))
+    throw tcemu::InvalidArgument("--grid " + text + ": " + std::to_string(static_cast<long long>(P) * Q) +
+                                 " ranks, more than 2^20");
 }
 
 std::int64_t BlockCyclic::local_count(int proc) const {

@@ -51,7 +51,8 @@ class Grid {
   int rank = 0;             ///< rank in comm = p Q + q
 };
 
-/// Parses "PxQ" (e.g. "2x2"). Throws tcemu::InvalidArgument "--grid <text>: expected PxQ with P, Q >= 1".
+/// Parses "PxQ" (e.g. "2x2"). Throws tcemu::InvalidArgument "--grid <text>: expected PxQ with P, Q >= 1",
+/// or "--grid <text>: <P*Q> ranks, more than 2^20" (P*Q stays far from int overflow).
 void parse_grid(const std::string& text, int& P, int& Q);
 
 /// The 1D block-cyclic map of n indices in blocks of nb over `procs` processes (one grid dimension).

@@ -2,6 +2,7 @@
 // updates, side by side with the FP64 baseline. See `hplai --help`.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -118,6 +119,31 @@ struct MpiSession {
 };
 #endif
 
+/// Runs `check` on every rank and, when `distributed`, agrees on its outcome before any collective:
+/// a check that can fail on some ranks only (the memory of one node, the --output file rank 0
+/// opens) would otherwise leave the other ranks waiting in the run's first collective for ever.
+/// The failing rank rethrows its own error; the others report that a rank failed.
+template <class Check>
+void check_on_every_rank(bool distributed, Check&& check) {
+  std::exception_ptr failure;
+  try {
+    check();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+#ifdef HPLAI_HAVE_MPI
+  if (distributed) {
+    int ok = failure ? 0 : 1, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!failure && !all_ok)
+      throw tcemu::InvalidArgument("another MPI rank of the --grid run failed a check before the run (rank 0 names it)");
+  }
+#else
+  (void)distributed;
+#endif
+  if (failure) std::rethrow_exception(failure);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -166,7 +192,9 @@ int main(int argc, char** argv) {
       throw tcemu::InvalidArgument("--grid " + grid_text + " needs an MPI build (Open MPI and -DTCEMU_WITH_MPI=ON)");
     const bool distributed = false;
 #endif
-    if (input.empty()) check_memory(n, grid_p * grid_q);
+    check_on_every_rank(distributed, [&] {
+      if (input.empty()) check_memory(n, grid_p * grid_q);
+    });
     if (nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(nb) + " must be >= 1");
     if (max_iter < 1) throw tcemu::InvalidArgument("--max-iter " + std::to_string(max_iter) + " must be >= 1");
     if (restart < 1) throw tcemu::InvalidArgument("--restart " + std::to_string(restart) + " must be >= 1");
@@ -174,7 +202,10 @@ int main(int argc, char** argv) {
     opt.refine.solver = hplai::parse_solver(solver_name);
     opt.refine.max_iter = max_iter;
     opt.refine.restart = restart;
-    opt.device = hplai::run_device(cli.common);
+    // A --grid run is host-only: `auto` (the default) means the host there, an explicit cuda is an error.
+    check_on_every_rank(distributed, [&] {
+      opt.device = distributed && cli.common.device_name == "auto" ? hplai::Device::host : hplai::run_device(cli.common);
+    });
     opt.schemes = cli.common.schemes();
     opt.nb = nb;
     opt.scale_operands = !no_scaling;
@@ -195,15 +226,24 @@ int main(int argc, char** argv) {
     }
     // Opened before the run: a bad path fails at once; the Writer removes its temporary on errors.
     std::unique_ptr<tcemu::app::io::Writer> out;
-    if (!output.empty() && mpi.rank == 0) out = std::make_unique<tcemu::app::io::Writer>(output);
+    check_on_every_rank(distributed, [&] {
+      if (!output.empty() && mpi.rank == 0) out = std::make_unique<tcemu::app::io::Writer>(output);
+    });
     // Numerical failures (a singular pivot, overflowing factors) name the system they came from.
     const std::string system_name = input.empty() ? "--n " + std::to_string(n) + " --seed " + std::to_string(seed) : input;
     const hplai::RunResult res = [&] {
       try {
 #ifdef HPLAI_HAVE_MPI
         if (distributed) {
-          const hplai::Grid grid(MPI_COMM_WORLD, grid_p, grid_q);
-          return hplai::run_distributed(grid, n, seed, opt);
+          try {
+            const hplai::Grid grid(MPI_COMM_WORLD, grid_p, grid_q);
+            return hplai::run_distributed(grid, n, seed, opt);
+          } catch (const std::exception& e) {
+            // A rank that fails inside the run leaves the others in a collective: stop them all
+            // (exit status 2) after the one line (rank 0's; the other ranks' output is discarded).
+            tcemu::app::print_error("hplai", system_name + ": " + e.what());
+            MPI_Abort(MPI_COMM_WORLD, 2);
+          }
         }
 #endif
         return hplai::run(sys, opt);

@@ -82,7 +82,8 @@ Rows<V, Mem> result_in_space(Rows<V, Mem>& slot, const HostRows<V>& host) {
 /// search() on the execution space Space.
 template <class Space, class T>
 Neighbors search_on(const T* train, const T* queries, std::int64_t n, std::int64_t q, std::int64_t d,
-                    const tcemu::Scheme& scheme, int k, const SearchOptions& options, SearchLog* log) {
+                    const tcemu::Scheme& scheme, int k, const SearchOptions& options, SearchLog* log,
+                    bool inputs_persist = true) {
   using Mem = typename Space::memory_space;
   if (tcemu::detail::is_cuda_execution_space<Space>() && k > tcemu::kNearestMaxDeviceK)
     throw tcemu::InvalidArgument("--k " + std::to_string(k) + ": the GPU top-k supports k <= " +
@@ -104,6 +105,9 @@ Neighbors search_on(const T* train, const T* queries, std::int64_t n, std::int64
                  log ? &nearest_log : nullptr);
   Kokkos::deep_copy(host_index, index);  // nothing to copy where Mem is host memory (same View)
   Kokkos::deep_copy(host_distance, distance);
+  // Inputs freed after this call (a temporary FP64 copy) may come back at the same address with
+  // other data: the copies in Mem must not be matched to them by pointer again.
+  if (!inputs_persist) r.train_host = r.queries_host = nullptr;
   if (log) *log = search_log(nearest_log);
   return out;
 }
@@ -154,7 +158,7 @@ Neighbors search(const Dataset& data, const tcemu::Scheme& scheme, int k, const 
       inputs = &local;
     }
     return search_on<Space, double>(inputs->train.data(), inputs->queries.data(), data.n, q, data.d, scheme, k,
-                                    options, log);
+                                    options, log, /*inputs_persist=*/inputs != &local);
   });
 }
 

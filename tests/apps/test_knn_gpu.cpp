@@ -50,6 +50,13 @@ TEST(KnnGpu, NewDataOfTheSameShapeIsUploadedAgainAndKAboveTheGpuLimitIsAnError) 
   (void)knn::search(data, fp32, 5, gpu);
   data = knn_test::random_dataset(500, 20, 16, 4);  // same shapes, new values and new arrays
   EXPECT_EQ(knn::search(data, fp32, 5, gpu).index, knn_test::brute_force(data, 5));
+  // FP64 without caller-held FP64 inputs: each call converts into a temporary that the next call's
+  // temporary may reuse by address; the GPU copy of the first dataset must not be searched again.
+  const auto fp64 = tcemu::parse_scheme("fp64", tcemu::Target::fp64);
+  for (std::uint64_t seed : {5, 6, 7}) {
+    const knn::Dataset other = knn_test::random_dataset(500, 20, 16, seed);
+    EXPECT_EQ(knn::search(other, fp64, 5, gpu).index, knn_test::brute_force(other, 5)) << "seed " << seed;
+  }
   try {
     (void)knn::search(data, fp32, 129, gpu);
     ADD_FAILURE() << "k = 129 ran on the GPU";

@@ -3,6 +3,7 @@
 /// Automatic split selection (`auto`, docs/architecture.md "Scheme resolution"): candidates whose range and accuracy meet
 /// the target, timed by a cost model, fastest one chosen, decision explainable.
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -261,6 +262,8 @@ class CandidateList {
       list_ = std::make_shared<std::vector<Candidate>>();
     else if (list_.use_count() > 1)
       list_ = std::make_shared<std::vector<Candidate>>(*list_);
+    else  // use_count() is a relaxed load: order this write after another owner's last reads
+      std::atomic_thread_fence(std::memory_order_acquire);
     return *list_;
   }
   std::shared_ptr<std::vector<Candidate>> list_;

@@ -47,6 +47,22 @@ struct Profiles {
   ProfileArgs x, y;
 };
 
+/// auto's plan for an m x n x k product on in-range operands (nominal profiles: max 1, spread one
+/// bit), from `model`; uncached (nominal_plan caches it for the device's own model).
+Plan make_nominal_plan(Target target, std::int64_t m, std::int64_t n, std::int64_t k, const CostModel& model) {
+  auto nominal = [&](std::int64_t lines) {
+    RangeProfile r;
+    r.lines = lines;
+    r.line_length = k;
+    r.max_abs = 1.0;
+    r.min_abs_nonzero = std::ldexp(1.0, -20);
+    r.min_line_max = 0.5;
+    r.max_line_spread_bits = r.max_line_spread_nonzero_bits = 1.0;
+    return r;
+  };
+  return plan(nominal(m), nominal(n), m, n, k, target, model);
+}
+
 /// auto's plan for an m x n x k call (target and cost model as given) when both operands are inside
 /// every scheme's range: plan() on a nominal profile (|x| in [2^-20, 1], line maxima within a factor
 /// 2, line spreads of one bit). The CUDA backend splits with its pick while the real profile is
@@ -66,19 +82,9 @@ const Plan& nominal_plan(Target target, std::int64_t m, std::int64_t n, std::int
   thread_local int next = 0;
   for (const Entry& e : cache)
     if (e.m == m && e.n == n && e.k == k && e.target == target && e.model == &model) return e.plan;
-  auto nominal = [&](std::int64_t lines) {
-    RangeProfile r;
-    r.lines = lines;
-    r.line_length = k;
-    r.max_abs = 1.0;
-    r.min_abs_nonzero = std::ldexp(1.0, -20);
-    r.min_line_max = 0.5;
-    r.max_line_spread_bits = r.max_line_spread_nonzero_bits = 1.0;
-    return r;
-  };
   Entry& e = cache[next];
   next = (next + 1) % 8;
-  e = Entry{m, n, k, target, &model, plan(nominal(m), nominal(n), m, n, k, target, model)};
+  e = Entry{m, n, k, target, &model, make_nominal_plan(target, m, n, k, model)};
   return e.plan;
 }
 
@@ -346,7 +352,16 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
   // real profile below. A native pick there is final: such calls skip the profile.
   // The caller's cost model when it gives one (as resolve_scheme uses it), else the device's.
   const CostModel& auto_model = options.cost_model ? *options.cost_model : model;
-  const Plan* nominal = req.is_automatic() ? &nominal_plan(req.target, a.rows, b.cols, p.k, auto_model) : nullptr;
+  // The cache is keyed by the model's address: only the device's own model (which lives as long as
+  // the process) may use it; a caller's model may be freed and another one built at its address.
+  Plan caller_nominal;
+  const Plan* nominal = nullptr;
+  if (req.is_automatic() && options.cost_model) {
+    caller_nominal = make_nominal_plan(req.target, a.rows, b.cols, p.k, auto_model);
+    nominal = &caller_nominal;
+  } else if (req.is_automatic()) {
+    nominal = &nominal_plan(req.target, a.rows, b.cols, p.k, model);
+  }
   const Scheme spec = nominal ? nominal->chosen : req;
   plan_execution(spec);
   RangeProfile pa, pb;

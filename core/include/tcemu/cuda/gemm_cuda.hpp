@@ -148,7 +148,7 @@ bool complex_embedding_applies(Op opA, std::complex<T> alpha, MatrixView<const s
 ///    same 8mnk real flops as 4M, but op(A) is read, profiled and split once (4M: four times, two of
 ///    each view), there is one range-profile read-back instead of four, no m x n workspace matrices
 ///    and no complex combine pass: the real GEMM writes C itself, as for any real output. This is
-///    qsim's hot call (state rows x 2^s times U^T, apps/qsim/simulate_cuda.cu).
+///    qsim's hot call (state rows x 2^s times U^T, apps/qsim/simulate_cuda.cpp).
 ///
 /// Accuracy of the embedding: each entry of C is one real dot product of length 2k in which the real
 /// and imaginary products are summed together (4M: two products of length k added once in T), so
