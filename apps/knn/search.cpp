@@ -38,10 +38,10 @@ Resident<T, Mem>& resident() {
   static thread_local Resident<T, Mem>* state = nullptr;
   if (!state) {
     state = new Resident<T, Mem>();
-    Kokkos::push_finalize_hook([] {
-      delete state;
-      state = nullptr;
-    });
+    // The hook runs on the thread that finalizes Kokkos: it deletes this thread's state by pointer
+    // (a thread_local named inside it would be the finalizing thread's own).
+    Resident<T, Mem>* mine = state;
+    Kokkos::push_finalize_hook([mine] { delete mine; });
   }
   return *state;
 }
