@@ -511,12 +511,6 @@ std::int64_t BlockCyclic::local_start(std::int64_t block, int proc) const {
   return std::min(blocks_before(*this, block, proc) * nb, local_count(proc));
 }
 
-bool launched_by_mpi_launcher() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
-    if (std::getenv(v)) return true;
-  return false;
-}
-
 RunResult run_distributed(const Grid& g, std::int64_t n, std::uint64_t seed, const RunOptions& opt) {
   if (n < 1) throw tcemu::InvalidArgument("--n " + std::to_string(n) + " must be >= 1");
   if (opt.nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(opt.nb) + " must be >= 1");

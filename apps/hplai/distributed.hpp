@@ -79,7 +79,4 @@ struct BlockCyclic {
 /// at column j: ...", an unverifiable system), on every rank alike.
 RunResult run_distributed(const Grid& grid, std::int64_t n, std::uint64_t seed, const RunOptions& options);
 
-/// True when this process was started by an MPI launcher (mpirun / srun environment variables).
-bool launched_by_mpi_launcher();
-
 }  // namespace hplai

@@ -15,6 +15,7 @@
 #include "run.hpp"
 #include "app_common/app_main.hpp"
 #include "app_common/cli.hpp"
+#include "app_common/mpi_session.hpp"
 #include "app_common/paths.hpp"
 #include "tcemu/error.hpp"
 #include "app_common/io/hdf5.hpp"
@@ -90,34 +91,6 @@ void write_output(tcemu::app::io::Writer& out, const hplai::RunResult& res) {
   out.write_string_attribute("/", "solver", res.solver);
 }
 
-#ifdef HPLAI_HAVE_MPI
-/// MPI for the lifetime of main(), only when started by mpirun (distributed.hpp); a plain `hplai ...`
-/// never touches MPI. Rank 0 reports, errors included: every rank meets the same errors.
-struct MpiSession {
-  bool active = false;
-  int rank = 0, size = 1;
-  MpiSession(int* argc, char*** argv) {
-    if (!hplai::launched_by_mpi_launcher()) return;
-    int provided = 0;
-    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
-    active = true;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size > 1 && rank != 0) {
-      if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) return;
-    }
-  }
-  ~MpiSession() {
-    if (active) MPI_Finalize();
-  }
-};
-#else
-struct MpiSession {
-  bool active = false;
-  int rank = 0, size = 1;
-  MpiSession(int*, char***) {}
-};
-#endif
 
 /// Runs `check` on every rank and, when `distributed`, agrees on its outcome before any collective:
 /// a check that can fail on some ranks only (the memory of one node, the --output file rank 0
@@ -147,7 +120,7 @@ void check_on_every_rank(bool distributed, Check&& check) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MpiSession mpi(&argc, &argv);
+  tcemu::app::MpiSession mpi(&argc, &argv);
   tcemu::app::CommandLine cli("hplai", kDescription, kFooter);
   std::string input, output, solver_name = "gmres";
   std::int64_t n = 0, nb = 256;

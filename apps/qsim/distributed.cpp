@@ -270,12 +270,6 @@ double distributed_max_abs_error(const std::vector<std::complex<double>>& ref,
   return total;
 }
 
-bool launched_by_mpi_launcher() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"})
-    if (std::getenv(v)) return true;
-  return false;
-}
-
 namespace {
 
 template <class T>

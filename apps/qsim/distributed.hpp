@@ -79,10 +79,6 @@ template <class T>
 double distributed_max_abs_error(const std::vector<std::complex<double>>& ref_local,
                                  const std::vector<std::complex<T>>& local_state, MPI_Comm comm);
 
-/// True when this process was started by mpirun/mpiexec (Open MPI's or a PMI/PMIx launcher's
-/// environment): only then does the qsim driver initialise MPI, so a plain `qsim ...` runs as before.
-bool launched_by_mpi_launcher();
-
 /// run_job() over the ranks of `comm` (collective; every rank passes the same circuit and config):
 /// fp64 reference then every scheme with simulate_distributed(); fidelity, max_amp_err and norm as
 /// MPI_Allreduce against the distributed reference. The result is complete on every rank (stats are

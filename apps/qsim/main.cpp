@@ -11,6 +11,7 @@
 
 #include "app_common/app_main.hpp"
 #include "app_common/cli.hpp"
+#include "app_common/mpi_session.hpp"
 #include "app_common/paths.hpp"
 #include "app_common/text.hpp"
 #include "circuit_h5.hpp"
@@ -115,40 +116,11 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-#ifdef TCEMU_QSIM_HAVE_MPI
-/// MPI for the lifetime of main(), only when started by mpirun (distributed.hpp): MPI_Comm_size gives
-/// the rank count; a plain `qsim ...` never touches MPI.
-struct MpiSession {
-  bool active = false;
-  int rank = 0, size = 1;
-  MpiSession(int* argc, char*** argv) {
-    if (!qsim::launched_by_mpi_launcher()) return;
-    int provided = 0;
-    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
-    active = true;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    // Rank 0 reports, errors included: every rank meets the same (collective) errors, so the other
-    // ranks' output would repeat it.
-    if (size > 1 && rank != 0) {
-      if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) return;
-    }
-  }
-  ~MpiSession() {
-    if (active) MPI_Finalize();
-  }
-};
-#else
-struct MpiSession {
-  int rank = 0, size = 1;
-  MpiSession(int*, char***) {}
-};
-#endif
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  MpiSession mpi(&argc, &argv);
+  tcemu::app::MpiSession mpi(&argc, &argv);
   tcemu::app::CommandLine cli("qsim", kDescription, footer());
   std::string qasm_path, input, generator, output, save_circuit, amplitudes, range_policy = "fallback",
                                                                           kernels = "auto";
