@@ -10,6 +10,9 @@
 #             conversion check; tcemu-tcprobe's checks), then the split pass timings
 #   probe: tcemu-tcprobe (the Tensor Cores' own accumulation, docs/accuracy.md)
 #   fused: tcemu-bench, fused kernel vs multi-pass vs cuBLAS (docs/benchmarks.md, docs/perf-notes.md section 5)
+#   install_test: the installed-package test (cmake --install, then examples/ built against it and run)
+#   grid: tcemu-bench calibration into $OUT/cache, then the auto grid judged by auto's own call
+#         (`--auto-grid --repeat 10`, docs/cost-model.md), table and CSV under $OUT
 #   pack: archive $OUT's files into $PACK_NAME.tgz (last)
 # Binaries built elsewhere (same CUDA 13, sm_90a) can be carried in $BUILD; then skip `build`.
 # Usage (repository root): OUT=/dir scripts/device/apps_gpu.sh build knn kmeans
@@ -150,6 +153,24 @@ fused() {
 hplai() {
   stamp "hplai: n = 65536, nb = 1024, every scheme, GPU"
   "$BUILD/apps/hplai/hplai" --n 65536 --nb 1024 --scheme all --device cuda -q 2>&1 | tee "$OUT/hplai65536.txt"
+}
+
+install_test() {
+  stamp "installed package: install, build examples/ against it, run them"
+  ctest --test-dir "$BUILD" -R InstalledPackage --output-on-failure > "$OUT/install_test.log" 2>&1
+  echo "install test exit $?"; tail -3 "$OUT/install_test.log"
+}
+
+grid() {
+  local B="$BUILD/core/tcemu-bench"
+  export XDG_CACHE_HOME="$OUT/cache"
+  unset TCEMU_AUTO_CALIBRATE
+  stamp "calibration (cost model into $XDG_CACHE_HOME)"
+  "$B" --recalibrate --explain --shapes 8192 --dists uniform --schemes auto --fp64-schemes auto --repeat 3 \
+      > "$OUT/calibrate.log" 2>&1; echo "exit $?"
+  stamp "auto grid, auto judged by its own call"
+  "$B" --auto-grid --repeat 10 --csv "$OUT/auto_grid.csv" > "$OUT/auto_grid.txt" 2> "$OUT/auto_grid.err"
+  echo "exit $?"; grep -E "auto-grid:| no " "$OUT/auto_grid.txt"
 }
 
 pack() {  # the device tool brings back at most 8 files: one archive of everything else
