@@ -8,6 +8,7 @@
 
 #include "app_common/timing.hpp"
 #include "blas_int.hpp"
+#include "cblas_trsm.hpp"
 #include "dense.hpp"
 #include "lu.hpp"
 #include "tcemu/error.hpp"
@@ -24,17 +25,6 @@ namespace {
 
 using Host = DenseSolvers<Kokkos::DefaultHostExecutionSpace>;
 
-// Triangular solves on row-major blocks, one name per precision.
-void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, std::int64_t m, std::int64_t n, const float* T,
-          std::int64_t ldt, float* B, std::int64_t ldb) {
-  cblas_strsm(CblasRowMajor, side, uplo, CblasNoTrans, diag, blas_int(m), blas_int(n), 1.0f, T, blas_int(ldt), B,
-              blas_int(ldb));
-}
-void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, std::int64_t m, std::int64_t n, const double* T,
-          std::int64_t ldt, double* B, std::int64_t ldb) {
-  cblas_dtrsm(CblasRowMajor, side, uplo, CblasNoTrans, diag, blas_int(m), blas_int(n), 1.0, T, blas_int(ldt), B,
-              blas_int(ldb));
-}
 
 /// Unblocked right-looking LU of the kb x kb block D (row-major, leading dimension ld), pivots
 /// checked against `tiny`; `col0` is D's first column in the whole matrix (for the message).

@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cblas_trsm.hpp"
 #include "app_common/auto_cost_model.hpp"
 #include "app_common/sweep.hpp"
 #include "app_common/timing.hpp"
@@ -158,16 +159,6 @@ LocalSystem generate_local(const Grid& g, const BlockCyclic& R, const BlockCycli
   return s;
 }
 
-void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, std::int64_t m, std::int64_t n, const float* T,
-          std::int64_t ldt, float* B, std::int64_t ldb) {
-  cblas_strsm(CblasRowMajor, side, uplo, CblasNoTrans, diag, blas_int(m), blas_int(n), 1.0f, T, blas_int(ldt), B,
-              blas_int(ldb));
-}
-void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, std::int64_t m, std::int64_t n, const double* T,
-          std::int64_t ldt, double* B, std::int64_t ldb) {
-  cblas_dtrsm(CblasRowMajor, side, uplo, CblasNoTrans, diag, blas_int(m), blas_int(n), 1.0, T, blas_int(ldt), B,
-              blas_int(ldb));
-}
 
 template <class T>
 double absmax(const T* v, std::int64_t count) {

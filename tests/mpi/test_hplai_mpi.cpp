@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "mpi_test_util.hpp"
 #include "hplai/distributed.hpp"
 #include "hplai/problem.hpp"
 #include "hplai/run.hpp"
@@ -18,16 +19,8 @@
 
 namespace {
 
-int world_size() {
-  int s = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
+using mpi_test::world_rank;
+using mpi_test::world_size;
 
 /// ||a - b||_2 / ||b||_2.
 double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
@@ -130,21 +123,3 @@ TEST(HplaiMpi, BlockCyclicMapsAreInverse) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  setenv("TCEMU_AUTO_CALIBRATE", "0", /*overwrite=*/0);
-  MPI_Init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  int failed = 0;
-  {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    if (world_rank() != 0) {  // one report, from rank 0; the exit status is every rank's
-      auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-      delete listeners.Release(listeners.default_result_printer());
-    }
-    failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  }
-  MPI_Finalize();
-  return failed;
-}

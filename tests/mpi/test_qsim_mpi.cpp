@@ -10,6 +10,7 @@
 #include <complex>
 #include <cstdlib>
 
+#include "mpi_test_util.hpp"
 #include "qsim/circuit_generators.hpp"
 #include "qsim/distributed.hpp"
 #include "qsim/fusion.hpp"
@@ -19,16 +20,8 @@
 
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int r = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &r);
-  return r;
-}
+using mpi_test::world_rank;
+using mpi_test::world_size;
 
 qsim::SimOptions fp64_options() {
   qsim::SimOptions opt;
@@ -139,21 +132,3 @@ TEST(QsimMpi, TooManyRanksForTheBlocksIsRejected) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  setenv("TCEMU_AUTO_CALIBRATE", "0", /*overwrite=*/0);
-  MPI_Init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  int failed = 0;
-  {
-    Kokkos::ScopeGuard kokkos(argc, argv);
-    if (world_rank() != 0) {  // one report, from rank 0; the exit status is every rank's
-      auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-      delete listeners.Release(listeners.default_result_printer());
-    }
-    failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  }
-  MPI_Finalize();
-  return failed;
-}
