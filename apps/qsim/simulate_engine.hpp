@@ -62,7 +62,8 @@ struct BlockGemm;
 /// backend's hand-written tiled kernel, permute_cuda.hpp), kokkos (the Kokkos tiled team kernel
 /// below), gather (the Kokkos element gather). Permutations that keep the lowest 5 positions (whole
 /// 32-element runs move together) and every host permutation use the Kokkos gather. Read once from
-/// TCEMU_QSIM_PERMUTE (cuda | kokkos | gather). The default is measured: on an H100 at 30 qubits
+/// TCEMU_QSIM_PERMUTE (cuda | kokkos | gather; another value is an InvalidArgument, exit status 2 in
+/// the app). The default is measured: on an H100 at 30 qubits
 /// the Kokkos tiled kernel took 798 ms of permutations per fp32 run against 497 ms for the
 /// hand-written one (docs/qsim.md, "One source on Kokkos").
 enum class PermuteKernel { hand, kokkos, gather };
@@ -73,7 +74,8 @@ inline PermuteKernel permute_kernel_from_environment() {
     const std::string v = e ? e : "";
     if (v == "gather") return PermuteKernel::gather;
     if (v == "kokkos") return PermuteKernel::kokkos;
-    return PermuteKernel::hand;
+    if (v.empty() || v == "cuda") return PermuteKernel::hand;
+    throw tcemu::InvalidArgument("TCEMU_QSIM_PERMUTE=" + v + ": expected cuda, kokkos or gather");
   }();
   return k;
 }

@@ -142,6 +142,10 @@ TEST_F(QsimCli, ErrorsExitWith2AndLeaveNoOutput) {
   const std::string big = write_text("big.qasm", "OPENQASM 2.0;\nqreg q[33];\n");
   expect_error("--qasm '" + big + "'", {big + ":2:", "33 qubits; qsim simulates at most 32"});
   if (!tcemu::app::gpu_available()) expect_error("--generate ghz:n=3 --device cuda", {"--device cuda"});
+  // The permutation kernel's switch (simulate_engine.hpp) names itself and the values it takes.
+  setenv("TCEMU_QSIM_PERMUTE", "bogus", 1);
+  expect_error("--generate ghz:n=3 --scheme fp32", {"TCEMU_QSIM_PERMUTE=bogus: expected cuda, kokkos or gather"});
+  unsetenv("TCEMU_QSIM_PERMUTE");
 }
 
 // The qubit limit follows memory: a circuit below kMaxQubits whose runs do not fit stops before any
