@@ -114,7 +114,8 @@ AutoConfig choose_auto_config(const std::vector<FusionOption>& fusions, int num_
 std::vector<FusionOption> fusion_options(const Circuit& circuit, const std::vector<int>& widths);
 
 /// The simulator's in-place rule on `device`: tcemu::cuda::BitGemm::supports on the GPU (unless
-/// TCEMU_QSIM_IN_PLACE=off), none on the host (auto_device.cpp).
+/// TCEMU_QSIM_IN_PLACE=off), none on the host (auto_device.cpp). The GPU simulator
+/// (simulate_cuda.cpp) applies exactly this rule, so auto predicts the path that runs.
 InPlaceSupport auto_in_place_support(Device device);
 
 }  // namespace qsim

@@ -28,6 +28,7 @@
 #include <string>
 #include <type_traits>
 
+#include "auto_config.hpp"
 #include "permute_cuda.hpp"
 #include "simulate_engine.hpp"
 #include "tcemu/cuda/bit_gemm.hpp"
@@ -66,13 +67,11 @@ struct BlockGemm<Kokkos::Cuda, T> {
 
   template <class MakeU>
   InPlace in_place(const C* x, C* y, int n, const std::vector<int>& positions, MakeU&& make_u, std::string& note) {
-    static const bool allowed = [] {
-      const char* e = std::getenv("TCEMU_QSIM_IN_PLACE");
-      return !(e && std::string(e) == "off");
-    }();
+    // The rule qsim's auto predicts with (auto_in_place_support): one place for both.
+    static const InPlaceSupport rule = auto_in_place_support(Device::cuda);
     if constexpr (std::is_same_v<T, float>) {
       const int d = static_cast<int>(positions.size());
-      if (!allowed || !tcemu::cuda::BitGemm::supports(options.gemm.scheme, d, n)) return InPlace::unsupported;
+      if (!rule || !rule(options.gemm.scheme, d, n)) return InPlace::unsupported;
       const std::vector<SC> u = make_u();
       const tcemu::cuda::BitGemmReport r =
           bit_gemm.apply(reinterpret_cast<const SC*>(x), reinterpret_cast<SC*>(y), n, positions, u.data(),
@@ -81,7 +80,7 @@ struct BlockGemm<Kokkos::Cuda, T> {
       note = r.note;
       return InPlace::declined;
     } else {
-      (void)x, (void)y, (void)n, (void)positions, (void)make_u, (void)note, (void)allowed;
+      (void)x, (void)y, (void)n, (void)positions, (void)make_u, (void)note;
       return InPlace::unsupported;
     }
   }
