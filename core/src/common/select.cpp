@@ -191,7 +191,7 @@ Plan plan(const RangeProfile& a, const RangeProfile& b, std::int64_t m, std::int
       // so only a model that measured both for this target lets auto pick it.
       const MeasuredCost* mc = model.find_measured(s, target);
       if (!mc || mc->target != target || !model.find_certificate(target))
-        c.reason = "no measured int8-crt and certificate cost for an " + std::string(to_string(target)) +
+        c.reason = "no measured " + s.name + " and certificate cost for an " + std::string(to_string(target)) +
                    " target in this model";
       else if (a.nonfinite + b.nonfinite > 0)
         c.reason = "non-finite input";

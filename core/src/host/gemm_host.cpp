@@ -89,7 +89,7 @@ GemmReport gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<
     host::gemm_ozaki(s.parts, alpha, a, b, beta, C, t);
     ep.stages.insert(ep.stages.end(), {Stage::split, Stage::products, Stage::combine});
   } else if (s.family() == ImplFamily::crt) {
-    report.kernels = "host (int8-crt reference loops)";
+    report.kernels = "host (" + std::string(s.name) + " reference loops)";
     ep.implementation = Implementation::crt;
     ep.implementation_reason = "Ozaki scheme II reference loops";
     const std::string why = host::gemm_crt(s, alpha, a, b, beta, C, t,

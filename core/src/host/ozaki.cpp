@@ -18,6 +18,7 @@
 #include "host/paths.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/split.hpp"
+#include "tcemu/schemes/ozaki.hpp"
 
 namespace tcemu::host {
 namespace {
@@ -33,7 +34,7 @@ void gemm_ozaki(int slices, T alpha, MatrixView<const T> a, MatrixView<const T> 
   const int s = slices;
   const int bits = 7;
   if (s < 1 || s > schemes::kOzakiMaxSlices)
-    throw InvalidArgument("int8-ozaki: slice count " + std::to_string(s) + " is outside 1.." +
+    throw InvalidArgument(std::string(schemes::Int8Ozaki::desc.name) + ": slice count " + std::to_string(s) + " is outside 1.." +
                           std::to_string(schemes::kOzakiMaxSlices));
   const schemes::OzakiTriangle& tri = schemes::kOzakiTriangles.t[s];
   auto t0 = clock::now();

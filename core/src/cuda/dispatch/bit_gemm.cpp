@@ -18,6 +18,7 @@
 #include "tcemu/matrix.hpp"
 #include "tcemu/range_profile.hpp"
 #include "tcemu/split.hpp"
+#include "tcemu/schemes/aligned.hpp"
 
 namespace tcemu::cuda {
 
@@ -125,7 +126,7 @@ BitGemmReport BitGemm::apply(const std::complex<float>* x, std::complex<float>* 
   const int d = static_cast<int>(positions.size());
   if (!supports(scheme, d, n))
     throw InvalidArgument("bit-indexed GEMM: no kernel for scheme " + scheme.name + " on " + std::to_string(d) + " of " +
-                          std::to_string(n) + " index bits (fp16x2-aligned, " + std::to_string(kMinBits) + " to " +
+                          std::to_string(n) + " index bits (" + schemes::Fp16x2Aligned::desc.name + ", " + std::to_string(kMinBits) + " to " +
                           std::to_string(kMaxBits) + " bits, n from d + 7, d + 6, d + 5 for d = 4, 5, 6 to 32, compute capability 8.0 "
                           "or newer)");
   const int row_bits = bg::row_bits_for(d);

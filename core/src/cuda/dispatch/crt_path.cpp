@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cuda/passes/crt_passes.hpp"
+#include "tcemu/schemes/crt.hpp"
 
 namespace tcemu::cuda::detail {
 namespace {
@@ -19,7 +20,7 @@ std::int64_t round_up(std::int64_t v, std::int64_t q) { return (v + q - 1) / q *
 
 int blas_int(std::int64_t v, const char* what) {
   if (v > INT_MAX)
-    throw InvalidArgument(std::string("tcemu cuda int8-crt: ") + what + " = " + std::to_string(v) +
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + what + " = " + std::to_string(v) +
                           " exceeds cuBLAS's 32-bit integer range");
   return static_cast<int>(v);
 }
@@ -183,7 +184,7 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
                        p.c + m0 * p.c_rs, p.c_rs, p.c_cs, st);
   }
   TCEMU_CUDA(cudaEventRecord(ws.ev[3], st));
-  report.kernels = "int8-crt: residue pass, cuBLAS INT8 (strided batch over " + std::to_string(N) +
+  report.kernels = std::string(schemes::Int8Crt::desc.name) + ": residue pass, cuBLAS INT8 (strided batch over " + std::to_string(N) +
                    " moduli), reconstruction pass";
   if (record_timings) {
     TCEMU_CUDA(cudaEventSynchronize(ws.ev[3]));

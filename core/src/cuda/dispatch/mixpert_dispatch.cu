@@ -6,6 +6,7 @@
 #include "cuda/mixpert.hpp"
 #include "cuda/kernels/mixpert_kernel.cuh"
 #include "tcemu/error.hpp"
+#include "tcemu/schemes/mixpert.hpp"
 
 namespace tcemu::cuda::detail {
 namespace fused {
@@ -18,7 +19,7 @@ void mixpert_products(int sx, int sy, const std::int8_t* x, const std::int8_t* y
                       std::int64_t c_cs, T alpha, T beta, cudaStream_t stream) {
   using namespace fused;
   if (m > INT_MAX - kBM || n > INT_MAX - kBN)
-    throw InvalidArgument("tcemu cuda int8-mixpert: m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Mixpert::desc.name + ": m = " + std::to_string(m) + ", n = " + std::to_string(n) +
                           " exceed the kernel's 32-bit line index");
   Args a{};
   a.x = reinterpret_cast<const char*>(x);
@@ -31,7 +32,7 @@ void mixpert_products(int sx, int sy, const std::int8_t* x, const std::int8_t* y
   a.tiles_m = static_cast<int>((m + kBM - 1) / kBM);
   a.tiles_n = static_cast<int>((n + kBN - 1) / kBN);
   if (std::int64_t(a.tiles_m) * a.tiles_n > INT_MAX)
-    throw InvalidArgument("tcemu cuda int8-mixpert: " + std::to_string(m) + " x " + std::to_string(n) +
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Mixpert::desc.name + ": " + std::to_string(m) + " x " + std::to_string(n) +
                           " needs more blocks than one launch allows");
   a.ex_x = ex;
   a.ex_y = ey;
@@ -51,7 +52,7 @@ void mixpert_products(int sx, int sy, const std::int8_t* x, const std::int8_t* y
     case 32: return launch_mixpert<3, 2, T>(a, e, stream);
     case 33: return launch_mixpert<3, 3, T>(a, e, stream);
   }
-  throw InvalidArgument("tcemu cuda int8-mixpert: no kernel for " + std::to_string(sx) + " x " +
+  throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Mixpert::desc.name + ": no kernel for " + std::to_string(sx) + " x " +
                         std::to_string(sy) + " segments");
 }
 

@@ -10,6 +10,7 @@
 #include "cuda/kernels/fused.hpp"
 #include "cuda/dispatch/part_layout.hpp"
 #include "cuda/dispatch/paths.hpp"
+#include "tcemu/schemes/ozaki.hpp"
 
 namespace tcemu::cuda::detail {
 namespace {
@@ -354,7 +355,8 @@ void run_ozaki(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const 
   };
   std::vector<Gemm> gemms;
   if (sl < 1 || sl > schemes::kOzakiMaxSlices)
-    throw InvalidArgument("tcemu cuda int8-ozaki: slice count " + std::to_string(sl) + " is outside 1..18");
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Ozaki::desc.name + ": slice count " + std::to_string(sl) +
+                          " is outside 1.." + std::to_string(schemes::kOzakiMaxSlices));
   // The product triangle (schemes/ozaki.hpp): groups g = i+j least significant first, the order of
   // the FP64 sum; a group's g - 1 slice pairs are contiguous windows of both panels.
   const schemes::OzakiTriangle& tri = schemes::kOzakiTriangles.t[sl];
@@ -365,7 +367,7 @@ void run_ozaki(const Scheme& s, const Problem<T>& p, Workspace::Impl& ws, const 
         gemms.push_back({c, g, o, static_cast<int>(std::min<std::int64_t>(lmax, tri.count(g) - o))});
   }
   if (static_cast<int>(gemms.size()) > kMaxOzakiBuffers)
-    throw InvalidArgument("tcemu cuda int8-ozaki: k = " + std::to_string(p.k) + " with " +
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Ozaki::desc.name + ": k = " + std::to_string(p.k) + " with " +
                           std::to_string(sl) + " slices needs " + std::to_string(gemms.size()) +
                           " INT32 products per output (limit " + std::to_string(kMaxOzakiBuffers) + ")");
   // The INT32 accumulators (one m x n buffer per GEMM) can dwarf the operands (qsim at 30 qubits,

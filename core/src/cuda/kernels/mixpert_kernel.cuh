@@ -109,7 +109,7 @@ void launch_mixpert(const Args& args, const Epilogue<T>& e, cudaStream_t stream)
   Args a = args;
   a.ktiles = static_cast<int>(a.part_bytes / kRowBytes);
   const int smem = kStages * (SX * kBM + SY * kBN) * kRowBytes;
-  launch_on_tiles<mixpert_kernel<SX, SY, T>>(smem, kThreads, a, e, stream, "launch of the int8-mixpert kernel");
+  launch_on_tiles<mixpert_kernel<SX, SY, T>>(smem, kThreads, a, e, stream, "launch of the MixPert kernel");
 }
 
 /// The (x, y) segment counts that have kernels (levels I-IV and their swaps).

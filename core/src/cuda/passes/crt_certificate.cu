@@ -7,6 +7,7 @@
 #include "cuda/passes/crt_passes.hpp"
 #include "cuda/passes/tile_pass.cuh"
 #include "tcemu/crt_arith.hpp"
+#include "tcemu/schemes/crt.hpp"
 
 namespace tcemu::cuda::detail {
 namespace {
@@ -80,7 +81,7 @@ void crt_certificate(const T* x, std::int64_t m, std::int64_t xs_line, std::int6
   K.tol = tol;
   const dim3 block(kTile, kTile), grid(static_cast<unsigned>((n + kTile - 1) / kTile),
                                        static_cast<unsigned>((m + kTile - 1) / kTile));
-  if (grid.y > 65535u) throw InvalidArgument("tcemu cuda int8-crt: certificate for m = " + std::to_string(m) + " > 2^20");
+  if (grid.y > 65535u) throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": certificate for m = " + std::to_string(m) + " > 2^20");
   certificate_kernel<T><<<grid, block, 0, stream>>>(x, m, xs_line, xs_k, y, n, ys_line, ys_k, k, lx, ly, K, fail,
                                                     max_ratio_bits);
   TCEMU_LAUNCHED("crt certificate_kernel");

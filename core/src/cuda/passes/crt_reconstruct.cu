@@ -5,6 +5,7 @@
 #include "cuda/passes/crt_passes.hpp"
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/crt_arith.hpp"
+#include "tcemu/schemes/crt.hpp"
 
 #include <cstdint>
 
@@ -157,7 +158,7 @@ void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t
                      T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
   if (rows <= 0 || n <= 0) return;
   if (nchunks >= (std::int64_t{1} << 22))
-    throw InvalidArgument("tcemu cuda int8-crt: " + std::to_string(nchunks) + " k chunks (k >= 2^38)");
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + std::to_string(nchunks) + " k chunks (k >= 2^38)");
   // One k chunk (k <= 2^16, every product |v| <= 2^30) with aligned rows: the vectorised kernel.
   if (nchunks == 1 && ldacc % 4 == 0 && bstride % 4 == 0 && reinterpret_cast<std::uintptr_t>(acc) % 16 == 0) {
     ReconConstants4 R4{};

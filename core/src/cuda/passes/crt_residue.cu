@@ -8,6 +8,7 @@
 #include "cuda/passes/chunked_k.cuh"
 #include "cuda/passes/tile_pass.cuh"  // dbits, device_sms
 #include "tcemu/crt_arith.hpp"
+#include "tcemu/schemes/crt.hpp"
 
 namespace tcemu::cuda::detail {
 namespace {
@@ -372,13 +373,13 @@ void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64
     line_rule_block<T><<<static_cast<unsigned>(lines), kLineThreads, 0, stream>>>(data, k, line_stride, k_stride, out);
     TCEMU_LAUNCHED("crt line_rule_block");
   } else {
-    if (out.scratch == nullptr) throw InvalidArgument("tcemu cuda int8-crt: line rule without scratch");
+    if (out.scratch == nullptr) throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": line rule without scratch");
     unsigned long long* max_bits = out.scratch;
     unsigned long long* s2_sum = out.scratch + lines;
     unsigned long long* s1_sum = out.scratch + 2 * lines;
     TCEMU_CUDA(cudaMemsetAsync(out.scratch, 0, 3 * sizeof(unsigned long long) * lines, stream));
     const std::int64_t segs = (k + kSegK - 1) / kSegK;
-    if (segs > 65535) throw InvalidArgument("tcemu cuda int8-crt: k = " + std::to_string(k) + " above 2^23 with lines contiguous");
+    if (segs > 65535) throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": k = " + std::to_string(k) + " above 2^23 with lines contiguous");
     const dim3 grid(static_cast<unsigned>((lines + kLineThreads - 1) / kLineThreads), static_cast<unsigned>(segs > 0 ? segs : 1));
     line_max_seg<T><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, max_bits, out);
     TCEMU_LAUNCHED("crt line_max_seg");

@@ -79,7 +79,7 @@ void mixpert_pack(const T* data, std::int64_t lines, std::int64_t k, std::int64_
   if (blocks == 0) return;
   pack_kernel<T><<<static_cast<unsigned>(blocks), 32 * kPackWarps, 0, stream>>>(
       data, lines, k, line_stride, k_stride, segs, kblocks, digits, exps, counters);
-  check_cuda(cudaGetLastError(), "launch of the int8-mixpert pack pass", __FILE__, __LINE__);
+  check_cuda(cudaGetLastError(), "launch of the MixPert pack pass", __FILE__, __LINE__);
 }
 
 #define TCEMU_MIXPERT_TYPES(T)                                                                               \
