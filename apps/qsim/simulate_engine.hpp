@@ -97,21 +97,51 @@ constexpr bool runs_on_host() {
 
 /// dst = src permuted by `plan` (qubit_layout.hpp, PermutationPlan: tables at 0, tiles after), as a
 /// gather: new index i reads old(i). On the host one iteration copies a run of 2^run_bits elements.
+/// On a GPU each team first stages the four byte tables (4 x 256 words) in team scratch memory and
+/// then gathers kGatherPerTeam consecutive elements, one per thread and step: the tables read from
+/// global memory for every element cost about 22 ms per 30-qubit fp32 run on an H100 (docs/qsim.md),
+/// which the former CUDA kernel avoided the same way (its tables in shared memory).
 template <class Space, class C>
 void permute_gather(const Space& space, Kokkos::View<const C*, typename Space::memory_space> src,
                     Kokkos::View<C*, typename Space::memory_space> dst,
                     Kokkos::View<const std::uint32_t*, typename Space::memory_space> plan, int n, int run_bits) {
-  const int chunk_bits = runs_on_host<Space>() ? std::min(run_bits, n) : 0;
-  const std::int64_t chunks = std::int64_t(1) << (n - chunk_bits);
-  const std::uint64_t run = std::uint64_t(1) << chunk_bits;
-  Kokkos::parallel_for(
-      "qsim::permute_gather", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, chunks),
-      KOKKOS_LAMBDA(const std::int64_t k) {
-        const std::uint64_t i = std::uint64_t(k) << chunk_bits;
-        const std::uint64_t old = plan(i & 255) | plan(256 + ((i >> 8) & 255)) | plan(512 + ((i >> 16) & 255)) |
-                                  plan(768 + ((i >> 24) & 255));
-        for (std::uint64_t j = 0; j < run; ++j) dst(i + j) = src(old + j);
-      });
+  if constexpr (runs_on_host<Space>()) {
+    const int chunk_bits = std::min(run_bits, n);
+    const std::int64_t chunks = std::int64_t(1) << (n - chunk_bits);
+    const std::uint64_t run = std::uint64_t(1) << chunk_bits;
+    Kokkos::parallel_for(
+        "qsim::permute_gather", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, chunks),
+        KOKKOS_LAMBDA(const std::int64_t k) {
+          const std::uint64_t i = std::uint64_t(k) << chunk_bits;
+          const std::uint64_t old = plan(i & 255) | plan(256 + ((i >> 8) & 255)) | plan(512 + ((i >> 16) & 255)) |
+                                    plan(768 + ((i >> 24) & 255));
+          for (std::uint64_t j = 0; j < run; ++j) dst(i + j) = src(old + j);
+        });
+  } else {
+    using Policy = Kokkos::TeamPolicy<Space>;
+    using Member = typename Policy::member_type;
+    using Tables = Kokkos::View<std::uint32_t*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+    constexpr std::int64_t kGatherPerTeam = std::int64_t(1) << 15;  // 128 elements per thread of 256
+    const std::int64_t size = std::int64_t(1) << n;
+    const std::int64_t per_team = std::min(size, kGatherPerTeam);
+    const int league = static_cast<int>((size + per_team - 1) / per_team);
+    const int team = static_cast<int>(std::min<std::int64_t>(256, per_team));
+    Kokkos::parallel_for(
+        "qsim::permute_gather",
+        Policy(space, league, team).set_scratch_size(0, Kokkos::PerTeam(Tables::shmem_size(4 * 256))),
+        KOKKOS_LAMBDA(const Member& member) {
+          Tables t(member.team_scratch(0), 4 * 256);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 4 * 256), [&](const int j) { t(j) = plan(j); });
+          member.team_barrier();
+          const std::uint64_t base = std::uint64_t(member.league_rank()) * std::uint64_t(per_team);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, per_team), [&](const std::int64_t j) {
+            const std::uint64_t i = base + std::uint64_t(j);
+            const std::uint64_t old =
+                t(i & 255) | t(256 + ((i >> 8) & 255)) | t(512 + ((i >> 16) & 255)) | t(768 + ((i >> 24) & 255));
+            dst(i) = src(old);
+          });
+        });
+  }
 }
 
 /// The same permutation tile by tile through team scratch memory (PermutationPlan's tile tables):
