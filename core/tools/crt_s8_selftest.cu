@@ -1,12 +1,13 @@
 // tcemu-crt-s8-selftest: the device self-test and timing probe of int8-crt's INT8 wgmma products
 // (core/src/cuda/kernels/crt_wgmma_s8.hpp).
 //   tcemu-crt-s8-selftest [--no-timing] [--repeat R]
-// Checks, for both block-tile widths, the kernel's INT32 products bit for bit against a host INT64
-// reference (random int8 and the extremes -128 / 127, odd m, n and k, several moduli and k chunks,
+// Checks, for both block-tile widths and both epilogues (INT32 products; their int8 symmetric
+// residues mod p_l), the kernel bit for bit against a host INT64 reference (random int8 and the extremes -128 / 127, odd m, n and k, several moduli and k chunks,
 // garbage in the padding that must not be read, a poisoned C whose untouched entries must stay) and
 // against cuBLAS's INT8 GEMM at k = 2^16 and at the timed shapes, k up to the INT32-exact limit
 // (analytic reference), and that bad layouts are rejected with a message. Then (without
-// --no-timing) times cublasGemmEx / cublasGemmStridedBatchedEx INT8 against the kernel, interleaved,
+// --no-timing) times cublasGemmEx / cublasGemmStridedBatchedEx INT8 against the kernel (both tiles,
+// and the 128 x 256 one with the residue epilogue), interleaved,
 // median of R runs (default 15), at 8192^3, at m = n = 4096, k = 8192, and for 15 moduli at 8192^3
 // (crt_path.cpp's strided batch), and prints TOPS. Exit 77 (CTest's skip) without a compute 9.0
 // device or without the sm_90a kernel; 1 when a check fails.
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "cuda/kernels/crt_wgmma_s8.hpp"
+#include "tcemu/crt.hpp"
 #include "tcemu/error.hpp"
 
 namespace {
@@ -57,6 +59,17 @@ void expect(bool ok, const std::string& what) {
 }
 
 const s8::TileN kTiles[2] = {s8::TileN::n256, s8::TileN::n128};
+
+/// The symmetric residue of v mod p in [-floor(p/2), p - 1 - floor(p/2)] (host reference).
+__host__ __device__ int sym_mod(long long v, int p) {
+  const int half = p / 2;
+  long long t = (v + half) % p;
+  if (t < 0) t += p;
+  return static_cast<int>(t) - half;
+}
+
+/// Modulus l of a test batch: the int8-crt table's moduli (tcemu/crt.hpp), from p_0 = 256.
+int modulus(int l) { return tcemu::crt::kModuli[l % tcemu::crt::kMaxModuli]; }
 const char* tile_name(s8::TileN t) { return t == s8::TileN::n256 ? "128x256" : "128x128"; }
 
 enum class Fill { random, extremes, all_min, all_max };
@@ -156,6 +169,35 @@ void check_case(const Case& c, std::mt19937_64& rng, bool host_reference) {
                          " entries differ, first at " + std::to_string(first) + " (got " +
                          std::to_string(bad ? got[first] : 0) + ", want " + std::to_string(bad ? want[first] : 0) + ")");
   }
+  // The fused reduction: the same products as int8 symmetric residues mod p_l, in the same places.
+  std::vector<std::int8_t> want_r(cn, std::int8_t(0x5A)), got_r(cn);
+  for (int l = 0; l < c.moduli; ++l)
+    for (int ch = 0; ch < c.chunks; ++ch)
+      for (std::int64_t j = 0; j < c.n; ++j)
+        for (std::int64_t i = 0; i < c.m; ++i) {
+          const std::size_t e = static_cast<std::size_t>(l * cmod + ch * cchunk + j * ldc + i);
+          want_r[e] = static_cast<std::int8_t>(sym_mod(want[e], modulus(l)));
+        }
+  std::int8_t* dr = nullptr;
+  CK(cudaMalloc(&dr, cn));
+  s8::Products pr = p;
+  pr.c = nullptr;
+  pr.residues = dr;
+  for (int l = 0; l < c.moduli; ++l) pr.p[l] = modulus(l);
+  for (s8::TileN t : kTiles) {
+    CK(cudaMemset(dr, 0x5A, cn));
+    s8::run(pr, nullptr, t);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(got_r.data(), dr, cn, cudaMemcpyDeviceToHost));
+    std::size_t bad = 0, first = 0;
+    for (std::size_t e = 0; e < cn; ++e)
+      if (got_r[e] != want_r[e] && bad++ == 0) first = e;
+    expect(bad == 0, "case " + c.name + " residues tile " + tile_name(t) + ": " + std::to_string(bad) +
+                         " entries differ, first at " + std::to_string(first) + " (got " +
+                         std::to_string(bad ? int(got_r[first]) : 0) + ", want " +
+                         std::to_string(bad ? int(want_r[first]) : 0) + ")");
+  }
+  CK(cudaFree(dr));
   CK(cudaFree(dx));
   CK(cudaFree(dy));
   CK(cudaFree(dc));
@@ -172,6 +214,16 @@ __global__ void fill_kernel(std::int8_t* p, std::size_t n, unsigned seed, int ex
   }
 }
 
+/// Entries where r (residues, column-major m x n per modulus) differs from C's residue mod p_l.
+__global__ void count_residue_diff(const std::int8_t* r, const std::int32_t* c, std::size_t per_mod, int moduli,
+                                   const int* p, unsigned long long* out) {
+  unsigned long long cnt = 0;
+  const std::size_t n = per_mod * moduli;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    cnt += r[i] != sym_mod(c[i], p[i / per_mod]);
+  if (cnt) atomicAdd(out, cnt);
+}
+
 __global__ void count_diff(const std::int32_t* a, const std::int32_t* b, std::size_t n, unsigned long long* out) {
   unsigned long long c = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
@@ -186,6 +238,8 @@ struct Device {
   int moduli;
   std::int8_t *x = nullptr, *y = nullptr;
   std::int32_t *c_ref = nullptr, *c = nullptr;
+  std::int8_t* r = nullptr;
+  int* dp = nullptr;
   unsigned long long* diff = nullptr;
   Device(std::int64_t m_, std::int64_t n_, std::int64_t k_, int moduli_, bool extremes, unsigned seed)
       : m(m_), n(n_), k(k_), moduli(moduli_) {
@@ -194,6 +248,11 @@ struct Device {
     CK(cudaMalloc(&c_ref, cbytes()));
     CK(cudaMalloc(&c, cbytes()));
     CK(cudaMalloc(&diff, sizeof(unsigned long long)));
+    CK(cudaMalloc(&r, cbytes() / 4));
+    CK(cudaMalloc(&dp, sizeof(int) * s8::kMaxProducts));
+    int hp[s8::kMaxProducts];
+    for (int l = 0; l < s8::kMaxProducts; ++l) hp[l] = modulus(l);
+    CK(cudaMemcpy(dp, hp, sizeof hp, cudaMemcpyHostToDevice));
     fill_kernel<<<1024, 256>>>(x, static_cast<std::size_t>(m * k * moduli), seed, extremes);
     fill_kernel<<<1024, 256>>>(y, static_cast<std::size_t>(n * k * moduli), seed * 7 + 1, extremes);
     CK(cudaGetLastError());
@@ -204,6 +263,8 @@ struct Device {
     cudaFree(c_ref);
     cudaFree(c);
     cudaFree(diff);
+    cudaFree(r);
+    cudaFree(dp);
   }
   std::size_t cbytes() const { return static_cast<std::size_t>(m * n * moduli) * sizeof(std::int32_t); }
   s8::Products products() const {
@@ -221,6 +282,23 @@ struct Device {
     p.ldc = m;
     p.c_mod_stride = m * n;
     return p;
+  }
+  /// The same products with the fused reduction: int8 residues mod p_l into r.
+  s8::Products residue_products() const {
+    s8::Products p = products();
+    p.c = nullptr;
+    p.residues = r;
+    for (int l = 0; l < moduli; ++l) p.p[l] = modulus(l);
+    return p;
+  }
+  /// Entries where the kernel's residues differ from cuBLAS's C mod p_l.
+  unsigned long long compare_residues() const {
+    CK(cudaMemset(diff, 0, sizeof(unsigned long long)));
+    count_residue_diff<<<1024, 256>>>(r, c_ref, static_cast<std::size_t>(m * n), moduli, dp, diff);
+    CK(cudaGetLastError());
+    unsigned long long h = 0;
+    CK(cudaMemcpy(&h, diff, sizeof h, cudaMemcpyDeviceToHost));
+    return h;
   }
   void cublas(cublasHandle_t h, std::int32_t* out) const {
     const std::int32_t one = 1, zero = 0;
@@ -325,22 +403,25 @@ void time_shape(cublasHandle_t h, std::int64_t m, std::int64_t n, std::int64_t k
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
-  const char* names[3] = {"cuBLAS INT8", "wgmma 128x256", "wgmma 128x128"};
-  std::vector<float> t[3];
+  constexpr int kVariants = 4;
+  const char* names[kVariants] = {"cuBLAS INT8", "wgmma 128x256", "wgmma 128x128", "wgmma256 mod p"};
+  std::vector<float> t[kVariants];
   auto one = [&](int v) {
     CK(cudaEventRecord(e0));
     if (v == 0)
       d.cublas(h, d.c_ref);
-    else
+    else if (v < 3)
       s8::run(d.products(), nullptr, kTiles[v - 1]);
+    else
+      s8::run(d.residue_products(), nullptr, s8::TileN::n256);
     CK(cudaEventRecord(e1));
     CK(cudaEventSynchronize(e1));
     return time_ms(e0, e1);
   };
   for (int w = 0; w < 2; ++w)
-    for (int v = 0; v < 3; ++v) one(v);
+    for (int v = 0; v < kVariants; ++v) one(v);
   for (int r = 0; r < repeat; ++r)
-    for (int v = 0; v < 3; ++v) t[v].push_back(one(v));
+    for (int v = 0; v < kVariants; ++v) t[v].push_back(one(v));
   // The timed outputs, bit for bit (the last run of each kernel is in d.c, cuBLAS's in d.c_ref).
   for (int v = 1; v < 3; ++v) {
     s8::run(d.products(), nullptr, kTiles[v - 1]);
@@ -349,8 +430,10 @@ void time_shape(cublasHandle_t h, std::int64_t m, std::int64_t n, std::int64_t k
     expect(bad == 0, std::string("timed shape: ") + names[v] + " differs from cuBLAS in " + std::to_string(bad) +
                          " entries");
   }
+  const unsigned long long bad_r = d.compare_residues();
+  expect(bad_r == 0, "timed shape: the residues differ from cuBLAS's C mod p in " + std::to_string(bad_r) + " entries");
   const double ops = 2.0 * double(m) * double(n) * double(k) * moduli;
-  for (int v = 0; v < 3; ++v) {
+  for (int v = 0; v < kVariants; ++v) {
     const double med = median(t[v]);
     std::printf("TIMING m=%lld n=%lld k=%lld moduli=%d  %-14s median %8.3f ms  min %8.3f ms  %7.1f TOPS  (%d runs)\n",
                 (long long)m, (long long)n, (long long)k, moduli, names[v], med,

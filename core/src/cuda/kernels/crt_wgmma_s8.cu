@@ -43,12 +43,25 @@ struct Geometry {
   static constexpr int kSmemBytes = kStages * kStageBytes + 16 * kStages + 1024;
 };
 
+/// What the epilogue writes: the INT32 products, or their symmetric residues mod p_l as int8.
+enum class Out { int32, residue_s8 };
+
 /// Kernel parameters besides the two tensor maps.
 struct Params {
-  std::int32_t* c;
+  std::int32_t* c;          // Out::int32
+  std::int8_t* residues;    // Out::residue_s8
   std::int64_t ldc, c_chunk_stride, c_mod_stride;
   int m, n, tiles_m, tiles_n, ktiles, chunks, products;
+  int p[kMaxProducts];      // Out::residue_s8: the moduli
 };
+
+/// The symmetric residue of v mod p in [-floor(p/2), p - 1 - floor(p/2)] (crt_arith::sym_residue_i32's
+/// value, here for any INT32 v: v + floor(p/2) does not overflow for |v| < 2^31 - 128).
+__device__ __forceinline__ int sym_residue(std::int32_t v, int p, int half) {
+  int t = (v + half) % p;
+  t += t < 0 ? p : 0;
+  return t - half;
+}
 
 /// (product, block row, block column) of tile `id`: products one after another; inside one, groups
 /// of kGroupRows block rows walk the columns together.
@@ -72,7 +85,7 @@ __device__ __forceinline__ void wgmma_s8(std::int32_t (&d)[BN / 2], std::uint64_
 }
 #endif
 
-template <int BN>
+template <int BN, Out O>
 __global__ void __launch_bounds__(kThreads, 1)
     s8_products_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_y,
                        Params a) {
@@ -144,15 +157,21 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int r = 0; r < NR; ++r) arch::fence_operand(acc[r]);
 
-    // Epilogue: INT32 C, column-major per product (the accumulator layout of m64nN: rows g, g + 8 of
-    // the warp's 16, columns 2 q4, 2 q4 + 1 of each 8).
-    std::int32_t* c = a.c + l * a.c_mod_stride + ch * a.c_chunk_stride;
+    // Epilogue: column-major per product (the accumulator layout of m64nN: rows g, g + 8 of the
+    // warp's 16, columns 2 q4, 2 q4 + 1 of each 8); INT32 C, or the residues mod p_l.
+    const std::int64_t off = l * a.c_mod_stride + ch * a.c_chunk_stride;
     const int i0 = t.y * kBM + cw * 64 + warp * 16 + g, j0 = t.z * BN + 2 * q4;
     const bool inside = t.y * kBM + kBM <= a.m && t.z * BN + BN <= a.n;
+    [[maybe_unused]] const int p = O == Out::residue_s8 ? a.p[l] : 1;
 #pragma unroll
     for (int r = 0; r < NR; ++r) {
       const int i = i0 + ((r >> 1) & 1) * 8, j = j0 + (r >> 2) * 8 + (r & 1);
-      if (inside || (i < a.m && j < a.n)) c[std::int64_t(j) * a.ldc + i] = acc[r];
+      if (inside || (i < a.m && j < a.n)) {
+        if constexpr (O == Out::int32)
+          a.c[off + std::int64_t(j) * a.ldc + i] = acc[r];
+        else
+          a.residues[off + std::int64_t(j) * a.ldc + i] = static_cast<std::int8_t>(sym_residue(acc[r], p, p >> 1));
+      }
     }
   }
 #else
@@ -188,11 +207,13 @@ CUtensorMap operand_map(const std::int8_t* base, std::int64_t k, int chunks, std
   return map;
 }
 
-template <int BN>
+template <int BN, Out O>
 void launch(const Products& p, cudaStream_t stream) {
   using G = Geometry<BN>;
   Params a{};
   a.c = p.c;
+  a.residues = p.residues;
+  for (int l = 0; l < kMaxProducts; ++l) a.p[l] = p.p[l];
   a.ldc = p.ldc;
   a.c_chunk_stride = p.c_chunk_stride;
   a.c_mod_stride = p.c_mod_stride;
@@ -211,14 +232,14 @@ void launch(const Products& p, cudaStream_t stream) {
   const CUtensorMap mx = operand_map(p.x, p.k, p.chunks, cs, p.m, p.x_ld, p.moduli, xms, kBM);
   const CUtensorMap my = operand_map(p.y, p.k, p.chunks, cs, p.n, p.y_ld, p.moduli, yms, BN);
   static const bool configured = [] {
-    TCEMU_CUDA(cudaFuncSetAttribute(s8_products_kernel<BN>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    TCEMU_CUDA(cudaFuncSetAttribute(s8_products_kernel<BN, O>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     G::kSmemBytes));
     return true;
   }();
   (void)configured;
   const std::int64_t tiles = std::int64_t(a.products) * a.tiles_m * a.tiles_n;
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, device_sms()));
-  s8_products_kernel<BN><<<blocks, kThreads, G::kSmemBytes, stream>>>(mx, my, a);
+  s8_products_kernel<BN, O><<<blocks, kThreads, G::kSmemBytes, stream>>>(mx, my, a);
   TCEMU_LAUNCHED("the int8-crt INT8 wgmma products kernel");
 }
 
@@ -228,7 +249,8 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 
 std::string check(const Products& p) {
   auto bad = [](const std::string& what) { return "int8-crt wgmma products: " + what; };
-  if (!p.x || !p.y || !p.c) return bad("null operand or output pointer");
+  if (!p.x || !p.y) return bad("null operand pointer");
+  if ((p.c == nullptr) == (p.residues == nullptr)) return bad("exactly one output (c or residues) must be set");
   if (p.m < 1 || p.n < 1 || p.k < 1) return bad("empty product (m, n, k must be >= 1)");
   if (p.k > kMaxK)
     return bad("k = " + std::to_string(p.k) + " exceeds the INT32-exact limit " + std::to_string(kMaxK) +
@@ -242,6 +264,12 @@ std::string check(const Products& p) {
     return bad("chunk stride " + std::to_string(p.chunk_stride) + " must be a multiple of 16 bytes and >= k");
   if (p.moduli > 1 && (p.x_mod_stride % 16 || p.y_mod_stride % 16 || p.x_mod_stride <= 0 || p.y_mod_stride <= 0))
     return bad("modulus strides must be positive multiples of 16 bytes");
+  if (p.residues) {
+    if (p.moduli > kMaxProducts) return bad("residues for more than " + std::to_string(kMaxProducts) + " moduli");
+    for (int l = 0; l < p.moduli; ++l)
+      if (p.p[l] < 2 || p.p[l] > 256) return bad("modulus p[" + std::to_string(l) + "] = " + std::to_string(p.p[l]) +
+                                                 " outside [2, 256]");
+  }
   if (p.ldc < p.m) return bad("ldc = " + std::to_string(p.ldc) + " < m = " + std::to_string(p.m));
   const std::int64_t tiles = std::int64_t(p.moduli) * p.chunks * ((p.m + kBM - 1) / kBM) * ((p.n + 127) / 128);
   if (p.m > INT32_MAX - 256 || p.n > INT32_MAX - 256 || tiles > INT32_MAX)
@@ -259,7 +287,7 @@ bool available() {
       return false;
     }
     cudaFuncAttributes attr{};
-    if (cudaFuncGetAttributes(&attr, s8_products_kernel<256>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, s8_products_kernel<256, Out::int32>) != cudaSuccess) {
       (void)cudaGetLastError();
       return false;
     }
@@ -273,10 +301,10 @@ void run(const Products& p, cudaStream_t stream, TileN tile) {
   if (!why.empty()) throw InvalidArgument("tcemu cuda: " + why);
   if (!available())
     throw DeviceError("tcemu cuda: the int8-crt wgmma products kernel needs an sm_90a build on a compute 9.0 GPU");
-  if (tile == TileN::n256)
-    launch<256>(p, stream);
+  if (p.c)
+    tile == TileN::n256 ? launch<256, Out::int32>(p, stream) : launch<128, Out::int32>(p, stream);
   else
-    launch<128>(p, stream);
+    tile == TileN::n256 ? launch<256, Out::residue_s8>(p, stream) : launch<128, Out::residue_s8>(p, stream);
 }
 
 }  // namespace tcemu::cuda::detail::crt_s8

@@ -11,6 +11,9 @@
 
 namespace tcemu::cuda::detail::crt_s8 {
 
+/// Most moduli of one batch (crt::kMaxModuli).
+inline constexpr int kMaxProducts = 20;
+
 /// The batch of INT8 x INT8 -> INT32 products. Product (l, c) for l < moduli, c < chunks:
 ///   C_lc(i, j) = sum_{kk < k} X(l, c, i, kk) * Y(l, c, j, kk),   i < m, j < n, exact (no wrap) for
 ///   k <= kMaxK and any int8 inputs;
@@ -31,6 +34,12 @@ struct Products {
   std::int32_t* c = nullptr;
   std::int64_t ldc = 0;                              ///< elements between columns of C_lc (>= m)
   std::int64_t c_chunk_stride = 0, c_mod_stride = 0; ///< elements between products
+  /// The fused reduction (issue 21 item 3), instead of c: with `residues` set (and c null), the
+  /// epilogue writes R_lc(i, j) = C_lc(i, j) mod p[l] as the symmetric residue in [-floor(p/2),
+  /// p - 1 - floor(p/2)] (crt_arith::sym_residue_i32's value; int8 for 2 <= p <= 256) at
+  /// residues[l * c_mod_stride + c * c_chunk_stride + j * ldc + i] (bytes): a quarter of the bytes.
+  std::int8_t* residues = nullptr;
+  int p[kMaxProducts] = {};                          ///< the moduli p_l, 2 <= p_l <= 256 (residues only)
 };
 
 /// Largest k of one product whose INT32 sums are exact for every int8 input: (2^17 - 1) * 2^14 < 2^31.
@@ -41,7 +50,8 @@ inline constexpr std::int64_t kMaxK = (std::int64_t{1} << 17) - 1;
 enum class TileN { n256 = 256, n128 = 128 };
 
 /// "" when the kernel can run `p` (shapes, strides and alignment above; m, n, k >= 1; k <= kMaxK;
-/// lines and products within int range), else one line naming the first problem.
+/// lines and products within int range; exactly one of c and residues; moduli <= kMaxProducts and
+/// 2 <= p[l] <= 256 for residues), else one line naming the first problem.
 std::string check(const Products& p);
 
 /// True when this build holds the kernel for the current device (compiled for sm_90a and the device
