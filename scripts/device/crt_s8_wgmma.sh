@@ -4,8 +4,9 @@
 # copy in .deps/kokkos), runs the kernel's self-test (bit for bit against a host reference and cuBLAS)
 # and its timing against cuBLAS INT8 (interleaved, median of REPEAT runs: 8192^3, 4096 x 4096 x 8192,
 # 15 moduli at 8192^3), then the CUDA CRT tests (which now run the kernel) and tcemu-bench's
-# int8-crt:15 end to end with the products from cuBLAS and from the kernel
-# (TCEMU_CUDA_CRT_PRODUCTS=cublas / wgmma), interleaved, ROUNDS rounds. Logs and CSVs under $OUT
+# int8-crt:15 end to end with the products from cuBLAS, from the kernel writing INT32 and from the
+# kernel reducing mod p in its epilogue (TCEMU_CUDA_CRT_PRODUCTS=cublas / wgmma-int32 / wgmma),
+# interleaved, one round per `bench` job. Logs and CSVs under $OUT
 # (one archive at the end).
 # Usage (repository root, on the GPU machine):
 #   OUT=/dir scripts/device/crt_s8_wgmma.sh [jobs...]
@@ -50,10 +51,10 @@ tests() {
 }
 
 ROUND=0
-bench() {  # one round (cublas, then wgmma) per call
+bench() {  # one round (cublas, wgmma-int32, wgmma) per call
   ROUND=$((ROUND + 1))
   local r=$ROUND
-  for v in cublas wgmma; do
+  for v in cublas wgmma-int32 wgmma; do
     late "bench $v round $r" && return 0
     stamp "bench products=$v round $r"
     TCEMU_CUDA_CRT_PRODUCTS=$v "$B/core/tcemu-bench" --shapes 8192 --dists "$DISTS" --schemes '' \

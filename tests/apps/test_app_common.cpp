@@ -244,6 +244,7 @@ TEST(AppEnvironment, EveryVariableSetsItsField) {
   EXPECT_EQ(policy_of({{"TCEMU_AUTO_CALIBRATE", "force"}}).calibration, tcemu::CalibrationPolicy::force);
   EXPECT_EQ(policy_of({{"TCEMU_CUDA_KERNELS", "fused"}}).kernels, tcemu::CudaKernels::fused);
   EXPECT_EQ(policy_of({{"TCEMU_CUDA_CRT_PRODUCTS", "wgmma"}}).crt_products, tcemu::CrtProducts::automatic);
+  EXPECT_EQ(policy_of({{"TCEMU_CUDA_CRT_PRODUCTS", "wgmma-int32"}}).crt_products, tcemu::CrtProducts::wgmma_int32);
 }
 
 TEST(AppEnvironment, BadValuesNameTheVariable) {

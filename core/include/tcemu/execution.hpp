@@ -33,11 +33,16 @@ const char* to_string(CudaKernels k);
 /// What computes int8-crt's INT8 residue products on the CUDA backend (one product per modulus and
 /// k chunk; dispatch/crt_path.cpp).
 enum class CrtProducts {
-  automatic,  ///< the INT8 wgmma kernel on compute 9.0 with an sm_90a build, else cuBLAS
-  cublas,     ///< cuBLAS's strided-batched INT8 GEMM (cublasGemmStridedBatchedEx) on every device
+  /// The INT8 wgmma kernel on compute 9.0 with an sm_90a build, else cuBLAS. With one k chunk
+  /// (k <= 2^16) its epilogue reduces each product mod p_l and writes int8 residues, which the
+  /// reconstruction reads (the fused reduction); with more chunks it writes INT32 products.
+  automatic,
+  wgmma_int32,  ///< the wgmma kernel writing INT32 products always (for comparisons), else cuBLAS
+  cublas,       ///< cuBLAS's strided-batched INT8 GEMM (cublasGemmStridedBatchedEx) on every device
 };
 
-/// Parses "auto"/"wgmma"/"" (automatic) or "cublas"; throws InvalidArgument naming the value otherwise.
+/// Parses "auto"/"wgmma"/"" (automatic), "wgmma-int32" or "cublas"; throws InvalidArgument naming
+/// the value otherwise.
 CrtProducts parse_crt_products(const std::string& name);
 
 /// Which Tensor Core instruction the fused kernels use.

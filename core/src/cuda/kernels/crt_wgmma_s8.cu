@@ -23,6 +23,7 @@
 #include "cuda/arch/tma.cuh"
 #include "cuda/arch/wgmma.cuh"
 #include "cuda/kernels.hpp"
+#include "tcemu/crt_arith.hpp"
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/error.hpp"
 
@@ -52,15 +53,18 @@ struct Params {
   std::int8_t* residues;    // Out::residue_s8
   std::int64_t ldc, c_chunk_stride, c_mod_stride;
   int m, n, tiles_m, tiles_n, ktiles, chunks, products;
-  int p[kMaxProducts];      // Out::residue_s8: the moduli
+  // Out::residue_s8, per modulus: p, the Barrett magic floor(2^32 / p) (crt_arith::modulus_u32) and
+  // off31 = ceil(2^31 / p) p + floor(p / 2).
+  std::uint32_t p[kMaxProducts], magic[kMaxProducts], off31[kMaxProducts];
 };
 
 /// The symmetric residue of v mod p in [-floor(p/2), p - 1 - floor(p/2)] (crt_arith::sym_residue_i32's
-/// value, here for any INT32 v: v + floor(p/2) does not overflow for |v| < 2^31 - 128).
-__device__ __forceinline__ int sym_residue(std::int32_t v, int p, int half) {
-  int t = (v + half) % p;
-  t += t < 0 ? p : 0;
-  return t - half;
+/// value) for every product of k <= kMaxK terms (|v| <= 2^31 - 2^14): t = v + off31 lies in
+/// [2^14, 2^32), is congruent to v + floor(p/2), and crt_arith::mod_u32's Barrett step (an IMAD.HI,
+/// an IMAD, an add and a min) reduces it.
+__device__ __forceinline__ int sym_residue(std::int32_t v, std::uint32_t p, std::uint32_t magic, std::uint32_t off31) {
+  const crt::arith::ModulusU32 m{p, magic};
+  return static_cast<int>(crt::arith::mod_u32(static_cast<std::uint32_t>(v) + off31, m)) - static_cast<int>(p >> 1);
 }
 
 /// (product, block row, block column) of tile `id`: products one after another; inside one, groups
@@ -162,7 +166,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     const std::int64_t off = l * a.c_mod_stride + ch * a.c_chunk_stride;
     const int i0 = t.y * kBM + cw * 64 + warp * 16 + g, j0 = t.z * BN + 2 * q4;
     const bool inside = t.y * kBM + kBM <= a.m && t.z * BN + BN <= a.n;
-    [[maybe_unused]] const int p = O == Out::residue_s8 ? a.p[l] : 1;
+    [[maybe_unused]] const std::uint32_t p = O == Out::residue_s8 ? a.p[l] : 1u;
+    [[maybe_unused]] const std::uint32_t magic = O == Out::residue_s8 ? a.magic[l] : 0u;
+    [[maybe_unused]] const std::uint32_t off31 = O == Out::residue_s8 ? a.off31[l] : 0u;
 #pragma unroll
     for (int r = 0; r < NR; ++r) {
       const int i = i0 + ((r >> 1) & 1) * 8, j = j0 + (r >> 2) * 8 + (r & 1);
@@ -170,7 +176,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         if constexpr (O == Out::int32)
           a.c[off + std::int64_t(j) * a.ldc + i] = acc[r];
         else
-          a.residues[off + std::int64_t(j) * a.ldc + i] = static_cast<std::int8_t>(sym_residue(acc[r], p, p >> 1));
+          a.residues[off + std::int64_t(j) * a.ldc + i] = static_cast<std::int8_t>(sym_residue(acc[r], p, magic, off31));
       }
     }
   }
@@ -213,7 +219,13 @@ void launch(const Products& p, cudaStream_t stream) {
   Params a{};
   a.c = p.c;
   a.residues = p.residues;
-  for (int l = 0; l < kMaxProducts; ++l) a.p[l] = p.p[l];
+  if constexpr (O == Out::residue_s8)
+    for (int l = 0; l < p.moduli; ++l) {
+      const crt::arith::ModulusU32 m = crt::arith::modulus_u32(p.p[l]);
+      a.p[l] = m.p;
+      a.magic[l] = m.magic;
+      a.off31[l] = static_cast<std::uint32_t>(((std::uint64_t{1} << 31) + m.p - 1) / m.p * m.p + m.half);
+    }
   a.ldc = p.ldc;
   a.c_chunk_stride = p.c_chunk_stride;
   a.c_mod_stride = p.c_mod_stride;
