@@ -45,8 +45,9 @@ struct Products {
 /// Largest k of one product whose INT32 sums are exact for every int8 input: (2^17 - 1) * 2^14 < 2^31.
 inline constexpr std::int64_t kMaxK = (std::int64_t{1} << 17) - 1;
 
-/// Block tile columns: 256 (m64n256k32, 128 x 256 tiles, 4 stages of 48 KB) or 128 (m64n128k32,
-/// 128 x 128 tiles, 6 stages of 32 KB). Rows: always 128 (two consumer warpgroups of 64).
+/// Block tile columns: 256 (m64n256k32, 128 x 256 tiles, 4 stages of 48 KB; the default and what
+/// int8-crt uses) or 128 (m64n128k32, 128 x 128 tiles, 6 stages of 32 KB; measured 35 % slower on an
+/// H100, kept for comparisons). Rows: always 128 (two consumer warpgroups of 64).
 enum class TileN { n256 = 256, n128 = 128 };
 
 /// "" when the kernel can run `p` (shapes, strides and alignment above; m, n, k >= 1; k <= kMaxK;
