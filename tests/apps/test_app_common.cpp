@@ -210,6 +210,7 @@ TEST(AppEnvironment, UnsetVariablesKeepTheDefaults) {
   EXPECT_TRUE(p.direct_to_c);
   EXPECT_EQ(p.ozaki_accumulator_bytes, d.ozaki_accumulator_bytes);
   EXPECT_EQ(p.complex, tcemu::ComplexMethod::automatic);
+  EXPECT_EQ(p.crt_products, tcemu::CrtProducts::automatic);
   EXPECT_EQ(p.overlap, tcemu::Overlap::products_while_planning);
   EXPECT_EQ(p.orientation, tcemu::OrientationPolicy::layout);
   EXPECT_EQ(p.calibration, tcemu::CalibrationPolicy::measure_once);
@@ -219,6 +220,7 @@ TEST(AppEnvironment, UnsetVariablesKeepTheDefaults) {
 TEST(AppEnvironment, EveryVariableSetsItsField) {
   const tcemu::ExecutionPolicy p = policy_of({{"TCEMU_CUDA_KERNELS", "multipass"},
                                               {"TCEMU_CUDA_FUSED_MMA", "mma.sync"},
+                                              {"TCEMU_CUDA_CRT_PRODUCTS", "cublas"},
                                               {"TCEMU_CUDA_ACC_CHUNK", "0"},
                                               {"TCEMU_CUDA_DIRECT_C", "0"},
                                               {"TCEMU_CUDA_OZAKI_ACC_MB", "3"},
@@ -229,6 +231,7 @@ TEST(AppEnvironment, EveryVariableSetsItsField) {
                                               {"HOME", "/home/u"}});
   EXPECT_EQ(p.kernels, tcemu::CudaKernels::multipass);
   EXPECT_EQ(p.fused_mma, tcemu::FusedMma::mma_sync);
+  EXPECT_EQ(p.crt_products, tcemu::CrtProducts::cublas);
   EXPECT_EQ(p.accumulation_chunk, 0);
   EXPECT_FALSE(p.direct_to_c);
   EXPECT_EQ(p.ozaki_accumulator_bytes, 3 << 20);
@@ -240,11 +243,14 @@ TEST(AppEnvironment, EveryVariableSetsItsField) {
   EXPECT_EQ(policy_of({{"XDG_CACHE_HOME", "/c"}, {"HOME", "/home/u"}}).calibration_cache_dir, "/c/tcemu");
   EXPECT_EQ(policy_of({{"TCEMU_AUTO_CALIBRATE", "force"}}).calibration, tcemu::CalibrationPolicy::force);
   EXPECT_EQ(policy_of({{"TCEMU_CUDA_KERNELS", "fused"}}).kernels, tcemu::CudaKernels::fused);
+  EXPECT_EQ(policy_of({{"TCEMU_CUDA_CRT_PRODUCTS", "wgmma"}}).crt_products, tcemu::CrtProducts::automatic);
+  EXPECT_EQ(policy_of({{"TCEMU_CUDA_CRT_PRODUCTS", "wgmma-int32"}}).crt_products, tcemu::CrtProducts::wgmma_int32);
 }
 
 TEST(AppEnvironment, BadValuesNameTheVariable) {
   const std::map<std::string, std::string> bad[] = {{{"TCEMU_CUDA_KERNELS", "fast"}},
                                                     {{"TCEMU_CUDA_FUSED_MMA", "hmma"}},
+                                                    {{"TCEMU_CUDA_CRT_PRODUCTS", "cutlass"}},
                                                     {{"TCEMU_CUDA_ACC_CHUNK", "-5"}},
                                                     {{"TCEMU_CUDA_ACC_CHUNK", "12x"}},
                                                     {{"TCEMU_CUDA_DIRECT_C", "no"}},

@@ -41,10 +41,13 @@ int moduli_of(const GemmReport& r) {
   return at == std::string::npos ? -1 : std::atoi(r.certificate.c_str() + at + 4);
 }
 
-/// Operands filled from `dist`; `edit` may change the host copies before the upload.
+/// Operands filled from `dist`; `edit` may change the host copies before the upload; `products`
+/// picks what computes the GPU's INT8 products (ExecutionPolicy::crt_products); `kernels`, when
+/// given, receives the GPU report's kernel line.
 template <class T, class Edit>
 void expect_bit_identical(const std::string& scheme, Target target, const Shape& s, const char* dist,
-                          std::uint64_t seed, T alpha, T beta, Edit edit) {
+                          std::uint64_t seed, T alpha, T beta, Edit edit, CrtProducts products = CrtProducts::automatic,
+                          std::string* kernels = nullptr) {
   SCOPED_TRACE(scheme + " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
                " " + dist);
   const bool ta = s.opA == Op::T, tb = s.opB == Op::T;
@@ -60,8 +63,10 @@ void expect_bit_identical(const std::string& scheme, Target target, const Shape&
   C.upload();
   GemmOptions o;
   o.scheme = parse_scheme(scheme, target);
+  o.execution.crt_products = products;
   const GemmReport rd = cuda::gemm_device<T>(s.opA, s.opB, alpha, A.dev().as_const(), B.dev().as_const(), beta,
                                              C.dev(), o, nullptr, nullptr);
+  if (kernels) *kernels = rd.kernels;
   const std::vector<T> cd = C.download();
   const GemmReport rh = gemm_host<T>(s.opA, s.opB, alpha, A.host().as_const(), B.host().as_const(), beta, C.host(), o);
   ASSERT_FALSE(rd.fell_back) << rd.note;
@@ -113,6 +118,36 @@ TEST(CudaCrt, ManyModuliTakeEveryResidueBranchLikeTheHost) {
     expect_bit_identical<double>("int8-crt:18", Target::fp64, s, "phi=1", seed++);
     expect_bit_identical<double>("int8-crt:17", Target::fp64, s, "uniform(-1,1)", seed++);
     expect_bit_identical<float>("int8-crt:19", Target::fp32, s, "phi=2", seed++);
+  }
+}
+
+// Every way of computing the INT8 products (ExecutionPolicy::crt_products: the wgmma kernel with its
+// mod-p epilogue and the residue reconstruction, the wgmma kernel writing INT32, cuBLAS) gives the
+// host's bits, with one k chunk and with two (where the automatic choice writes INT32 products).
+TEST(CudaCrt, EveryProductsChoiceMatchesTheHostBitForBit) {
+  TCEMU_REQUIRE_GPU();
+  const auto none = [](DualMatrix<double>&, DualMatrix<double>&) {};
+  const Shape one_chunk{300, 270, 333, Op::N, Op::T, Layout::row, Layout::padded_col, Layout::col};
+  const Shape two_chunks{20, 24, (1 << 16) + 100, Op::N, Op::N, Layout::row, Layout::col, Layout::col};
+  for (CrtProducts products : {CrtProducts::automatic, CrtProducts::wgmma_int32, CrtProducts::cublas}) {
+    SCOPED_TRACE(static_cast<int>(products));
+    std::string k1, k2;
+    expect_bit_identical<double>("int8-crt:15", Target::fp64, one_chunk, "phi=1", 400, 1.0, 0.0, none, products, &k1);
+    expect_bit_identical<double>("int8-crt", Target::fp64, two_chunks, "uniform(-1,1)", 401, 0.5, 2.0, none, products,
+                                 &k2);
+    expect_bit_identical<float>("int8-crt:8", Target::fp32, one_chunk, "uniform(-1,1)", 402, 1.0f, 0.0f,
+                                [](DualMatrix<float>&, DualMatrix<float>&) {}, products);
+    if (products == CrtProducts::cublas) {
+      EXPECT_NE(k1.find("cuBLAS INT8"), std::string::npos) << k1;
+      EXPECT_NE(k2.find("cuBLAS INT8"), std::string::npos) << k2;
+    }
+    // With the wgmma kernel (compute 9.0 and an sm_90a build): residues for one chunk under automatic,
+    // INT32 products otherwise.
+    if (k1.find("wgmma") != std::string::npos) {
+      EXPECT_EQ(k1.find("reducing mod p") != std::string::npos, products == CrtProducts::automatic) << k1;
+      EXPECT_EQ(k2.find("reducing mod p"), std::string::npos) << k2;
+      EXPECT_NE(k2.find("wgmma"), std::string::npos) << k2;
+    }
   }
 }
 

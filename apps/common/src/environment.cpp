@@ -40,6 +40,8 @@ tcemu::ExecutionPolicy execution_policy_from(const std::function<const char*(con
   if (auto v = variable("TCEMU_CUDA_KERNELS"); !v.empty())
     p.kernels = parsed("TCEMU_CUDA_KERNELS", v, tcemu::parse_cuda_kernels);
   p.fused_mma = parsed("TCEMU_CUDA_FUSED_MMA", variable("TCEMU_CUDA_FUSED_MMA"), tcemu::parse_fused_mma);
+  p.crt_products =
+      parsed("TCEMU_CUDA_CRT_PRODUCTS", variable("TCEMU_CUDA_CRT_PRODUCTS"), tcemu::parse_crt_products);
   if (auto v = variable("TCEMU_CUDA_ACC_CHUNK"); !v.empty())
     p.accumulation_chunk = integer("TCEMU_CUDA_ACC_CHUNK", v, 0, std::int64_t{1} << 40);
   if (auto v = variable("TCEMU_CUDA_DIRECT_C"); !v.empty()) {

@@ -30,6 +30,21 @@ CudaKernels parse_cuda_kernels(const std::string& name);
 /// "auto", "fused" or "multipass".
 const char* to_string(CudaKernels k);
 
+/// What computes int8-crt's INT8 residue products on the CUDA backend (one product per modulus and
+/// k chunk; dispatch/crt_path.cpp).
+enum class CrtProducts {
+  /// The INT8 wgmma kernel on compute 9.0 with an sm_90a build, else cuBLAS. With one k chunk
+  /// (k <= 2^16) its epilogue reduces each product mod p_l and writes int8 residues, which the
+  /// reconstruction reads (the fused reduction); with more chunks it writes INT32 products.
+  automatic,
+  wgmma_int32,  ///< the wgmma kernel writing INT32 products always (for comparisons), else cuBLAS
+  cublas,       ///< cuBLAS's strided-batched INT8 GEMM (cublasGemmStridedBatchedEx) on every device
+};
+
+/// Parses "auto"/"wgmma"/"" (automatic), "wgmma-int32" or "cublas"; throws InvalidArgument naming
+/// the value otherwise.
+CrtProducts parse_crt_products(const std::string& name);
+
 /// Which Tensor Core instruction the fused kernels use.
 enum class FusedMma {
   automatic,  ///< wgmma (warp-specialised, TMA-fed) on compute capability 9.0, mma.sync elsewhere
@@ -178,6 +193,8 @@ struct ExecutionPolicy {
   OrientationPolicy orientation = OrientationPolicy::layout;
   /// Tensor Core instruction of the fused kernels (CUDA backend).
   FusedMma fused_mma = FusedMma::automatic;
+  /// int8-crt's INT8 products (CUDA backend).
+  CrtProducts crt_products = CrtProducts::automatic;
   /// Multi-pass only: length (elements of k, rounded up to 16) of the chunks in which the dominant
   /// product group is accumulated with round-to-nearest additions; -1 = the rule that keeps the
   /// error near SGEMM's at every k (about 24 sqrt(k), docs/accuracy.md), 0 = no chunking.

@@ -94,6 +94,14 @@ FusedMma parse_fused_mma(const std::string& name) {
   throw InvalidArgument("unknown fused MMA choice '" + name + "' (expected wgmma or mma.sync)");
 }
 
+CrtProducts parse_crt_products(const std::string& name) {
+  if (name.empty() || name == "auto" || name == "wgmma") return CrtProducts::automatic;
+  if (name == "wgmma-int32") return CrtProducts::wgmma_int32;
+  if (name == "cublas") return CrtProducts::cublas;
+  throw InvalidArgument("unknown int8-crt products choice '" + name +
+                        "' (expected wgmma, wgmma-int32, cublas or auto)");
+}
+
 ComplexMethod parse_complex_method(const std::string& name) {
   if (name.empty() || name == "auto") return ComplexMethod::automatic;
   if (name == "4m" || name == "4M") return ComplexMethod::four_m;

@@ -329,10 +329,15 @@ std::string calibration_cache_path(const ExecutionPolicy& policy) {
   // the implementation the planning step picks; the policy's kernels named in the file.
   // v5: per shape class too (text version 3); "-tiles" for OrientationPolicy::tiles.
   // v6: int8-crt per modulus count and its certificate (text version 4).
+  // v7: int8-crt's products on the wgmma kernel (v6 files timed cuBLAS's); "-crt-cublas" /
+  // "-crt-int32" for the other ExecutionPolicy::crt_products choices.
   const std::string kernels = std::string(to_string(policy.kernels)) +
                               (policy.fused_mma == FusedMma::mma_sync ? "-mma.sync" : "") +
-                              (policy.orientation == OrientationPolicy::tiles ? "-tiles" : "");
-  std::snprintf(name, sizeof name, "cost-model-v6-%s-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt", kernels.c_str(),
+                              (policy.orientation == OrientationPolicy::tiles ? "-tiles" : "") +
+                              (policy.crt_products == CrtProducts::cublas        ? "-crt-cublas"
+                               : policy.crt_products == CrtProducts::wgmma_int32 ? "-crt-int32"
+                                                                                 : "");
+  std::snprintf(name, sizeof name, "cost-model-v7-%s-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt", kernels.c_str(),
                 sanitize(p.name).c_str(), p.major, p.minor, drv, rt, cb_major, cb_minor, cb_patch);
   return dir + "/" + name;
 }

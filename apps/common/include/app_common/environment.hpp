@@ -5,6 +5,7 @@
 ///
 ///   TCEMU_CUDA_KERNELS       auto | fused | multipass          -> kernels
 ///   TCEMU_CUDA_FUSED_MMA     wgmma | mma.sync                   -> fused_mma
+///   TCEMU_CUDA_CRT_PRODUCTS  wgmma | wgmma-int32 | cublas       -> crt_products (int8-crt)
 ///   TCEMU_CUDA_ACC_CHUNK     elements of k, 0 = no chunks        -> accumulation_chunk (multi-pass)
 ///   TCEMU_CUDA_DIRECT_C      0 = accumulators + combine kernel   -> direct_to_c (multi-pass)
 ///   TCEMU_CUDA_OZAKI_ACC_MB  MiB of INT32 accumulators (> 0)    -> ozaki_accumulator_bytes

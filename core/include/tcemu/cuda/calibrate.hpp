@@ -63,10 +63,11 @@ namespace tcemu::cuda {
 /// CalibrationPolicy lives in tcemu/execution.hpp (ExecutionPolicy::calibration).
 using ::tcemu::CalibrationPolicy;
 
-/// Cache file of the current device under `policy`: <policy.calibration_cache_dir>/cost-model-v6-
+/// Cache file of the current device under `policy`: <policy.calibration_cache_dir>/cost-model-v7-
 /// <kernels>-<GPU name>-sm<cc>-drv<driver>-rt<runtime>-cublas<version>.txt, <kernels> one of auto,
-/// fused, multipass, with "-mma.sync" for FusedMma::mma_sync and "-tiles" for
-/// OrientationPolicy::tiles (name characters other than
+/// fused, multipass, with "-mma.sync" for FusedMma::mma_sync, "-tiles" for
+/// OrientationPolicy::tiles and "-crt-cublas" / "-crt-int32" for CrtProducts::cublas / wgmma_int32
+/// (name characters other than
 /// [A-Za-z0-9.-] become '_'); "" when the folder is empty. Throws DeviceError without a device.
 std::string calibration_cache_path(const ExecutionPolicy& policy);
 

@@ -15,6 +15,10 @@ KINDS = [  # (name, PTX type suffix, k per instruction, trailing immediates)
 ]
 NS = [128, 192]
 NAMES = {"f16": "FP16", "bf16": "BF16", "tf32": "TF32"}
+# INT8 x INT8 -> INT32 (int8-crt's residue products, kernels/crt_wgmma_s8.cuh): k = 32 per instruction,
+# no scale or transpose immediates (integer wgmma has neither; both operands K-major), and no
+# .satfinite, so the INT32 sums wrap as cuBLAS's do (they stay exact below 2^31 by the caller's k chunk).
+S8_NS = [128, 256]
 
 
 def block(kind, types, k, tail, n):
@@ -34,18 +38,37 @@ def block(kind, types, k, tail, n):
     )
 
 
+def block_s8(n):
+    r = n // 2
+    regs = ", ".join(f"%{i}" for i in range(r))
+    outs = ", ".join(f'"+r"(d[{i}])' for i in range(r))
+    return (
+        f'/// d = A * B + (scale_d ? d : 0), m64n{n}k32, INT8 inputs, INT32 accumulators (wrapping).\n'
+        f'__device__ __forceinline__ void wgmma_m64n{n}k32_s8(std::int32_t (&d)[{r}], std::uint64_t da,\n'
+        f'                                                 std::uint64_t db, int scale_d) {{\n'
+        f'  asm volatile(\n'
+        f'      "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{r + 2}, 0;\\n"\n'
+        f'      "wgmma.mma_async.sync.aligned.m64n{n}k32.s32.s8.s8 {{{regs}}}, %{r}, %{r + 1}, p;\\n}}\\n"\n'
+        f'      : {outs}\n'
+        f'      : "l"(da), "l"(db), "r"(scale_d));\n'
+        f'}}\n'
+    )
+
+
 def main():
     out = [
         "#pragma once\n",
         "// GENERATED at build time by core/src/cuda/arch/gen_wgmma_ops.py; edit that script, not this file.\n",
         "// wgmma.mma_async m64nNk16 (FP16 / BF16) and m64nNk8 (TF32), N = 128 or 192: FP32 accumulators in\n",
         "// registers (N / 2 per thread of the warpgroup), A and B from shared memory through descriptors\n",
-        "// (arch/wgmma.cuh: desc), D = A * B + (scale_d ? D : 0). sm_90a only.\n",
+        "// (arch/wgmma.cuh: desc), D = A * B + (scale_d ? D : 0); and m64nNk32 INT8 x INT8 -> INT32, N = 128\n",
+        "// or 256 (INT32 accumulators, N / 2 per thread). sm_90a only.\n",
         "#include <cstdint>\n\n",
         "namespace tcemu::cuda::detail::arch {\n\n",
         "#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)\n",
     ]
     blocks = [block(kind, types, k, tail, n) for n in NS for kind, types, k, tail in KINDS]
+    blocks += [block_s8(n) for n in S8_NS]
     out.append("\n".join(blocks))
     out.append("#endif\n\n}  // namespace tcemu::cuda::detail::arch\n")
     text = "".join(out)

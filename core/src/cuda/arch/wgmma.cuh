@@ -29,6 +29,7 @@ __device__ __forceinline__ void wg_wait() {
 }
 /// Keeps the register's last write before the next wgmma fence (CUTLASS's fence_operand).
 __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+__device__ __forceinline__ void fence_operand(std::int32_t& r) { asm volatile("" : "+r"(r)::"memory"); }
 /// The warpgroup gives registers up to N per thread / takes them up to N.
 template <int N>
 __device__ __forceinline__ void setmaxnreg_dec() {

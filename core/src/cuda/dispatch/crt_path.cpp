@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 
+#include "cuda/kernels/crt_wgmma_s8.hpp"
 #include "cuda/passes/crt_passes.hpp"
 #include "tcemu/schemes/crt.hpp"
 
@@ -172,20 +173,75 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   cublasHandle_t hb = ws.handle(st);
   const std::int32_t one = 1, zero = 0;
   const int n = blas_int(p.n, "n"), ld = blas_int(span, "lda"), kk = blas_int(kcp, "k chunk");
+  // The products: the INT8 wgmma kernel (all moduli and chunks in one launch, the same INT32 C as
+  // cuBLAS's, bit for bit) where ExecutionPolicy::crt_products allows and the device has it, else
+  // cuBLAS per chunk. With one k chunk and crt_products automatic, the kernel's epilogue reduces
+  // mod p_l and writes int8 residues (into the same workspace slot), which the reconstruction reads.
+  const bool wgmma = p.exec->crt_products != CrtProducts::cublas && crt_s8::available();
+  const bool fused_residues = wgmma && p.exec->crt_products == CrtProducts::automatic && nchunks == 1;
+  int wgmma_launches = 0, cublas_launches = 0, residue_launches = 0;
   for (std::int64_t m0 = 0; m0 < p.m; m0 += mb) {
     const std::int64_t rows = std::min(mb, p.m - m0);
-    for (std::int64_t c = 0; c < nchunks; ++c)
-      TCEMU_CUBLAS(cublasGemmStridedBatchedEx(
-          hb, CUBLAS_OP_T, CUBLAS_OP_N, blas_int(rows, "m"), n, kk, &one, rx + m0 * span + c * kcp, CUDA_R_8I, ld,
-          p.m * span, ry + c * kcp, CUDA_R_8I, ld, p.n * span, &zero, acc + c * bstride, CUDA_R_32I,
-          blas_int(ldacc, "ldc"), nchunks * bstride, N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+    crt_s8::Products q;
+    q.x = rx + m0 * span;
+    q.y = ry;
+    q.m = rows;
+    q.n = p.n;
+    q.k = kcp;
+    q.x_ld = q.y_ld = span;
+    q.x_mod_stride = p.m * span;
+    q.y_mod_stride = p.n * span;
+    q.moduli = N;
+    q.chunks = static_cast<int>(nchunks);
+    q.chunk_stride = kcp;
+    q.c = acc;
+    q.ldc = ldacc;
+    q.c_chunk_stride = bstride;
+    q.c_mod_stride = nchunks * bstride;
+    bool residues = false;
+    if (fused_residues) {
+      crt_s8::Products r = q;
+      r.c = nullptr;
+      r.residues = reinterpret_cast<std::int8_t*>(acc);
+      for (int l = 0; l < N; ++l) r.p[l] = crt::kModuli[l];
+      if (crt_s8::check(r).empty()) {
+        crt_s8::run(r, st);
+        residues = true;
+        ++residue_launches;
+      }
+    }
+    if (!residues && wgmma && crt_s8::check(q).empty()) {
+      crt_s8::run(q, st);
+      ++wgmma_launches;
+    } else if (!residues) {
+      for (std::int64_t c = 0; c < nchunks; ++c)
+        TCEMU_CUBLAS(cublasGemmStridedBatchedEx(
+            hb, CUBLAS_OP_T, CUBLAS_OP_N, blas_int(rows, "m"), n, kk, &one, rx + m0 * span + c * kcp, CUDA_R_8I, ld,
+            p.m * span, ry + c * kcp, CUDA_R_8I, ld, p.n * span, &zero, acc + c * bstride, CUDA_R_32I,
+            blas_int(ldacc, "ldc"), nchunks * bstride, N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+      ++cublas_launches;
+    }
     if (m0 + mb >= p.m) TCEMU_CUDA(cudaEventRecord(ws.ev[2], st));
-    crt_reconstruct<T>(acc, bstride, ldacc, nchunks, K, ex + m0, ey, rows, p.n, p.alpha, p.beta,
-                       p.c + m0 * p.c_rs, p.c_rs, p.c_cs, st);
+    if (residues)
+      crt_reconstruct_residues<T>(reinterpret_cast<const std::int8_t*>(acc), bstride, ldacc, K, ex + m0, ey, rows,
+                                  p.n, p.alpha, p.beta, p.c + m0 * p.c_rs, p.c_rs, p.c_cs, st);
+    else
+      crt_reconstruct<T>(acc, bstride, ldacc, nchunks, K, ex + m0, ey, rows, p.n, p.alpha, p.beta,
+                         p.c + m0 * p.c_rs, p.c_rs, p.c_cs, st);
   }
   TCEMU_CUDA(cudaEventRecord(ws.ev[3], st));
-  report.kernels = std::string(schemes::Int8Crt::desc.name) + ": residue pass, cuBLAS INT8 (strided batch over " + std::to_string(N) +
-                   " moduli), reconstruction pass";
+  std::string products;
+  if (residue_launches > 0)
+    products = "INT8 wgmma kernel reducing mod p in its epilogue (" + std::to_string(N) +
+               " moduli per launch, int8 residues)";
+  else if (wgmma_launches > 0)
+    products = "INT8 wgmma kernel (" + std::to_string(N) + " moduli x " + std::to_string(nchunks) +
+               " k chunks per launch, INT32 products)";
+  else
+    products = "cuBLAS INT8 (strided batch over " + std::to_string(N) + " moduli)";
+  if (cublas_launches > 0 && (residue_launches > 0 || wgmma_launches > 0))
+    products += ", cuBLAS for the row blocks the kernel cannot run";
+  report.kernels = std::string(schemes::Int8Crt::desc.name) + ": residue pass, " + products + ", reconstruction pass";
   if (record_timings) {
     TCEMU_CUDA(cudaEventSynchronize(ws.ev[3]));
     report.seconds_split = 1e-3 * elapsed_ms(ws.ev[0], ws.ev[1]);

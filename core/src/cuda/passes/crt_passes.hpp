@@ -83,4 +83,13 @@ void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t
                      const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows, std::int64_t n,
                      T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream);
 
+/// crt_reconstruct for one k chunk from the products' int8 symmetric residues res[l * bstride + j *
+/// ldacc + i] (the wgmma kernel's fused reduction, kernels/crt_wgmma_s8.hpp) instead of their INT32
+/// values: a quarter of the bytes read, no reduction, the same chains, so the same C bit for bit.
+/// Throws InvalidArgument unless ldacc and bstride are multiples of 4 and res is 4-byte aligned.
+template <class T>
+void crt_reconstruct_residues(const std::int8_t* res, std::int64_t bstride, std::int64_t ldacc,
+                              const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows, std::int64_t n,
+                              T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream);
+
 }  // namespace tcemu::cuda::detail

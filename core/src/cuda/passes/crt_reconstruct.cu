@@ -8,6 +8,7 @@
 #include "tcemu/schemes/crt.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace tcemu::cuda::detail {
 namespace {
@@ -66,9 +67,12 @@ struct ReconConstants4 {
 /// thread are in flight; each is reduced with crt_arith::shifted_residue_i32 (Barrett, no FP64
 /// conversion) and folded into sx and sy in crt_arith::reconstruct's order. Needs ldacc % 4 == 0
 /// and acc 16-byte aligned (the rows past `rows` up to ldacc are read, never written).
-template <class T, int NMAX>
+/// kResidues: `acc` holds the products' int8 symmetric residues instead (the wgmma kernel's fused
+/// reduction): 4 bytes per modulus and thread, no reduction; the same residues enter the same
+/// chains, so the same bits. Needs acc 4-byte aligned then.
+template <class T, int NMAX, bool kResidues = false>
 __global__ void __launch_bounds__(256)
-    reconstruct_rows4_kernel(const std::int32_t* __restrict__ acc, std::int64_t bstride, std::int64_t ldacc, int n,
+    reconstruct_rows4_kernel(const void* __restrict__ acc_v, std::int64_t bstride, std::int64_t ldacc, int n,
                              ReconConstants4 K, const int* __restrict__ ex, const int* __restrict__ ey,
                              std::int64_t rows, std::int64_t ncols, double alpha, double beta, T* c,
                              std::int64_t c_rs, std::int64_t c_cs, bool vec_c) {
@@ -77,21 +81,29 @@ __global__ void __launch_bounds__(256)
   int exr[4];
 #pragma unroll
   for (int e = 0; e < 4; ++e) exr[e] = i0 + e < rows ? ex[i0 + e] : 0;
+  using Elem = std::conditional_t<kResidues, std::int8_t, std::int32_t>;
+  using Vec = std::conditional_t<kResidues, int, int4>;  // the 4 rows' values of one modulus
+  const Elem* acc = static_cast<const Elem*>(acc_v);
   for (std::int64_t j = blockIdx.y; j < ncols; j += gridDim.y) {
-    const std::int32_t* a = acc + j * ldacc + i0;
-    int4 v[NMAX];
+    const Elem* a = acc + j * ldacc + i0;
+    Vec v[NMAX];
 #pragma unroll
     for (int l = 0; l < NMAX; ++l)
-      if (l < n) v[l] = __ldg(reinterpret_cast<const int4*>(a + l * bstride));
+      if (l < n) v[l] = __ldg(reinterpret_cast<const Vec*>(a + l * bstride));
     double sx[4] = {0, 0, 0, 0}, sy[4] = {0, 0, 0, 0};
 #pragma unroll
     for (int l = 0; l < NMAX; ++l) {
       if (l < n) {
         const crt::arith::ModulusU32 m{K.p[l], K.magic[l], 0, 0, 0, 0, K.off30[l]};
-        const std::int32_t vl[4] = {v[l].x, v[l].y, v[l].z, v[l].w};
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          const auto r = static_cast<int>(crt::arith::shifted_residue_i32(vl[e], m));
+          int r;  // the residue + half, in [0, p)
+          if constexpr (kResidues) {
+            r = static_cast<int>(static_cast<std::int8_t>(v[l] >> (8 * e))) + static_cast<int>(K.p[l] >> 1);
+          } else {
+            const std::int32_t vl[4] = {v[l].x, v[l].y, v[l].z, v[l].w};
+            r = static_cast<int>(crt::arith::shifted_residue_i32(vl[e], m));
+          }
           const double rd = __hiloint2double(0x43300000, r) - K.bias[l];  // r - half, exactly
           sx[e] = fma(K.w_hi[l], rd, sx[e]);
           sy[e] = fma(K.w_lo[l], rd, sy[e]);
@@ -139,28 +151,24 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-template <class T, int NMAX>
-void launch_rows4(const std::int32_t* acc, std::int64_t bstride, std::int64_t ldacc, const ReconConstants4& R,
+template <class T, int NMAX, bool kResidues>
+void launch_rows4(const void* acc, std::int64_t bstride, std::int64_t ldacc, const ReconConstants4& R,
                   int n, const int* ex, const int* ey, std::int64_t rows, std::int64_t ncols, double alpha,
                   double beta, T* c, std::int64_t c_rs, std::int64_t c_cs, bool vec_c, cudaStream_t stream) {
   const std::int64_t threads = (rows + 3) / 4;
   const dim3 grid(static_cast<unsigned>((threads + 255) / 256), static_cast<unsigned>(ncols < 65535 ? ncols : 65535));
-  reconstruct_rows4_kernel<T, NMAX><<<grid, 256, 0, stream>>>(acc, bstride, ldacc, n, R, ex, ey, rows, ncols, alpha,
-                                                               beta, c, c_rs, c_cs, vec_c);
+  reconstruct_rows4_kernel<T, NMAX, kResidues><<<grid, 256, 0, stream>>>(acc, bstride, ldacc, n, R, ex, ey, rows,
+                                                                          ncols, alpha, beta, c, c_rs, c_cs, vec_c);
   TCEMU_LAUNCHED("crt reconstruct_rows4_kernel");
 }
 
-}  // namespace
-
-template <class T>
-void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t ldacc, std::int64_t nchunks,
-                     const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows, std::int64_t n,
-                     T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
-  if (rows <= 0 || n <= 0) return;
-  if (nchunks >= (std::int64_t{1} << 22))
-    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + std::to_string(nchunks) + " k chunks (k >= 2^38)");
-  // One k chunk (k <= 2^16, every product |v| <= 2^30) with aligned rows: the vectorised kernel.
-  if (nchunks == 1 && ldacc % 4 == 0 && bstride % 4 == 0 && reinterpret_cast<std::uintptr_t>(acc) % 16 == 0) {
+/// The vectorised one-chunk reconstruction (reconstruct_rows4_kernel) from INT32 products or, with
+/// kResidues, from their int8 residues.
+template <class T, bool kResidues>
+void reconstruct_rows4(const void* acc, std::int64_t bstride, std::int64_t ldacc, const crt::Constants& K,
+                       const int* ex, const int* ey, std::int64_t rows, std::int64_t n, T alpha, T beta, T* c,
+                       std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
+  {
     ReconConstants4 R4{};
     for (int l = 0; l < K.n; ++l) {
       const crt::arith::ModulusU32 m = crt::arith::modulus_u32(crt::kModuli[l]);
@@ -178,14 +186,40 @@ void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t
                        (n == 1 || (c_cs * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
     const double a = static_cast<double>(alpha), b = static_cast<double>(beta);
     if (K.n <= 8)
-      launch_rows4<T, 8>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
+      launch_rows4<T, 8, kResidues>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
     else if (K.n <= 12)
-      launch_rows4<T, 12>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
+      launch_rows4<T, 12, kResidues>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
     else if (K.n <= 16)
-      launch_rows4<T, 16>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
+      launch_rows4<T, 16, kResidues>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
     else
-      launch_rows4<T, crt::kMaxModuli>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c,
-                                       stream);
+      launch_rows4<T, crt::kMaxModuli, kResidues>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs,
+                                                  vec_c, stream);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void crt_reconstruct_residues(const std::int8_t* res, std::int64_t bstride, std::int64_t ldacc,
+                              const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows, std::int64_t n,
+                              T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
+  if (rows <= 0 || n <= 0) return;
+  if (ldacc % 4 != 0 || bstride % 4 != 0 || reinterpret_cast<std::uintptr_t>(res) % 4 != 0)
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": the residue reconstruction needs ldacc, bstride and the base "
+                          "4-byte aligned");
+  reconstruct_rows4<T, true>(res, bstride, ldacc, K, ex, ey, rows, n, alpha, beta, c, c_rs, c_cs, stream);
+}
+
+template <class T>
+void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t ldacc, std::int64_t nchunks,
+                     const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows, std::int64_t n,
+                     T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
+  if (rows <= 0 || n <= 0) return;
+  if (nchunks >= (std::int64_t{1} << 22))
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + std::to_string(nchunks) + " k chunks (k >= 2^38)");
+  // One k chunk (k <= 2^16, every product |v| <= 2^30) with aligned rows: the vectorised kernel.
+  if (nchunks == 1 && ldacc % 4 == 0 && bstride % 4 == 0 && reinterpret_cast<std::uintptr_t>(acc) % 16 == 0) {
+    reconstruct_rows4<T, false>(acc, bstride, ldacc, K, ex, ey, rows, n, alpha, beta, c, c_rs, c_cs, stream);
     return;
   }
   ReconConstants R{};
@@ -212,5 +246,11 @@ void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t
 TCEMU_CRT_RECON(float)
 TCEMU_CRT_RECON(double)
 #undef TCEMU_CRT_RECON
+template void crt_reconstruct_residues<float>(const std::int8_t*, std::int64_t, std::int64_t, const crt::Constants&,
+                                              const int*, const int*, std::int64_t, std::int64_t, float, float,
+                                              float*, std::int64_t, std::int64_t, cudaStream_t);
+template void crt_reconstruct_residues<double>(const std::int8_t*, std::int64_t, std::int64_t, const crt::Constants&,
+                                               const int*, const int*, std::int64_t, std::int64_t, double, double,
+                                               double*, std::int64_t, std::int64_t, cudaStream_t);
 
 }  // namespace tcemu::cuda::detail

@@ -1,0 +1,327 @@
+// int8-crt's residue products on INT8 wgmma (crt_wgmma_s8.hpp). The kernel is the wgmma kernel's
+// structure (kernels/wgmma_kernel.cuh) without its promotions, which INT32 accumulation does not need:
+//  - persistent: one block per SM walks the 128 x BN tiles of all products (moduli x k chunks), so
+//    the tail wave of one product is filled by the next product's tiles;
+//  - warpgroup 0 is the producer: one thread streams 128-byte k-tiles of X (128 lines) and Y (BN
+//    lines) with TMA (4-D tensor maps over k, chunk, line, modulus; 128-byte swizzle; positions past
+//    k and lines past m / n read as zeros) into a ring of stages, each with a "full" and an "empty"
+//    mbarrier (mainloops/wgmma_ring.cuh's protocol);
+//  - warpgroups 1 and 2 are consumers of 64 rows each: per k-tile four m64nBNk32 wgmmas into the
+//    INT32 accumulators, one commit group per k-tile with one group left in flight (the stage of the
+//    previous k-tile is released when its group has completed), then the epilogue (template
+//    parameter Out) writes INT32 C, or reduces each entry mod p_l (Barrett) and writes int8 residues.
+// Tiles are walked in groups of 16 block rows per column so that the X and Y tiles in use stay in L2.
+// Measured on an H100 (docs/perf-notes.md, "Session 14"): 1,547 TOPS at 8192^3 (cuBLAS 1,304), 15
+// moduli 11.2 ms (cuBLAS's strided batch 15.1); the residue epilogue 2.5-9 % slower than INT32's,
+// and 128 x 128 tiles 35 % slower than 128 x 256.
+#include "cuda/kernels/crt_wgmma_s8.hpp"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "cuda/arch/mbarrier.cuh"
+#include "cuda/arch/tma.cuh"
+#include "cuda/arch/wgmma.cuh"
+#include "cuda/kernels.hpp"
+#include "tcemu/crt_arith.hpp"
+#include "tcemu/cuda/check.hpp"
+#include "tcemu/error.hpp"
+#include "tcemu/schemes/crt.hpp"
+
+namespace tcemu::cuda::detail::crt_s8 {
+namespace {
+
+constexpr int kBM = 128;             // block tile rows: two consumers of 64
+constexpr int kRowBytes = 128;       // k-tile: 128 INT8 positions per line (one 128-byte swizzle row)
+constexpr int kRingBytes = 200 * 1024;
+constexpr int kThreads = 384;        // producer warpgroup + two consumer warpgroups
+constexpr int kGroupRows = 16;       // block rows per raster group (L2 reuse)
+
+template <int BN>
+struct Geometry {
+  static constexpr int kTileX = kBM * kRowBytes, kTileY = BN * kRowBytes;
+  static constexpr int kStageBytes = kTileX + kTileY;
+  static constexpr int kStages = kRingBytes / kStageBytes;
+  static constexpr int kSmemBytes = kStages * kStageBytes + 16 * kStages + 1024;
+};
+
+/// What the epilogue writes: the INT32 products, or their symmetric residues mod p_l as int8.
+enum class Out { int32, residue_s8 };
+
+/// Kernel parameters besides the two tensor maps.
+struct Params {
+  std::int32_t* c;          // Out::int32
+  std::int8_t* residues;    // Out::residue_s8
+  std::int64_t ldc, c_chunk_stride, c_mod_stride;
+  int m, n, tiles_m, tiles_n, ktiles, chunks, products;
+  // Out::residue_s8, per modulus: p, the Barrett magic floor(2^32 / p) (crt_arith::modulus_u32) and
+  // off31 = ceil(2^31 / p) p + floor(p / 2).
+  std::uint32_t p[kMaxProducts], magic[kMaxProducts], off31[kMaxProducts];
+};
+
+/// The symmetric residue of v mod p in [-floor(p/2), p - 1 - floor(p/2)] (crt_arith::sym_residue_i32's
+/// value) for every product of k <= kMaxK terms (|v| <= 2^31 - 2^14): t = v + off31 lies in
+/// [2^14, 2^32), is congruent to v + floor(p/2), and crt_arith::mod_u32's Barrett step (an IMAD.HI,
+/// an IMAD, an add and a min) reduces it.
+__device__ __forceinline__ int sym_residue(std::int32_t v, std::uint32_t p, std::uint32_t magic, std::uint32_t off31) {
+  const crt::arith::ModulusU32 m{p, magic};
+  return static_cast<int>(crt::arith::mod_u32(static_cast<std::uint32_t>(v) + off31, m)) - static_cast<int>(p >> 1);
+}
+
+/// (product, block row, block column) of tile `id`: products one after another; inside one, groups
+/// of kGroupRows block rows walk the columns together.
+__device__ __forceinline__ int3 tile_of(const Params& a, int id) {
+  const int per_product = a.tiles_m * a.tiles_n;
+  const int prod = id / per_product, t = id - prod * per_product;
+  const int per_group = kGroupRows * a.tiles_n;
+  const int first_m = (t / per_group) * kGroupRows;
+  const int gsz = min(a.tiles_m - first_m, kGroupRows);
+  const int r = t % per_group;
+  return make_int3(prod, first_m + r % gsz, r / gsz);
+}
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+template <int BN>
+__device__ __forceinline__ void wgmma_s8(std::int32_t (&d)[BN / 2], std::uint64_t da, std::uint64_t db, int scale_d) {
+  if constexpr (BN == 256)
+    arch::wgmma_m64n256k32_s8(d, da, db, scale_d);
+  else
+    arch::wgmma_m64n128k32_s8(d, da, db, scale_d);
+}
+#endif
+
+template <int BN, Out O>
+__global__ void __launch_bounds__(kThreads, 1)
+    s8_products_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_y,
+                       Params a) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using G = Geometry<BN>;
+  constexpr int S = G::kStages, kStageBytes = G::kStageBytes, kTileX = G::kTileX, NR = BN / 2;
+  static_assert(S >= 3, "at least three stages");
+  extern __shared__ unsigned char smem_raw[];
+  const unsigned sraw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
+  const unsigned sbase = (sraw + 1023u) & ~1023u;  // 128-byte swizzle atoms need 1024-byte alignment
+  const unsigned full0 = sbase + S * kStageBytes, empty0 = full0 + 8 * S;
+  const int tid = threadIdx.x, wgi = tid >> 7;
+  const int ntiles = a.products * a.tiles_m * a.tiles_n;
+
+  if (tid == 0) {
+    for (int s = 0; s < S; ++s) {
+      arch::mbar_init(full0 + 8 * s, 1);      // the producer's arrival (+ the TMA bytes)
+      arch::mbar_init(empty0 + 8 * s, 8);     // one arrival per consumer warp
+    }
+    arch::mbar_fence_init();
+  }
+  __syncthreads();
+
+  if (wgi == 0) {  // producer
+    arch::setmaxnreg_dec<40>();
+    if (tid == 0) {
+      int it = 0;
+      for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        const int3 t = tile_of(a, tile);
+        const int l = t.x / a.chunks, ch = t.x - l * a.chunks;
+        for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
+          const int s = it % S;
+          arch::mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);
+          const unsigned full = full0 + 8 * s, dst = sbase + s * kStageBytes;
+          arch::mbar_expect_tx(full, kStageBytes);
+          arch::tma_load_4d(dst, &map_x, full, kt * kRowBytes, ch, t.y * kBM, l);
+          arch::tma_load_4d(dst + kTileX, &map_y, full, kt * kRowBytes, ch, t.z * BN, l);
+        }
+      }
+    }
+    return;
+  }
+  arch::setmaxnreg_inc<232>();
+
+  const int cw = wgi - 1;  // this consumer's rows of the block tile: cw * 64 .. cw * 64 + 63
+  const int lane = tid & 31, warp = (tid >> 5) & 3, g = lane >> 2, q4 = lane & 3;
+  std::int32_t acc[NR];
+#pragma unroll
+  for (int r = 0; r < NR; ++r) acc[r] = 0;
+  int it = 0;
+  for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+    const int3 t = tile_of(a, tile);
+    const int l = t.x / a.chunks, ch = t.x - l * a.chunks;
+    for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
+      const int s = it % S;
+      arch::mbar_wait(full0 + 8 * s, (it / S) & 1);
+      const unsigned sx = sbase + s * kStageBytes + cw * 64 * kRowBytes, sy = sbase + s * kStageBytes + kTileX;
+      arch::wg_fence();
+#pragma unroll
+      for (int ks = 0; ks < kRowBytes / 32; ++ks)  // 32 bytes of k per wgmma; the first of a tile overwrites
+        wgmma_s8<BN>(acc, arch::desc<kRowBytes>(sx + ks * 32), arch::desc<kRowBytes>(sy + ks * 32),
+                     ks > 0 || kt > 0);
+      arch::wg_commit();
+      arch::wg_wait<1>();  // the previous k-tile's group has completed: its stage is free
+      if (kt > 0 && lane == 0) arch::mbar_arrive(empty0 + 8 * ((it + S - 1) % S));
+    }
+    arch::wg_wait<0>();
+    if (lane == 0) arch::mbar_arrive(empty0 + 8 * ((it + S - 1) % S));
+#pragma unroll
+    for (int r = 0; r < NR; ++r) arch::fence_operand(acc[r]);
+
+    // Epilogue: column-major per product (the accumulator layout of m64nN: rows g, g + 8 of the
+    // warp's 16, columns 2 q4, 2 q4 + 1 of each 8); INT32 C, or the residues mod p_l.
+    const std::int64_t off = l * a.c_mod_stride + ch * a.c_chunk_stride;
+    const int i0 = t.y * kBM + cw * 64 + warp * 16 + g, j0 = t.z * BN + 2 * q4;
+    const bool inside = t.y * kBM + kBM <= a.m && t.z * BN + BN <= a.n;
+    [[maybe_unused]] const std::uint32_t p = O == Out::residue_s8 ? a.p[l] : 1u;
+    [[maybe_unused]] const std::uint32_t magic = O == Out::residue_s8 ? a.magic[l] : 0u;
+    [[maybe_unused]] const std::uint32_t off31 = O == Out::residue_s8 ? a.off31[l] : 0u;
+#pragma unroll
+    for (int r = 0; r < NR; ++r) {
+      const int i = i0 + ((r >> 1) & 1) * 8, j = j0 + (r >> 2) * 8 + (r & 1);
+      if (inside || (i < a.m && j < a.n)) {
+        if constexpr (O == Out::int32)
+          a.c[off + std::int64_t(j) * a.ldc + i] = acc[r];
+        else
+          a.residues[off + std::int64_t(j) * a.ldc + i] = static_cast<std::int8_t>(sym_residue(acc[r], p, magic, off31));
+      }
+    }
+  }
+#else
+  __trap();  // compiled for an architecture without wgmma: available() is false there
+#endif
+}
+
+/// 4-D TMA map (k, chunk, line, modulus) of one operand, box 128 positions x 1 x box_lines x 1,
+/// 128-byte swizzle; out-of-range positions and lines read as zeros.
+CUtensorMap operand_map(const std::int8_t* base, std::int64_t k, int chunks, std::int64_t chunk_stride,
+                        std::int64_t lines, std::int64_t ld, int moduli, std::int64_t mod_stride, int box_lines) {
+  using Encode = PFN_cuTensorMapEncodeTiled_v12000;
+  static const Encode encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    TCEMU_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || !fn)
+      throw DeviceError(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + " wgmma: the driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12+)");
+    return reinterpret_cast<Encode>(fn);
+  }();
+  CUtensorMap map{};
+  const cuuint64_t dims[4] = {cuuint64_t(k), cuuint64_t(chunks), cuuint64_t(lines), cuuint64_t(moduli)};
+  const cuuint64_t strides[3] = {cuuint64_t(chunk_stride), cuuint64_t(ld), cuuint64_t(mod_stride)};
+  const cuuint32_t box[4] = {cuuint32_t(kRowBytes), 1, cuuint32_t(box_lines), 1};
+  const cuuint32_t estride[4] = {1, 1, 1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 4, const_cast<std::int8_t*>(base), dims, strides,
+                            box, estride, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw DeviceError(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + " wgmma: cuTensorMapEncodeTiled failed (error " + std::to_string(int(r)) +
+                      ") for " + std::to_string(moduli) + " panels of " + std::to_string(lines) + " lines x " +
+                      std::to_string(chunks) + " chunks x " + std::to_string(k) + " bytes");
+  return map;
+}
+
+template <int BN, Out O>
+void launch(const Products& p, cudaStream_t stream) {
+  using G = Geometry<BN>;
+  Params a{};
+  a.c = p.c;
+  a.residues = p.residues;
+  if constexpr (O == Out::residue_s8)
+    for (int l = 0; l < p.moduli; ++l) {
+      const crt::arith::ModulusU32 m = crt::arith::modulus_u32(p.p[l]);
+      a.p[l] = m.p;
+      a.magic[l] = m.magic;
+      a.off31[l] = static_cast<std::uint32_t>(((std::uint64_t{1} << 31) + m.p - 1) / m.p * m.p + m.half);
+    }
+  a.ldc = p.ldc;
+  a.c_chunk_stride = p.c_chunk_stride;
+  a.c_mod_stride = p.c_mod_stride;
+  a.m = static_cast<int>(p.m);
+  a.n = static_cast<int>(p.n);
+  a.tiles_m = static_cast<int>((p.m + kBM - 1) / kBM);
+  a.tiles_n = static_cast<int>((p.n + BN - 1) / BN);
+  a.ktiles = static_cast<int>((p.k + kRowBytes - 1) / kRowBytes);
+  a.chunks = p.chunks;
+  a.products = p.moduli * p.chunks;
+  // Strides of dimensions of extent 1 are never used to address; TMA only needs them valid.
+  const std::int64_t kpad = (p.k + 15) / 16 * 16;
+  const std::int64_t cs = p.chunks > 1 ? p.chunk_stride : kpad;
+  const std::int64_t xms = p.moduli > 1 ? p.x_mod_stride : p.x_ld * p.m;
+  const std::int64_t yms = p.moduli > 1 ? p.y_mod_stride : p.y_ld * p.n;
+  const CUtensorMap mx = operand_map(p.x, p.k, p.chunks, cs, p.m, p.x_ld, p.moduli, xms, kBM);
+  const CUtensorMap my = operand_map(p.y, p.k, p.chunks, cs, p.n, p.y_ld, p.moduli, yms, BN);
+  static const bool configured = [] {
+    TCEMU_CUDA(cudaFuncSetAttribute(s8_products_kernel<BN, O>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    G::kSmemBytes));
+    return true;
+  }();
+  (void)configured;
+  const std::int64_t tiles = std::int64_t(a.products) * a.tiles_m * a.tiles_n;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, device_sms()));
+  s8_products_kernel<BN, O><<<blocks, kThreads, G::kSmemBytes, stream>>>(mx, my, a);
+  TCEMU_LAUNCHED("the CRT INT8 wgmma products kernel");
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+}  // namespace
+
+std::string check(const Products& p) {
+  auto bad = [](const std::string& what) { return std::string(schemes::Int8Crt::desc.name) + " wgmma products: " + what; };
+  if (!p.x || !p.y) return bad("null operand pointer");
+  if ((p.c == nullptr) == (p.residues == nullptr)) return bad("exactly one output (c or residues) must be set");
+  if (p.m < 1 || p.n < 1 || p.k < 1) return bad("empty product (m, n, k must be >= 1)");
+  if (p.k > kMaxK)
+    return bad("k = " + std::to_string(p.k) + " exceeds the INT32-exact limit " + std::to_string(kMaxK) +
+               " (cut k into chunks)");
+  if (p.moduli < 1 || p.chunks < 1) return bad("moduli and chunks must be >= 1");
+  if (!aligned16(p.x) || !aligned16(p.y)) return bad("X or Y is not 16-byte aligned (TMA)");
+  if (p.x_ld % 16 || p.y_ld % 16 || p.x_ld < p.k || p.y_ld < p.k)
+    return bad("line strides " + std::to_string(p.x_ld) + ", " + std::to_string(p.y_ld) +
+               " must be multiples of 16 bytes and >= k = " + std::to_string(p.k));
+  if (p.chunks > 1 && (p.chunk_stride % 16 || p.chunk_stride < p.k))
+    return bad("chunk stride " + std::to_string(p.chunk_stride) + " must be a multiple of 16 bytes and >= k");
+  if (p.moduli > 1 && (p.x_mod_stride % 16 || p.y_mod_stride % 16 || p.x_mod_stride <= 0 || p.y_mod_stride <= 0))
+    return bad("modulus strides must be positive multiples of 16 bytes");
+  if (p.residues) {
+    if (p.moduli > kMaxProducts) return bad("residues for more than " + std::to_string(kMaxProducts) + " moduli");
+    for (int l = 0; l < p.moduli; ++l)
+      if (p.p[l] < 2 || p.p[l] > 256) return bad("modulus p[" + std::to_string(l) + "] = " + std::to_string(p.p[l]) +
+                                                 " outside [2, 256]");
+  }
+  if (p.ldc < p.m) return bad("ldc = " + std::to_string(p.ldc) + " < m = " + std::to_string(p.m));
+  const std::int64_t tiles = std::int64_t(p.moduli) * p.chunks * ((p.m + kBM - 1) / kBM) * ((p.n + 127) / 128);
+  if (p.m > INT32_MAX - 256 || p.n > INT32_MAX - 256 || tiles > INT32_MAX)
+    return bad("m, n or the tile count exceed the kernel's 32-bit indices");
+  return "";
+}
+
+bool available() {
+  static const bool ok = [] {
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    cudaFuncAttributes attr{};
+    if (cudaFuncGetAttributes(&attr, s8_products_kernel<256, Out::int32>) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return major == 9 && minor == 0 && attr.binaryVersion == 90;
+  }();
+  return ok;
+}
+
+void run(const Products& p, cudaStream_t stream, TileN tile) {
+  const std::string why = check(p);
+  if (!why.empty()) throw InvalidArgument("tcemu cuda: " + why);
+  if (!available())
+    throw DeviceError(std::string("tcemu cuda: the ") + schemes::Int8Crt::desc.name + " wgmma products kernel needs an sm_90a build on a compute 9.0 GPU");
+  if (p.c)
+    tile == TileN::n256 ? launch<256, Out::int32>(p, stream) : launch<128, Out::int32>(p, stream);
+  else
+    tile == TileN::n256 ? launch<256, Out::residue_s8>(p, stream) : launch<128, Out::residue_s8>(p, stream);
+}
+
+}  // namespace tcemu::cuda::detail::crt_s8

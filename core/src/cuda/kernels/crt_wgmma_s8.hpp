@@ -1,0 +1,68 @@
+#pragma once
+// int8-crt's residue products on Hopper's INT8 wgmma (kernels/crt_wgmma_s8.cu; issue 21 item 3):
+// for every modulus l and k chunk c, C_lc = X_lc Y_lc^T exactly in INT32, from the residue panels the
+// residue pass writes (passes/crt_passes.hpp, crt_residues: per line, k contiguous, chunks one after
+// another), written as cuBLAS's strided-batched INT8 GEMM in crt_path.cpp writes them, so that it can
+// replace that call one for one. Host-callable; no CUDA device code here.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+namespace tcemu::cuda::detail::crt_s8 {
+
+/// Most moduli of one batch (crt::kMaxModuli).
+inline constexpr int kMaxProducts = 20;
+
+/// The batch of INT8 x INT8 -> INT32 products. Product (l, c) for l < moduli, c < chunks:
+///   C_lc(i, j) = sum_{kk < k} X(l, c, i, kk) * Y(l, c, j, kk),   i < m, j < n, exact (no wrap) for
+///   k <= kMaxK and any int8 inputs;
+///   X(l, c, i, kk) = x[l * x_mod_stride + i * x_ld + c * chunk_stride + kk] (bytes), Y likewise with y;
+///   C_lc(i, j) at c_out[l * c_mod_stride + c * c_chunk_stride + j * ldc + i] (INT32 elements,
+///   column-major per product, as cuBLAS writes C = X^T-op(X) Y in crt_path.cpp).
+/// Layout rules (TMA, checked by check()): x and y 16-byte aligned; x_ld, y_ld, chunk_stride (when
+/// chunks > 1), x_mod_stride, y_mod_stride (when moduli > 1) multiples of 16 bytes.
+struct Products {
+  const std::int8_t* x = nullptr;
+  const std::int8_t* y = nullptr;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t x_ld = 0, y_ld = 0;                   ///< bytes between lines
+  std::int64_t x_mod_stride = 0, y_mod_stride = 0;   ///< bytes between moduli
+  int moduli = 1;
+  int chunks = 1;
+  std::int64_t chunk_stride = 0;                     ///< bytes between k chunks of a line
+  std::int32_t* c = nullptr;
+  std::int64_t ldc = 0;                              ///< elements between columns of C_lc (>= m)
+  std::int64_t c_chunk_stride = 0, c_mod_stride = 0; ///< elements between products
+  /// The fused reduction (issue 21 item 3), instead of c: with `residues` set (and c null), the
+  /// epilogue writes R_lc(i, j) = C_lc(i, j) mod p[l] as the symmetric residue in [-floor(p/2),
+  /// p - 1 - floor(p/2)] (crt_arith::sym_residue_i32's value; int8 for 2 <= p <= 256) at
+  /// residues[l * c_mod_stride + c * c_chunk_stride + j * ldc + i] (bytes): a quarter of the bytes.
+  std::int8_t* residues = nullptr;
+  int p[kMaxProducts] = {};                          ///< the moduli p_l, 2 <= p_l <= 256 (residues only)
+};
+
+/// Largest k of one product whose INT32 sums are exact for every int8 input: (2^17 - 1) * 2^14 < 2^31.
+inline constexpr std::int64_t kMaxK = (std::int64_t{1} << 17) - 1;
+
+/// Block tile columns: 256 (m64n256k32, 128 x 256 tiles, 4 stages of 48 KB; the default and what
+/// int8-crt uses) or 128 (m64n128k32, 128 x 128 tiles, 6 stages of 32 KB; measured 35 % slower on an
+/// H100, kept for comparisons). Rows: always 128 (two consumer warpgroups of 64).
+enum class TileN { n256 = 256, n128 = 128 };
+
+/// "" when the kernel can run `p` (shapes, strides and alignment above; m, n, k >= 1; k <= kMaxK;
+/// lines and products within int range; exactly one of c and residues; moduli <= kMaxProducts and
+/// 2 <= p[l] <= 256 for residues), else one line naming the first problem.
+std::string check(const Products& p);
+
+/// True when this build holds the kernel for the current device (compiled for sm_90a and the device
+/// is compute capability 9.0). Callers fall back to cuBLAS otherwise.
+bool available();
+
+/// Runs every product of `p` on `stream` with the persistent, warp-specialised wgmma kernel (one TMA
+/// producer warp, two consumer warpgroups; one block per SM walks the tiles of all products).
+/// Throws InvalidArgument with check()'s line when the kernel cannot run `p`, DeviceError on CUDA
+/// errors or when !available().
+void run(const Products& p, cudaStream_t stream, TileN tile = TileN::n256);
+
+}  // namespace tcemu::cuda::detail::crt_s8
