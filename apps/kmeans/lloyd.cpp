@@ -3,16 +3,18 @@
 //              one team per centroid
 //   assign     core's tcemu::nearest with k = 1: the distance GEMM, then the argmin of
 //              ||x||^2 + ||c||^2 - 2 x.c (ties: lower index) with the FP64 near-tie re-check
-//   inertia    FP64 ||x - c_a||^2 per point (a team of points, a vector lane per dimension), and in
-//              the same kernel the team's sum and its count of changed assignments, added atomically
-//              to two device scalars that come back in one copy
-//   update     points grouped by cluster with a counting sort (histogram, exclusive scan, scatter);
-//              each team stages a chunk of the grouped points' indices and clusters in team scratch,
-//              sums the chunk per dimension in FP64 with several row loads in flight per thread, and
-//              adds one partial sum per cluster boundary, so the update reads X once with
-//              O((n / chunk + k) d) atomic adds; means; empty clusters take the points farthest from
-//              their centroids (decided on the host, as the clusters' counts and, when needed, the
-//              distances come back).
+//   group      the points grouped by cluster with a counting sort (sizes, exclusive scan, scatter),
+//              counting the changed assignments on the way
+//   one pass   over X in grouped order: each team stages a chunk of the grouped points' indices and
+//              clusters in team scratch and, a dimension per thread with several row loads in flight,
+//              sums the chunk per cluster in FP64 (one atomic add per cluster boundary, so
+//              O((n / chunk + k) d) in all) and adds up sum_j (x_pj - c_a(p)j)^2, the inertia of this
+//              assignment against the centroids it was made with (one atomic add per team)
+//   decide     inertia, changed count and the clusters' sizes come back; stop, or
+//   update     means of the clusters that have points; empty clusters take the points farthest from
+//              their centroids (decided on the host from per-point distances computed only then).
+// The raw-CUDA version (main before session 14: lloyd_cuda.cu) read X twice per iteration, once for
+// the inertia and once for the sums; docs/perf-notes.md ("kmeans' one source") has the measurements.
 // On the GPU nothing but k counts and two scalars cross PCIe per iteration.
 #include "lloyd.hpp"
 
@@ -20,8 +22,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <numeric>
 #include <type_traits>
@@ -116,9 +116,11 @@ LloydResult lloyd_on(const Space& space, const Dataset& data, const std::vector<
       cluster_fill("kmeans::cluster_fill", k);
   const Vector<std::int32_t, Mem> order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kmeans::order"), n),
       sorted_keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kmeans::sorted_keys"), n);
-  // Inertia and the number of changed assignments, summed on the device, read in one copy.
-  const Vector<double, Mem> scalars("kmeans::scalars", 2);
-  const auto host_scalars = Kokkos::create_mirror_view(scalars);
+  // Inertia and the number of changed assignments, summed on the device; the clusters' sizes.
+  const Kokkos::View<double, Mem> inertia_sum("kmeans::inertia");
+  const Kokkos::View<std::int64_t, Mem> changed_count("kmeans::changed");
+  const auto host_inertia = Kokkos::create_mirror_view(inertia_sum);
+  const auto host_changed = Kokkos::create_mirror_view(changed_count);
   const auto counts = Kokkos::create_mirror_view(cluster_size);
   const Kokkos::View<double**, Kokkos::LayoutRight, Mem> no_distance;
   // Assignment: core's nearest-neighbour primitive with k = 1 and its FP64 near-tie re-ranking
@@ -132,9 +134,10 @@ LloydResult lloyd_on(const Space& space, const Dataset& data, const std::vector<
   tcemu::nearest_reserve<T>(space, std::min(nearest.batch, n), k);
   space.fence();
 
-  // Teams: a point per team thread with a vector lane per dimension (inertia); a centroid per team
-  // (centroids); a chunk of grouped points per team, a dimension per thread, with the team as wide
-  // as needed to cover d in the fewest passes of at most 256 threads (update).
+  // Teams: a centroid per team (centroids); a point per team thread with a vector lane per
+  // dimension (distances to the own centroid, only for reseeding); a chunk of grouped points per
+  // team, a dimension per thread, with the team as wide as needed to cover d in the fewest passes
+  // of at most 256 threads (sums and inertia).
   const int point_team = gpu_or_one<Space>(8), lanes = gpu_or_one<Space>(32), row_team = gpu_or_one<Space>(256);
   const std::int64_t passes = (d + 255) / 256;
   const int chunk_team = gpu_or_one<Space>(int(((d + passes - 1) / passes + 31) / 32 * 32));
@@ -165,67 +168,20 @@ LloydResult lloyd_on(const Space& space, const Dataset& data, const std::vector<
     r.gemm_seconds += log.gemm_seconds;
     for (const tcemu::GemmReport& rep : log.reports) r.gemm.add(rep);
     r.rechecked += log.rechecked;
-
-    // Inertia of this assignment against the centroids it was made with, in FP64, and how many
-    // assignments changed: one kernel, one atomic add per team and scalar, one copy back.
     const auto current = assign, before = previous;
-    Kokkos::deep_copy(space, scalars, 0.0);
-    Kokkos::parallel_for(
-        "kmeans::inertia", Kokkos::TeamPolicy<Space>(space, point_teams, point_team, lanes),
-        KOKKOS_LAMBDA(const Team& team) {
-          const std::int64_t first = std::int64_t(team.league_rank()) * point_team;
-          const int count = int(n - first < point_team ? n - first : point_team);
-          double team_sum = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, count),
-              [&](const int t, double& s) {
-                const std::int64_t p = first + t;
-                const std::int64_t a = current(p);
-                double own = 0;
-                Kokkos::parallel_reduce(
-                    Kokkos::ThreadVectorRange(team, d),
-                    [&](const std::int64_t j, double& v) {
-                      const double diff = double(x(p, j)) - c64(a, j);
-                      v += diff * diff;
-                    },
-                    own);
-                Kokkos::single(Kokkos::PerThread(team), [&]() { dist_own(p) = own; });
-                s += own;
-              },
-              team_sum);
-          int team_changed = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, count),
-              [&](const int t, int& changed) { changed += current(first + t) != before(first + t) ? 1 : 0; },
-              team_changed);
-          Kokkos::single(Kokkos::PerTeam(team), [&]() {
-            Kokkos::atomic_add(&scalars(0), team_sum);
-            if (team_changed > 0) Kokkos::atomic_add(&scalars(1), double(team_changed));
-          });
-        });
-    Kokkos::deep_copy(space, host_scalars, scalars);
-    space.fence();
-    const double inertia = host_scalars(0);
-    const bool any_changed = iter == 1 || host_scalars(1) > 0;
 
-    const double prev = r.inertia.empty() ? std::numeric_limits<double>::infinity() : r.inertia.back();
-    r.inertia.push_back(inertia);
-    r.iterations = iter;
-    const double rel = std::isfinite(prev) ? std::fabs(prev - inertia) / std::max(inertia, 1e-300) : 1.0;
-    if (progress) progress(iter, inertia, rel);
-    if (!any_changed || rel <= opt.tol) {
-      r.converged = true;
-      break;
-    }
-    if (iter == opt.max_iter) break;
-
-    // Update, 1: group the points by cluster (counting sort; the order within a cluster is the order
-    // of the atomic fill, which the sums do not depend on beyond rounding).
+    // Group the points by cluster (counting sort: sizes, first positions, scatter; the order within
+    // a cluster is the order of the atomic fill, which the sums depend on only through rounding),
+    // counting the changed assignments on the way.
     Kokkos::deep_copy(space, cluster_size, 0);
     Kokkos::deep_copy(space, cluster_fill, 0);
-    Kokkos::parallel_for(
+    Kokkos::parallel_reduce(
         "kmeans::cluster_size", Kokkos::RangePolicy<Space>(space, std::int64_t(0), n),
-        KOKKOS_LAMBDA(const std::int64_t i) { Kokkos::atomic_add(&cluster_size(current(i)), 1); });
+        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& changed) {
+          Kokkos::atomic_add(&cluster_size(current(i)), 1);
+          changed += current(i) != before(i) ? 1 : 0;
+        },
+        changed_count);
     Kokkos::parallel_scan(
         "kmeans::cluster_start", Kokkos::RangePolicy<Space>(space, std::int64_t(0), k),
         KOKKOS_LAMBDA(const std::int64_t j, std::int32_t& offset, const bool final) {
@@ -239,12 +195,16 @@ LloydResult lloyd_on(const Space& space, const Dataset& data, const std::vector<
           order(slot) = std::int32_t(i);
           sorted_keys(slot) = a;
         });
-    // Update, 2: FP64 sums per chunk of grouped points, one atomic add per cluster boundary and
-    // dimension. The chunk's indices and clusters sit in team scratch; each thread loads
-    // kRowsInFlight rows of its dimension before it adds them, so the loads overlap.
+    // One pass over X for the FP64 sums per chunk of grouped points (one atomic add per cluster
+    // boundary and dimension) and for the inertia of this assignment against the centroids it was
+    // made with, sum_p sum_j (x_pj - c_a(p)j)^2 (one atomic add per team). The chunk's indices and
+    // clusters sit in team scratch; each thread loads kRowsInFlight rows of its dimension before it
+    // adds them, so the loads overlap. The sums are made in every iteration, the last included:
+    // whether there is a next one is known only from this inertia.
     Kokkos::deep_copy(space, sums, 0.0);
+    Kokkos::deep_copy(space, inertia_sum, 0.0);
     Kokkos::parallel_for(
-        "kmeans::sums",
+        "kmeans::sums_inertia",
         Kokkos::TeamPolicy<Space>(space, chunks, chunk_team).set_scratch_size(0, Kokkos::PerTeam(chunk_scratch)),
         KOKKOS_LAMBDA(const Team& team) {
           const std::int64_t p0 = std::int64_t(team.league_rank()) * kChunk;
@@ -255,45 +215,87 @@ LloydResult lloyd_on(const Space& space, const Dataset& data, const std::vector<
             keys(t) = sorted_keys(p0 + t);
           });
           team.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, d), [&](const std::int64_t j) {
-            std::int32_t cur = keys(0);
-            double acc = 0;
-            int t = 0;
-            for (; t + kRowsInFlight <= len; t += kRowsInFlight) {
-              T v[kRowsInFlight];
-              for (int u = 0; u < kRowsInFlight; ++u) v[u] = x(rows(t + u), j);
-              for (int u = 0; u < kRowsInFlight; ++u) {
-                const std::int32_t key = keys(t + u);
-                if (key != cur) {
-                  Kokkos::atomic_add(&sums(cur, j), acc);
-                  acc = 0;
-                  cur = key;
+          double team_inertia = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, d),
+              [&](const std::int64_t j, double& inertia) {
+                std::int32_t cur = keys(0);
+                double centre = c64(cur, j), acc = 0, dist = 0;
+                // Adds row value v of cluster `key` (in order of the grouped points).
+                const auto add = [&](const std::int32_t key, const double v) {
+                  if (key != cur) {
+                    Kokkos::atomic_add(&sums(cur, j), acc);
+                    acc = 0;
+                    cur = key;
+                    centre = c64(cur, j);
+                  }
+                  acc += v;
+                  const double diff = v - centre;
+                  dist += diff * diff;
+                };
+                int t = 0;
+                for (; t + kRowsInFlight <= len; t += kRowsInFlight) {
+                  T v[kRowsInFlight];
+                  for (int u = 0; u < kRowsInFlight; ++u) v[u] = x(rows(t + u), j);
+                  for (int u = 0; u < kRowsInFlight; ++u) add(keys(t + u), double(v[u]));
                 }
-                acc += double(v[u]);
-              }
-            }
-            for (; t < len; ++t) {
-              const std::int32_t key = keys(t);
-              if (key != cur) {
+                for (; t < len; ++t) add(keys(t), double(x(rows(t), j)));
                 Kokkos::atomic_add(&sums(cur, j), acc);
-                acc = 0;
-                cur = key;
-              }
-              acc += double(x(rows(t), j));
-            }
-            Kokkos::atomic_add(&sums(cur, j), acc);
-          });
+                inertia += dist;
+              },
+              team_inertia);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_add(&inertia_sum(), team_inertia); });
         });
+    Kokkos::deep_copy(space, host_inertia, inertia_sum);
+    Kokkos::deep_copy(space, host_changed, changed_count);
+    Kokkos::deep_copy(space, counts, cluster_size);
+    space.fence();
+    const double inertia = host_inertia();
+    const bool any_changed = iter == 1 || host_changed() > 0;
+
+    const double prev = r.inertia.empty() ? std::numeric_limits<double>::infinity() : r.inertia.back();
+    r.inertia.push_back(inertia);
+    r.iterations = iter;
+    const double rel = std::isfinite(prev) ? std::fabs(prev - inertia) / std::max(inertia, 1e-300) : 1.0;
+    if (progress) progress(iter, inertia, rel);
+    if (!any_changed || rel <= opt.tol) {
+      r.converged = true;
+      break;
+    }
+    if (iter == opt.max_iter) break;
+
+    // Empty clusters take the points farthest from their centroids (ties: lower index): the
+    // distances of every point to the centroid it was assigned with, before the means move it.
+    const bool any_empty = std::find(counts.data(), counts.data() + k, 0) != counts.data() + k;
+    if (any_empty) {
+      Kokkos::parallel_for(
+          "kmeans::dist_own", Kokkos::TeamPolicy<Space>(space, point_teams, point_team, lanes),
+          KOKKOS_LAMBDA(const Team& team) {
+            const std::int64_t first = std::int64_t(team.league_rank()) * point_team;
+            const int count = int(n - first < point_team ? n - first : point_team);
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int t) {
+              const std::int64_t p = first + t;
+              const std::int64_t a = current(p);
+              double own = 0;
+              Kokkos::parallel_reduce(
+                  Kokkos::ThreadVectorRange(team, d),
+                  [&](const std::int64_t j, double& v) {
+                    const double diff = double(x(p, j)) - c64(a, j);
+                    v += diff * diff;
+                  },
+                  own);
+              Kokkos::single(Kokkos::PerThread(team), [&]() { dist_own(p) = own; });
+            });
+          });
+    }
+    // Means of the clusters that have points.
     Kokkos::parallel_for(
         "kmeans::means", Kokkos::RangePolicy<Space>(space, std::int64_t(0), k * d), KOKKOS_LAMBDA(const std::int64_t e) {
           const std::int64_t j = e / d, l = e % d;
           const std::int32_t size = cluster_size(j);
           if (size > 0) c64(j, l) = sums(j, l) / double(size);
         });
-    Kokkos::deep_copy(space, counts, cluster_size);
-    space.fence();
-    if (std::find(counts.data(), counts.data() + k, 0) != counts.data() + k) {
-      // Empty clusters take the points farthest from their centroids (ties: lower index).
+    if (any_empty) {
       const auto dist = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dist_own);
       std::vector<std::int64_t> far(n);
       std::iota(far.begin(), far.end(), 0);
@@ -322,17 +324,7 @@ template <class T>
 LloydResult lloyd(const Dataset& data, const std::vector<double>& init, const tcemu::GemmOptions& gemm,
                   const LloydOptions& options, const Progress& progress) {
   return tcemu::app::with_execution_space(options.device, [&](auto space) {
-    using Space = decltype(space);
-#if defined(KOKKOS_ENABLE_CUDA)
-    // Probe (session 14, first GPU call): the loop on an instance of the legacy default stream, as
-    // the raw-CUDA version ran, instead of the default instance's own stream.
-    if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
-      const char* legacy = std::getenv("TCEMU_KMEANS_LEGACY_STREAM");
-      if (legacy && std::strcmp(legacy, "1") == 0)
-        return lloyd_impl::lloyd_on<Space, T>(Kokkos::Cuda(cudaStream_t{}), data, init, gemm, options, progress);
-    }
-#endif
-    return lloyd_impl::lloyd_on<Space, T>(space, data, init, gemm, options, progress);
+    return lloyd_impl::lloyd_on<decltype(space), T>(space, data, init, gemm, options, progress);
   });
 }
 

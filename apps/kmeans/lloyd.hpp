@@ -60,9 +60,10 @@ using Progress = std::function<void(int, double, double)>;
 /// (not from the GEMM), so it measures the clustering, not the scheme's distance error. Empty
 /// clusters are reseeded with the points farthest from their centroids. `seconds` covers the
 /// iterations only: copying the points to the device (or converting them), their norms and the
-/// allocations come before the clock starts. The host run is deterministic; on the GPU the FP64
-/// centroid sums are added atomically per chunk of points, so their last bits may vary from run to
-/// run. Throws tcemu::DeviceError for Device::cuda in a build whose Kokkos or tcemu has no CUDA
+/// allocations come before the clock starts. A run on a serial host space is deterministic; on the
+/// GPU the points of a cluster are grouped in the order of atomic increments and the FP64 centroid
+/// sums and the inertia are added atomically per chunk of points, so their last bits may vary from
+/// run to run. Throws tcemu::DeviceError for Device::cuda in a build whose Kokkos or tcemu has no CUDA
 /// backend (the message says how to configure one), without a device, or when a CUDA call fails;
 /// whatever the GEMM throws.
 template <class T>

@@ -7,7 +7,8 @@
 # under ncu (kernel durations, 3 iterations of fp64 and fp32 on the 700,000 points without noise).
 # Usage (repository root): OUT=/dir OLD=/older/source/tree scripts/device/kmeans_one_source.sh
 # Knobs: ROUNDS ("1 2": timed rounds; a round is ORDER's runs), ORDER ("old new"; round 2 runs it
-# reversed), NCU (1: the breakdown after round 1), VARIANTS ("": extra runs of the new tree after round 1,
+# reversed), NCU (1: the breakdown after round 1; end: after the last round; 0: none), NCU_VERSIONS
+# ("old new"), VARIANTS ("": extra runs of the new tree after round 1,
 # each NAME=VALUE, an environment setting), BUDGET_S (285: steps that would not end in time are
 # skipped and say so).
 # Needs .deps/kokkos-cuda, .deps/fashion-mnist, and .deps/googletest, .deps/cli11, .deps/nlohmann-json
@@ -18,6 +19,7 @@ OLD=${OLD:?OLD=<older source tree>}
 ROUNDS=${ROUNDS:-1 2}
 ORDER=${ORDER:-old new}
 NCU=${NCU:-1}
+NCU_VERSIONS=${NCU_VERSIONS:-old new}
 VARIANTS=${VARIANTS:-}
 BUDGET_S=${BUDGET_S:-285}
 LOGS=/tmp/kmeans-one-source-logs
@@ -80,7 +82,7 @@ ncu_breakdown() {
   local ncu_bin
   ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   [ -n "$ncu_bin" ] || { echo "no ncu"; return 0; }
-  for v in old new; do
+  for v in $NCU_VERSIONS; do
     fits 25 "ncu $v" || return 0
     stamp "ncu $v: kernel durations, 3 iterations of fp64 and fp32, 700,000 points without noise"
     "$ncu_bin" --clock-control none --metrics gpu__time_duration.sum --csv --log-file "$LOGS/ncu_$v.csv" \
@@ -88,7 +90,7 @@ ncu_breakdown() {
       --init random --max-iter 3 --tol 0 --seed 1 --scheme fp32 --device cuda -q > "$LOGS/ncu_${v}_run.txt" 2>&1 ||
       echo "ncu $v: exit $?"
     # per kernel: total milliseconds and launches over the run (fp64 and fp32 rows together); Kokkos
-    # kernels by their lambda's tag in lloyd_on (1: centroids, 2: inertia, ... in source order)
+    # kernels by their lambda's signature and instance number in lloyd_on (numbered per signature)
     python3 - "$LOGS/ncu_$v.csv" <<'EOF' | tee "$LOGS/ncu_${v}_summary.txt"
 import csv, sys, re, collections
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
@@ -97,10 +99,10 @@ scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.
 tot = collections.OrderedDict()
 for r in rows[1:]:
     full = r[k]
-    tag = re.search(r"lloyd_on<([^>]*)>,\s*(\d+)u?>", full)
+    tag = re.search(r"lloyd_on<Kokkos::Cuda, (\w+)>.*?\[lambda\((.*?)\) \(instance (\d+)\)\]", full)
     kind = re.search(r"Parallel(For|Reduce|Scan)", full)
     if tag:
-        name = f"Kokkos {kind.group(0) if kind else '?'} lloyd_on<{tag.group(1)}> lambda {tag.group(2)}"
+        name = f"Kokkos {kind.group(0) if kind else '?'} lloyd_on<{tag.group(1)}> lambda({tag.group(2)[:24]}) #{tag.group(3)}"
     elif "Kokkos" in full:
         name = "Kokkos " + (kind.group(0) if kind else "") + " " + re.sub(r"\s+", " ", full)[:90]
     else:
@@ -128,4 +130,5 @@ for round in $ROUNDS; do
     timed_round "$round" $second $first
   fi
 done
+[ "$NCU" = end ] && ncu_breakdown
 stamp done

@@ -111,7 +111,8 @@ TEST(Kmeans, Fp64RunEqualsDirectLloyd) {
 
 // The update groups the points by cluster and sums chunks of grouped points: with more points than
 // one chunk holds, clusters straddle chunks and chunks hold several clusters. After two steps the
-// centroids are the FP64 means of the first step's assignment (the direct one).
+// centroids are the FP64 means of the first step's assignment (the direct one), and the first
+// inertia (summed in the same pass over the points) is that assignment's.
 TEST(Kmeans, UpdateGivesTheMeansWhenClustersStraddleChunks) {
   const Dataset ds = blobs(5, 700, 7, 21, 2.0);  // 3,500 points: several chunks, overlapping clusters
   const std::int64_t k = 5, d = ds.d;
@@ -127,10 +128,16 @@ TEST(Kmeans, UpdateGivesTheMeansWhenClustersStraddleChunks) {
   const auto first = direct_lloyd(ds, init, k, 1);
   std::vector<double> sums(k * d, 0.0);
   std::vector<std::int64_t> count(k, 0);
+  double inertia = 0;  // of the first assignment against the initial centroids
   for (std::int64_t i = 0; i < ds.n; ++i) {
     ++count[first[i]];
-    for (std::int64_t l = 0; l < d; ++l) sums[first[i] * d + l] += ds.point(i)[l];
+    for (std::int64_t l = 0; l < d; ++l) {
+      sums[first[i] * d + l] += ds.point(i)[l];
+      const double diff = ds.point(i)[l] - init[first[i] * d + l];
+      inertia += diff * diff;
+    }
   }
+  EXPECT_NEAR(r.inertia[0], inertia, 1e-12 * inertia);
   for (std::int64_t j = 0; j < k; ++j) {
     ASSERT_GT(count[j], 0) << "cluster " << j << " empty: the test wants every mean";
     for (std::int64_t l = 0; l < d; ++l) {
