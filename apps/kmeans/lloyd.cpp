@@ -63,7 +63,8 @@ struct AlignedMatrix {
   Matrix<T, Mem> view;
   AlignedMatrix(const char* label, std::int64_t rows, std::int64_t cols) {
     constexpr std::int64_t slack = std::int64_t(kOperandAlignment / sizeof(T));
-    storage = Kokkos::View<T*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows * cols + slack);
+    storage = Kokkos::View<T*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                                    rows * cols + slack);
     const auto address = reinterpret_cast<std::uintptr_t>(storage.data());
     const std::int64_t skip = std::int64_t((kOperandAlignment - address % kOperandAlignment) % kOperandAlignment) /
                               std::int64_t(sizeof(T));
@@ -290,7 +291,8 @@ LloydResult lloyd_on(const Space& space, const Dataset& data, const std::vector<
     }
     // Means of the clusters that have points.
     Kokkos::parallel_for(
-        "kmeans::means", Kokkos::RangePolicy<Space>(space, std::int64_t(0), k * d), KOKKOS_LAMBDA(const std::int64_t e) {
+        "kmeans::means", Kokkos::RangePolicy<Space>(space, std::int64_t(0), k * d),
+        KOKKOS_LAMBDA(const std::int64_t e) {
           const std::int64_t j = e / d, l = e % d;
           const std::int32_t size = cluster_size(j);
           if (size > 0) c64(j, l) = sums(j, l) / double(size);
