@@ -52,7 +52,8 @@ constexpr int kChunk = 512;
 constexpr int kRowsInFlight = 8;
 /// Byte boundary the GEMM operands start on: cudaMalloc's. A Kokkos View's data start after the
 /// allocation's 128-byte header, so cuBLAS would see 128-byte-aligned operands where the raw-CUDA
-/// version (DeviceBuffer) gave it 256.
+/// version (DeviceBuffer) gave it 256 (with this, both ran the same SGEMM kernel in the same time;
+/// the unaligned case was not measured: docs/perf-notes.md, "kmeans' one source").
 constexpr std::size_t kOperandAlignment = 256;
 
 /// A rows x cols row-major matrix in memory space Mem whose first element lies on a

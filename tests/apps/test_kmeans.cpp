@@ -65,6 +65,17 @@ std::vector<std::int32_t> direct_lloyd(const Dataset& ds, std::vector<double> c,
   return a;
 }
 
+// kmeans::lloyd<double> with the fp64 scheme, no tolerance stop and at most max_iter steps.
+LloydResult fp64_lloyd(const Dataset& ds, const std::vector<double>& init, std::int64_t k, int max_iter) {
+  tcemu::GemmOptions g;
+  g.scheme = tcemu::parse_scheme("fp64");
+  LloydOptions o;
+  o.k = k;
+  o.tol = 0;
+  o.max_iter = max_iter;
+  return lloyd<double>(ds, init, g, o);
+}
+
 int run(const std::string& args, std::string* err = nullptr) {
   const auto scratch = std::filesystem::temp_directory_path() / "tcemu_kmeans_cli_run";
   std::filesystem::create_directories(scratch);
@@ -94,20 +105,13 @@ TEST(Kmeans, Fp64RunEqualsDirectLloyd) {
   const Dataset ds = blobs(4, 50, 6, 5, 3.0);
   const std::int64_t k = 4;
   const auto init = initial_centroids(ds, k, Init::random, 2);
-  tcemu::GemmOptions g;
-  g.scheme = tcemu::parse_scheme("fp64");
-  LloydOptions o;
-  o.k = k;
-  o.tol = 0;
-  o.max_iter = 6;
-  const auto r = lloyd<double>(ds, init, g, o);
+  const auto r = fp64_lloyd(ds, init, k, 6);
   ASSERT_GE(r.iterations, 2);
   // kmeans::lloyd's final assignment is made with the centroids after (iterations - 1) updates.
   const auto direct = direct_lloyd(ds, init, k, r.iterations);
   EXPECT_EQ(r.assignment, direct);
   EXPECT_GT(adjusted_rand_index(r.assignment, ds.labels), 0.0);
 }
-
 
 // The update groups the points by cluster and sums chunks of grouped points: with more points than
 // one chunk holds, clusters straddle chunks and chunks hold several clusters. After two steps the
@@ -117,13 +121,7 @@ TEST(Kmeans, UpdateGivesTheMeansWhenClustersStraddleChunks) {
   const Dataset ds = blobs(5, 700, 7, 21, 2.0);  // 3,500 points: several chunks, overlapping clusters
   const std::int64_t k = 5, d = ds.d;
   const auto init = initial_centroids(ds, k, Init::random, 4);
-  tcemu::GemmOptions g;
-  g.scheme = tcemu::parse_scheme("fp64");
-  LloydOptions o;
-  o.k = k;
-  o.tol = 0;
-  o.max_iter = 2;
-  const auto r = lloyd<double>(ds, init, g, o);
+  const auto r = fp64_lloyd(ds, init, k, 2);
   ASSERT_EQ(r.iterations, 2);
   const auto first = direct_lloyd(ds, init, k, 1);
   std::vector<double> sums(k * d, 0.0);
