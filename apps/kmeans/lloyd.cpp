@@ -50,10 +50,10 @@ constexpr int gpu_or_one(int gpu) {
 constexpr int kChunk = 512;
 /// Rows each thread of the update loads before it adds them (loads in flight per thread).
 constexpr int kRowsInFlight = 8;
-/// Byte boundary the GEMM operands start on: cudaMalloc's. A Kokkos View's data start after the
-/// allocation's 128-byte header, so cuBLAS would see 128-byte-aligned operands where the raw-CUDA
-/// version (DeviceBuffer) gave it 256 (with this, both ran the same SGEMM kernel in the same time;
-/// the unaligned case was not measured: docs/perf-notes.md, "kmeans' one source").
+/// Byte boundary the GEMM operands start on: that of a raw CUDA allocation. A Kokkos View's data
+/// start after the allocation's 128-byte header, so cuBLAS would see 128-byte-aligned operands where
+/// the raw-CUDA version gave it 256 (with this, both ran the same SGEMM kernel in the same time; the
+/// unaligned case was not measured: docs/perf-notes.md, "kmeans' one source").
 constexpr std::size_t kOperandAlignment = 256;
 
 /// A rows x cols row-major matrix in memory space Mem whose first element lies on a
