@@ -12,7 +12,6 @@
 #include "dataset.hpp"
 #include "init.hpp"
 #include "lloyd.hpp"
-#include "lloyd_device.hpp"
 #include "report.hpp"
 #include "app_common/app_main.hpp"
 #include "app_common/cli.hpp"
@@ -86,7 +85,7 @@ int main(int argc, char** argv) {
     tcemu::app::set_error_context(input);
     tcemu::app::require_input_file(input);
     if (cli.app.count("--output")) tcemu::app::require_output_file("--output", output, {input});
-    const bool on_gpu = cli.common.device() == tcemu::app::Device::cuda;
+    const tcemu::app::Device device = cli.common.device(tcemu::app::GpuPath::kokkos_cuda);
     const auto init = kmeans::parse_init(init_name);
     const auto schemes = cli.common.schemes();
     const auto data = replicate > 1 ? kmeans::replicate(kmeans::load_dataset(input), replicate, noise, seed)
@@ -103,6 +102,7 @@ int main(int argc, char** argv) {
     lopt.max_iter = max_iter;
     lopt.tol = tol;
     lopt.recheck_margin = recheck_margin;
+    lopt.device = device;
     // fp64 is the reference and fp32 the speed baseline: run them first, once, whatever the list.
     const auto order = tcemu::app::sweep_order(
         schemes, {{tcemu::parse_scheme("fp64"), "reference"}, {tcemu::parse_scheme("fp32"), "baseline"}});
@@ -118,10 +118,8 @@ int main(int argc, char** argv) {
       kmeans::Row row;
       row.scheme = s.name;
       const bool fp64 = s.target == tcemu::Target::fp64;
-      row.result = on_gpu ? (fp64 ? kmeans::lloyd_device<double>(data, centroids0, gopt, lopt, progress)
-                                  : kmeans::lloyd_device<float>(data, centroids0, gopt, lopt, progress))
-                          : (fp64 ? kmeans::lloyd<double>(data, centroids0, gopt, lopt, progress)
-                                  : kmeans::lloyd<float>(data, centroids0, gopt, lopt, progress));
+      row.result = fp64 ? kmeans::lloyd<double>(data, centroids0, gopt, lopt, progress)
+                        : kmeans::lloyd<float>(data, centroids0, gopt, lopt, progress);
       row.used = row.result.gemm.used_names();
       row.note = row.result.gemm.first_note;
       rows.push_back(std::move(row));

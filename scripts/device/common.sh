@@ -30,3 +30,25 @@ carried_deps_args() {
   [ -z "$gtest_arg" ] || DEPS_ARGS+=("$gtest_arg")
   [ -e /usr/include/CLI/CLI.hpp ] || [ ! -d "$ROOT/.deps/cli11" ] || DEPS_ARGS+=("-DCLI11_INCLUDE_DIR=$ROOT/.deps/cli11")
 }
+# A call's time budget (BUDGET_S seconds from the start): `elapsed` prints the seconds used so far;
+# `fits S WHAT` is true when a step of S seconds still ends in time, else says that WHAT is skipped.
+elapsed() { echo $(( $(date +%s) - t0 )); }
+fits() { [ "$(elapsed)" -le $((BUDGET_S - $1)) ] || { stamp "skipped ($2): $(elapsed)s used of $BUDGET_S"; false; }; }
+# kokkos_cuda_build NAME BUILD-DIR SOURCE-DIR LOG EXTRA-CMAKE-ARGS TARGETS...: configures SOURCE-DIR for
+# sm_90a with the carried CUDA-enabled Kokkos (.deps/kokkos-cuda) and DEPS_ARGS, builds TARGETS with
+# $JOBS jobs (Ninja where the image has it) into BUILD-DIR, logs into LOG, prints "build NAME: exit RC
+# at Ss" and, on failure, the first errors. Returns cmake's status.
+kokkos_cuda_build() {
+  local name=$1 dir=$2 src=$3 log=$4 extra=$5
+  shift 5
+  local gen=()
+  command -v ninja > /dev/null && gen=(-G Ninja)
+  # shellcheck disable=SC2086
+  cmake "${gen[@]}" -S "$src" -B "$dir" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
+        -DKokkos_ROOT="$ROOT/.deps/kokkos-cuda" "${DEPS_ARGS[@]}" $extra > "$log" 2>&1 &&
+    cmake --build "$dir" -j"$JOBS" --target "$@" >> "$log" 2>&1
+  local rc=$?
+  echo "build $name: exit $rc at $(elapsed)s"
+  [ $rc = 0 ] || grep -E "error" -A3 "$log" | head -30
+  return $rc
+}

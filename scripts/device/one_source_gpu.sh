@@ -22,20 +22,11 @@ BUDGET_S=${BUDGET_S:-280}
 LOGS=/tmp/one-source-logs
 mkdir -p "$LOGS"
 export TCEMU_AUTO_CALIBRATE=0
-elapsed() { echo $(( $(date +%s) - t0 )); }
-fits() { [ "$(elapsed)" -le $((BUDGET_S - $1)) ] || { stamp "skipped ($2): $(elapsed)s used of $BUDGET_S"; false; }; }
 pack() { tar czf "$OUT/one_source.tgz" -C "$LOGS" . 2>/dev/null; }
-gen=()
-command -v ninja > /dev/null && gen=(-G Ninja)
-build() {  # name source-dir extra-cmake-arg targets...
+build() {  # name source-dir extra-cmake-arg targets... (common.sh's kokkos_cuda_build into /tmp/os-name)
   local name=$1 src=$2 extra=$3
   shift 3
-  cmake "${gen[@]}" -S "$src" -B "/tmp/os-$name" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
-        -DKokkos_ROOT="$ROOT/.deps/kokkos-cuda" "${DEPS_ARGS[@]}" $extra > "$LOGS/build_$name.log" 2>&1 &&
-    cmake --build "/tmp/os-$name" -j"$JOBS" --target "$@" >> "$LOGS/build_$name.log" 2>&1
-  local rc=$?
-  echo "build $name: exit $rc at $(elapsed)s"
-  [ $rc = 0 ] || grep -E "error" -A3 "$LOGS/build_$name.log" | head -30
+  kokkos_cuda_build "$name" "/tmp/os-$name" "$src" "$LOGS/build_$name.log" "$extra" "$@"
 }
 
 device_info

@@ -65,6 +65,17 @@ std::vector<std::int32_t> direct_lloyd(const Dataset& ds, std::vector<double> c,
   return a;
 }
 
+// kmeans::lloyd<double> with the fp64 scheme, no tolerance stop and at most max_iter steps.
+LloydResult fp64_lloyd(const Dataset& ds, const std::vector<double>& init, std::int64_t k, int max_iter) {
+  tcemu::GemmOptions g;
+  g.scheme = tcemu::parse_scheme("fp64");
+  LloydOptions o;
+  o.k = k;
+  o.tol = 0;
+  o.max_iter = max_iter;
+  return lloyd<double>(ds, init, g, o);
+}
+
 int run(const std::string& args, std::string* err = nullptr) {
   const auto scratch = std::filesystem::temp_directory_path() / "tcemu_kmeans_cli_run";
   std::filesystem::create_directories(scratch);
@@ -94,13 +105,7 @@ TEST(Kmeans, Fp64RunEqualsDirectLloyd) {
   const Dataset ds = blobs(4, 50, 6, 5, 3.0);
   const std::int64_t k = 4;
   const auto init = initial_centroids(ds, k, Init::random, 2);
-  tcemu::GemmOptions g;
-  g.scheme = tcemu::parse_scheme("fp64");
-  LloydOptions o;
-  o.k = k;
-  o.tol = 0;
-  o.max_iter = 6;
-  const auto r = lloyd<double>(ds, init, g, o);
+  const auto r = fp64_lloyd(ds, init, k, 6);
   ASSERT_GE(r.iterations, 2);
   // kmeans::lloyd's final assignment is made with the centroids after (iterations - 1) updates.
   const auto direct = direct_lloyd(ds, init, k, r.iterations);
@@ -108,6 +113,37 @@ TEST(Kmeans, Fp64RunEqualsDirectLloyd) {
   EXPECT_GT(adjusted_rand_index(r.assignment, ds.labels), 0.0);
 }
 
+// The update groups the points by cluster and sums chunks of grouped points: with more points than
+// one chunk holds, clusters straddle chunks and chunks hold several clusters. After two steps the
+// centroids are the FP64 means of the first step's assignment (the direct one), and the first
+// inertia (summed in the same pass over the points) is that assignment's.
+TEST(Kmeans, UpdateGivesTheMeansWhenClustersStraddleChunks) {
+  const Dataset ds = blobs(5, 700, 7, 21, 2.0);  // 3,500 points: several chunks, overlapping clusters
+  const std::int64_t k = 5, d = ds.d;
+  const auto init = initial_centroids(ds, k, Init::random, 4);
+  const auto r = fp64_lloyd(ds, init, k, 2);
+  ASSERT_EQ(r.iterations, 2);
+  const auto first = direct_lloyd(ds, init, k, 1);
+  std::vector<double> sums(k * d, 0.0);
+  std::vector<std::int64_t> count(k, 0);
+  double inertia = 0;  // of the first assignment against the initial centroids
+  for (std::int64_t i = 0; i < ds.n; ++i) {
+    ++count[first[i]];
+    for (std::int64_t l = 0; l < d; ++l) {
+      sums[first[i] * d + l] += ds.point(i)[l];
+      const double diff = ds.point(i)[l] - init[first[i] * d + l];
+      inertia += diff * diff;
+    }
+  }
+  EXPECT_NEAR(r.inertia[0], inertia, 1e-12 * inertia);
+  for (std::int64_t j = 0; j < k; ++j) {
+    ASSERT_GT(count[j], 0) << "cluster " << j << " empty: the test wants every mean";
+    for (std::int64_t l = 0; l < d; ++l) {
+      const double mean = sums[j * d + l] / double(count[j]);
+      EXPECT_NEAR(r.centroids[j * d + l], mean, 1e-12 * (1 + std::fabs(mean))) << "cluster " << j << " dim " << l;
+    }
+  }
+}
 TEST(Kmeans, InertiaDecreasesAndEmptyClustersAreReseeded) {
   Dataset ds = blobs(3, 40, 4, 9);
   // Init file with a centroid far from every point: its cluster is empty after the first step.
@@ -201,4 +237,56 @@ TEST(Kmeans, NearTieRecheckMakesFp32AssignmentsEqualFp64) {
   const auto without = lloyd<float>(ds, init, g32, o);
   EXPECT_EQ(without.rechecked, 0);
   EXPECT_NE(without.assignment, ref.assignment) << "data too easy: FP32 rounding decides no assignment";
+}
+
+// The one Lloyd source (lloyd.cpp) on Kokkos::Cuda against the same source on the host: the same
+// assignments, iterations and reseeds; inertia and centroids equal up to the order of the FP64 sums.
+// Skipped without a GPU or without a CUDA-enabled Kokkos.
+TEST(KmeansGpu, OneSourceGivesTheHostResultOnCudaViews) {
+  if (!tcemu::app::gpu_available(tcemu::app::GpuPath::kokkos_cuda))
+    GTEST_SKIP() << "no GPU, or no CUDA backend in tcemu or Kokkos";
+  const Dataset ds = blobs(6, 300, 20, 31, 2.0);  // overlapping: assignments move for several iterations
+  // A centroid far from every point: its cluster is empty after the first step and gets reseeded.
+  std::vector<double> init = initial_centroids(ds, 6, Init::random, 8);
+  init.resize(7 * 20, 1e4);
+  for (const char* name : {"fp32", "fp16x2", "bf16x3", "fp64"}) {
+    tcemu::GemmOptions g;
+    g.scheme = tcemu::parse_scheme(name);
+    LloydOptions o;
+    o.k = 7;
+    o.tol = 0;
+    o.max_iter = 8;
+    const bool fp64 = name == std::string("fp64");
+    const auto host = fp64 ? lloyd<double>(ds, init, g, o) : lloyd<float>(ds, init, g, o);
+    o.device = tcemu::app::Device::cuda;
+    const auto gpu = fp64 ? lloyd<double>(ds, init, g, o) : lloyd<float>(ds, init, g, o);
+    EXPECT_EQ(gpu.assignment, host.assignment) << name;
+    EXPECT_EQ(gpu.iterations, host.iterations) << name;
+    EXPECT_EQ(gpu.converged, host.converged) << name;
+    EXPECT_EQ(gpu.reseeded, host.reseeded) << name;
+    EXPECT_GE(host.reseeded, 1) << name;
+    ASSERT_EQ(gpu.inertia.size(), host.inertia.size()) << name;
+    for (std::size_t i = 0; i < host.inertia.size(); ++i)
+      EXPECT_NEAR(gpu.inertia[i], host.inertia[i], 1e-12 * host.inertia[i]) << name << " iteration " << i + 1;
+    ASSERT_EQ(gpu.centroids.size(), host.centroids.size());
+    for (std::size_t e = 0; e < host.centroids.size(); ++e)
+      ASSERT_NEAR(gpu.centroids[e], host.centroids[e], 1e-12 * (1 + std::fabs(host.centroids[e]))) << name;
+    EXPECT_GT(gpu.gemm.calls, 0) << name;
+  }
+}
+
+TEST(KmeansGpu, UnavailableDeviceIsAClearError) {
+  if (tcemu::app::gpu_available(tcemu::app::GpuPath::kokkos_cuda)) GTEST_SKIP() << "the GPU path can run here";
+  const Dataset ds = blobs(2, 10, 3, 1);
+  tcemu::GemmOptions g;
+  g.scheme = tcemu::parse_scheme("fp32");
+  LloydOptions o;
+  o.k = 2;
+  o.device = tcemu::app::Device::cuda;
+  try {
+    (void)lloyd<float>(ds, initial_centroids(ds, 2, Init::random, 1), g, o);
+    ADD_FAILURE() << "--device cuda ran";
+  } catch (const tcemu::DeviceError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--device cuda: ", 0), 0u) << e.what();
+  }
 }

@@ -3,8 +3,7 @@
 /// The nearest-neighbour primitive (tcemu/nearest.hpp) on Kokkos Views, in the style of Kokkos
 /// Kernels (KokkosBlas::gemm(space, ...)) and of tcemu::gemm's View entry (tcemu/gemm.hpp): the
 /// execution space instance says where it runs, so one application source calls one function for
-/// host and GPU data (knn calls it with k; kmeans' assignment step still calls nearest_host /
-/// cuda::nearest_device with k = 1).
+/// host and GPU data (knn calls it with k, kmeans' assignment step with k = 1).
 ///
 ///  - tcemu::nearest(space, queries, database, k, index, distance, options[, log[, query_norms,
 ///    database_norms]])
