@@ -30,6 +30,13 @@ std::string histogram_text(const std::vector<std::int64_t>& h) {
   return s;
 }
 
+/// The table's note: auto's choice, or the first GEMM note, with single-buffer mode named first.
+std::string note_of(const SchemeRun& r) {
+  std::string note = r.auto_choice.empty() ? r.stats.gemm.first_note : r.auto_choice;
+  if (r.stats.single_buffer)
+    note = "single-buffer (" + std::to_string(r.stats.position_swaps) + " position swaps)" + (note.empty() ? "" : "; " + note);
+  return note;
+}
 }  // namespace
 
 void print_table(const JobResult& job, const ReportContext& ctx) {
@@ -54,7 +61,7 @@ void print_table(const JobResult& job, const ReportContext& ctx) {
                    std::to_string(r.stats.permutations), std::to_string(r.stats.gemm.fallbacks),
                    cell("%.2e", 1.0 - r.accuracy.fidelity), cell("%.2e", r.accuracy.max_amp_err),
                    cell("%.2e", r.accuracy.norm_drift),
-                   r.auto_choice.empty() ? r.stats.gemm.first_note : r.auto_choice});
+                   note_of(r)});
   }
   std::fputs(table.str().c_str(), stdout);
   if (!ctx.bitstrings.empty()) {

@@ -15,7 +15,9 @@
 // bit-indexed kernel, which reads the block's rows where they lie in the current layout and writes
 // them to the same positions: no permutation, one pass over the state. When the kernel declines (a
 // row breaks a range rule) the block takes the permute + GEMM path. TCEMU_QSIM_IN_PLACE=off sends
-// every block through that path (for comparison).
+// every block through that path (for comparison). In single-buffer mode (simulate.hpp) the kernel
+// writes the vector it reads (y == x), and past 32 qubits it runs per 2^32-amplitude segment for
+// blocks whose positions lie below bit 32 (the others take the chunked GEMM path).
 #include <Kokkos_Core.hpp>
 
 #include "simulate.hpp"
@@ -76,7 +78,7 @@ struct BlockGemm<Kokkos::Cuda, T> {
       constexpr int kSegmentBits = 32;
       const int d = static_cast<int>(positions.size());
       const int bits = std::min(n, kSegmentBits);
-      if (!rule || !rule(options.gemm.scheme, d, bits) || positions.back() >= bits) return InPlace::unsupported;
+      if (!rule || !rule(options.gemm.scheme, d, n) || positions.back() >= bits) return InPlace::unsupported;
       const std::vector<SC> u = make_u();
       const std::uint64_t segment = std::uint64_t(1) << bits;
       for (std::uint64_t k = 0; k < (std::uint64_t(1) << (n - bits)); ++k) {
