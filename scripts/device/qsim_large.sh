@@ -16,7 +16,8 @@
 # (fp64 ~25 s single-buffer, host copies and metrics ~60 s), step 2 ~50 s.
 # Usage (repository root): OUT=/dir scripts/device/qsim_large.sh      (BUILD=/tmp/b-qsim33 by default;
 # QSIM=/path/to/qsim and TEST_APPS=/path/to/test_apps skip the build)
-# Needs .deps/kokkos-cuda, .deps/googletest, .deps/cli11, .deps/nlohmann-json.
+# Needs .deps/kokkos-cuda, .deps/googletest, .deps/cli11, .deps/nlohmann-json (.deps/circuits for the
+# QASMBench test).
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 BUILD=${BUILD:-/tmp/b-qsim33}
@@ -25,6 +26,10 @@ QSIM=${QSIM:-$BUILD/apps/qsim/qsim}
 TEST_APPS=${TEST_APPS:-$BUILD/tests/test_apps}
 TEST_CORE=${TEST_CORE:-$BUILD/tests/test_core}
 export LD_LIBRARY_PATH="$BUILD/core:${LD_LIBRARY_PATH:-}"
+# QASMBench circuits for the qsim tests: ../shared beside the checkout, or the copy carried in .deps/circuits.
+if [ ! -d "$ROOT/../shared/circuits" ] && [ -d "$ROOT/.deps/circuits" ]; then
+  mkdir -p "$ROOT/../shared" && ln -sfn "$ROOT/.deps/circuits" "$ROOT/../shared/circuits"
+fi
 
 over_budget() { [ $(( $(date +%s) - t0 )) -gt "$BUDGET" ]; }
 
