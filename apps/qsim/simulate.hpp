@@ -81,6 +81,11 @@ struct SimOptions {
   tcemu::GemmOptions gemm;   ///< scheme (and range policy) of every block GEMM
   Device device = Device::host;
   BufferMode buffers = BufferMode::automatic;  ///< two state buffers or one (file comment)
+  /// false: a GPU run leaves its final state on the GPU (SimResult::state stays empty; the norm is
+  /// still measured there): for runs whose state nothing on the host reads (no reference to compare
+  /// with, no amplitudes, samples or saved states), which saves the copy and its host memory (64 GiB
+  /// at 33 qubits in complex64). Host runs always return the state (it is their buffer).
+  bool download = true;
   /// Single-buffer mode's chunk buffer in amplitudes (a power of two >= 2^kMaxBlockQubits; 0:
   /// kSingleBufferChunk). Tests set it small to run several chunks on small states.
   std::int64_t chunk_elements = 0;
@@ -110,7 +115,11 @@ struct SimStats {
 /// Final state (canonical order, unscaled) and statistics.
 template <class T>
 struct SimResult {
-  std::vector<std::complex<T>> state;  ///< 2^n amplitudes; index bit q = qubit q
+  /// 2^n amplitudes; index bit q = qubit q. Empty when SimOptions::download was false (GPU runs).
+  std::vector<std::complex<T>> state;
+  /// ||psi||^2 in FP64, a Kokkos reduction on the run's execution space before the state leaves it
+  /// (on the host in chunks of 4096 added in order, as norm_squared in state_metrics.hpp does).
+  double norm_squared = 0;
   SimStats stats;
 };
 

@@ -18,6 +18,7 @@
 #include "qsim/qubit_layout.hpp"
 #include "qsim/simulate.hpp"
 #include "qsim/simulate_engine.hpp"
+#include "qsim/state_metrics.hpp"
 #include "qsim_fixtures.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/scheme.hpp"
@@ -258,6 +259,26 @@ TEST(QsimEngine, PositionSwapKernelEqualsTheGatherOnTheHost) {
     Space().fence();
     EXPECT_EQ(got, want) << a << " " << b;
   }
+}
+
+// The norm measured on the run's execution space (a Kokkos reduction) equals the host metrics' blocked
+// sum; on the GPU a run without download keeps its state there and still reports the same norm.
+TEST(QsimEngine, NormIsMeasuredWhereTheRunRan) {
+  const auto c = qsim::brickwork(13, 6, 4);
+  const auto blocks = qsim::fuse(c, 4);
+  qsim::SimOptions opt;
+  opt.gemm.scheme = tcemu::parse_scheme("fp32");
+  const auto host = qsim::simulate_host<float>(blocks, c.num_qubits, opt);
+  EXPECT_NEAR(host.norm_squared, qsim::norm_squared(host.state), 1e-14);
+  EXPECT_NE(host.norm_squared, 1.0);  // FP32 rounding leaves a drift: the comparison is not vacuous
+  EXPECT_NEAR(host.norm_squared, 1.0, 1e-5);
+  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available()) GTEST_SKIP() << "no GPU path or no GPU: host part only";
+  const auto gpu = qsim::simulate_cuda<float>(blocks, c.num_qubits, opt);
+  EXPECT_NEAR(gpu.norm_squared, qsim::norm_squared(gpu.state), 1e-13);
+  opt.download = false;
+  const auto kept = qsim::simulate_cuda<float>(blocks, c.num_qubits, opt);
+  EXPECT_TRUE(kept.state.empty());
+  EXPECT_NEAR(kept.norm_squared, gpu.norm_squared, 1e-14);
 }
 
 /// The circuits of the single-buffer tests: dense brickwork, Sycamore-like, and controlled blocks.
