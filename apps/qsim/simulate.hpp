@@ -86,6 +86,10 @@ struct SimOptions {
   /// with, no amplitudes, samples or saved states), which saves the copy and its host memory (64 GiB
   /// at 33 qubits in complex64). Host runs always return the state (it is their buffer).
   bool download = true;
+  /// Index bits of the largest vector one call of the GPU's bit-indexed kernel takes (its tables are
+  /// 32-bit); larger states run it per segment of 2^bits amplitudes when the block's positions lie
+  /// below `bits`. Tests set it small to run the per-segment path on small states.
+  int in_place_segment_bits = 32;
   /// Single-buffer mode's chunk buffer in amplitudes (a power of two >= 2^kMaxBlockQubits; 0:
   /// kSingleBufferChunk). Tests set it small to run several chunks on small states.
   std::int64_t chunk_elements = 0;

@@ -73,11 +73,10 @@ struct BlockGemm<Kokkos::Cuda, T> {
     // The rule qsim's auto predicts with (auto_in_place_support): one place for both.
     static const InPlaceSupport rule = auto_in_place_support(Device::cuda);
     if constexpr (std::is_same_v<T, float>) {
-      // Past kSegmentBits index bits (the kernel's 32-bit tables) a block whose positions all lie below
-      // them runs segment by segment: the higher bits are fixed within a segment of 2^32 amplitudes.
-      constexpr int kSegmentBits = 32;
+      // Past the kernel's 32-bit tables (options.in_place_segment_bits) a block whose positions all lie
+      // below them runs segment by segment: the higher bits are fixed within a segment.
       const int d = static_cast<int>(positions.size());
-      const int bits = std::min(n, kSegmentBits);
+      const int bits = std::min({n, options.in_place_segment_bits, 32});
       if (!rule || !rule(options.gemm.scheme, d, n) || positions.back() >= bits) return InPlace::unsupported;
       const std::vector<SC> u = make_u();
       const std::uint64_t segment = std::uint64_t(1) << bits;

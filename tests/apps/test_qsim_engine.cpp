@@ -331,6 +331,27 @@ void check_single_against_two(Sim64 simulate64, Sim32 simulate32, const char* sc
   }
 }
 
+// The per-segment in-place path of states past the kernel's 32 index bits, at 14 qubits with
+// segments of 2^12 amplitudes: blocks below bit 12 run in place segment by segment, the others take
+// the chunked GEMM; the state equals the two-buffer run's to FP32 level.
+TEST(QsimEngine, InPlaceSegmentsOnCuda) {
+  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available())
+    GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
+  const auto c = qsim::brickwork(14, 8, 3);
+  const auto blocks = qsim::fuse(c, 5);
+  qsim::SimOptions two;
+  two.gemm.scheme = tcemu::parse_scheme("fp16x2-aligned", tcemu::Target::fp32);
+  const auto ref = qsim::simulate_cuda<float>(blocks, c.num_qubits, two);
+  qsim::SimOptions seg = two;
+  seg.buffers = qsim::BufferMode::single;
+  seg.in_place_segment_bits = 12;
+  const auto got = qsim::simulate_cuda<float>(blocks, c.num_qubits, seg);
+  EXPECT_TRUE(got.stats.single_buffer);
+  EXPECT_GT(got.stats.in_place, 0);
+  EXPECT_LT(got.stats.in_place, ref.stats.in_place);  // blocks touching bits 12, 13 took the chunked GEMM
+  EXPECT_LT(max_diff(got.state, ref.state), 1e-5);
+}
+
 // Single-buffer mode on the host: the same states as two buffers (the host's GEMMs are row-independent).
 TEST(QsimEngine, SingleBufferEqualsTwoBuffersOnTheHost) {
   check_single_against_two([](auto&&... a) { return qsim::simulate_host<double>(a...); },
