@@ -50,6 +50,7 @@
 
 #include "app_common/gemm_log.hpp"
 #include "fusion.hpp"
+#include "state_metrics.hpp"
 #include "tcemu/gemm.hpp"
 
 #include "app_common/device.hpp"
@@ -81,6 +82,10 @@ struct SimOptions {
   tcemu::GemmOptions gemm;   ///< scheme (and range policy) of every block GEMM
   Device device = Device::host;
   BufferMode buffers = BufferMode::automatic;  ///< two state buffers or one (file comment)
+  /// The state the run is measured against (host memory, 2^n amplitudes, canonical order, the fp64
+  /// run's): SimResult::accuracy then holds fidelity, max amplitude error and norm, computed by
+  /// Kokkos reductions where the run ran (simulate_engine.hpp, measure_state); null: the norm only.
+  const std::vector<std::complex<double>>* reference = nullptr;
   /// false: a GPU run leaves its final state on the GPU (SimResult::state stays empty; the norm is
   /// still measured there): for runs whose state nothing on the host reads (no reference to compare
   /// with, no amplitudes, samples or saved states), which saves the copy and its host memory (64 GiB
@@ -91,7 +96,8 @@ struct SimOptions {
   /// below `bits`. Tests set it small to run the per-segment path on small states.
   int in_place_segment_bits = 32;
   /// Single-buffer mode's chunk buffer in amplitudes (a power of two >= 2^kMaxBlockQubits; 0:
-  /// kSingleBufferChunk). Tests set it small to run several chunks on small states.
+  /// kSingleBufferChunk), also the pieces in which a GPU run uploads the reference to measure
+  /// against it. Tests set it small to run several chunks on small states.
   std::int64_t chunk_elements = 0;
   /// Called after each block with (blocks done, blocks total); may print progress.
   std::function<void(std::size_t, std::size_t)> progress;
@@ -124,6 +130,9 @@ struct SimResult {
   /// ||psi||^2 in FP64, a Kokkos reduction on the run's execution space before the state leaves it
   /// (on the host in chunks of 4096 added in order, as norm_squared in state_metrics.hpp does).
   double norm_squared = 0;
+  /// Against SimOptions::reference when given (fidelity |<ref|psi>|^2, max |psi_k - ref_k|, norm,
+  /// drift; the same Kokkos reductions); without one fidelity and max_amp_err are NaN.
+  Accuracy accuracy;
   SimStats stats;
 };
 

@@ -36,6 +36,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
@@ -257,6 +258,102 @@ double state_norm_squared(const Space& space, Kokkos::View<const C*, typename Sp
   return norm;
 }
 
+/// Accuracy of `state` (Space's memory, canonical order, unscaled, complex<T>) against `reference`
+/// (host memory, 2^n complex128) as Kokkos reductions on `space`, one source for the host and a GPU:
+/// the overlap <ref|psi> (real and imaginary part), ||psi||^2 and max_k |psi_k - ref_k|, in FP64. On
+/// the host the reference is read where it lies and each iteration sums a chunk of 4096 amplitudes
+/// (chunks added in order, as compare_states does); on a GPU the reference goes up in pieces of
+/// `piece` amplitudes (a device buffer of 16 x piece bytes) and each amplitude is one iteration. The
+/// state itself never leaves the space. Without a reference: the norm only, the rest NaN.
+template <class Space, class C>
+Accuracy measure_state(const Space& space, Kokkos::View<const C*, typename Space::memory_space> state,
+                       const std::complex<double>* reference, std::uint64_t piece) {
+  using Mem = typename Space::memory_space;
+  using Z = Kokkos::complex<double>;
+  using HostRef = Kokkos::View<const Z*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Accuracy a;
+  a.norm = state_norm_squared<Space, C>(space, state);
+  a.norm_drift = a.norm > 1.0 ? a.norm - 1.0 : 1.0 - a.norm;
+  if (!reference) {
+    a.fidelity = a.max_amp_err = std::nan("");
+    return a;
+  }
+  const std::uint64_t size = state.extent(0);
+  const int chunk_bits = runs_on_host<Space>() ? 12 : 0;
+  const std::uint64_t chunk = std::uint64_t(1) << chunk_bits;
+  const HostRef host_ref(reinterpret_cast<const Z*>(reference), size);
+  Kokkos::View<Z*, Mem> ref_piece;
+  if constexpr (!runs_on_host<Space>())
+    ref_piece = Kokkos::View<Z*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::reference_piece"),
+                                      std::min(size, piece));
+  double re = 0, im = 0, err2 = 0;
+  const std::uint64_t step = runs_on_host<Space>() ? size : ref_piece.extent(0);
+  for (std::uint64_t first = 0; first < size; first += step) {
+    const std::uint64_t count = std::min(step, size - first);
+    Kokkos::View<const Z*, Mem> ref;
+    if constexpr (runs_on_host<Space>()) {
+      ref = host_ref;
+    } else {
+      Kokkos::deep_copy(space, Kokkos::subview(ref_piece, std::make_pair(std::size_t(0), std::size_t(count))),
+                        Kokkos::subview(host_ref, std::make_pair(std::size_t(first), std::size_t(first + count))));
+      ref = ref_piece;  // its first `count` amplitudes: reference amplitudes first..first+count-1
+    }
+    const std::uint64_t offset = runs_on_host<Space>() ? 0 : first;  // ref index = state index - offset
+    const std::uint64_t begin = first, end = first + count;
+    const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(space, 0,
+                                                                            std::int64_t((count + chunk - 1) >> chunk_bits));
+    // One reduction per quantity (the built-in sum and max, shared by Kokkos 3.4 and 4): the pieces
+    // are read three times, still far below the upload's cost on a GPU. Iteration c covers state
+    // indices [begin + c chunk, min(end, begin + (c + 1) chunk)).
+    double part_re = 0, part_im = 0, part_err2 = 0;
+    Kokkos::parallel_reduce(
+        "qsim::overlap_re", policy,
+        KOKKOS_LAMBDA(const std::int64_t c, double& acc) {
+          const std::uint64_t b = begin + (std::uint64_t(c) << chunk_bits), e = b + chunk < end ? b + chunk : end;
+          double s = 0;
+          for (std::uint64_t k = b; k < e; ++k) {
+            const Z r = ref(k - offset);
+            const C z = state(k);
+            s += r.real() * double(z.real()) + r.imag() * double(z.imag());
+          }
+          acc += s;
+        },
+        part_re);
+    Kokkos::parallel_reduce(
+        "qsim::overlap_im", policy,
+        KOKKOS_LAMBDA(const std::int64_t c, double& acc) {
+          const std::uint64_t b = begin + (std::uint64_t(c) << chunk_bits), e = b + chunk < end ? b + chunk : end;
+          double s = 0;
+          for (std::uint64_t k = b; k < e; ++k) {
+            const Z r = ref(k - offset);
+            const C z = state(k);
+            s += r.real() * double(z.imag()) - r.imag() * double(z.real());
+          }
+          acc += s;
+        },
+        part_im);
+    Kokkos::parallel_reduce(  // the largest |psi_k - ref_k|^2 (its square root taken once, below)
+        "qsim::max_amp_err", policy,
+        KOKKOS_LAMBDA(const std::int64_t c, double& acc) {
+          const std::uint64_t b = begin + (std::uint64_t(c) << chunk_bits), e = b + chunk < end ? b + chunk : end;
+          for (std::uint64_t k = b; k < e; ++k) {
+            const Z r = ref(k - offset);
+            const C z = state(k);
+            const double dr = double(z.real()) - r.real(), di = double(z.imag()) - r.imag();
+            const double e2 = dr * dr + di * di;
+            if (e2 > acc) acc = e2;
+          }
+        },
+        Kokkos::Max<double>(part_err2));
+    re += part_re;
+    im += part_im;
+    err2 = part_err2 > err2 ? part_err2 : err2;
+  }
+  a.fidelity = re * re + im * im;
+  a.max_amp_err = std::sqrt(err2);
+  return a;
+}
+
 /// Applies `blocks` in order to the state in `buf` (canonical order in, canonical order out; n qubits;
 /// two buffers of 2^n elements, or single-buffer mode: `other` empty and a chunk buffer), permuting
 /// (two buffers) or swapping positions (one) as simulate.hpp describes. buf.cur holds the result (the
@@ -421,9 +518,10 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
 /// simulate() on `Space` (simulate.hpp) with `buffers` (two or single, already decided against the
 /// memory): allocates the state buffers in Space's memory (on the host the first one is the result
 /// vector itself), starts from sigma |0...0>, applies the blocks, divides by sigma, measures the
-/// norm (state_norm_squared) and copies the state to the result (a GPU's only with
-/// options.download). `seconds` ends before the norm and a device's final copy to the host (they
-/// are not simulation time).
+/// state (measure_state: against options.reference when given, else its norm) and copies it to the
+/// result (a GPU's only with options.download). `seconds` ends before the measurement and a device's
+/// final copy to the host (they are not simulation time). Throws tcemu::InvalidArgument when the
+/// reference is not 2^n amplitudes.
 template <class Space, class T>
 SimResult<T> simulate_on(const Space& space, const std::vector<Block>& blocks, int n, const SimOptions& options,
                          BufferMode buffers) {
@@ -465,22 +563,33 @@ SimResult<T> simulate_on(const Space& space, const std::vector<Block>& blocks, i
         KOKKOS_LAMBDA(const std::int64_t i) { a(i) *= inv; });
   }
   space.fence();
+  const std::complex<double>* reference = nullptr;
+  if (options.reference) {
+    if (options.reference->size() != size)
+      throw tcemu::InvalidArgument("qsim: the reference state has " + std::to_string(options.reference->size()) +
+                                   " amplitudes, not 2^" + std::to_string(n));
+    reference = options.reference->data();
+  }
   if constexpr (runs_on_host<Space>()) {  // the result vector is a buffer: copy only if the other holds it
     if (buf.cur.data() != reinterpret_cast<C*>(res.state.data())) {
       Kokkos::deep_copy(space, HostView(reinterpret_cast<C*>(res.state.data()), size), buf.cur);
       space.fence();
     }
     res.stats.seconds = seconds_since(t_start);
-    res.norm_squared = state_norm_squared<Space, C>(space, buf.cur);
+    res.accuracy = measure_state<Space, C>(space, buf.cur, reference, size);
   } else {
     res.stats.seconds = seconds_since(t_start);
-    res.norm_squared = state_norm_squared<Space, C>(space, buf.cur);
+    buf.other = View();  // room for the reference's pieces (the state is in buf.cur)
+    buf.chunk = View();
+    const std::int64_t piece = options.chunk_elements > 0 ? options.chunk_elements : kSingleBufferChunk;
+    res.accuracy = measure_state<Space, C>(space, buf.cur, reference, std::uint64_t(piece));
     if (options.download) {
       res.state.resize(size);
       Kokkos::deep_copy(space, HostView(reinterpret_cast<C*>(res.state.data()), size), buf.cur);
       space.fence();
     }
   }
+  res.norm_squared = res.accuracy.norm;
   return res;
 }
 

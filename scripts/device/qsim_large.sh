@@ -12,9 +12,9 @@
 # Every step is guarded (a failure is logged, the next step runs); a step is skipped once BUDGET
 # seconds (default 480) have passed, so that a lent call's 540 s never cuts a run in half. Logs and
 # JSON under $OUT. Estimate on an H200 from the 30-qubit times in docs/qsim.md (fp64 2.3 s, fp16x2-
-# aligned 0.64 s, host metrics ~10 s per 2^30 amplitudes): build ~150 s, tests ~40 s, step 1 ~100 s
-# (fp64 ~25 s single-buffer, host copies and metrics ~60 s), step 2 ~20 s (the state stays on the
-# GPU: its norm is measured there), step 3 ~90 s.
+# aligned 0.64 s): build ~150 s, tests ~40 s, step 1 ~60 s (fp64 ~25 s single-buffer, the 64 GiB
+# reference down and up again ~20 s; the metrics are Kokkos reductions on the GPU), step 2 ~20 s (the
+# state stays on the GPU), step 3 ~60 s.
 # Usage (repository root): OUT=/dir scripts/device/qsim_large.sh      (BUILD=/tmp/b-qsim33 by default;
 # QSIM=/path/to/qsim and TEST_APPS=/path/to/test_apps skip the build)
 # Needs .deps/kokkos-cuda, .deps/googletest, .deps/cli11, .deps/nlohmann-json (.deps/circuits for the

@@ -6,6 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <complex>
 #include <random>
 #include <string>
@@ -279,6 +280,39 @@ TEST(QsimEngine, NormIsMeasuredWhereTheRunRan) {
   const auto kept = qsim::simulate_cuda<float>(blocks, c.num_qubits, opt);
   EXPECT_TRUE(kept.state.empty());
   EXPECT_NEAR(kept.norm_squared, gpu.norm_squared, 1e-14);
+}
+
+// Fidelity, max amplitude error and norm against a reference as Kokkos reductions where the run ran
+// (one source): the same numbers as the host metrics (compare_states) on the host, and on the GPU
+// with the reference uploaded in pieces of 2^10 amplitudes while the state stays there.
+TEST(QsimEngine, AccuracyIsMeasuredWhereTheRunRan) {
+  const auto c = qsim::brickwork(13, 6, 4);
+  const auto blocks = qsim::fuse(c, 4);
+  qsim::SimOptions opt;
+  opt.gemm.scheme = tcemu::parse_scheme("fp64", tcemu::Target::fp64);
+  const auto ref = qsim::simulate_host<double>(blocks, c.num_qubits, opt);
+  opt.gemm.scheme = tcemu::parse_scheme("fp16x2", tcemu::Target::fp32);
+  opt.reference = &ref.state;
+  auto check = [&](const qsim::Accuracy& got, const qsim::Accuracy& want) {
+    EXPECT_NEAR(got.fidelity, want.fidelity, 1e-14);
+    EXPECT_NEAR(got.max_amp_err, want.max_amp_err, 1e-15);
+    EXPECT_NEAR(got.norm, want.norm, 1e-14);
+    EXPECT_NEAR(got.norm_drift, want.norm_drift, 1e-14);
+    EXPECT_GT(want.max_amp_err, 0.0);  // fp16x2 differs from fp64: the comparison is not vacuous
+    EXPECT_LT(1.0 - want.fidelity, 1e-5);
+  };
+  const auto host = qsim::simulate_host<float>(blocks, c.num_qubits, opt);
+  check(host.accuracy, qsim::compare_states(ref.state, host.state));
+  opt.reference = nullptr;
+  EXPECT_TRUE(std::isnan(qsim::simulate_host<float>(blocks, c.num_qubits, opt).accuracy.fidelity));
+  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available()) GTEST_SKIP() << "no GPU path or no GPU: host part only";
+  const auto gpu = qsim::simulate_cuda<float>(blocks, c.num_qubits, opt);
+  opt.reference = &ref.state;
+  opt.download = false;
+  opt.chunk_elements = 1 << 10;
+  const auto kept = qsim::simulate_cuda<float>(blocks, c.num_qubits, opt);
+  EXPECT_TRUE(kept.state.empty());
+  check(kept.accuracy, qsim::compare_states(ref.state, gpu.state));
 }
 
 /// The circuits of the single-buffer tests: dense brickwork, Sycamore-like, and controlled blocks.
