@@ -77,7 +77,9 @@ struct BlockGemm<Kokkos::Cuda, T> {
       // below them runs segment by segment: the higher bits are fixed within a segment.
       const int d = static_cast<int>(positions.size());
       const int bits = std::min({n, options.in_place_segment_bits, 32});
-      if (!rule || !rule(options.gemm.scheme, d, n) || positions.back() >= bits) return InPlace::unsupported;
+      if (!rule || !rule(options.gemm.scheme, d, n) || positions.back() >= bits ||
+          !tcemu::cuda::BitGemm::supports(options.gemm.scheme, d, bits))
+        return InPlace::unsupported;
       const std::vector<SC> u = make_u();
       const std::uint64_t segment = std::uint64_t(1) << bits;
       for (std::uint64_t k = 0; k < (std::uint64_t(1) << (n - bits)); ++k) {
