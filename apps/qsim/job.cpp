@@ -167,7 +167,8 @@ void check_device_memory(const Circuit& c, const std::vector<tcemu::Scheme>& sch
     throw tcemu::InvalidArgument(head + "the " + gpu_worst->name + " run" +
                                  (needs == std::string::npos ? ": " + m : m.substr(needs)) + " on the GPU");
   }
-  // Host: the complex128 reference stays for the comparisons while each other run's state comes down.
+  // Host: the complex128 reference stays for the comparisons, and one other state may come down
+  // (for --amplitudes, --shots or --output; counted always: an upper bound).
   const double other = any_double ? 16.0 : 8.0;
   const double need_host = std::ldexp((reference ? 16.0 : 0.0) + (widest ? other : 0.0), n);
   if (need_host > available_host)

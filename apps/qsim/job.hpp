@@ -91,8 +91,8 @@ void check_memory(const Circuit& circuit, const std::vector<tcemu::Scheme>& sche
 /// Checks a GPU job before anything is allocated. GPU: the largest run (the fp64 reference when
 /// `reference`, else the widest requested state) must fit in `free_bytes` in the buffer mode it will
 /// get (choose_buffers, simulate.hpp: two buffers where they fit, else one). Host: the complex128
-/// reference (when `reference`) and one downloaded state of the widest other run must fit in
-/// `available_host` bytes. Throws tcemu::InvalidArgument in one line naming the circuit, qubits,
+/// reference (when `reference`) and one downloaded state of the widest other run (an upper bound: a
+/// state comes down only for amplitudes, samples or saved states) must fit in `available_host` bytes. Throws tcemu::InvalidArgument in one line naming the circuit, qubits,
 /// bytes needed and bytes free: "circuit 'X' (35 qubits): the fp32 run needs 277025390592 bytes
 /// (258.0 GiB) of GPU memory in single-buffer mode (...), but only ... bytes (...) are free on the GPU".
 void check_device_memory(const Circuit& circuit, const std::vector<tcemu::Scheme>& schemes, double free_bytes,
