@@ -16,11 +16,12 @@
 
 namespace qsim {
 
-/// Largest circuit qsim accepts: the permutation tables and the in-place bit-indexed kernel index the
-/// state with 32 bits. Below it memory decides (job.hpp: check_memory, check_device_memory): the
-/// state of 32 qubits is 32 GiB in complex64, 64 GiB in complex128, and a run holds two of them plus
-/// GEMM workspace.
-constexpr int kMaxQubits = 32;
+/// Largest circuit qsim accepts (the hard cap of the code: state indices are 64-bit, a 34-qubit state
+/// is 128 GiB in complex64). Below it memory decides, before anything is allocated (job.hpp:
+/// check_memory, check_device_memory; simulate.hpp: choose_buffers): a run holds two state buffers
+/// plus GEMM workspace, or, where those do not fit or past kMaxPermutationQubits, one state buffer
+/// (single-buffer mode, simulate.hpp).
+constexpr int kMaxQubits = 34;
 /// Largest number of target qubits of one dense gate or fused block (2^9 = 512: APE's largest QS GEMM).
 constexpr int kMaxBlockQubits = 9;
 /// Most gates in one circuit (after expansion of OpenQASM gate definitions; also for circuit files

@@ -5,7 +5,9 @@
 #include "app_common/timing.hpp"
 #include "job.hpp"
 #include "auto_config.hpp"
+#include "qubit_layout.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -33,6 +35,11 @@ SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcem
   opt.gemm.range_policy = cfg.range_policy;
   if (cfg.cuda_kernels != tcemu::CudaKernels::automatic) opt.gemm.execution.kernels = cfg.cuda_kernels;
   opt.device = cfg.device;
+  opt.buffers = cfg.buffers;
+  // Measured against the reference where the run ran (Kokkos reductions, simulate_engine.hpp); the
+  // host reads the final state only to report amplitudes, sample or keep it.
+  opt.reference = reference;
+  opt.download = keep_reference || cfg.keep_states || !indices.empty() || cfg.shots > 0;
   auto last = Clock::now();
   if (cfg.log)
     opt.progress = [&](std::size_t done, std::size_t total) {
@@ -55,12 +62,8 @@ SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcem
     r.samples = sample_states(sim.state, cfg.shots, cfg.seed);
     for (auto& v : r.samples) v = classical_value(v, c.measurements);
   }
-  if (reference) {
-    r.accuracy = compare_states(*reference, sim.state);
-  } else {
-    const double nn = norm_squared(sim.state);
-    r.accuracy = {1.0, 0.0, nn, std::fabs(nn - 1.0)};
-  }
+  r.accuracy = sim.accuracy;  // against the reference, or the norm only (NaN elsewhere)
+  if (keep_reference) r.accuracy.fidelity = 1.0, r.accuracy.max_amp_err = 0.0;  // the reference itself: exact
   if (cfg.keep_states || keep_reference) {
     std::vector<std::complex<double>> z;
     if constexpr (std::is_same_v<T, double>) {
@@ -94,6 +97,20 @@ double host_bytes_per_amplitude(const tcemu::Scheme& s) {
   return 16.0 + 2 * c + c + 2 * c;
 }
 
+namespace {
+BufferMode host_mode(BufferMode buffers, int n) {
+  if (buffers != BufferMode::automatic) return buffers;
+  return n <= kMaxPermutationQubits ? BufferMode::two : BufferMode::single;
+}
+}  // namespace
+
+double host_bytes_needed(const tcemu::Scheme& s, int n, BufferMode buffers, bool reference) {
+  const double c = uses_double(s) ? 16.0 : 8.0, ref = reference ? 16.0 : 0.0;
+  if (host_mode(buffers, n) == BufferMode::two) return std::ldexp(host_bytes_per_amplitude(s) - 16.0 + ref, n);
+  const double chunk = std::min(std::ldexp(1.0, n), double(kSingleBufferChunk));
+  return std::ldexp(ref + c, n) + 5.0 * chunk * c;
+}
+
 double available_memory_bytes() {
   std::ifstream f("/proc/meminfo");
   std::string key;
@@ -105,28 +122,59 @@ double available_memory_bytes() {
   return static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
 }
 
-void check_memory(const Circuit& c, const std::vector<tcemu::Scheme>& schemes, double available) {
+void check_memory(const Circuit& c, const std::vector<tcemu::Scheme>& schemes, double available, BufferMode buffers,
+                  bool reference) {
+  std::vector<tcemu::Scheme> runs = schemes;
+  if (reference) runs.push_back(tcemu::parse_scheme("fp64"));
   const tcemu::Scheme* worst = nullptr;
-  for (const auto& s : schemes)
-    if (!worst || host_bytes_per_amplitude(s) > host_bytes_per_amplitude(*worst)) worst = &s;
-  const tcemu::Scheme fp64 = tcemu::parse_scheme("fp64");
-  if (!worst || host_bytes_per_amplitude(fp64) > host_bytes_per_amplitude(*worst)) worst = &fp64;
-  const double need = std::ldexp(host_bytes_per_amplitude(*worst), c.num_qubits);
+  double need = 0;
+  for (const auto& s : runs) {
+    const double b = host_bytes_needed(s, c.num_qubits, buffers, reference);
+    if (!worst || b > need) worst = &s, need = b;
+  }
+  if (!worst) return;
+  const bool two = host_mode(buffers, c.num_qubits) == BufferMode::two;
+  const char* type = uses_double(*worst) ? "complex128" : "complex64";
   if (need > available)
     throw tcemu::InvalidArgument("circuit '" + c.name + "' (" + std::to_string(c.num_qubits) + " qubits): the " + worst->name +
-                                 " run needs about " + bytes_text(need) + " of host memory (reference state, two " +
-                                 (uses_double(*worst) ? "complex128" : "complex64") +
-                                 " state buffers and GEMM workspace), but only " + bytes_text(available) + " are available");
+                                 " run needs about " + bytes_text(need) + " of host memory (" +
+                                 (reference ? "reference state, " : "") +
+                                 (two ? std::string("two ") + type + " state buffers and GEMM workspace"
+                                      : std::string("one ") + type + " state buffer, a chunk buffer and GEMM workspace") +
+                                 "), but only " + bytes_text(available) + " are available");
 }
 
-void check_device_memory(const Circuit& c, const std::vector<tcemu::Scheme>&, double free_bytes) {
-  // The fp64 reference always runs and its complex128 state is the largest any scheme holds.
-  const double need = std::ldexp(device_bytes_per_amplitude<double>(), c.num_qubits);
-  if (need > free_bytes)
-    throw tcemu::InvalidArgument("circuit '" + c.name + "' (" + std::to_string(c.num_qubits) +
-                                 " qubits): the fp64 run needs " + bytes_text(need) +
-                                 " of GPU memory (two complex128 state buffers and GEMM workspace), but only " +
-                                 bytes_text(free_bytes) + " are free on the GPU");
+void check_device_memory(const Circuit& c, const std::vector<tcemu::Scheme>& schemes, double free_bytes,
+                         double available_host, BufferMode buffers, bool reference) {
+  const int n = c.num_qubits;
+  bool any_double = false;
+  const tcemu::Scheme* widest = nullptr;
+  for (const auto& s : schemes) {
+    if (!widest || (uses_double(s) && !uses_double(*widest))) widest = &s;
+    any_double = any_double || uses_double(s);
+  }
+  const tcemu::Scheme fp64 = tcemu::parse_scheme("fp64");
+  const tcemu::Scheme* gpu_worst = reference || !widest ? &fp64 : widest;
+  const bool dbl = uses_double(*gpu_worst);
+  const std::string head = "circuit '" + c.name + "' (" + std::to_string(n) + " qubits): ";
+  try {
+    if (dbl) (void)choose_buffers<double>(n, free_bytes, buffers);
+    else (void)choose_buffers<float>(n, free_bytes, buffers);
+  } catch (const tcemu::InvalidArgument& e) {
+    // choose_buffers says "--device cuda: the state of ...": name the circuit and the run instead.
+    const std::string m = e.what();
+    const auto needs = m.find(" needs ");
+    throw tcemu::InvalidArgument(head + "the " + gpu_worst->name + " run" +
+                                 (needs == std::string::npos ? ": " + m : m.substr(needs)) + " on the GPU");
+  }
+  // Host: the complex128 reference stays for the comparisons, and one other state may come down
+  // (for --amplitudes, --shots or --output; counted always: an upper bound).
+  const double other = any_double ? 16.0 : 8.0;
+  const double need_host = std::ldexp((reference ? 16.0 : 0.0) + (widest ? other : 0.0), n);
+  if (need_host > available_host)
+    throw tcemu::InvalidArgument(head + "the runs need " + bytes_text(need_host) + " of host memory (" +
+                                 (reference ? "the complex128 reference and " : "") +
+                                 "one downloaded state), but only " + bytes_text(available_host) + " are available");
 }
 
 JobResult run_job(const Circuit& c, const RunConfig& cfg) {
@@ -138,7 +186,9 @@ JobResult run_job(const Circuit& c, const RunConfig& cfg) {
   job.seconds_fusion = seconds_since(t0);
   job.fusion = summarize(blocks, c.num_qubits);
 
-  const auto order = tcemu::app::sweep_order(cfg.schemes, {{tcemu::parse_scheme("fp64", tcemu::Target::fp64), "reference"}});
+  std::vector<tcemu::app::SweepReference> references;
+  if (cfg.reference) references.push_back({tcemu::parse_scheme("fp64", tcemu::Target::fp64), "reference"});
+  const auto order = tcemu::app::sweep_order(cfg.schemes, references);
   std::vector<std::complex<double>> reference;
   // FP32-target auto: one configuration for the job (auto_config.hpp), decided before any run.
   std::unique_ptr<AutoConfig> auto_config;
@@ -156,14 +206,16 @@ JobResult run_job(const Circuit& c, const RunConfig& cfg) {
     const bool configured = auto_config && s.is_automatic() && s.target == tcemu::Target::fp32;
     const tcemu::Scheme& run_as = configured ? auto_config->chosen.scheme : s;
     const std::vector<Block>& run_blocks = configured && !auto_blocks.empty() ? auto_blocks : blocks;
-    SchemeRun r = i == 0 ? run_one<double>(c, blocks, s, cfg, tag, indices, nullptr, &reference)
-                 : uses_double(run_as) ? run_one<double>(c, run_blocks, run_as, cfg, tag, indices, &reference, nullptr)
-                                       : run_one<float>(c, run_blocks, run_as, cfg, tag, indices, &reference, nullptr);
+    const bool is_reference = cfg.reference && i == 0;
+    const std::vector<std::complex<double>>* ref = cfg.reference ? &reference : nullptr;
+    SchemeRun r = is_reference ? run_one<double>(c, blocks, s, cfg, tag, indices, nullptr, &reference)
+                 : uses_double(run_as) ? run_one<double>(c, run_blocks, run_as, cfg, tag, indices, ref, nullptr)
+                                       : run_one<float>(c, run_blocks, run_as, cfg, tag, indices, ref, nullptr);
     if (configured) {
       r.scheme = s;
       r.auto_choice = auto_config->summary();
     }
-    if (i > 0 && !r.samples.empty())
+    if (cfg.reference && i > 0 && !r.samples.empty())
       for (std::size_t k = 0; k < r.samples.size(); ++k) r.samples_differing += r.samples[k] != job.runs[0].samples[k];
     if (cfg.log) {
       char line[200];

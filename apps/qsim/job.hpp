@@ -37,6 +37,12 @@ struct RunConfig {
   /// GPU implementation of the multi-part schemes (tcemu::ExecutionPolicy::kernels; automatic keeps
   /// the environment's choice, app_common/environment.hpp; the host ignores it).
   tcemu::CudaKernels cuda_kernels = tcemu::CudaKernels::automatic;
+  /// State buffers of every run (simulate.hpp, BufferMode; `--buffers`).
+  BufferMode buffers = BufferMode::automatic;
+  /// Run the fp64 reference first and measure every run against it. false (`--no-reference`, for
+  /// states whose complex128 copy does not fit): only the requested schemes run, each reports its
+  /// norm and norm drift, fidelity and max_amp_err are NaN.
+  bool reference = true;
   /// Progress sink (one line, no newline); empty: silent.
   std::function<void(const std::string&)> log;
 };
@@ -47,7 +53,7 @@ struct SchemeRun {
   std::string used;                ///< what the block GEMMs ran: "fp16x2", or "int8-ozaki:7 x40, int8-ozaki:8 x2"
   const char* precision = "";      ///< "complex64" or "complex128": the state vector's type
   SimStats stats;
-  Accuracy accuracy;               ///< against the fp64 run (exactly 1 / 0 / drift for fp64 itself)
+  Accuracy accuracy;               ///< against the fp64 run (exactly 1 / 0 / drift for fp64 itself; NaN / NaN / drift without it)
   std::vector<std::complex<double>> amplitudes;  ///< of RunConfig::amplitudes, in order
   std::vector<std::uint64_t> samples;            ///< classical register values (state_metrics.hpp)
   std::int64_t samples_differing = 0;            ///< samples unequal to the fp64 run's (same seed)
@@ -63,22 +69,34 @@ struct JobResult {
   std::vector<SchemeRun> runs;  ///< runs[0] is the fp64 reference, then the schemes in order
 };
 
-/// Bytes of host memory per amplitude a run of `scheme` needs: the complex128 reference state (kept
-/// for the comparisons), two state buffers of the scheme's type, the complex GEMM's real/imaginary
-/// temporaries and the split parts/packing of the host backend (upper estimate).
+/// Bytes of host memory per amplitude a two-buffer host run of `scheme` needs: the complex128
+/// reference state (kept for the comparisons), two state buffers of the scheme's type, the complex
+/// GEMM's real/imaginary temporaries and the split parts/packing of the host backend (upper estimate).
 double host_bytes_per_amplitude(const tcemu::Scheme& scheme);
+/// Bytes of host memory a host run of `scheme` on n qubits needs with `buffers` (automatic: two up to
+/// kMaxPermutationQubits, as simulate_host decides): two: 2^n host_bytes_per_amplitude; single: the
+/// reference, the state, and a chunk buffer with the chunk GEMM's workspace (5 chunks); without
+/// `reference` the reference's 16 bytes per amplitude are left out.
+double host_bytes_needed(const tcemu::Scheme& scheme, int num_qubits, BufferMode buffers = BufferMode::automatic,
+                         bool reference = true);
 /// Memory the machine has available now (MemAvailable), in bytes.
 double available_memory_bytes();
-/// Throws tcemu::InvalidArgument when the circuit's largest run does not fit in `available` bytes:
-/// "circuit 'X' (28 qubits): the fp64 run needs about 25769803776 bytes (24.0 GiB) of host memory
-/// (...), but only 23299948544 bytes (21.7 GiB) are available".
-void check_memory(const Circuit& circuit, const std::vector<tcemu::Scheme>& schemes, double available);
+/// Throws tcemu::InvalidArgument when the circuit's largest host run (host_bytes_needed; the fp64
+/// reference's too when `reference`) does not fit in `available` bytes: "circuit 'X' (28 qubits): the
+/// fp64 run needs about 25769803776 bytes (24.0 GiB) of host memory (...), but only 23299948544 bytes
+/// (21.7 GiB) are available".
+void check_memory(const Circuit& circuit, const std::vector<tcemu::Scheme>& schemes, double available,
+                  BufferMode buffers = BufferMode::automatic, bool reference = true);
 
-/// Throws tcemu::InvalidArgument when the circuit's largest run (the fp64 reference at least) does not
-/// fit in `free_bytes` of GPU memory (device_bytes_per_amplitude, simulate.hpp): "circuit 'X' (31
-/// qubits): the fp64 run needs 103079215104 bytes (96.0 GiB) of GPU memory (...), but only ... are
-/// free on the GPU".
-void check_device_memory(const Circuit& circuit, const std::vector<tcemu::Scheme>& schemes, double free_bytes);
+/// Checks a GPU job before anything is allocated. GPU: the largest run (the fp64 reference when
+/// `reference`, else the widest requested state) must fit in `free_bytes` in the buffer mode it will
+/// get (choose_buffers, simulate.hpp: two buffers where they fit, else one). Host: the complex128
+/// reference (when `reference`) and one downloaded state of the widest other run (an upper bound: a
+/// state comes down only for amplitudes, samples or saved states) must fit in `available_host` bytes. Throws tcemu::InvalidArgument in one line naming the circuit, qubits,
+/// bytes needed and bytes free: "circuit 'X' (35 qubits): the fp32 run needs 277025390592 bytes
+/// (258.0 GiB) of GPU memory in single-buffer mode (...), but only ... bytes (...) are free on the GPU".
+void check_device_memory(const Circuit& circuit, const std::vector<tcemu::Scheme>& schemes, double free_bytes,
+                         double available_host, BufferMode buffers = BufferMode::automatic, bool reference = true);
 
 /// True when the scheme keeps the state in complex128 (fp64 and the FP64-target schemes).
 bool uses_double(const tcemu::Scheme& scheme);

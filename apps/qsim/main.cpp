@@ -51,8 +51,12 @@ const char* kFooter =
     "                     qft:n=16[,input=J]   QFT of basis state |J>\n"
     "                     ghz:n=20             (|0..0> + |1..1>)/sqrt(2)\n"
     "                     random:n=12,gates=200,seed=1[,targets=3,controls=2]\n"
-    "  At most 32 qubits, and the state vectors must fit in memory (host memory, or the GPU's free\n"
-    "  memory for --device cuda: two state buffers and GEMM workspace; the error names the bytes).\n"
+    "  At most 34 qubits, and the state vectors must fit in memory, checked before any allocation (host\n"
+    "  memory, or the GPU's free memory for --device cuda; the error names the bytes). A run holds two\n"
+    "  state buffers plus GEMM workspace (48 B per amplitude in complex128, 24 B in complex64 on the GPU);\n"
+    "  where they do not fit, or past 32 qubits, one (--buffers single: blocks applied chunk by chunk,\n"
+    "  permutations as in-place position swaps; about 1.1x the state): on a 141 GB GPU 32 qubits fit in\n"
+    "  complex128 and 33 in complex64. The host keeps the complex128 reference (--no-reference skips it).\n"
     "\nMetrics (one row per scheme, all against the fp64 run):\n"
     "  time_ms      wall clock of the simulation (blocks, permutations, GEMMs); vs_nat = time of native\n"
     "               fp32 (complex64 rows) or fp64 (complex128 rows) / this time; on the GPU the native\n"
@@ -71,6 +75,9 @@ const char* kFooter =
     "per-line grid so those sums are exact (1-F 3e-8 to 2e-7 at 28-30 qubits). fp16x2-aligned on the\n"
     "GPU with --fuse 4..6 runs each block in place in one pass (no permutation; fastest):\n"
     "  qsim --generate brickwork:n=30,depth=20,seed=1 --fuse 6 --scheme fp32,fp16x2-aligned --device cuda\n"
+    "  On a 141 GB GPU: 32 qubits against fp64 (single-buffer fp64 run), 33 in complex64 without it:\n"
+    "  qsim --generate brickwork:n=32,depth=20,seed=1 --fuse 6 --scheme fp16x2-aligned --device cuda\n"
+    "  qsim --generate brickwork:n=33,depth=20,seed=1 --fuse 6 --scheme fp16x2-aligned --no-reference --device cuda\n"
     "\nBitstrings (--amplitudes) are written highest qubit first: \"0011\" = qubits 0 and 1 set.\n"
     "\nOutput (--output O.h5, temporary name renamed on success): per scheme /<scheme>/{time_ms, gemm_ms,\n"
     "fidelity, max_amp_err, norm} (float64 [1]), amplitudes [k,2] (--amplitudes), samples int64 [shots]\n"
@@ -123,7 +130,8 @@ int main(int argc, char** argv) {
   tcemu::app::MpiSession mpi(&argc, &argv);
   tcemu::app::CommandLine cli("qsim", kDescription, footer());
   std::string qasm_path, input, generator, output, save_circuit, amplitudes, range_policy = "fallback",
-                                                                          kernels = "auto";
+                                                                          kernels = "auto", buffers = "auto";
+  bool no_reference = false;
   int fuse = 5;
   std::int64_t shots = 0;
   std::uint64_t seed = 1;
@@ -141,6 +149,13 @@ int main(int argc, char** argv) {
                  "GPU implementation of the multi-part schemes: auto (= multipass) | multipass (cuBLAS products) | "
                  "fused (one kernel, round-to-nearest promotion of each Tensor Core partial sum: 6x less norm loss "
                  "per block on an H200, see docs/qsim.md)");
+  cli.app.add_option("--buffers", buffers,
+                 "state buffers per run: auto (two where they fit, else one) | two | single (one buffer: blocks "
+                 "applied chunk by chunk, permutations as in-place position swaps; for states whose two copies do "
+                 "not fit)");
+  cli.app.add_flag("--no-reference", no_reference,
+                   "skip the fp64 reference run (for states whose complex128 copy does not fit): only the listed "
+                   "schemes run, each with its norm drift; fidelity and max_amp_err are nan");
   cli.app.add_option("--amplitudes", amplitudes, "comma-separated bitstrings whose amplitudes are printed");
   cli.app.add_option("--shots", shots, "measurement samples per scheme (0: none; at most " + std::to_string(qsim::kMaxShots) + ")")
       ->check(tcemu::app::integer_in(0, qsim::kMaxShots));
@@ -157,6 +172,7 @@ int main(int argc, char** argv) {
     else if (range_policy == "ignore") policy = tcemu::RangePolicy::ignore;
     else if (range_policy == "error") policy = tcemu::RangePolicy::error;
     else throw tcemu::InvalidArgument("--range-policy '" + range_policy + "' is not one of: fallback, ignore, error");
+    const qsim::BufferMode buffer_mode = qsim::parse_buffer_mode(buffers);
     tcemu::CudaKernels cuda_kernels = tcemu::CudaKernels::automatic;
     try {
       cuda_kernels = tcemu::parse_cuda_kernels(kernels);
@@ -207,11 +223,15 @@ int main(int argc, char** argv) {
       return 0;
     });
     cfg.range_policy = policy;
+    cfg.buffers = buffer_mode;
+    cfg.reference = !no_reference;
     cfg.cuda_kernels = cuda_kernels;
     cfg.keep_states = output_opt->count() && circuit.num_qubits <= qsim::kMaxSavedStateQubits;
     if (mpi.size > 1) {  // the state over MPI_Comm_size ranks (distributed.hpp); rank 0 reports
 #ifdef TCEMU_QSIM_HAVE_MPI
       if (output_opt->count()) throw tcemu::InvalidArgument("qsim over MPI: --output needs one rank so far");
+      if (no_reference || buffer_mode != qsim::BufferMode::automatic)
+        throw tcemu::InvalidArgument("qsim over MPI: --no-reference and --buffers need one rank so far");
       if (mpi.rank != 0) cfg.log = nullptr;
       else if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
       std::int64_t swaps = 0;
@@ -229,8 +249,11 @@ int main(int argc, char** argv) {
       return 0;
 #endif
     }
-    if (device == qsim::Device::host) qsim::check_memory(circuit, schemes, qsim::available_memory_bytes());
-    else qsim::check_device_memory(circuit, schemes, qsim::free_device_memory_bytes());
+    if (device == qsim::Device::host)
+      qsim::check_memory(circuit, schemes, qsim::available_memory_bytes(), buffer_mode, cfg.reference);
+    else
+      qsim::check_device_memory(circuit, schemes, qsim::free_device_memory_bytes(), qsim::available_memory_bytes(),
+                                buffer_mode, cfg.reference);
     if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
     // Open the output first: the Writer works on a temporary that is renamed on success and removed
     // when anything below throws or SIGINT/SIGTERM arrives (run_guarded installed the handlers).

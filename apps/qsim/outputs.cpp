@@ -30,6 +30,13 @@ std::string histogram_text(const std::vector<std::int64_t>& h) {
   return s;
 }
 
+/// The table's note: auto's choice, or the first GEMM note, with single-buffer mode named first.
+std::string note_of(const SchemeRun& r) {
+  std::string note = r.auto_choice.empty() ? r.stats.gemm.first_note : r.auto_choice;
+  if (r.stats.single_buffer)
+    note = "single-buffer (" + std::to_string(r.stats.position_swaps) + " position swaps)" + (note.empty() ? "" : "; " + note);
+  return note;
+}
 }  // namespace
 
 void print_table(const JobResult& job, const ReportContext& ctx) {
@@ -54,7 +61,7 @@ void print_table(const JobResult& job, const ReportContext& ctx) {
                    std::to_string(r.stats.permutations), std::to_string(r.stats.gemm.fallbacks),
                    cell("%.2e", 1.0 - r.accuracy.fidelity), cell("%.2e", r.accuracy.max_amp_err),
                    cell("%.2e", r.accuracy.norm_drift),
-                   r.auto_choice.empty() ? r.stats.gemm.first_note : r.auto_choice});
+                   note_of(r)});
   }
   std::fputs(table.str().c_str(), stdout);
   if (!ctx.bitstrings.empty()) {
@@ -97,7 +104,9 @@ void print_json(const JobResult& job, const ReportContext& ctx) {
                     {"time_ms", r.stats.seconds * 1e3}, {"gemm_ms", r.stats.seconds_gemm * 1e3},
                     {"gemm_share", r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12)},
                     {"permute_ms", r.stats.seconds_permute * 1e3}, {"permutations", r.stats.permutations},
-                    {"in_place_blocks", r.stats.in_place}, {"fidelity", r.accuracy.fidelity},
+                    {"in_place_blocks", r.stats.in_place}, {"in_place_declined", r.stats.in_place_declined},
+                    {"buffers", r.stats.single_buffer ? "single" : "two"}, {"position_swaps", r.stats.position_swaps},
+                    {"fidelity", r.accuracy.fidelity},
                     {"infidelity", 1.0 - r.accuracy.fidelity}, {"max_amp_err", r.accuracy.max_amp_err},
                     {"norm", r.accuracy.norm}, {"norm_drift", r.accuracy.norm_drift},
                     {"fallbacks", r.stats.gemm.fallbacks}, {"samples_differing", r.samples_differing},

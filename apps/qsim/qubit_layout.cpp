@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+
+#include "tcemu/error.hpp"
 
 namespace qsim {
 
@@ -117,9 +120,28 @@ Matrix reorder_matrix(const Matrix& m, const std::vector<int>& from, const std::
   return out;
 }
 
+std::vector<std::pair<int, int>> position_swaps(const Layout& from, const Layout& to) {
+  if (from.qubit_at.size() != to.qubit_at.size())
+    throw tcemu::InvalidArgument("position_swaps: layouts of " + std::to_string(from.qubit_at.size()) + " and " +
+                                 std::to_string(to.qubit_at.size()) + " qubits");
+  std::vector<std::pair<int, int>> swaps;
+  Layout cur = from;
+  for (std::size_t p = 0; p < to.qubit_at.size(); ++p) {
+    const int want = to.qubit_at[p];
+    if (cur.qubit_at[p] == want) continue;
+    const int there = cur.position_of[static_cast<std::size_t>(want)];
+    swaps.emplace_back(static_cast<int>(p), there);
+    cur.swap_qubits(cur.qubit_at[p], want);
+  }
+  return swaps;
+}
+
 PermutationTables permutation_tables(const Layout& from, const Layout& to) {
   PermutationTables t{};
   const int n = static_cast<int>(to.qubit_at.size());
+  if (n > kMaxPermutationQubits)
+    throw tcemu::InvalidArgument("permutation_tables: " + std::to_string(n) + " qubits; the 32-bit gather tables hold at most " +
+                                 std::to_string(kMaxPermutationQubits) + " (single-buffer mode swaps positions instead)");
   t.num_qubits = n;
   for (int b = 0; b < 4; ++b)
     for (int v = 0; v < 256; ++v) {

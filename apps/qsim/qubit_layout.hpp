@@ -12,6 +12,7 @@
 /// instead of permuting the state to match the matrix.
 #include <complex>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "gates.hpp"
@@ -60,6 +61,17 @@ BlockPlan plan_controlled(const Layout& current, const std::vector<int>& targets
 /// permutation of the same qubits): result(r', c') = m(P r', P c').
 Matrix reorder_matrix(const Matrix& m, const std::vector<int>& from, const std::vector<int>& to);
 
+/// Most qubits a gather permutation (PermutationTables, PermutationPlan) handles: its tables hold old
+/// indices in 32-bit words. Larger states run in single-buffer mode, which moves qubits by in-place
+/// position swaps (position_swaps) instead.
+constexpr int kMaxPermutationQubits = 32;
+
+/// The position transpositions (a, b) that, applied in order (each exchanges the qubits at positions
+/// a and b: Layout::swap_qubits of the qubits there), turn layout `from` into `to` (same n): one per
+/// position that must change, at most n - 1 (fewest: a cycle of length L takes L - 1). Used by the
+/// single-buffer mode, where the state moves by in-place swaps instead of a gather into a second buffer.
+std::vector<std::pair<int, int>> position_swaps(const Layout& from, const Layout& to);
+
 /// Gather tables of a state permutation: the old memory index of new index i is
 /// table[0][i & 255] | table[1][(i >> 8) & 255] | table[2][(i >> 16) & 255] | table[3][(i >> 24) & 255].
 /// `run_bits`: the lowest positions that hold the same qubit in both layouts, so runs of
@@ -69,6 +81,7 @@ struct PermutationTables {
   int run_bits = 0;
   int num_qubits = 0;
 };
+/// Throws tcemu::InvalidArgument when the layouts have more than kMaxPermutationQubits qubits.
 PermutationTables permutation_tables(const Layout& from, const Layout& to);
 
 /// Everything a permutation kernel reads, as one array of 32-bit words (uploaded to the device once

@@ -70,14 +70,47 @@ std::string bytes_text(double bytes) {
   return b;
 }
 
+const char* to_string(BufferMode mode) {
+  return mode == BufferMode::two ? "two" : mode == BufferMode::single ? "single" : "auto";
+}
+
+BufferMode parse_buffer_mode(const std::string& name) {
+  if (name == "auto") return BufferMode::automatic;
+  if (name == "two") return BufferMode::two;
+  if (name == "single") return BufferMode::single;
+  throw tcemu::InvalidArgument("--buffers '" + name + "' is not one of: auto, two, single");
+}
+
+template <class T>
+double device_bytes_needed(int n, BufferMode mode, std::int64_t chunk_elements) {
+  if (mode != BufferMode::single) return std::ldexp(device_bytes_per_amplitude<T>(), n);
+  const double chunk = chunk_elements > 0 ? double(chunk_elements) : double(kSingleBufferChunk);
+  return (std::ldexp(1.0, n) + 3.0 * std::min(std::ldexp(1.0, n), chunk)) * 2.0 * sizeof(T);
+}
+
+template <class T>
+BufferMode choose_buffers(int n, double free_bytes, BufferMode requested, std::int64_t chunk_elements) {
+  const char* type = sizeof(T) == 4 ? "complex64" : "complex128";
+  if (requested == BufferMode::two && n > kMaxPermutationQubits)
+    throw tcemu::InvalidArgument("--buffers two: " + std::to_string(n) + " qubits need single-buffer mode (two-buffer "
+                                 "permutations index at most " + std::to_string(kMaxPermutationQubits) + " qubits)");
+  const bool two_possible = requested != BufferMode::single && n <= kMaxPermutationQubits;
+  if (two_possible && device_bytes_needed<T>(n, BufferMode::two) <= free_bytes) return BufferMode::two;
+  const BufferMode mode = requested == BufferMode::two ? BufferMode::two : BufferMode::single;
+  const double need = device_bytes_needed<T>(n, mode, chunk_elements);
+  if (need > free_bytes)
+    throw tcemu::InvalidArgument(
+        "--device cuda: the state of " + std::to_string(n) + " qubits (" + type + ") needs " + bytes_text(need) +
+        " of GPU memory " +
+        (mode == BufferMode::two ? "(two state buffers and GEMM workspace)"
+                                 : "in single-buffer mode (one state buffer, a chunk buffer and GEMM workspace)") +
+        ", but only " + bytes_text(free_bytes) + " are free");
+  return mode;
+}
+
 template <class T>
 void check_device_memory_for(int n, double free_bytes) {
-  const double need = std::ldexp(device_bytes_per_amplitude<T>(), n);
-  if (need > free_bytes)
-    throw tcemu::InvalidArgument("--device cuda: the state of " + std::to_string(n) + " qubits (" +
-                                 (sizeof(T) == 4 ? "complex64" : "complex128") + ") needs " + bytes_text(need) +
-                                 " of GPU memory (two state buffers and GEMM workspace), but only " +
-                                 bytes_text(free_bytes) + " are free");
+  (void)choose_buffers<T>(n, free_bytes);
 }
 
 template <class T>
@@ -100,10 +133,19 @@ void apply_blocks_host(std::vector<std::complex<T>>& a, int n, const std::vector
 
 template <class T>
 SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOptions& options) {
+  // The host's memory is checked by the job (check_memory); automatic takes two buffers where the
+  // gather permutations can index the state.
+  BufferMode mode = options.buffers;
+  if (mode == BufferMode::two && n > kMaxPermutationQubits) (void)choose_buffers<T>(n, 0.0, mode);  // throws
+  if (mode == BufferMode::automatic) mode = n <= kMaxPermutationQubits ? BufferMode::two : BufferMode::single;
   return engine::simulate_on<Kokkos::DefaultHostExecutionSpace, T>(Kokkos::DefaultHostExecutionSpace(), blocks, n,
-                                                                   options);
+                                                                   options, mode);
 }
 
+template double device_bytes_needed<float>(int, BufferMode, std::int64_t);
+template double device_bytes_needed<double>(int, BufferMode, std::int64_t);
+template BufferMode choose_buffers<float>(int, double, BufferMode, std::int64_t);
+template BufferMode choose_buffers<double>(int, double, BufferMode, std::int64_t);
 template void check_device_memory_for<float>(int, double);
 template void check_device_memory_for<double>(int, double);
 template std::vector<std::complex<float>> block_matrix<float>(const Matrix&);

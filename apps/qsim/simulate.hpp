@@ -4,7 +4,8 @@
 ///
 /// The state of n qubits is 2^n amplitudes, complex64 (T = float, FP32-target schemes) or complex128
 /// (T = double: fp64 and FP64-target schemes), held in two buffers: one GEMM (or permutation) reads
-/// one and writes the other, then they swap. Per block (qubit_layout.hpp):
+/// one and writes the other, then they swap (single-buffer mode below when two do not fit). Per block
+/// (qubit_layout.hpp):
 ///   1. plan: are the block's qubits already the lowest (or highest) bit positions of the stored
 ///      index? If not, permute the state (one gather pass) so that they are the lowest. (The GPU
 ///      path, while its complex GEMM uses the real embedding, accepts only the lowest: see
@@ -13,7 +14,20 @@
 ///   3. GEMM: low placement M' = M U^T with M the row-major 2^(n-s) x 2^s view; high placement
 ///      M' = U M with M the row-major 2^s x 2^(n-s) view; a controlled block runs M' = M U^T on the
 ///      last 2^(n-s-c) rows only (controls at the top positions) and copies them back;
-/// and at the end the state is permuted back to the canonical order (qubit q = bit q).
+/// and at the end the state is permuted back to the canonical order (qubit q = bit q). A block GEMM
+/// sees at most kMaxGemmElements amplitudes: larger states run it in row chunks (the rows of the low
+/// placement are independent), so that no GEMM call indexes more than 2^31 reals.
+///
+/// Single-buffer mode (BufferMode::single; chosen when two buffers and workspace do not fit, above
+/// kMaxPermutationQubits, or forced by `--buffers single`): one state buffer plus a chunk buffer of
+/// kSingleBufferChunk amplitudes. Permutations become in-place position swaps (each exchanges two
+/// bit positions: a pass over half of the state; position_swaps, qubit_layout.hpp); dense blocks are
+/// planned `low` only; a block GEMM runs chunk by chunk of rows into the chunk buffer, copied back
+/// over the rows it read (a chunk's rows are read whole before they are written). The in-place
+/// bit-indexed kernel (GPU, fp16x2-aligned) runs with y == x (its tiles read every element they
+/// write before writing; tcemu/cuda/bit_gemm.hpp); when it declines a block here there is no copy to
+/// redo the block from, so the block keeps the kernel's result (counted in in_place_declined, named
+/// in the note). Every scheme keeps its arithmetic: only the data movement differs.
 ///
 /// Scaling: the state is stored multiplied by sigma = 2^min(12, floor(n/2)) (exact, a power of two),
 /// so that typical amplitudes of a spread-out state are O(1) instead of 2^(-n/2). This keeps the
@@ -36,6 +50,7 @@
 
 #include "app_common/gemm_log.hpp"
 #include "fusion.hpp"
+#include "state_metrics.hpp"
 #include "tcemu/gemm.hpp"
 
 #include "app_common/device.hpp"
@@ -47,10 +62,43 @@ namespace qsim {
 /// tcemu::cuda::complex_gemm_device (simulate_engine.hpp: one source for both).
 using Device = tcemu::app::Device;
 
+/// How many state buffers a run holds (file comment): automatic picks two where they fit (GPU: free
+/// memory, choose_buffers; host: n <= kMaxPermutationQubits) and single otherwise.
+enum class BufferMode { automatic, two, single };
+
+/// "auto", "two", "single".
+const char* to_string(BufferMode mode);
+/// The BufferMode of `--buffers auto|two|single`; throws tcemu::InvalidArgument naming the value.
+BufferMode parse_buffer_mode(const std::string& name);
+
+/// Largest block GEMM in amplitudes (2^30: 2^31 reals in complex64's real embedding); larger
+/// states run each block GEMM in row chunks of this size.
+constexpr std::int64_t kMaxGemmElements = std::int64_t(1) << 30;
+/// Amplitudes of single-buffer mode's chunk buffer (2 GiB in complex128).
+constexpr std::int64_t kSingleBufferChunk = std::int64_t(1) << 27;
+
 /// Options of one simulation.
 struct SimOptions {
   tcemu::GemmOptions gemm;   ///< scheme (and range policy) of every block GEMM
   Device device = Device::host;
+  BufferMode buffers = BufferMode::automatic;  ///< two state buffers or one (file comment)
+  /// The state the run is measured against (host memory, 2^n amplitudes, canonical order, the fp64
+  /// run's): SimResult::accuracy then holds fidelity, max amplitude error and norm, computed by
+  /// Kokkos reductions where the run ran (simulate_engine.hpp, measure_state); null: the norm only.
+  const std::vector<std::complex<double>>* reference = nullptr;
+  /// false: a GPU run leaves its final state on the GPU (SimResult::state stays empty; the norm is
+  /// still measured there): for runs whose state nothing on the host reads (no reference to compare
+  /// with, no amplitudes, samples or saved states), which saves the copy and its host memory (64 GiB
+  /// at 33 qubits in complex64). Host runs always return the state (it is their buffer).
+  bool download = true;
+  /// Index bits of the largest vector one call of the GPU's bit-indexed kernel takes (its tables are
+  /// 32-bit); larger states run it per segment of 2^bits amplitudes when the block's positions lie
+  /// below `bits`. Tests set it small to run the per-segment path on small states.
+  int in_place_segment_bits = 32;
+  /// Single-buffer mode's chunk buffer in amplitudes (a power of two >= 2^kMaxBlockQubits; 0:
+  /// kSingleBufferChunk), also the pieces in which a GPU run uploads the reference to measure
+  /// against it. Tests set it small to run several chunks on small states.
+  std::int64_t chunk_elements = 0;
   /// Called after each block with (blocks done, blocks total); may print progress.
   std::function<void(std::size_t, std::size_t)> progress;
 };
@@ -65,6 +113,10 @@ struct SimStats {
   /// permutation: tcemu/cuda/bit_gemm.hpp), and attempts it declined (range rule; the block then
   /// took the permute + GEMM path).
   std::int64_t in_place = 0, in_place_declined = 0;
+  /// Single-buffer mode: true when the run held one state buffer; position_swaps counts the in-place
+  /// position swaps that replaced permutations (`permutations` counts layout changes either way).
+  bool single_buffer = false;
+  std::int64_t position_swaps = 0;
   /// The block GEMMs' reports folded: schemes that really ran with their counts, fallbacks to native
   /// arithmetic (the range check), the first note (a fallback's, or why the in-place kernel declined).
   tcemu::app::GemmLog gemm;
@@ -73,7 +125,14 @@ struct SimStats {
 /// Final state (canonical order, unscaled) and statistics.
 template <class T>
 struct SimResult {
-  std::vector<std::complex<T>> state;  ///< 2^n amplitudes; index bit q = qubit q
+  /// 2^n amplitudes; index bit q = qubit q. Empty when SimOptions::download was false (GPU runs).
+  std::vector<std::complex<T>> state;
+  /// ||psi||^2 in FP64, a Kokkos reduction on the run's execution space before the state leaves it
+  /// (on the host in chunks of 4096 added in order, as norm_squared in state_metrics.hpp does).
+  double norm_squared = 0;
+  /// Against SimOptions::reference when given (fidelity |<ref|psi>|^2, max |psi_k - ref_k|, norm,
+  /// drift; the same Kokkos reductions); without one fidelity and max_amp_err are NaN.
+  Accuracy accuracy;
   SimStats stats;
 };
 
@@ -121,16 +180,33 @@ Device resolve_qsim_device(const std::string& name, const std::function<Device()
 /// the GPU path or on a CUDA failure.
 double free_device_memory_bytes();
 
-/// GPU bytes per amplitude of a simulation with complex<T> amplitudes: the two state buffers and the
-/// block GEMM's workspace (at most about one more state: split parts of the state operand).
+/// GPU bytes per amplitude of a two-buffer simulation with complex<T> amplitudes: the two state
+/// buffers and the block GEMM's workspace (at most about one more state: split parts of the state
+/// operand).
 template <class T>
 constexpr double device_bytes_per_amplitude() {
   return 3.0 * 2.0 * sizeof(T);
 }
 
-/// Throws tcemu::InvalidArgument "--device cuda: the state of 31 qubits (complex128) needs
-/// 103079215104 bytes (96.0 GiB) of GPU memory (...), but only ... bytes (...) are free" when
-/// 2^n * device_bytes_per_amplitude<T>() > free_bytes.
+/// Bytes a run of n qubits with complex<T> amplitudes needs on its device in `mode` (two or single):
+/// two: 2^n * device_bytes_per_amplitude<T>(); single: the state, the chunk buffer and the chunk
+/// GEMM's workspace (about two more chunks), 2^n + 3 min(2^n, chunk) amplitudes (chunk 0:
+/// kSingleBufferChunk).
+template <class T>
+double device_bytes_needed(int num_qubits, BufferMode mode, std::int64_t chunk_elements = 0);
+
+/// The buffer mode of a GPU run with `free_bytes` of free GPU memory (cudaMemGetInfo), decided before
+/// anything is allocated: `requested` two or single if it fits (two also needs n <=
+/// kMaxPermutationQubits); automatic: two where it fits, else single. Throws tcemu::InvalidArgument
+/// when the mode does not fit, one line naming the qubit count, the bytes needed and the bytes free:
+/// "--device cuda: the state of 35 qubits (complex64) needs 277025390592 bytes (258.0 GiB) of GPU
+/// memory in single-buffer mode (one state buffer, a chunk buffer and GEMM workspace), but only ...
+/// bytes (...) are free".
+template <class T>
+BufferMode choose_buffers(int num_qubits, double free_bytes, BufferMode requested = BufferMode::automatic,
+                          std::int64_t chunk_elements = 0);
+
+/// choose_buffers<T>(num_qubits, free_bytes) for its error only (kept for callers that only check).
 template <class T>
 void check_device_memory_for(int num_qubits, double free_bytes);
 

@@ -15,7 +15,9 @@
 // bit-indexed kernel, which reads the block's rows where they lie in the current layout and writes
 // them to the same positions: no permutation, one pass over the state. When the kernel declines (a
 // row breaks a range rule) the block takes the permute + GEMM path. TCEMU_QSIM_IN_PLACE=off sends
-// every block through that path (for comparison).
+// every block through that path (for comparison). In single-buffer mode (simulate.hpp) the kernel
+// writes the vector it reads (y == x), and past 32 qubits it runs per 2^32-amplitude segment for
+// blocks whose positions lie below bit 32 (the others take the chunked GEMM path).
 #include <Kokkos_Core.hpp>
 
 #include "simulate.hpp"
@@ -24,6 +26,7 @@
 #if defined(KOKKOS_ENABLE_CUDA) && defined(TCEMU_HAVE_CUDA)
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -70,15 +73,22 @@ struct BlockGemm<Kokkos::Cuda, T> {
     // The rule qsim's auto predicts with (auto_in_place_support): one place for both.
     static const InPlaceSupport rule = auto_in_place_support(Device::cuda);
     if constexpr (std::is_same_v<T, float>) {
+      // Past the kernel's 32-bit tables (options.in_place_segment_bits) a block whose positions all lie
+      // below them runs segment by segment: the higher bits are fixed within a segment.
       const int d = static_cast<int>(positions.size());
-      if (!rule || !rule(options.gemm.scheme, d, n)) return InPlace::unsupported;
+      const int bits = std::min({n, options.in_place_segment_bits, 32});
+      if (!rule || !rule(options.gemm.scheme, d, n) || positions.back() >= bits ||
+          !tcemu::cuda::BitGemm::supports(options.gemm.scheme, d, bits))
+        return InPlace::unsupported;
       const std::vector<SC> u = make_u();
-      const tcemu::cuda::BitGemmReport r =
-          bit_gemm.apply(reinterpret_cast<const SC*>(x), reinterpret_cast<SC*>(y), n, positions, u.data(),
-                         options.gemm.scheme, stream);
-      if (r.applied) return InPlace::applied;
-      note = r.note;
-      return InPlace::declined;
+      const std::uint64_t segment = std::uint64_t(1) << bits;
+      for (std::uint64_t k = 0; k < (std::uint64_t(1) << (n - bits)); ++k) {
+        const tcemu::cuda::BitGemmReport r =
+            bit_gemm.apply(reinterpret_cast<const SC*>(x) + k * segment, reinterpret_cast<SC*>(y) + k * segment, bits,
+                           positions, u.data(), options.gemm.scheme, stream);
+        if (!r.applied && note.empty()) note = r.note;
+      }
+      return note.empty() ? InPlace::applied : InPlace::declined;
     } else {
       (void)x, (void)y, (void)n, (void)positions, (void)make_u, (void)note;
       return InPlace::unsupported;
@@ -109,8 +119,8 @@ double free_device_memory_bytes() {
 
 template <class T>
 SimResult<T> simulate_cuda(const std::vector<Block>& blocks, int n, const SimOptions& options) {
-  check_device_memory_for<T>(n, free_device_memory_bytes());
-  return engine::simulate_on<Kokkos::Cuda, T>(Kokkos::Cuda(), blocks, n, options);
+  const BufferMode mode = choose_buffers<T>(n, free_device_memory_bytes(), options.buffers, options.chunk_elements);
+  return engine::simulate_on<Kokkos::Cuda, T>(Kokkos::Cuda(), blocks, n, options, mode);
 }
 
 #else

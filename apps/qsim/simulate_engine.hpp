@@ -36,6 +36,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstdlib>
@@ -44,6 +45,7 @@
 #include <vector>
 
 #include "app_common/timing.hpp"
+#include "circuit.hpp"
 #include "qubit_layout.hpp"
 #include "simulate.hpp"
 #include "tcemu/error.hpp"
@@ -80,13 +82,45 @@ inline PermuteKernel permute_kernel_from_environment() {
   return k;
 }
 
-/// The state's two buffers in `Space`'s memory: a block reads `cur` and writes `other`, then they swap.
+/// The state's buffers in `Space`'s memory. Two-buffer mode: a block reads `cur` and writes `other`,
+/// then they swap; `chunk` is empty. Single-buffer mode (simulate.hpp): `other` is empty and `chunk`
+/// (a power of two >= min(2^n, 2^kMaxBlockQubits) amplitudes) takes one chunk of a block GEMM's rows at a time.
 template <class Space, class T>
 struct StateBuffers {
   using C = Kokkos::complex<T>;
   using View = Kokkos::View<C*, typename Space::memory_space>;
-  View cur, other;
+  View cur, other, chunk;
+  bool single() const { return other.extent(0) == 0; }
 };
+
+/// k with a zero bit inserted at position p (k's bits p and up move up by one): the p-th bit of the
+/// result is 0 and the others, in order, are k's. 64-bit throughout (states past 2^32 amplitudes).
+KOKKOS_INLINE_FUNCTION std::uint64_t insert_zero_bit(std::uint64_t k, int p) {
+  const std::uint64_t low = (std::uint64_t(1) << p) - 1;
+  return ((k & ~low) << 1) | (k & low);
+}
+
+/// The pair of state indices the k-th iteration of a position swap (lo < hi) exchanges: (bit lo = 1,
+/// bit hi = 0) and (bit lo = 0, bit hi = 1), the other bits k's in order; k < 2^(n-2).
+KOKKOS_INLINE_FUNCTION Kokkos::pair<std::uint64_t, std::uint64_t> swap_pair(std::uint64_t k, int lo, int hi) {
+  const std::uint64_t base = insert_zero_bit(insert_zero_bit(k, lo), hi);
+  return {base | (std::uint64_t(1) << lo), base | (std::uint64_t(1) << hi)};
+}
+
+/// Exchanges bit positions a and b of the state's index in place (a != b, both < n): every amplitude
+/// whose bits a and b differ trades places with its partner; one pass over half of the state.
+template <class Space, class C>
+void swap_positions(const Space& space, Kokkos::View<C*, typename Space::memory_space> state, int n, int a, int b) {
+  const int lo = a < b ? a : b, hi = a < b ? b : a;
+  Kokkos::parallel_for(
+      "qsim::swap_positions", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, std::int64_t(1) << (n - 2)),
+      KOKKOS_LAMBDA(const std::int64_t k) {
+        const auto ij = swap_pair(std::uint64_t(k), lo, hi);
+        const C t = state(ij.first);
+        state(ij.first) = state(ij.second);
+        state(ij.second) = t;
+      });
+}
 
 /// True when `Space` runs on the host (there a permutation copies runs of elements per iteration; on
 /// a GPU every element is one thread, or tiles go through team scratch memory).
@@ -198,11 +232,134 @@ void permute_tiled(const Space& space, Kokkos::View<const Kokkos::complex<T>*, t
       });
 }
 
+/// ||state||^2 in FP64 as a Kokkos reduction on `space`. On the host each iteration sums a chunk of
+/// 4096 amplitudes and the chunks are added in order (the blocked sum of state_metrics.hpp's
+/// norm_squared, so that 2^30 terms keep ~1e-15 relative accuracy); on a GPU each amplitude is one
+/// iteration of the backend's tree reduction.
+template <class Space, class C>
+double state_norm_squared(const Space& space, Kokkos::View<const C*, typename Space::memory_space> state) {
+  const std::uint64_t size = state.extent(0);
+  const int chunk_bits = runs_on_host<Space>() ? 12 : 0;
+  const std::uint64_t chunk = std::uint64_t(1) << chunk_bits;
+  double norm = 0;
+  Kokkos::parallel_reduce(
+      "qsim::norm_squared",
+      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, std::int64_t((size + chunk - 1) >> chunk_bits)),
+      KOKKOS_LAMBDA(const std::int64_t c, double& acc) {
+        const std::uint64_t b = std::uint64_t(c) << chunk_bits, e = b + chunk < size ? b + chunk : size;
+        double nn = 0;
+        for (std::uint64_t k = b; k < e; ++k) {
+          const C z = state(k);
+          nn += double(z.real()) * z.real() + double(z.imag()) * z.imag();
+        }
+        acc += nn;
+      },
+      norm);
+  return norm;
+}
+
+/// Accuracy of `state` (Space's memory, canonical order, unscaled, complex<T>) against `reference`
+/// (host memory, 2^n complex128) as Kokkos reductions on `space`, one source for the host and a GPU:
+/// the overlap <ref|psi> (real and imaginary part), ||psi||^2 and max_k |psi_k - ref_k|, in FP64. On
+/// the host the reference is read where it lies and each iteration sums a chunk of 4096 amplitudes
+/// (chunks added in order, as compare_states does); on a GPU the reference goes up in pieces of
+/// `piece` amplitudes (a device buffer of 16 x piece bytes) and each amplitude is one iteration. The
+/// state itself never leaves the space. Without a reference: the norm only, the rest NaN.
+template <class Space, class C>
+Accuracy measure_state(const Space& space, Kokkos::View<const C*, typename Space::memory_space> state,
+                       const std::complex<double>* reference, std::uint64_t piece) {
+  using Mem = typename Space::memory_space;
+  using Z = Kokkos::complex<double>;
+  using HostRef = Kokkos::View<const Z*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Accuracy a;
+  a.norm = state_norm_squared<Space, C>(space, state);
+  a.norm_drift = a.norm > 1.0 ? a.norm - 1.0 : 1.0 - a.norm;
+  if (!reference) {
+    a.fidelity = a.max_amp_err = std::nan("");
+    return a;
+  }
+  const std::uint64_t size = state.extent(0);
+  const int chunk_bits = runs_on_host<Space>() ? 12 : 0;
+  const std::uint64_t chunk = std::uint64_t(1) << chunk_bits;
+  const HostRef host_ref(reinterpret_cast<const Z*>(reference), size);
+  Kokkos::View<Z*, Mem> ref_piece;
+  if constexpr (!runs_on_host<Space>())
+    ref_piece = Kokkos::View<Z*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::reference_piece"),
+                                      std::min(size, piece));
+  double re = 0, im = 0, err2 = 0;
+  const std::uint64_t step = runs_on_host<Space>() ? size : ref_piece.extent(0);
+  for (std::uint64_t first = 0; first < size; first += step) {
+    const std::uint64_t count = std::min(step, size - first);
+    Kokkos::View<const Z*, Mem> ref;
+    if constexpr (runs_on_host<Space>()) {
+      ref = host_ref;
+    } else {
+      Kokkos::deep_copy(space, Kokkos::subview(ref_piece, std::make_pair(std::size_t(0), std::size_t(count))),
+                        Kokkos::subview(host_ref, std::make_pair(std::size_t(first), std::size_t(first + count))));
+      ref = ref_piece;  // its first `count` amplitudes: reference amplitudes first..first+count-1
+    }
+    const std::uint64_t offset = runs_on_host<Space>() ? 0 : first;  // ref index = state index - offset
+    const std::uint64_t begin = first, end = first + count;
+    const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(space, 0,
+                                                                            std::int64_t((count + chunk - 1) >> chunk_bits));
+    // One reduction per quantity (the built-in sum and max, shared by Kokkos 3.4 and 4): the pieces
+    // are read three times, still far below the upload's cost on a GPU. Iteration c covers state
+    // indices [begin + c chunk, min(end, begin + (c + 1) chunk)).
+    double part_re = 0, part_im = 0, part_err2 = 0;
+    Kokkos::parallel_reduce(
+        "qsim::overlap_re", policy,
+        KOKKOS_LAMBDA(const std::int64_t c, double& acc) {
+          const std::uint64_t b = begin + (std::uint64_t(c) << chunk_bits), e = b + chunk < end ? b + chunk : end;
+          double s = 0;
+          for (std::uint64_t k = b; k < e; ++k) {
+            const Z r = ref(k - offset);
+            const C z = state(k);
+            s += r.real() * double(z.real()) + r.imag() * double(z.imag());
+          }
+          acc += s;
+        },
+        part_re);
+    Kokkos::parallel_reduce(
+        "qsim::overlap_im", policy,
+        KOKKOS_LAMBDA(const std::int64_t c, double& acc) {
+          const std::uint64_t b = begin + (std::uint64_t(c) << chunk_bits), e = b + chunk < end ? b + chunk : end;
+          double s = 0;
+          for (std::uint64_t k = b; k < e; ++k) {
+            const Z r = ref(k - offset);
+            const C z = state(k);
+            s += r.real() * double(z.imag()) - r.imag() * double(z.real());
+          }
+          acc += s;
+        },
+        part_im);
+    Kokkos::parallel_reduce(  // the largest |psi_k - ref_k|^2 (its square root taken once, below)
+        "qsim::max_amp_err", policy,
+        KOKKOS_LAMBDA(const std::int64_t c, double& acc) {
+          const std::uint64_t b = begin + (std::uint64_t(c) << chunk_bits), e = b + chunk < end ? b + chunk : end;
+          for (std::uint64_t k = b; k < e; ++k) {
+            const Z r = ref(k - offset);
+            const C z = state(k);
+            const double dr = double(z.real()) - r.real(), di = double(z.imag()) - r.imag();
+            const double e2 = dr * dr + di * di;
+            if (e2 > acc) acc = e2;
+          }
+        },
+        Kokkos::Max<double>(part_err2));
+    re += part_re;
+    im += part_im;
+    err2 = part_err2 > err2 ? part_err2 : err2;
+  }
+  a.fidelity = re * re + im * im;
+  a.max_amp_err = std::sqrt(err2);
+  return a;
+}
+
 /// Applies `blocks` in order to the state in `buf` (canonical order in, canonical order out; n qubits;
-/// both buffers 2^n elements), permuting as simulate.hpp describes. buf.cur holds the result (the
-/// buffers may have been swapped). Adds to `stats` (blocks, permutations, in-place blocks, GEMM and
-/// permutation time, GEMM reports; not `seconds`). Throws tcemu::InvalidArgument when a block does
-/// not fit n qubits; what the GEMMs throw.
+/// two buffers of 2^n elements, or single-buffer mode: `other` empty and a chunk buffer), permuting
+/// (two buffers) or swapping positions (one) as simulate.hpp describes. buf.cur holds the result (the
+/// buffers may have been swapped). Adds to `stats` (blocks, permutations, position swaps, in-place
+/// blocks, GEMM and permutation time, GEMM reports; not `seconds`). Throws tcemu::InvalidArgument
+/// when a block does not fit n qubits or the buffers do not fit the mode; what the GEMMs throw.
 template <class Space, class T>
 void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const std::vector<Block>& blocks,
                   const SimOptions& options, SimStats& st) {
@@ -212,9 +369,18 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
   using tcemu::app::Clock;
   using tcemu::app::seconds_since;
   const std::uint64_t size = std::uint64_t(1) << n;
-  if (buf.cur.extent(0) != size || buf.other.extent(0) != size)
+  const bool single = buf.single();
+  const std::uint64_t chunk = buf.chunk.extent(0);
+  if (buf.cur.extent(0) != size || (!single && buf.other.extent(0) != size))
     throw tcemu::InvalidArgument("qsim: the state buffers hold " + std::to_string(buf.cur.extent(0)) + " and " +
                                  std::to_string(buf.other.extent(0)) + " amplitudes, not 2^" + std::to_string(n));
+  if (single && (chunk < std::min(size, std::uint64_t(1) << kMaxBlockQubits) || (chunk & (chunk - 1)) != 0))
+    throw tcemu::InvalidArgument("qsim: single-buffer mode needs a chunk buffer of a power of two >= min(2^n, 2^" +
+                                 std::to_string(kMaxBlockQubits) + ") amplitudes, not " + std::to_string(chunk));
+  if (!single && n > kMaxPermutationQubits)
+    throw tcemu::InvalidArgument("qsim: " + std::to_string(n) + " qubits need single-buffer mode (two-buffer permutations hold " +
+                                 std::to_string(kMaxPermutationQubits) + "-bit indices)");
+  if (single) st.single_buffer = true;
   BlockGemm<Space, T> gemm(space, options);
   const PermuteKernel permute_kernel = permute_kernel_from_environment();
   Kokkos::View<std::uint32_t*, Mem> plan_dev("qsim::permutation_plan", PermutationPlan::kWords);
@@ -223,6 +389,17 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
   Layout layout = Layout::identity(n);
   auto permute_to = [&](const Layout& target) {
     const auto t0 = Clock::now();
+    if (single) {  // in place: one position swap per position that must change
+      for (const auto& [a, b] : position_swaps(layout, target)) {
+        swap_positions<Space, C>(space, buf.cur, n, a, b);
+        ++st.position_swaps;
+      }
+      space.fence();
+      layout = target;
+      st.seconds_permute += seconds_since(t0);
+      ++st.permutations;
+      return;
+    }
     const PermutationTables t = permutation_tables(layout, target);
     const bool tiled = !runs_on_host<Space>() && t.run_bits < 5 && n >= 10 && permute_kernel != PermuteKernel::gather;
     const PermutationPlan p = permutation_plan(t, tiled);
@@ -258,11 +435,19 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
       for (int q : order) positions.push_back(layout.position_of[q]);
       std::string note;
       const auto t0 = Clock::now();
-      const InPlace r = gemm.in_place(buf.cur.data(), buf.other.data(), n, positions,
+      C* const y = single ? buf.cur.data() : buf.other.data();
+      const InPlace r = gemm.in_place(buf.cur.data(), y, n, positions,
                                       [&] { return block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, order)); }, note);
       if (r != InPlace::unsupported) st.seconds_gemm += seconds_since(t0);
-      if (r == InPlace::applied) {
-        std::swap(buf.cur, buf.other);
+      if (r == InPlace::declined) {
+        ++st.in_place_declined;
+        if (st.gemm.first_note.empty())
+          st.gemm.first_note = single ? "in-place kernel declined in single-buffer mode (no copy to redo the block "
+                                        "from: kept its result): " + note
+                                      : "in-place kernel declined: " + note;
+      }
+      if (r == InPlace::applied || (single && r == InPlace::declined)) {
+        if (!single) std::swap(buf.cur, buf.other);
         tcemu::GemmReport rep;
         rep.requested = rep.used = options.gemm.scheme;
         record(st, rep);
@@ -271,12 +456,8 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
         if (options.progress) options.progress(bi + 1, blocks.size());
         continue;
       }
-      if (r == InPlace::declined) {
-        ++st.in_place_declined;
-        if (st.gemm.first_note.empty()) st.gemm.first_note = "in-place kernel declined: " + note;
-      }
     }
-    const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits, gemm.allow_high())
+    const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits, gemm.allow_high() && !single)
                                                 : plan_controlled(layout, blk.qubits, blk.controls);
     if (plan.permute) permute_to(plan.layout);
     host_u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, plan.order));
@@ -285,21 +466,42 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
                       Kokkos::View<const C*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                           reinterpret_cast<const C*>(host_u.data()), host_u.size()));
     const SC* cur = reinterpret_cast<const SC*>(buf.cur.data());
-    SC* other = reinterpret_cast<SC*>(buf.other.data());
+    SC* other = reinterpret_cast<SC*>(single ? buf.chunk.data() : buf.other.data());
     const auto U = tcemu::row_major<const SC>(reinterpret_cast<const SC*>(u_dev.data()), d, d);
     const auto t0 = Clock::now();
     tcemu::GemmReport rep;
+    bool have_rep = false;
+    // Rows [first, first + count) of the low view times U^T, in chunks of at most chunk_rows rows: two
+    // buffers write `other`'s same rows; one buffer writes the chunk buffer and copies it back over
+    // the rows it read. The report kept is the first chunk's, or the first that fell back.
+    const std::int64_t chunk_rows =
+        std::max<std::int64_t>(1, (single ? std::int64_t(chunk) : kMaxGemmElements) >> s);
+    auto low_rows = [&](std::int64_t first, std::int64_t count) {
+      for (std::int64_t r0 = first; r0 < first + count; r0 += chunk_rows) {
+        const std::int64_t m = std::min(chunk_rows, first + count - r0);
+        SC* out = single ? other : other + r0 * d;
+        tcemu::GemmReport ri = gemm.gemm(tcemu::Op::N, tcemu::Op::T, tcemu::row_major<const SC>(cur + r0 * d, m, d), U,
+                                         tcemu::row_major<SC>(out, m, d));
+        if (single) {
+          const auto range = std::make_pair(std::size_t(r0 * d), std::size_t((r0 + m) * d));
+          Kokkos::deep_copy(space, Kokkos::subview(buf.cur, range),
+                            Kokkos::subview(buf.chunk, std::make_pair(std::size_t(0), std::size_t(m * d))));
+        }
+        if (!have_rep || (ri.fell_back && !rep.fell_back)) rep = std::move(ri);
+        have_rep = true;
+      }
+    };
     if (c > 0) {  // controls at the top positions: only the last rows change
       const std::int64_t count = rows >> c, first_row = rows - count;
-      rep = gemm.gemm(tcemu::Op::N, tcemu::Op::T, tcemu::row_major<const SC>(cur + first_row * d, count, d), U,
-                      tcemu::row_major<SC>(other + first_row * d, count, d));
-      const auto range = std::make_pair(std::size_t(first_row * d), std::size_t(rows * d));
-      Kokkos::deep_copy(space, Kokkos::subview(buf.cur, range), Kokkos::subview(buf.other, range));
+      low_rows(first_row, count);
+      if (!single) {
+        const auto range = std::make_pair(std::size_t(first_row * d), std::size_t(rows * d));
+        Kokkos::deep_copy(space, Kokkos::subview(buf.cur, range), Kokkos::subview(buf.other, range));
+      }
     } else if (plan.placement == Placement::low) {
-      rep = gemm.gemm(tcemu::Op::N, tcemu::Op::T, tcemu::row_major<const SC>(cur, rows, d), U,
-                      tcemu::row_major<SC>(other, rows, d));
-      std::swap(buf.cur, buf.other);
-    } else {
+      low_rows(0, rows);
+      if (!single) std::swap(buf.cur, buf.other);
+    } else {  // two buffers only (single-buffer mode plans `low`)
       rep = gemm.gemm(tcemu::Op::N, tcemu::Op::N, U, tcemu::row_major<const SC>(cur, d, rows),
                       tcemu::row_major<SC>(other, d, rows));
       std::swap(buf.cur, buf.other);
@@ -313,12 +515,16 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
   if (!layout.is_identity()) permute_to(Layout::identity(n));
 }
 
-/// simulate() on `Space` (simulate.hpp): allocates the two state buffers in Space's memory (on the
-/// host the first one is the result vector itself), starts from sigma |0...0>, applies the blocks,
-/// divides by sigma and copies the state to the result. `seconds` ends before a device's final copy
-/// to the host (it is not simulation time).
+/// simulate() on `Space` (simulate.hpp) with `buffers` (two or single, already decided against the
+/// memory): allocates the state buffers in Space's memory (on the host the first one is the result
+/// vector itself), starts from sigma |0...0>, applies the blocks, divides by sigma, measures the
+/// state (measure_state: against options.reference when given, else its norm) and copies it to the
+/// result (a GPU's only with options.download). `seconds` ends before the measurement and a device's
+/// final copy to the host (they are not simulation time). Throws tcemu::InvalidArgument when the
+/// reference is not 2^n amplitudes.
 template <class Space, class T>
-SimResult<T> simulate_on(const Space& space, const std::vector<Block>& blocks, int n, const SimOptions& options) {
+SimResult<T> simulate_on(const Space& space, const std::vector<Block>& blocks, int n, const SimOptions& options,
+                         BufferMode buffers) {
   using C = Kokkos::complex<T>;
   using View = typename StateBuffers<Space, T>::View;
   using HostView = Kokkos::View<C*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -334,7 +540,13 @@ SimResult<T> simulate_on(const Space& space, const std::vector<Block>& blocks, i
   } else {
     buf.cur = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::state_a"), size);
   }
-  buf.other = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::state_b"), size);
+  if (buffers == BufferMode::single) {
+    const std::int64_t chunk = options.chunk_elements > 0 ? options.chunk_elements : kSingleBufferChunk;
+    buf.chunk = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::chunk"),
+                     std::min<std::size_t>(size, static_cast<std::size_t>(chunk)));
+  } else {
+    buf.other = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::state_b"), size);
+  }
   const T sigma = static_cast<T>(state_scale(n));
   {
     auto a = buf.cur;
@@ -351,15 +563,33 @@ SimResult<T> simulate_on(const Space& space, const std::vector<Block>& blocks, i
         KOKKOS_LAMBDA(const std::int64_t i) { a(i) *= inv; });
   }
   space.fence();
-  if constexpr (!runs_on_host<Space>()) {
+  const std::complex<double>* reference = nullptr;
+  if (options.reference) {
+    if (options.reference->size() != size)
+      throw tcemu::InvalidArgument("qsim: the reference state has " + std::to_string(options.reference->size()) +
+                                   " amplitudes, not 2^" + std::to_string(n));
+    reference = options.reference->data();
+  }
+  if constexpr (runs_on_host<Space>()) {  // the result vector is a buffer: copy only if the other holds it
+    if (buf.cur.data() != reinterpret_cast<C*>(res.state.data())) {
+      Kokkos::deep_copy(space, HostView(reinterpret_cast<C*>(res.state.data()), size), buf.cur);
+      space.fence();
+    }
     res.stats.seconds = seconds_since(t_start);
-    res.state.resize(size);
+    res.accuracy = measure_state<Space, C>(space, buf.cur, reference, size);
+  } else {
+    res.stats.seconds = seconds_since(t_start);
+    buf.other = View();  // room for the reference's pieces (the state is in buf.cur)
+    buf.chunk = View();
+    const std::int64_t piece = options.chunk_elements > 0 ? options.chunk_elements : kSingleBufferChunk;
+    res.accuracy = measure_state<Space, C>(space, buf.cur, reference, std::uint64_t(piece));
+    if (options.download) {
+      res.state.resize(size);
+      Kokkos::deep_copy(space, HostView(reinterpret_cast<C*>(res.state.data()), size), buf.cur);
+      space.fence();
+    }
   }
-  if (buf.cur.data() != reinterpret_cast<C*>(res.state.data())) {
-    Kokkos::deep_copy(space, HostView(reinterpret_cast<C*>(res.state.data()), size), buf.cur);
-    space.fence();
-  }
-  if constexpr (runs_on_host<Space>()) res.stats.seconds = seconds_since(t_start);
+  res.norm_squared = res.accuracy.norm;
   return res;
 }
 

@@ -132,15 +132,15 @@ TEST_F(QsimCli, ErrorsExitWith2AndLeaveNoOutput) {
   expect_error("--generate ghz:n=3 --target fp16", {"fp16"});
   expect_error("--generate ghz:n=3 --device tpu", {"--device 'tpu'"});
   expect_error("--generate ghz:n=3 --kernels fast", {"--kernels 'fast' is not one of: auto, multipass, fused"});
-  expect_error("--generate ghz:n=33", {"n=33 is outside 1..32"});
+  expect_error("--generate ghz:n=35", {"n=35 is outside 1..34"});
   expect_error("--generate brickwork:n=8,depht=3", {"unknown key 'depht'"});
   expect_error("--generate warp:n=3", {"unknown generator 'warp'"});
   expect_error("--generate ghz:n=3 --amplitudes 0101", {"bitstring '0101' has 4 characters; the circuit has 3 qubits"});
   expect_error("--input '" + dir_.file("absent.h5") + "'", {dir_.file("absent.h5") + ": cannot open"});
   const std::string bad = write_text("bad.qasm", "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[2];\nfoo q[0];\n");
   expect_error("--qasm '" + bad + "'", {bad + ":4: unknown gate 'foo'"});
-  const std::string big = write_text("big.qasm", "OPENQASM 2.0;\nqreg q[33];\n");
-  expect_error("--qasm '" + big + "'", {big + ":2:", "33 qubits; qsim simulates at most 32"});
+  const std::string big = write_text("big.qasm", "OPENQASM 2.0;\nqreg q[35];\n");
+  expect_error("--qasm '" + big + "'", {big + ":2:", "35 qubits; qsim simulates at most 34"});
   if (!tcemu::app::gpu_available()) expect_error("--generate ghz:n=3 --device cuda", {"--device cuda"});
   // The permutation kernel's switch (simulate_engine.hpp) names itself and the values it takes.
   setenv("TCEMU_QSIM_PERMUTE", "bogus", 1);
@@ -150,14 +150,34 @@ TEST_F(QsimCli, ErrorsExitWith2AndLeaveNoOutput) {
 
 // The qubit limit follows memory: a circuit below kMaxQubits whose runs do not fit stops before any
 // work with one line naming the qubits and the bytes needed and available (host memory for --device
-// host, the GPU's free memory for --device cuda). 32 qubits need 384 GiB of host memory (fp64 run)
-// and 192 GiB of GPU memory (two complex128 state buffers and workspace).
+// host, the GPU's free memory for --device cuda). 32 qubits need 384 GiB of host memory (fp64 run,
+// two buffers); 34 qubits without the reference need 133 GiB of host memory in single-buffer mode
+// (the only mode past 32 qubits) and, on the GPU, the fp64 run 262 GiB in single-buffer mode.
 TEST_F(QsimCli, QubitLimitFollowsMemory) {
   expect_error("--generate brickwork:n=32,depth=1,seed=1 --device host --scheme fp32",
                {"(32 qubits)", "412316860416 bytes (384.0 GiB) of host memory", "bytes", "are available"});
+  expect_error("--generate brickwork:n=34,depth=1,seed=1 --device host --scheme fp32 --no-reference",
+               {"(34 qubits)", "142807662592 bytes (133.0 GiB) of host memory", "one complex64 state buffer", "are available"});
+  expect_error("--generate brickwork:n=30,depth=1,seed=1 --buffers three", {"--buffers 'three' is not one of: auto, two, single"});
   if (qsim::gpu_path_built() && tcemu::app::gpu_available())
-    expect_error("--generate brickwork:n=32,depth=1,seed=1 --device cuda --scheme fp32",
-                 {"(32 qubits)", "206158430208 bytes (192.0 GiB) of GPU memory", "are free on the GPU"});
+    expect_error("--generate brickwork:n=34,depth=1,seed=1 --device cuda --scheme fp32",
+                 {"(34 qubits)", "281320357888 bytes (262.0 GiB) of GPU memory in single-buffer mode", "are free on the GPU"});
+}
+
+// --buffers single and --no-reference on a small circuit: the single-buffer runs give the fp64 run's
+// numbers (fidelity 1 to rounding) and without the reference the rows carry only their norm drift.
+TEST_F(QsimCli, SingleBufferModeAndNoReference) {
+  auto r = qsim_test::run_qsim("--generate brickwork:n=11,depth=6,seed=2 --fuse 4 --scheme fp64,fp32 --buffers single --json -q",
+                               dir_.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"buffers\":\"single\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"buffers\":\"two\""), std::string::npos) << r.out;
+  r = qsim_test::run_qsim("--generate brickwork:n=11,depth=6,seed=2 --fuse 4 --scheme fp32 --no-reference --json -q", dir_.path());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("\"scheme\":\"fp64\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"scheme\":\"fp32\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"fidelity\":null"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"norm_drift\":"), std::string::npos) << r.out;
 }
 
 // A build without qsim's GPU path (tcemu's CUDA backend or Kokkos' CUDA backend missing): --device
@@ -246,7 +266,7 @@ TEST_F(QsimCli, OptionErrorsAreOneLineWithExitStatus2) {
 TEST_F(QsimCli, HelpShowsEveryLimit) {
   const auto r = qsim_test::run_qsim("--help", dir_.path());
   EXPECT_EQ(r.status, 0) << r.err;
-  for (const char* limit : {"qubits <= 32", "gates <= 4000000", "classical bits <= 1024", "measurements <= 4000000",
+  for (const char* limit : {"qubits <= 34", "gates <= 4000000", "classical bits <= 1024", "measurements <= 4000000",
                             "--shots <= 10000000", "includes <= 32 MiB", "includes nested <= 16 levels",
                             "expansion <= 32000000 steps", "expressions nested <= 256 levels"})
     EXPECT_NE(r.out.find(limit), std::string::npos) << limit << " not in --help";
@@ -369,7 +389,7 @@ TEST_F(QsimCli, CircuitFileSizesAreCheckedIn64Bits) {
   const std::string gates = write_circuit("gates.h5", 2, std::int64_t(1) << 40, 0, {}, {}, 0);
   expect_error("--input '" + gates + "'", {gates + ": /circuit: attribute num_gates = 1099511627776 is outside 0..4000000"});
   const std::string qubits = write_circuit("qubits.h5", (std::int64_t(1) << 32) + 2, 0, 0, {}, {}, 0);
-  expect_error("--input '" + qubits + "'", {"num_qubits = 4294967298 is outside 1..32"});
+  expect_error("--input '" + qubits + "'", {"num_qubits = 4294967298 is outside 1..34"});
   // Two targets and two controls on three qubits.
   const std::string crowded = write_circuit("crowded.h5", 3, 1, 0, {2, 2}, {0, 1, 2, 0}, 16);
   expect_error("--input '" + crowded + "'", {crowded + ": dataset /circuit/gate_arity: gate 0 has 2 targets and 2 controls, "

@@ -6,6 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <complex>
 #include <random>
 #include <string>
@@ -18,6 +19,7 @@
 #include "qsim/qubit_layout.hpp"
 #include "qsim/simulate.hpp"
 #include "qsim/simulate_engine.hpp"
+#include "qsim/state_metrics.hpp"
 #include "qsim_fixtures.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/scheme.hpp"
@@ -144,30 +146,259 @@ TEST(QsimEngine, HostAndCudaViewsGiveTheSameState) {
   }
 }
 
-// The memory limit: the state and work buffers against the free bytes, named in one line.
-TEST(QsimEngine, GpuMemoryCheckNamesQubitsAndBytes) {
-  EXPECT_NO_THROW(qsim::check_device_memory_for<float>(30, 3.0 * 8 * (1ull << 30)));
+// The memory rule: two buffers where they fit, one where only that fits (and always past 32 qubits),
+// else one line naming the qubits, the bytes needed and the bytes free.
+TEST(QsimEngine, GpuMemoryRuleChoosesTheBuffersOrNamesQubitsAndBytes) {
+  using qsim::BufferMode;
+  const double gib = double(1ull << 30);
+  EXPECT_EQ(qsim::device_bytes_needed<double>(32, BufferMode::two), 192.0 * gib);
+  EXPECT_EQ(qsim::device_bytes_needed<double>(32, BufferMode::single), 70.0 * gib);  // 64 + 3 x 2 GiB
+  EXPECT_EQ(qsim::device_bytes_needed<float>(33, BufferMode::single), 67.0 * gib);   // 64 + 3 x 1 GiB
+  const double h200 = 139.5e9;  // free bytes of a 141 GB GPU, about
+  EXPECT_EQ(qsim::choose_buffers<float>(30, h200), BufferMode::two);
+  EXPECT_EQ(qsim::choose_buffers<double>(31, h200), BufferMode::two);     // 96 GiB
+  EXPECT_EQ(qsim::choose_buffers<double>(32, h200), BufferMode::single);  // 192 GiB do not fit, 70 do
+  EXPECT_EQ(qsim::choose_buffers<float>(32, h200), BufferMode::two);      // 96 GiB
+  EXPECT_EQ(qsim::choose_buffers<float>(33, h200), BufferMode::single);
+  EXPECT_EQ(qsim::choose_buffers<float>(33, 1e15), BufferMode::single);  // past the gather tables' 32 bits
+  EXPECT_EQ(qsim::choose_buffers<float>(20, 1e15, BufferMode::single), BufferMode::single);
+  EXPECT_THROW(qsim::choose_buffers<float>(33, 1e15, BufferMode::two), tcemu::InvalidArgument);
+  EXPECT_THROW(qsim::choose_buffers<double>(32, h200, BufferMode::two), tcemu::InvalidArgument);
   try {
     qsim::check_device_memory_for<double>(31, 1e9);
     FAIL() << "no exception";
   } catch (const tcemu::InvalidArgument& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("31 qubits (complex128)"), std::string::npos) << m;
-    EXPECT_NE(m.find("103079215104 bytes (96.0 GiB)"), std::string::npos) << m;
+    EXPECT_NE(m.find("40802189312 bytes (38.0 GiB) of GPU memory in single-buffer mode"), std::string::npos) << m;
     EXPECT_NE(m.find("only 1000000000 bytes"), std::string::npos) << m;
   }
+  // The job's check: the fp64 reference on the GPU, the reference and one state on the host.
   const auto c = qsim::brickwork(31, 1, 1);
-  EXPECT_THROW(qsim::check_device_memory(c, {tcemu::parse_scheme("fp32")}, 96.0 * (1ull << 30) - 1), tcemu::InvalidArgument);
-  EXPECT_NO_THROW(qsim::check_device_memory(c, {tcemu::parse_scheme("fp32")}, 96.0 * (1ull << 30)));
+  const double host = 1e15;
+  EXPECT_THROW(qsim::check_device_memory(c, {tcemu::parse_scheme("fp32")}, 38.0 * gib - 1, host), tcemu::InvalidArgument);
+  EXPECT_NO_THROW(qsim::check_device_memory(c, {tcemu::parse_scheme("fp32")}, 38.0 * gib, host));
+  EXPECT_THROW(qsim::check_device_memory(c, {tcemu::parse_scheme("fp32")}, h200, 48.0 * gib - 1), tcemu::InvalidArgument);
+  EXPECT_NO_THROW(qsim::check_device_memory(c, {tcemu::parse_scheme("fp32")}, h200, 48.0 * gib));  // 32 + 16 GiB
+  // Without the reference only the complex64 state counts: 33 qubits on a 141 GB GPU and 128 GiB host.
+  const auto c33 = qsim::brickwork(33, 1, 1);
+  EXPECT_THROW(qsim::check_device_memory(c33, {tcemu::parse_scheme("fp16x2-aligned")}, h200, 120.0 * gib), tcemu::InvalidArgument);
+  EXPECT_NO_THROW(qsim::check_device_memory(c33, {tcemu::parse_scheme("fp16x2-aligned")}, h200, 120.0 * gib,
+                                            BufferMode::automatic, false));
   try {
-    qsim::check_device_memory(qsim::brickwork(30, 1, 1), {tcemu::parse_scheme("fp16x2")}, 40e9);
+    qsim::check_device_memory(qsim::brickwork(30, 1, 1), {tcemu::parse_scheme("fp16x2")}, 10e9, host);
     FAIL() << "no exception";
   } catch (const tcemu::InvalidArgument& e) {
     const std::string m = e.what();
-    EXPECT_NE(m.find("(30 qubits)"), std::string::npos) << m;
-    EXPECT_NE(m.find("51539607552 bytes (48.0 GiB) of GPU memory"), std::string::npos) << m;
-    EXPECT_NE(m.find("40000000000 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("(30 qubits): the fp64 run needs"), std::string::npos) << m;
+    EXPECT_NE(m.find("23622320128 bytes (22.0 GiB) of GPU memory"), std::string::npos) << m;
+    EXPECT_NE(m.find("10000000000 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("on the GPU"), std::string::npos) << m;
   }
+}
+
+// The index arithmetic of single-buffer mode past 2^32 (pure functions: no state is allocated).
+TEST(QsimEngine, SwapIndicesAreSixtyFourBit) {
+  using qsim::engine::insert_zero_bit;
+  EXPECT_EQ(insert_zero_bit(0b1011, 2), std::uint64_t(0b10011));
+  EXPECT_EQ(insert_zero_bit((std::uint64_t(1) << 32) | 5, 33), (std::uint64_t(1) << 32) | 5);
+  EXPECT_EQ(insert_zero_bit((std::uint64_t(1) << 32) | 5, 0), (std::uint64_t(1) << 33) | 10);
+  EXPECT_EQ(insert_zero_bit(std::uint64_t(1) << 31, 31), std::uint64_t(1) << 32);
+  const std::uint64_t k = (std::uint64_t(0x2ABCD) << 13) | 0x1234;  // bits up to 30 of 2^32 iterations (n = 34)
+  for (const auto& [lo, hi] : {std::pair<int, int>{0, 33}, {5, 32}, {31, 33}, {3, 17}}) {
+    const auto ij = qsim::engine::swap_pair(k, lo, hi);
+    EXPECT_EQ(ij.first ^ ij.second, (std::uint64_t(1) << lo) | (std::uint64_t(1) << hi));
+    EXPECT_EQ((ij.first >> lo) & 1u, 1u);
+    EXPECT_EQ((ij.first >> hi) & 1u, 0u);
+    // Dropping bits lo and hi gives k back: every k < 2^(n-2) names a distinct pair.
+    std::uint64_t back = 0;
+    int b = 0;
+    for (int p = 0; p < 34; ++p)
+      if (p != lo && p != hi) back |= ((ij.first >> p) & 1u) << b++;
+    EXPECT_EQ(back, k);
+  }
+  const auto top = qsim::engine::swap_pair((std::uint64_t(1) << 32) - 1, 0, 33);  // last iteration at n = 34
+  EXPECT_EQ(top.first, (std::uint64_t(1) << 33) - 1);
+  EXPECT_EQ(top.second, (std::uint64_t(1) << 34) - 2);
+}
+
+// position_swaps turns one layout into another (34 qubits, random), with at most n - 1 swaps; the
+// gather tables refuse more than 32 qubits instead of dropping index bits.
+TEST(QsimEngine, PositionSwapsReachTheTargetLayout) {
+  std::mt19937 rng(5);
+  for (int n : {5, 13, 34}) {
+    for (int t = 0; t < 20; ++t) {
+      qsim::Layout from = qsim::Layout::identity(n), to = from;
+      for (int i = 0; i < 2 * n; ++i) from.swap_qubits(int(rng() % n), int(rng() % n));
+      for (int i = 0; i < (t % 3 == 0 ? 2 : 2 * n); ++i) to.swap_qubits(int(rng() % n), int(rng() % n));
+      const auto swaps = qsim::position_swaps(from, to);
+      EXPECT_LE(int(swaps.size()), n - 1);
+      qsim::Layout cur = from;
+      for (const auto& [a, b] : swaps) {
+        ASSERT_NE(a, b);
+        cur.swap_qubits(cur.qubit_at[std::size_t(a)], cur.qubit_at[std::size_t(b)]);
+      }
+      EXPECT_TRUE(cur == to);
+    }
+  }
+  EXPECT_TRUE(qsim::position_swaps(qsim::Layout::identity(6), qsim::Layout::identity(6)).empty());
+  EXPECT_THROW(qsim::permutation_tables(qsim::Layout::identity(33), qsim::Layout::identity(33)), tcemu::InvalidArgument);
+}
+
+// swap_positions on host Views equals the gather permutation to the swapped layout.
+TEST(QsimEngine, PositionSwapKernelEqualsTheGatherOnTheHost) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  const int n = 11;
+  const std::vector<Z> src = numbered_state(n);
+  for (const auto& [a, b] : {std::pair<int, int>{0, 1}, {0, 10}, {3, 7}, {9, 2}}) {
+    std::vector<Z> got = src, want(src.size());
+    qsim::Layout to = qsim::Layout::identity(n);
+    to.swap_qubits(a, b);
+    qsim::permute_state(src.data(), want.data(), qsim::permutation_tables(qsim::Layout::identity(n), to));
+    qsim::engine::swap_positions<Space, KZ>(Space(), Kokkos::View<KZ*, Kokkos::HostSpace>(reinterpret_cast<KZ*>(got.data()), got.size()),
+                                            n, a, b);
+    Space().fence();
+    EXPECT_EQ(got, want) << a << " " << b;
+  }
+}
+
+// The norm measured on the run's execution space (a Kokkos reduction) equals the host metrics' blocked
+// sum; on the GPU a run without download keeps its state there and still reports the same norm.
+TEST(QsimEngine, NormIsMeasuredWhereTheRunRan) {
+  const auto c = qsim::brickwork(13, 6, 4);
+  const auto blocks = qsim::fuse(c, 4);
+  qsim::SimOptions opt;
+  opt.gemm.scheme = tcemu::parse_scheme("fp32");
+  const auto host = qsim::simulate_host<float>(blocks, c.num_qubits, opt);
+  EXPECT_NEAR(host.norm_squared, qsim::norm_squared(host.state), 1e-14);
+  EXPECT_NE(host.norm_squared, 1.0);  // FP32 rounding leaves a drift: the comparison is not vacuous
+  EXPECT_NEAR(host.norm_squared, 1.0, 1e-5);
+  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available()) GTEST_SKIP() << "no GPU path or no GPU: host part only";
+  const auto gpu = qsim::simulate_cuda<float>(blocks, c.num_qubits, opt);
+  EXPECT_NEAR(gpu.norm_squared, qsim::norm_squared(gpu.state), 1e-13);
+  opt.download = false;
+  const auto kept = qsim::simulate_cuda<float>(blocks, c.num_qubits, opt);
+  EXPECT_TRUE(kept.state.empty());
+  EXPECT_NEAR(kept.norm_squared, gpu.norm_squared, 1e-14);
+}
+
+// Fidelity, max amplitude error and norm against a reference as Kokkos reductions where the run ran
+// (one source): the same numbers as the host metrics (compare_states) on the host, and on the GPU
+// with the reference uploaded in pieces of 2^10 amplitudes while the state stays there.
+TEST(QsimEngine, AccuracyIsMeasuredWhereTheRunRan) {
+  const auto c = qsim::brickwork(13, 6, 4);
+  const auto blocks = qsim::fuse(c, 4);
+  qsim::SimOptions opt;
+  opt.gemm.scheme = tcemu::parse_scheme("fp64", tcemu::Target::fp64);
+  const auto ref = qsim::simulate_host<double>(blocks, c.num_qubits, opt);
+  opt.gemm.scheme = tcemu::parse_scheme("fp16x2", tcemu::Target::fp32);
+  opt.reference = &ref.state;
+  auto check = [&](const qsim::Accuracy& got, const qsim::Accuracy& want) {
+    EXPECT_NEAR(got.fidelity, want.fidelity, 1e-14);
+    EXPECT_NEAR(got.max_amp_err, want.max_amp_err, 1e-15);
+    EXPECT_NEAR(got.norm, want.norm, 1e-14);
+    EXPECT_NEAR(got.norm_drift, want.norm_drift, 1e-14);
+    EXPECT_GT(want.max_amp_err, 0.0);  // fp16x2 differs from fp64: the comparison is not vacuous
+    EXPECT_LT(1.0 - want.fidelity, 1e-5);
+  };
+  const auto host = qsim::simulate_host<float>(blocks, c.num_qubits, opt);
+  check(host.accuracy, qsim::compare_states(ref.state, host.state));
+  opt.reference = nullptr;
+  EXPECT_TRUE(std::isnan(qsim::simulate_host<float>(blocks, c.num_qubits, opt).accuracy.fidelity));
+  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available()) GTEST_SKIP() << "no GPU path or no GPU: host part only";
+  const auto gpu = qsim::simulate_cuda<float>(blocks, c.num_qubits, opt);
+  opt.reference = &ref.state;
+  opt.download = false;
+  opt.chunk_elements = 1 << 10;
+  const auto kept = qsim::simulate_cuda<float>(blocks, c.num_qubits, opt);
+  EXPECT_TRUE(kept.state.empty());
+  check(kept.accuracy, qsim::compare_states(ref.state, gpu.state));
+}
+
+/// The circuits of the single-buffer tests: dense brickwork, Sycamore-like, and controlled blocks.
+std::vector<qsim::Circuit> single_buffer_circuits() {
+  return {qsim::brickwork(12, 8, 3), qsim::sycamore(11, 8, 2, true), qsim::random_circuit(10, 80, 5)};
+}
+
+/// max |a - b| over two states.
+template <class T>
+double max_diff(const std::vector<std::complex<T>>& a, const std::vector<std::complex<T>>& b) {
+  double err = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) err = std::max(err, double(std::abs(a[i] - b[i])));
+  return err;
+}
+
+/// Single-buffer runs (chunk buffers of 2^9 and 2^11 amplitudes: several chunks per block) against
+/// two-buffer runs of the same blocks with `simulate_fn` (host or CUDA): fp64 to 1e-13, an emulated
+/// FP32 scheme to its own tolerance against the two-buffer run.
+template <class Sim32, class Sim64>
+void check_single_against_two(Sim64 simulate64, Sim32 simulate32, const char* scheme32, double tol32) {
+  for (const auto& c : single_buffer_circuits()) {
+    for (int fuse : {3, 5}) {
+      const auto blocks = qsim::fuse(c, fuse);
+      qsim::SimOptions two;
+      two.gemm.scheme = tcemu::parse_scheme("fp64", tcemu::Target::fp64);
+      two.buffers = qsim::BufferMode::two;
+      const auto ref = simulate64(blocks, c.num_qubits, two);
+      EXPECT_FALSE(ref.stats.single_buffer);
+      for (std::int64_t chunk : {std::int64_t(1) << 9, std::int64_t(1) << 11}) {
+        SCOPED_TRACE(c.name + " fuse=" + std::to_string(fuse) + " chunk=" + std::to_string(chunk));
+        qsim::SimOptions one = two;
+        one.buffers = qsim::BufferMode::single;
+        one.chunk_elements = chunk;
+        const auto got = simulate64(blocks, c.num_qubits, one);
+        EXPECT_TRUE(got.stats.single_buffer);
+        EXPECT_EQ(got.stats.blocks, ref.stats.blocks);
+        EXPECT_LT(max_diff(got.state, ref.state), 1e-13);
+        if (ref.stats.permutations > 0) EXPECT_GT(got.stats.position_swaps, 0);
+        qsim::SimOptions two32 = two, one32 = one;
+        two32.gemm.scheme = one32.gemm.scheme = tcemu::parse_scheme(scheme32, tcemu::Target::fp32);
+        const auto ref32 = simulate32(blocks, c.num_qubits, two32);
+        const auto got32 = simulate32(blocks, c.num_qubits, one32);
+        EXPECT_LT(max_diff(got32.state, ref32.state), tol32);
+        double err32 = 0;  // and both at FP32 level against fp64
+        for (std::size_t i = 0; i < ref.state.size(); ++i)
+          err32 = std::max(err32, std::abs(std::complex<double>(got32.state[i]) - ref.state[i]));
+        EXPECT_LT(err32, 1e-5);
+      }
+    }
+  }
+}
+
+// The per-segment in-place path of states past the kernel's 32 index bits, at 14 qubits with
+// segments of 2^12 amplitudes: blocks below bit 12 run in place segment by segment, the others take
+// the chunked GEMM; the state equals the two-buffer run's to FP32 level.
+TEST(QsimEngine, InPlaceSegmentsOnCuda) {
+  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available())
+    GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
+  const auto c = qsim::brickwork(14, 8, 3);
+  const auto blocks = qsim::fuse(c, 5);
+  qsim::SimOptions two;
+  two.gemm.scheme = tcemu::parse_scheme("fp16x2-aligned", tcemu::Target::fp32);
+  const auto ref = qsim::simulate_cuda<float>(blocks, c.num_qubits, two);
+  qsim::SimOptions seg = two;
+  seg.buffers = qsim::BufferMode::single;
+  seg.in_place_segment_bits = 12;
+  const auto got = qsim::simulate_cuda<float>(blocks, c.num_qubits, seg);
+  EXPECT_TRUE(got.stats.single_buffer);
+  EXPECT_GT(got.stats.in_place, 0);
+  EXPECT_LT(got.stats.in_place, ref.stats.in_place);  // blocks touching bits 12, 13 took the chunked GEMM
+  EXPECT_LT(max_diff(got.state, ref.state), 1e-5);
+}
+
+// Single-buffer mode on the host: the same states as two buffers (the host's GEMMs are row-independent).
+TEST(QsimEngine, SingleBufferEqualsTwoBuffersOnTheHost) {
+  check_single_against_two([](auto&&... a) { return qsim::simulate_host<double>(a...); },
+                           [](auto&&... a) { return qsim::simulate_host<float>(a...); }, "fp16x2", 1e-5);
+}
+
+// On the GPU: fp64 through cuBLAS ZGEMM on row chunks; fp16x2-aligned mostly through the in-place
+// kernel with y == x (no chunks), its dense blocks through chunks.
+TEST(QsimEngine, SingleBufferEqualsTwoBuffersOnCuda) {
+  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available())
+    GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
+  check_single_against_two([](auto&&... a) { return qsim::simulate_cuda<double>(a...); },
+                           [](auto&&... a) { return qsim::simulate_cuda<float>(a...); }, "fp16x2-aligned", 1e-5);
 }
 
 }  // namespace

@@ -66,7 +66,10 @@ class BitGemm {
   static bool supports(const Scheme& scheme, int d, int n);
 
   /// y = x with U applied along `positions` (file comment). x and y: device pointers to 2^n complex
-  /// elements, not overlapping; n <= 32. positions: d distinct bit positions in [0, n), ascending
+  /// elements, either not overlapping or the same vector (y == x: in place; safe because a tile, the
+  /// set of elements one CTA group reads and writes, is read whole into shared memory before any of
+  /// it is written, and tiles are disjoint; when the call declines, y == x then holds the kernel's
+  /// result computed under the broken rule, since there is nothing to redo it from); n <= 32. positions: d distinct bit positions in [0, n), ascending
   /// (bit b of U's row/column index is bit positions[b] of the vector index). U: host pointer,
   /// row-major 2^d x 2^d. Synchronises `stream` (it reads the range flag back). Calls profile_host
   /// on U's embedding, so Kokkos must be initialized.

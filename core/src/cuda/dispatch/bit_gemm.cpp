@@ -135,7 +135,10 @@ BitGemmReport BitGemm::apply(const std::complex<float>* x, std::complex<float>* 
       throw InvalidArgument("bit-indexed GEMM: positions must be ascending, distinct and in [0, " + std::to_string(n) + ")");
   if (!x || !y || !U) throw InvalidArgument("bit-indexed GEMM: null pointer argument");
   const std::uint64_t size = std::uint64_t(1) << n;
-  if (!(x + size <= y || y + size <= x)) throw InvalidArgument("bit-indexed GEMM: x and y overlap");
+  // y == x is the in-place case (the header: a tile reads every element it writes before writing it);
+  // any other overlap would let one tile read what another has written.
+  if (x != y && !(x + size <= y || y + size <= x))
+    throw InvalidArgument("bit-indexed GEMM: x and y overlap without being the same vector");
   Impl& im = *impl_;
 
   // U's real embedding as op(B) (k = 2j + t, n = 2i + s): column 2i = (Re U(i, j), -Im U(i, j))_j,
