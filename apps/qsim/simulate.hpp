@@ -15,8 +15,8 @@
 ///      M' = U M with M the row-major 2^s x 2^(n-s) view; a controlled block runs M' = M U^T on the
 ///      last 2^(n-s-c) rows only (controls at the top positions) and copies them back;
 /// and at the end the state is permuted back to the canonical order (qubit q = bit q). A block GEMM
-/// sees at most kMaxGemmElements amplitudes: larger states run it in row chunks (the rows of the low
-/// placement are independent), so that no GEMM call indexes more than 2^31 reals.
+/// sees at most kMaxGemmElements amplitudes: larger states plan `low` only and run it in row chunks
+/// (the rows of the low placement are independent), so that no GEMM call indexes more than 2^31 reals.
 ///
 /// Single-buffer mode (BufferMode::single; chosen when two buffers and workspace do not fit, above
 /// kMaxPermutationQubits, or forced by `--buffers single`): one state buffer plus a chunk buffer of
@@ -25,9 +25,11 @@
 /// planned `low` only; a block GEMM runs chunk by chunk of rows into the chunk buffer, copied back
 /// over the rows it read (a chunk's rows are read whole before they are written). The in-place
 /// bit-indexed kernel (GPU, fp16x2-aligned) runs with y == x (its tiles read every element they
-/// write before writing; tcemu/cuda/bit_gemm.hpp); when it declines a block here there is no copy to
-/// redo the block from, so the block keeps the kernel's result (counted in in_place_declined, named
-/// in the note). Every scheme keeps its arithmetic: only the data movement differs.
+/// write before writing; tcemu/cuda/bit_gemm.hpp). When it rejects U before running, the block takes
+/// the chunked GEMM; when a row of the state breaks its range rule while it runs, there is no copy to
+/// redo the block from: RangePolicy::error stops the run (InvalidArgument), fallback keeps the
+/// kernel's result and reports it as a fallback, ignore keeps it silently (each counted in
+/// in_place_declined). Every scheme keeps its arithmetic: only the data movement differs.
 ///
 /// Scaling: the state is stored multiplied by sigma = 2^min(12, floor(n/2)) (exact, a power of two),
 /// so that typical amplitudes of a spread-out state are O(1) instead of 2^(-n/2). This keeps the
@@ -110,8 +112,8 @@ struct SimStats {
   double seconds_permute = 0;  ///< state permutations
   std::int64_t blocks = 0, permutations = 0;
   /// Blocks applied in place by the bit-indexed kernel (GPU, fp16x2-aligned, 4-6 qubits; no
-  /// permutation: tcemu/cuda/bit_gemm.hpp), and attempts it declined (range rule; the block then
-  /// took the permute + GEMM path).
+  /// permutation: tcemu/cuda/bit_gemm.hpp), and attempts it declined (a range rule; the block then
+  /// took the permute + GEMM path, except a row-rule decline in single-buffer mode: simulate.hpp).
   std::int64_t in_place = 0, in_place_declined = 0;
   /// Single-buffer mode: true when the run held one state buffer; position_swaps counts the in-place
   /// position swaps that replaced permutations (`permutations` counts layout changes either way).

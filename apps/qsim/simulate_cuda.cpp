@@ -86,6 +86,10 @@ struct BlockGemm<Kokkos::Cuda, T> {
         const tcemu::cuda::BitGemmReport r =
             bit_gemm.apply(reinterpret_cast<const SC*>(x) + k * segment, reinterpret_cast<SC*>(y) + k * segment, bits,
                            positions, u.data(), options.gemm.scheme, stream);
+        if (!r.launched) {  // U broke a rule before the launch: nothing was written (same U per segment)
+          note = r.note;
+          return InPlace::rejected;
+        }
         if (!r.applied && note.empty()) note = r.note;
       }
       return note.empty() ? InPlace::applied : InPlace::declined;

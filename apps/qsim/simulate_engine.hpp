@@ -18,7 +18,9 @@
 ///     bool allow_high() const;                     // may dense blocks use Placement::high?
 ///     // y = x with U = make_u() (row-major 2^d x 2^d, std::complex<T>) applied along `positions`
 ///     // without a permutation, if this backend can: InPlace::applied; InPlace::unsupported (make_u
-///     // not called); InPlace::declined with `note` when a range rule said no (y unspecified).
+///     // not called); InPlace::rejected with `note` when U broke a range rule before the kernel ran
+///     // (y not written); InPlace::declined with `note` when a row of x broke one while it ran (y
+///     // unspecified).
 ///     template <class MakeU>
 ///     InPlace in_place(const C* x, C* y, int n, const std::vector<int>& positions, MakeU&& make_u,
 ///                      std::string& note);
@@ -53,8 +55,8 @@
 
 namespace qsim::engine {
 
-/// What the in-place path of a BlockGemm did with one block.
-enum class InPlace { unsupported, applied, declined };
+/// What the in-place path of a BlockGemm did with one block (the BlockGemm comment above).
+enum class InPlace { unsupported, applied, rejected, declined };
 
 /// The block GEMM of one execution space (see the file comment); specialised per space.
 template <class Space, class T>
@@ -233,7 +235,7 @@ void permute_tiled(const Space& space, Kokkos::View<const Kokkos::complex<T>*, t
 }
 
 /// ||state||^2 in FP64 as a Kokkos reduction on `space`. On the host each iteration sums a chunk of
-/// 4096 amplitudes and the chunks are added in order (the blocked sum of state_metrics.hpp's
+/// 4096 amplitudes and the reduction adds the chunk sums (a blocked sum like state_metrics.hpp's
 /// norm_squared, so that 2^30 terms keep ~1e-15 relative accuracy); on a GPU each amplitude is one
 /// iteration of the backend's tree reduction.
 template <class Space, class C>
@@ -262,7 +264,7 @@ double state_norm_squared(const Space& space, Kokkos::View<const C*, typename Sp
 /// (host memory, 2^n complex128) as Kokkos reductions on `space`, one source for the host and a GPU:
 /// the overlap <ref|psi> (real and imaginary part), ||psi||^2 and max_k |psi_k - ref_k|, in FP64. On
 /// the host the reference is read where it lies and each iteration sums a chunk of 4096 amplitudes
-/// (chunks added in order, as compare_states does); on a GPU the reference goes up in pieces of
+/// (a blocked sum like compare_states'; the order in which the chunk sums combine is the host backend's); on a GPU the reference goes up in pieces of
 /// `piece` amplitudes (a device buffer of 16 x piece bytes) and each amplitude is one iteration. The
 /// state itself never leaves the space. Without a reference: the norm only, the rest NaN.
 template <class Space, class C>
@@ -439,17 +441,31 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
       const InPlace r = gemm.in_place(buf.cur.data(), y, n, positions,
                                       [&] { return block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, order)); }, note);
       if (r != InPlace::unsupported) st.seconds_gemm += seconds_since(t0);
-      if (r == InPlace::declined) {
+      // rejected: the kernel never ran (the state is intact in either mode): the block takes the
+      // GEMM path below. declined: with two buffers x is intact and the block takes that path too;
+      // in single-buffer mode the kernel wrote over x and there is no copy to redo the block from,
+      // so the range policy decides: error stops the run, fallback and ignore keep the kernel's
+      // result, fallback reporting it as a fallback with the rule that was broken.
+      const bool kept = single && r == InPlace::declined;
+      if (r == InPlace::declined || r == InPlace::rejected) {
         ++st.in_place_declined;
+        if (kept && options.gemm.range_policy == tcemu::RangePolicy::error)
+          throw tcemu::InvalidArgument("block " + std::to_string(bi) + ": the in-place " + options.gemm.scheme.name +
+                                       " kernel found a row breaking its range rule in single-buffer mode (no copy "
+                                       "to redo the block from): " + note);
         if (st.gemm.first_note.empty())
-          st.gemm.first_note = single ? "in-place kernel declined in single-buffer mode (no copy to redo the block "
-                                        "from: kept its result): " + note
-                                      : "in-place kernel declined: " + note;
+          st.gemm.first_note = kept ? "in-place kernel declined in single-buffer mode (no copy to redo the block "
+                                      "from: kept its result): " + note
+                                    : "in-place kernel declined: " + note;
       }
-      if (r == InPlace::applied || (single && r == InPlace::declined)) {
+      if (r == InPlace::applied || kept) {
         if (!single) std::swap(buf.cur, buf.other);
         tcemu::GemmReport rep;
         rep.requested = rep.used = options.gemm.scheme;
+        if (kept && options.gemm.range_policy == tcemu::RangePolicy::fallback) {
+          rep.fell_back = true;
+          rep.note = options.gemm.scheme.name + " kept in place: " + note;
+        }
         record(st, rep);
         ++st.blocks;
         ++st.in_place;
@@ -457,7 +473,9 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
         continue;
       }
     }
-    const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits, gemm.allow_high() && !single)
+    // `high` (one GEMM over the whole 2^s x 2^(n-s) view) only where one call may see the whole state.
+    const bool high_ok = gemm.allow_high() && !single && std::int64_t(size) <= kMaxGemmElements;
+    const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits, high_ok)
                                                 : plan_controlled(layout, blk.qubits, blk.controls);
     if (plan.permute) permute_to(plan.layout);
     host_u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, plan.order));

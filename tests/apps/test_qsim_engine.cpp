@@ -6,6 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <random>
@@ -399,6 +400,43 @@ TEST(QsimEngine, SingleBufferEqualsTwoBuffersOnCuda) {
     GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
   check_single_against_two([](auto&&... a) { return qsim::simulate_cuda<double>(a...); },
                            [](auto&&... a) { return qsim::simulate_cuda<float>(a...); }, "fp16x2-aligned", 1e-5);
+}
+
+// A block whose U the in-place kernel rejects before it runs (one entry 2^20: its line's spread is
+// beyond fp16x2-aligned's rule for U) must still be applied in single-buffer mode, through the
+// chunked GEMM (which falls back to native FP32 there), as the two-buffer run applies it through
+// permute + GEMM: both states equal the fp64 run's to FP32 level.
+TEST(QsimEngine, SingleBufferAppliesBlocksTheInPlaceKernelRejectsOnCuda) {
+  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available())
+    GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
+  const auto c = qsim::brickwork(14, 6, 11);
+  auto blocks = qsim::fuse(c, 5);
+  std::size_t target = blocks.size();
+  for (std::size_t i = 0; i < blocks.size() && target == blocks.size(); ++i)
+    if (blocks[i].controls.empty() && blocks[i].qubits.size() >= 4) target = i;
+  ASSERT_LT(target, blocks.size()) << "no dense block of 4-5 qubits to run in place";
+  blocks[target].matrix[1] = std::ldexp(1.0, 20);
+  qsim::SimOptions two;
+  two.gemm.scheme = tcemu::parse_scheme("fp64", tcemu::Target::fp64);
+  two.buffers = qsim::BufferMode::two;
+  const auto ref = qsim::simulate_cuda<double>(blocks, c.num_qubits, two);
+  double scale = 0;
+  for (const auto& z : ref.state) scale = std::max(scale, std::abs(z));
+  qsim::SimOptions two32 = two;
+  two32.gemm.scheme = tcemu::parse_scheme("fp16x2-aligned", tcemu::Target::fp32);
+  qsim::SimOptions one32 = two32;
+  one32.buffers = qsim::BufferMode::single;
+  for (const auto* o : {&two32, &one32}) {
+    SCOPED_TRACE(o == &one32 ? "single buffer" : "two buffers");
+    const auto got = qsim::simulate_cuda<float>(blocks, c.num_qubits, *o);
+    EXPECT_EQ(got.stats.blocks, static_cast<std::int64_t>(blocks.size()));
+    EXPECT_GE(got.stats.in_place_declined, 1);
+    EXPECT_GE(got.stats.gemm.fallbacks, 1) << "the rejected block's dense GEMM falls back to native FP32";
+    double err = 0;
+    for (std::size_t i = 0; i < ref.state.size(); ++i)
+      err = std::max(err, std::abs(std::complex<double>(got.state[i]) - ref.state[i]));
+    EXPECT_LT(err / scale, 1e-5);
+  }
 }
 
 }  // namespace

@@ -196,6 +196,7 @@ TEST_F(CudaBitGemm, DeclinesRowsThatBreakTheRangeRules) {
   bad[index_of(17, 3, n, pos)] = Z(NAN, 0.f);
   auto rep = run(bad, U);
   EXPECT_FALSE(rep.applied);
+  EXPECT_TRUE(rep.launched);  // a row of x: found while the kernel ran
   EXPECT_NE(rep.note.find("non-finite"), std::string::npos) << rep.note;
   bad = x;  // one row: one element of 1, the rest 2^-10: spread ~ log2(64 / (1 + 63 * 2^-10)) > 5
   for (std::uint64_t c = 0; c < 32; ++c) bad[index_of(40, c, n, pos)] = Z(c == 0 ? 1.f : 1.f / 1024, c == 0 ? 0.f : 1.f / 1024);
@@ -206,6 +207,7 @@ TEST_F(CudaBitGemm, DeclinesRowsThatBreakTheRangeRules) {
   bad_u[5] = Z(INFINITY, 0.f);
   rep = run(x, bad_u);
   EXPECT_FALSE(rep.applied);
+  EXPECT_FALSE(rep.launched);  // a line of U: found before the launch, y not written
   EXPECT_NE(rep.note.find("gate matrix"), std::string::npos) << rep.note;
   // A row 2^-80 below the rest keeps full accuracy relative to itself (its own scale; the dense
   // path would fall back to native FP32); one 2^-120 below the others is beyond the row scale.

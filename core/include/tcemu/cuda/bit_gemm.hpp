@@ -41,8 +41,12 @@ namespace tcemu::cuda {
 
 /// What BitGemm::apply did.
 struct BitGemmReport {
-  bool applied = false;  ///< y holds the result; false: y is unspecified, `note` says why
-  std::string note;      ///< the rule a row of x or a line of U broke ("" when applied)
+  bool applied = false;   ///< y holds the result; false: `note` says why
+  /// The kernel ran and wrote y. false: a line of U broke a rule before the launch, so y was not
+  /// written (with y == x the input is intact); true with applied false: a row of x broke a rule
+  /// while the kernel ran, and y holds its result for the rows that did not (unspecified as a whole).
+  bool launched = false;
+  std::string note;       ///< the rule a row of x or a line of U broke ("" when applied)
 };
 
 /// Runs bit-indexed complex GEMMs (file comment). Holds its small device buffers (split U, index
@@ -68,8 +72,10 @@ class BitGemm {
   /// y = x with U applied along `positions` (file comment). x and y: device pointers to 2^n complex
   /// elements, either not overlapping or the same vector (y == x: in place; safe because a tile, the
   /// set of elements one CTA group reads and writes, is read whole into shared memory before any of
-  /// it is written, and tiles are disjoint; when the call declines, y == x then holds the kernel's
-  /// result computed under the broken rule, since there is nothing to redo it from); n <= 32. positions: d distinct bit positions in [0, n), ascending
+  /// it is written, and tiles are disjoint; when U breaks a rule the kernel does not run and x is
+  /// intact (report.launched false); when a row of x breaks one while it runs, y == x holds the
+  /// kernel's result, since there is nothing to redo it from); n <= 32. positions: d distinct bit
+  /// positions in [0, n), ascending
   /// (bit b of U's row/column index is bit positions[b] of the vector index). U: host pointer,
   /// row-major 2^d x 2^d. Synchronises `stream` (it reads the range flag back). Calls profile_host
   /// on U's embedding, so Kokkos must be initialized.

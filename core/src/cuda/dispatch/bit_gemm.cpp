@@ -157,7 +157,7 @@ BitGemmReport BitGemm::apply(const std::complex<float>* x, std::complex<float>* 
     }
   const auto opB = col_major<const float>(im.embedded.data(), kk, kk);
   const RangeProfile prof = profile_host<float>(opB, Side::B);
-  if (const std::string why = range_violation(scheme, prof); !why.empty()) return {false, "gate matrix U: " + why};
+  if (const std::string why = range_violation(scheme, prof); !why.empty()) return {false, false, "gate matrix U: " + why};
   const int b_sigma = split::aligned_scale_exp(prof.max_abs);
   im.host_b.assign(std::size_t(2) * kk * kk, 0);
   for (int line = 0; line < kk; ++line) {
@@ -194,7 +194,7 @@ BitGemmReport BitGemm::apply(const std::complex<float>* x, std::complex<float>* 
   TCEMU_CUDA(cudaStreamSynchronize(s));
 
   const unsigned rule = im.host_flags[0];
-  if (rule == 0) return {true, ""};
+  if (rule == 0) return {true, true, ""};
   char buf[256];
   if (rule & bg::kFlagNonFinite)
     std::snprintf(buf, sizeof buf, "a row of the state view has a non-finite value (Inf/NaN); only native arithmetic propagates them");
@@ -209,7 +209,7 @@ BitGemmReport BitGemm::apply(const std::complex<float>* x, std::complex<float>* 
                   "row's grid leaves its small elements too few bits",
                   spread, split::kAlignedMaxSpreadBits);
   }
-  return {false, buf};
+  return {false, true, buf};
 }
 
 }  // namespace tcemu::cuda
