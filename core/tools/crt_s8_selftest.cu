@@ -468,6 +468,17 @@ int main(int argc, char** argv) {
     return 77;
   }
   if (!s8::available()) {
+#if defined(TCEMU_SELFTEST_BUILT_FOR_SM90A)
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess && major == 9 &&
+        minor == 0) {
+      std::printf("SELFTEST FAILED: an sm_90a build on a compute 9.0 device, but the INT8 wgmma kernel is not "
+                  "available\n");
+      return 1;
+    }
+#endif
     std::printf("SELFTEST SKIPPED: the INT8 wgmma kernel needs an sm_90a build on a compute 9.0 device\n");
     return 77;
   }

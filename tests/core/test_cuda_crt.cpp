@@ -129,6 +129,15 @@ TEST(CudaCrt, EveryProductsChoiceMatchesTheHostBitForBit) {
   const auto none = [](DualMatrix<double>&, DualMatrix<double>&) {};
   const Shape one_chunk{300, 270, 333, Op::N, Op::T, Layout::row, Layout::padded_col, Layout::col};
   const Shape two_chunks{20, 24, (1 << 16) + 100, Op::N, Op::N, Layout::row, Layout::col, Layout::col};
+  // An sm_90a build on a compute 9.0 GPU must run the wgmma kernel where the choice allows it.
+  bool expect_wgmma = false;
+#if defined(TCEMU_TEST_BUILT_FOR_SM90A)
+  int dev = 0, major = 0, minor = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), cudaSuccess);
+  expect_wgmma = major == 9 && minor == 0;
+#endif
   for (CrtProducts products : {CrtProducts::automatic, CrtProducts::wgmma_int32, CrtProducts::cublas}) {
     SCOPED_TRACE(static_cast<int>(products));
     std::string k1, k2;
@@ -140,6 +149,10 @@ TEST(CudaCrt, EveryProductsChoiceMatchesTheHostBitForBit) {
     if (products == CrtProducts::cublas) {
       EXPECT_NE(k1.find("cuBLAS INT8"), std::string::npos) << k1;
       EXPECT_NE(k2.find("cuBLAS INT8"), std::string::npos) << k2;
+    }
+    if (expect_wgmma && products != CrtProducts::cublas) {
+      EXPECT_NE(k1.find("wgmma"), std::string::npos) << k1;
+      EXPECT_NE(k2.find("wgmma"), std::string::npos) << k2;
     }
     // With the wgmma kernel (compute 9.0 and an sm_90a build): residues for one chunk under automatic,
     // INT32 products otherwise.
