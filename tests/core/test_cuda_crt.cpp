@@ -47,7 +47,7 @@ int moduli_of(const GemmReport& r) {
 template <class T, class Edit>
 void expect_bit_identical(const std::string& scheme, Target target, const Shape& s, const char* dist,
                           std::uint64_t seed, T alpha, T beta, Edit edit, CrtProducts products = CrtProducts::automatic,
-                          std::string* kernels = nullptr) {
+                          std::string* kernels = nullptr, std::int64_t accumulator_bytes = 0) {
   SCOPED_TRACE(scheme + " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
                " " + dist);
   const bool ta = s.opA == Op::T, tb = s.opB == Op::T;
@@ -64,6 +64,7 @@ void expect_bit_identical(const std::string& scheme, Target target, const Shape&
   GemmOptions o;
   o.scheme = parse_scheme(scheme, target);
   o.execution.crt_products = products;
+  if (accumulator_bytes > 0) o.execution.ozaki_accumulator_bytes = accumulator_bytes;  // rows in blocks
   const GemmReport rd = cuda::gemm_device<T>(s.opA, s.opB, alpha, A.dev().as_const(), B.dev().as_const(), beta,
                                              C.dev(), o, nullptr, nullptr);
   if (kernels) *kernels = rd.kernels;
@@ -161,6 +162,20 @@ TEST(CudaCrt, EveryProductsChoiceMatchesTheHostBitForBit) {
       EXPECT_EQ(k2.find("reducing mod p"), std::string::npos) << k2;
       EXPECT_NE(k2.find("wgmma"), std::string::npos) << k2;
     }
+  }
+}
+
+// The products in row blocks (an accumulator budget of 100 rows: blocks of 100, 100, 100 and 1 rows,
+// so the block offsets m0 > 0 and a last block whose rows are not a multiple of 4), C read (beta 0.5),
+// for every products choice: the host's bits.
+TEST(CudaCrt, RowBlocksMatchTheHostBitForBit) {
+  TCEMU_REQUIRE_GPU();
+  const Shape s{301, 270, 333, Op::N, Op::T, Layout::row, Layout::padded_col, Layout::col};
+  const std::int64_t hundred_rows = 100 * std::int64_t(sizeof(std::int32_t)) * 270 * 15;  // INT32 products, N = 15
+  for (CrtProducts products : {CrtProducts::automatic, CrtProducts::wgmma_int32, CrtProducts::cublas}) {
+    SCOPED_TRACE(static_cast<int>(products));
+    expect_bit_identical<double>("int8-crt:15", Target::fp64, s, "phi=1", 410, 1.0, 0.5,
+                                 [](DualMatrix<double>&, DualMatrix<double>&) {}, products, nullptr, hundred_rows);
   }
 }
 
