@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# hplai in steady state, an older tree against this one in one call on one GPU, with the factorisation
+# split into its phases (docs/benchmarks.md, "The final tree of session 14": the emulated
+# factorisations 3-5 % slower than 46106cb's, cause open). Builds only hplai of both trees (the old
+# with the copy of Debian's Serial Kokkos as it always was, this tree with the CUDA-enabled Kokkos
+# when .deps/kokkos-cuda is carried), then runs them interleaved (old, new, old, new), each run
+# `hplai --n N --nb 1024 --scheme SCHEMES --repeat 3 --device cuda --json` (the median of three
+# factorisations per scheme, so that the first emulated scheme's start-up is not in it), and prints
+# per scheme: time, factor, panel, update (the trailing-update GEMMs) and refine ms.
+# Usage (repository root, on the GPU machine): OUT=/dir scripts/device/hplai_phases.sh OLD_SOURCE_DIR
+# Knobs: N [49152], SCHEMES [bf16,fp16x2], ROUNDS [2]. Needs .deps/kokkos, .deps/cli11,
+# .deps/nlohmann-json (and .deps/kokkos-cuda for this tree's GPU path).
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+OLD=$1
+N=${N:-49152}
+SCHEMES=${SCHEMES:-bf16,fp16x2}
+export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
+cli11=""
+[ -e /usr/include/CLI/CLI.hpp ] || cli11="-DCLI11_INCLUDE_DIR=$ROOT/.deps/cli11"
+build() {  # source dir, build dir, Kokkos argument, jobs
+  cmake -S "$1" -B "$2" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a -DTCEMU_BUILD_TESTS=OFF "$3" $cli11 \
+        > "$OUT/$(basename "$2").log" 2>&1 && cmake --build "$2" -j"$4" --target hplai >> "$OUT/$(basename "$2").log" 2>&1
+}
+new_kokkos="-DTCEMU_KOKKOS_ROOT=$ROOT/.deps/kokkos"
+[ -d "$ROOT/.deps/kokkos-cuda" ] && new_kokkos="-DKokkos_ROOT=$ROOT/.deps/kokkos-cuda"
+stamp "build hplai: old (Debian Kokkos) and new ($new_kokkos)"
+build "$OLD" /tmp/hp-old "-DTCEMU_KOKKOS_ROOT=$ROOT/.deps/kokkos" 6 &
+build "$ROOT" /tmp/hp-new "$new_kokkos" 10 &
+wait
+ls /tmp/hp-old/apps/hplai/hplai /tmp/hp-new/apps/hplai/hplai || { tail -20 "$OUT"/hp-*.log; exit 1; }
+device_info
+phases() {  # JSON report -> one line per scheme
+  python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print("  %-8s time %8.1f  factor %8.1f  panel %7.1f  update %8.1f  refine %6.1f  %s" % (r["scheme"], r["time_ms"],
+          r["factor_ms"], r["panel_ms"], r["update_ms"], r["refine_ms"], "PASS" if r["pass"] else "FAIL"))
+' "$1" || tail -3 "$1"
+}
+for round in $(seq 1 "${ROUNDS:-2}"); do
+  for v in old new; do
+    stamp "round $round: $v"
+    timeout 120 /tmp/hp-$v/apps/hplai/hplai --n "$N" --nb 1024 --scheme "$SCHEMES" --repeat 3 --device cuda --json \
+        > "$OUT/hplai_${v}_$round.json" 2> "$OUT/hplai_${v}_$round.err"
+    phases "$OUT/hplai_${v}_$round.json"
+  done
+done
+rm -f "$OUT"/hp-*.log
+stamp done
