@@ -8,54 +8,35 @@
 # qsim 30 qubits and hplai n = 49152. The old tree builds with the copy of Debian's Serial Kokkos
 # (.deps/kokkos, as it always did); the new one with the CUDA-enabled Kokkos when .deps/kokkos-cuda is
 # carried (its apps run on Kokkos::Cuda), else with the same Serial Kokkos.
-# Across two calls on a warm machine: BUILD_ONLY=1 builds both and stops; SKIP_BUILD=1 reuses
-# /tmp/ba-old and /tmp/ba-new; ROUNDS (default 2) and FIRST_ROUND (default 1) number the rounds;
-# NEW_BUILD=DIR times the new tree's apps from that build folder (e.g. apps_gpu.sh's) instead of
-# /tmp/ba-new (then only the old tree is built here); OLD_ONLY_BUILD=1 builds only the old tree.
+# Across two calls on a warm machine: SKIP_BUILD=1 reuses /tmp/ba-old and /tmp/ba-new (and their
+# cost models); ROUNDS (default 2) and FIRST_ROUND (default 1) number the rounds.
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 OLD=$1
 export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
-cli11=""
-[ -e /usr/include/CLI/CLI.hpp ] || cli11="-DCLI11_INCLUDE_DIR=$ROOT/.deps/cli11"
-build() {  # source dir, build dir, Kokkos argument, jobs
-  cmake -S "$1" -B "$2" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a -DTCEMU_BUILD_TESTS=OFF \
-        "$3" $cli11 > "$OUT/$(basename "$2").log" 2>&1 &&
-    cmake --build "$2" -j"$4" --target knn kmeans qsim hplai >> "$OUT/$(basename "$2").log" 2>&1
-}
-new_kokkos="-DTCEMU_KOKKOS_ROOT=$ROOT/.deps/kokkos"
-[ -d "$ROOT/.deps/kokkos-cuda" ] && new_kokkos="-DKokkos_ROOT=$ROOT/.deps/kokkos-cuda"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  stamp "build old (Debian Kokkos) and new ($new_kokkos)"
-  if [ -n "${NEW_BUILD:-}" ] || [ "${OLD_ONLY_BUILD:-0}" = 1 ]; then
-    build "$OLD" /tmp/ba-old "-DTCEMU_KOKKOS_ROOT=$ROOT/.deps/kokkos" "$JOBS"
-  else
-    build "$OLD" /tmp/ba-old "-DTCEMU_KOKKOS_ROOT=$ROOT/.deps/kokkos" 5 &
-    build "$ROOT" /tmp/ba-new "$new_kokkos" 11 & wait
-  fi
+  stamp "build old (Debian Kokkos) and new ($NEW_KOKKOS)"
+  tree_build "$OLD" /tmp/ba-old "$SERIAL_KOKKOS" 5 knn kmeans qsim hplai &
+  tree_build "$ROOT" /tmp/ba-new "$NEW_KOKKOS" 11 knn kmeans qsim hplai &
+  wait
 fi
-NEW_BUILD=${NEW_BUILD:-/tmp/ba-new}
-ls /tmp/ba-old/apps/*/knn || { tail -20 "$OUT"/ba-old.log; exit 1; }
-[ "${OLD_ONLY_BUILD:-0}" = 1 ] && { stamp "built the old tree"; exit 0; }
-ls "$NEW_BUILD"/apps/*/knn || { tail -20 "$OUT"/ba-new.log; exit 1; }
-[ "${BUILD_ONLY:-0}" = 1 ] && { stamp "built"; exit 0; }
+ls /tmp/ba-old/apps/*/knn /tmp/ba-new/apps/*/knn || { tail -20 "$OUT"/ba-*.log; exit 1; }
 python3 scripts/prepare_fashion_mnist.py --source-dir .deps/fashion-mnist > "$OUT/prepare.log" 2>&1 || tail -3 "$OUT/prepare.log"
 device_info
 # Each tree's GPU cost model measured once before the timed rounds (trees that have it), so that no
 # first-use calibration falls into an app's timing; both trees use the same cache folder per tree.
-build_of() { [ "$1" = old ] && echo /tmp/ba-old || echo "$NEW_BUILD"; }
 for v in old new; do
   [ "${SKIP_BUILD:-0}" = 1 ] && [ -d /tmp/ba-cache-$v ] && continue  # measured in the call that built
-  if "$(build_of $v)"/apps/knn/knn --help 2>/dev/null | grep -q -- --recalibrate; then
+  if /tmp/ba-$v/apps/knn/knn --help 2>/dev/null | grep -q -- --recalibrate; then
     stamp "calibrate $v"
-    XDG_CACHE_HOME=/tmp/ba-cache-$v "$(build_of $v)"/apps/knn/knn --input data/fashion-mnist-784-euclidean.h5 --scheme fp32 \
+    XDG_CACHE_HOME=/tmp/ba-cache-$v /tmp/ba-$v/apps/knn/knn --input data/fashion-mnist-784-euclidean.h5 --scheme fp32 \
         --device cuda --recalibrate > "$OUT/calibrate_$v.txt" 2>&1 || tail -3 "$OUT/calibrate_$v.txt"
   fi
 done
 first=${FIRST_ROUND:-1}
 for round in $(seq "$first" $(( first + ${ROUNDS:-2} - 1 ))); do
   for v in old new; do
-    B=$(build_of $v)/apps
+    B=/tmp/ba-$v/apps
     export XDG_CACHE_HOME=/tmp/ba-cache-$v
     stamp "round $round: $v"
     "$B/knn/knn" --input data/fashion-mnist-784-euclidean.h5 --k 10 --scheme "${KNN_SCHEMES:-fp32,fp16x2,tf32x2,bf16x3}" --device cuda \

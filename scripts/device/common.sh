@@ -34,6 +34,24 @@ carried_deps_args() {
 # `fits S WHAT` is true when a step of S seconds still ends in time, else says that WHAT is skipped.
 elapsed() { echo $(( $(date +%s) - t0 )); }
 fits() { [ "$(elapsed)" -le $((BUDGET_S - $1)) ] || { stamp "skipped ($2): $(elapsed)s used of $BUDGET_S"; false; }; }
+# The Kokkos arguments of the before/after scripts: SERIAL_KOKKOS (the carried copy of Debian's Serial
+# Kokkos, as the older trees always built), and NEW_KOKKOS (this tree: the carried CUDA-enabled Kokkos
+# when .deps/kokkos-cuda is there, so that its apps run on Kokkos::Cuda, else the same Serial one).
+SERIAL_KOKKOS="-DTCEMU_KOKKOS_ROOT=$ROOT/.deps/kokkos"
+NEW_KOKKOS=$SERIAL_KOKKOS
+[ -d "$ROOT/.deps/kokkos-cuda" ] && NEW_KOKKOS="-DKokkos_ROOT=$ROOT/.deps/kokkos-cuda"
+# tree_build SOURCE-DIR BUILD-DIR KOKKOS-ARG JOBS TARGETS...: configures a tree for sm_90a without its
+# tests (CLI11 from .deps/cli11 where the image has none) and builds TARGETS; log in
+# $OUT/<basename BUILD-DIR>.log. Returns cmake's status.
+tree_build() {
+  local src=$1 dir=$2 kokkos=$3 jobs=$4 cli11=""
+  shift 4
+  [ -e /usr/include/CLI/CLI.hpp ] || cli11="-DCLI11_INCLUDE_DIR=$ROOT/.deps/cli11"
+  # shellcheck disable=SC2086
+  cmake -S "$src" -B "$dir" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a -DTCEMU_BUILD_TESTS=OFF \
+        "$kokkos" $cli11 > "$OUT/$(basename "$dir").log" 2>&1 &&
+    cmake --build "$dir" -j"$jobs" --target "$@" >> "$OUT/$(basename "$dir").log" 2>&1
+}
 # kokkos_cuda_build NAME BUILD-DIR SOURCE-DIR LOG EXTRA-CMAKE-ARGS TARGETS...: configures SOURCE-DIR for
 # sm_90a with the carried CUDA-enabled Kokkos (.deps/kokkos-cuda) and DEPS_ARGS, builds TARGETS with
 # $JOBS jobs (Ninja where the image has it) into BUILD-DIR, logs into LOG, prints "build NAME: exit RC

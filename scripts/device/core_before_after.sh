@@ -11,15 +11,10 @@ source "$(dirname "$0")/common.sh"
 OLD=$1
 NEW=${2:-$ROOT}
 export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
-cli11=""
-[ -e /usr/include/CLI/CLI.hpp ] || cli11="-DCLI11_INCLUDE_DIR=$ROOT/.deps/cli11"
-build() {  # source dir, build dir
-  cmake -S "$1" -B "$2" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a -DTCEMU_BUILD_TESTS=OFF \
-        -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" $cli11 > "$OUT/$(basename "$2").log" 2>&1 &&
-    cmake --build "$2" -j8 --target tcemu-bench >> "$OUT/$(basename "$2").log" 2>&1
-}
 stamp "build tcemu-bench, old and new"
-build "$OLD" /tmp/cba-old & build "$NEW" /tmp/cba-new & wait
+tree_build "$OLD" /tmp/cba-old "$SERIAL_KOKKOS" 8 tcemu-bench &
+tree_build "$NEW" /tmp/cba-new "$SERIAL_KOKKOS" 8 tcemu-bench &
+wait
 ls /tmp/cba-old/core/tcemu-bench /tmp/cba-new/core/tcemu-bench || { tail -20 "$OUT"/cba-*.log; exit 1; }
 device_info
 # Both trees' auto use the anchors here (no calibration inside a timed comparison); the grid below

@@ -16,17 +16,9 @@ OLD=$1
 N=${N:-49152}
 SCHEMES=${SCHEMES:-bf16,fp16x2}
 export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
-cli11=""
-[ -e /usr/include/CLI/CLI.hpp ] || cli11="-DCLI11_INCLUDE_DIR=$ROOT/.deps/cli11"
-build() {  # source dir, build dir, Kokkos argument, jobs
-  cmake -S "$1" -B "$2" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a -DTCEMU_BUILD_TESTS=OFF "$3" $cli11 \
-        > "$OUT/$(basename "$2").log" 2>&1 && cmake --build "$2" -j"$4" --target hplai >> "$OUT/$(basename "$2").log" 2>&1
-}
-new_kokkos="-DTCEMU_KOKKOS_ROOT=$ROOT/.deps/kokkos"
-[ -d "$ROOT/.deps/kokkos-cuda" ] && new_kokkos="-DKokkos_ROOT=$ROOT/.deps/kokkos-cuda"
-stamp "build hplai: old (Debian Kokkos) and new ($new_kokkos)"
-build "$OLD" /tmp/hp-old "-DTCEMU_KOKKOS_ROOT=$ROOT/.deps/kokkos" 6 &
-build "$ROOT" /tmp/hp-new "$new_kokkos" 10 &
+stamp "build hplai: old (Debian Kokkos) and new ($NEW_KOKKOS)"
+tree_build "$OLD" /tmp/hp-old "$SERIAL_KOKKOS" 6 hplai &
+tree_build "$ROOT" /tmp/hp-new "$NEW_KOKKOS" 10 hplai &
 wait
 ls /tmp/hp-old/apps/hplai/hplai /tmp/hp-new/apps/hplai/hplai || { tail -20 "$OUT"/hp-*.log; exit 1; }
 device_info

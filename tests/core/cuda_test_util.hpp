@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +19,13 @@ namespace tcemu::test {
 
 /// Storage orders the tests cycle through.
 enum class Layout { row, col, padded_row, padded_col };
+
+/// One GEMM case of the GPU tests: op(A) m x k, op(B) k x n, and the storage order of A, B and C.
+struct GemmShape {
+  std::int64_t m, n, k;
+  Op opA, opB;
+  Layout la, lb, lc;
+};
 
 /// A rows x cols matrix held on the host and on the device with the same strides.
 template <class T>

@@ -21,11 +21,7 @@
 namespace tcemu::test {
 namespace {
 
-struct Shape {
-  std::int64_t m, n, k;
-  Op opA, opB;
-  Layout la, lb, lc;
-};
+using Shape = GemmShape;
 
 const Shape kShapes[] = {
     {37, 29, 53, Op::N, Op::N, Layout::row, Layout::row, Layout::row},

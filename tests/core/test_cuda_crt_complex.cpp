@@ -20,11 +20,7 @@
 namespace tcemu::test {
 namespace {
 
-struct Case {
-  std::int64_t m, n, k;
-  Op opA, opB;
-  Layout la, lb, lc;
-};
+using Case = GemmShape;
 
 const Case kCases[] = {
     {37, 29, 53, Op::N, Op::N, Layout::row, Layout::row, Layout::row},          // A in place, C direct

@@ -26,15 +26,7 @@ TCEMU_FUSED_TABLES(TCEMU_WGMMA_LAUNCH, extern)
 
 CUtensorMap panel_map(const void* base, std::int64_t lines, int parts, std::int64_t part_bytes, int elem_bytes,
                       int row_bytes, int box_lines) {
-  using Encode = PFN_cuTensorMapEncodeTiled_v12000;
-  static const Encode encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    TCEMU_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || !fn)
-      throw DeviceError("tcemu cuda fused: the driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12 or newer)");
-    return reinterpret_cast<Encode>(fn);
-  }();
+  const auto encode = arch::tensor_map_encoder();
   CUtensorMap map{};
   const cuuint64_t dims[3] = {cuuint64_t(part_bytes / elem_bytes), cuuint64_t(parts), cuuint64_t(lines)};
   const cuuint64_t strides[2] = {cuuint64_t(part_bytes), cuuint64_t(part_bytes) * cuuint64_t(parts)};

@@ -194,15 +194,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 /// 128-byte swizzle; out-of-range positions and lines read as zeros.
 CUtensorMap operand_map(const std::int8_t* base, std::int64_t k, int chunks, std::int64_t chunk_stride,
                         std::int64_t lines, std::int64_t ld, int moduli, std::int64_t mod_stride, int box_lines) {
-  using Encode = PFN_cuTensorMapEncodeTiled_v12000;
-  static const Encode encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    TCEMU_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q));
-    if (q != cudaDriverEntryPointSuccess || !fn)
-      throw DeviceError(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + " wgmma: the driver has no cuTensorMapEncodeTiled (TMA needs CUDA 12+)");
-    return reinterpret_cast<Encode>(fn);
-  }();
+  const auto encode = arch::tensor_map_encoder();
   CUtensorMap map{};
   const cuuint64_t dims[4] = {cuuint64_t(k), cuuint64_t(chunks), cuuint64_t(lines), cuuint64_t(moduli)};
   const cuuint64_t strides[3] = {cuuint64_t(chunk_stride), cuuint64_t(ld), cuuint64_t(mod_stride)};
