@@ -177,7 +177,7 @@ LuStats factor_distributed(const Grid& g, const BlockCyclic& R, const BlockCycli
   using tcemu::app::seconds_since;
   const std::int64_t n = R.n, nb = R.nb, blocks = (n + nb - 1) / nb;
   const std::int64_t lr = R.local_count(g.p), lc = C.local_count(g.q), ld = lc;
-  const bool scaled = options.scale_operands && wants_scaling(options.gemm.scheme);
+  const bool scaled = options.scale_operands && wants_scaling<T>(options.gemm.scheme);
   DenseSolvers<HostSpace> solvers;
   const HostSpace space;
   std::int64_t bad_column = n;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -32,8 +33,17 @@ inline int operand_scale(double max) {
   return -std::ilogb(max);
 }
 
-/// True for the schemes whose trailing updates get the operand scaling (lu.hpp): not native, not Ozaki.
-inline bool wants_scaling(const tcemu::Scheme& s) { return !s.is_native() && s.kind != tcemu::SchemeKind::int8_ozaki; }
+/// True for the schemes whose trailing updates get the operand scaling (lu.hpp) in working precision
+/// T: those whose parts lose precision above T's smallest normal binade (scheme.min_exp above it:
+/// the FP16 family, bf16x3, tf32x2), and auto, whose scheme is chosen per call. For the others
+/// (native, Ozaki, bf16, tf32, int8-mixpert, the line-aligned schemes, int8-crt) a scaling by a power
+/// of two cannot change a bit of the update (a test checks it), so neither the maxima nor the
+/// scalings run.
+template <class T>
+bool wants_scaling(const tcemu::Scheme& s) {
+  if (s.is_native() || s.kind == tcemu::SchemeKind::int8_ozaki) return false;
+  return s.is_automatic() || s.min_exp > std::numeric_limits<T>::min_exponent - 1;
+}
 
 /// Factors the n x n View LU (in Space's memory; row-major strides on the host, column-major on the
 /// GPU, as DenseSolvers<Space>::Layout says) in place into L\U without pivoting, as lu.hpp describes.
@@ -57,7 +67,7 @@ LuStats factor_blocked(const Space& space, DenseSolvers<Space>& solvers, const V
                                  (row_major ? "row-major" : "column-major") + " for this execution space");
   const std::int64_t ld = row_major ? s0 : s1;
   const std::int64_t nb = std::min(options.nb, n), panels = (n + nb - 1) / nb;
-  const bool scaled = options.scale_operands && wants_scaling(options.gemm.scheme);
+  const bool scaled = options.scale_operands && wants_scaling<T>(options.gemm.scheme);
   const std::int64_t chunk = tcemu::detail::is_cuda_execution_space<Space>() ? kUpdateChunk : n;
   T* const base = LU.data();
   auto at = [&](std::int64_t i, std::int64_t j) { return base + i * s0 + j * s1; };

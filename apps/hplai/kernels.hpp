@@ -62,13 +62,13 @@ void convert(const Space& space, const ViewA& A, const ViewLU& LU) {
       });
 }
 
-/// A host View as lines along its contiguous index (rows when `rows_fast`): line l starts at
-/// line(l), its entries `step` apart (1 for the factors' blocks), so the loops run over plain memory.
+/// A View as lines along its contiguous index (rows when `rows_fast`): line l starts at line(l), its
+/// entries `step` apart (1 for the factors' blocks), so the loops run over plain memory.
 template <class ViewX>
-struct HostLines {
+struct Lines {
   typename ViewX::pointer_type data;
   std::int64_t lines, length, line_stride, step;
-  HostLines(const ViewX& X, bool rows_fast)
+  Lines(const ViewX& X, bool rows_fast)
       : data(X.data()),
         lines(static_cast<std::int64_t>(rows_fast ? X.extent(0) : X.extent(1))),
         length(static_cast<std::int64_t>(rows_fast ? X.extent(1) : X.extent(0))),
@@ -77,17 +77,24 @@ struct HostLines {
   KOKKOS_INLINE_FUNCTION typename ViewX::pointer_type line(std::int64_t l) const { return data + l * line_stride; }
 };
 
+/// The GPU shape of absmax and scale: one team of kLineTeam threads per kLineChunk consecutive
+/// elements of one line, kLineUnroll independent loads in flight per thread, no division per element
+/// (the earlier one-element-per-thread loops reached 0.7-1.5 TB/s; docs/perf-notes.md, "hplai's
+/// trailing-update scalings").
+constexpr int kLineTeam = 256, kLineUnroll = 4;
+constexpr std::int64_t kLineChunk = std::int64_t{kLineTeam} * kLineUnroll;
+
 /// max |X(i, j)| over a rank-2 View (a sub-view of the factors), waits for the result. On the host
-/// one work item per line along X's contiguous index; on a GPU one per element, consecutive
-/// elements along that index (coalesced).
+/// one work item per line along X's contiguous index; on a GPU one team per chunk of a line (above).
+/// NaN entries are skipped (the pivot check reports what they do to the factors).
 template <class Space, class ViewX>
 double absmax(const Space& space, const ViewX& X) {
   const std::int64_t rows = static_cast<std::int64_t>(X.extent(0)), cols = static_cast<std::int64_t>(X.extent(1));
   double m = 0;
   if (rows == 0 || cols == 0) return m;
   const bool rows_fast = X.stride(1) < X.stride(0);  // a block of row-major factors
+  const Lines<ViewX> at(X, rows_fast);
   if constexpr (runs_on_host<Space>()) {
-    const HostLines<ViewX> at(X, rows_fast);
     Kokkos::parallel_reduce(
         "hplai::absmax", Kokkos::RangePolicy<Space>(space, 0, at.lines),
         KOKKOS_LAMBDA(std::int64_t l, double& acc) {
@@ -100,13 +107,20 @@ double absmax(const Space& space, const ViewX& X) {
         },
         Kokkos::Max<double>(m));
   } else {
+    using Policy = Kokkos::TeamPolicy<Space>;
+    const std::int64_t per_line = (at.length + kLineChunk - 1) / kLineChunk;
     Kokkos::parallel_reduce(
-        "hplai::absmax", Kokkos::RangePolicy<Space>(space, 0, rows * cols),
-        KOKKOS_LAMBDA(std::int64_t e, double& acc) {
-          const std::int64_t i = rows_fast ? e / cols : e % rows, j = rows_fast ? e % cols : e / rows;
-          const double v = static_cast<double>(X(i, j));
-          const double a = v < 0 ? -v : v;
-          acc = a > acc ? a : acc;
+        "hplai::absmax", Policy(space, static_cast<int>(at.lines * per_line), kLineTeam),
+        KOKKOS_LAMBDA(const typename Policy::member_type& team, double& acc) {  // acc: per thread, joined
+          const auto* line = at.line(team.league_rank() / per_line);
+          const std::int64_t first = (team.league_rank() % per_line) * kLineChunk + team.team_rank();
+          double a[kLineUnroll];
+          for (int q = 0; q < kLineUnroll; ++q) {
+            const std::int64_t k = first + q * kLineTeam;
+            const double v = k < at.length ? static_cast<double>(line[k * at.step]) : 0.0;
+            a[q] = v < 0 ? -v : v;
+          }
+          for (int q = 0; q < kLineUnroll; ++q) acc = a[q] > acc ? a[q] : acc;
         },
         Kokkos::Max<double>(m));
   }
@@ -120,18 +134,25 @@ void scale(const Space& space, const ViewX& X, typename ViewX::non_const_value_t
   const std::int64_t rows = static_cast<std::int64_t>(X.extent(0)), cols = static_cast<std::int64_t>(X.extent(1));
   if (rows == 0 || cols == 0) return;
   const bool rows_fast = X.stride(1) < X.stride(0);  // a block of row-major factors
+  const Lines<ViewX> at(X, rows_fast);
   if constexpr (runs_on_host<Space>()) {
-    const HostLines<ViewX> at(X, rows_fast);
     Kokkos::parallel_for(
         "hplai::scale", Kokkos::RangePolicy<Space>(space, 0, at.lines), KOKKOS_LAMBDA(std::int64_t l) {
           auto* line = at.line(l);
           for (std::int64_t k = 0; k < at.length; ++k) line[k * at.step] *= f;
         });
   } else {
+    using Policy = Kokkos::TeamPolicy<Space>;
+    const std::int64_t per_line = (at.length + kLineChunk - 1) / kLineChunk;
     Kokkos::parallel_for(
-        "hplai::scale", Kokkos::RangePolicy<Space>(space, 0, rows * cols), KOKKOS_LAMBDA(std::int64_t e) {
-          const std::int64_t i = rows_fast ? e / cols : e % rows, j = rows_fast ? e % cols : e / rows;
-          X(i, j) *= f;
+        "hplai::scale", Policy(space, static_cast<int>(at.lines * per_line), kLineTeam),
+        KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+          auto* line = at.line(team.league_rank() / per_line);
+          const std::int64_t first = (team.league_rank() % per_line) * kLineChunk + team.team_rank();
+          for (int q = 0; q < kLineUnroll; ++q) {
+            const std::int64_t k = first + q * kLineTeam;
+            if (k < at.length) line[k * at.step] *= f;
+          }
         });
   }
 }

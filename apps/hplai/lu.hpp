@@ -19,7 +19,9 @@
 /// point and is undone exactly afterwards. It keeps the small multipliers of L21 (about 2/n for the
 /// HPL-MxP matrix) inside the FP16 range of the fp16-based schemes, which would otherwise fall back to
 /// native FP32 for n >~ 32768 (HPL-MxP codes on FP16 hardware scale their panels for the same reason).
-/// It is applied to the split schemes and `auto`; native and Ozaki schemes do not need it.
+/// It is applied to the schemes whose parts lose precision above the working precision's smallest
+/// normal binade (the FP16 family, bf16x3, tf32x2) and to `auto` (factor.hpp, wants_scaling); for the
+/// others it could not change a bit of the update, so it is skipped with the maxima it needs.
 #include <cstdint>
 #include <functional>
 #include <string>

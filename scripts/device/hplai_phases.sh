@@ -6,9 +6,13 @@
 # when .deps/kokkos-cuda is carried), then runs them interleaved (old, new, old, new), each run
 # `hplai --n N --nb 1024 --scheme SCHEMES --repeat 3 --device cuda --json` (the median of three
 # factorisations per scheme, so that the first emulated scheme's start-up is not in it), and prints
-# per scheme: time, factor, panel, update (the trailing-update GEMMs) and refine ms.
+# per scheme: time, factor, panel, update (the trailing-update GEMMs), other (factor - panel - update:
+# the conversion of A, the block-row solves, the pivot check) and refine ms. With NCU_N set, both
+# trees then run `hplai --n NCU_N --nb 1024 --scheme bf16` once under Nsight Compute (one metric,
+# gpu__time_duration) and the GPU time of every kernel name is summed and printed old against new
+# (scripts/device/ncu_kernel_sums.py), largest difference first.
 # Usage (repository root, on the GPU machine): OUT=/dir scripts/device/hplai_phases.sh OLD_SOURCE_DIR
-# Knobs: N [49152], SCHEMES [bf16,fp16x2], ROUNDS [2]. Needs .deps/kokkos, .deps/cli11,
+# Knobs: N [49152], SCHEMES [bf16,fp16x2], ROUNDS [2], NCU_N [unset: no Nsight Compute runs]. Needs .deps/kokkos, .deps/cli11,
 # .deps/nlohmann-json (and .deps/kokkos-cuda for this tree's GPU path).
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
@@ -26,8 +30,9 @@ phases() {  # JSON report -> one line per scheme
   python3 -c '
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
-    print("  %-8s time %8.1f  factor %8.1f  panel %7.1f  update %8.1f  refine %6.1f  %s" % (r["scheme"], r["time_ms"],
-          r["factor_ms"], r["panel_ms"], r["update_ms"], r["refine_ms"], "PASS" if r["pass"] else "FAIL"))
+    other = r["factor_ms"] - r["panel_ms"] - r["update_ms"]  # conversion, block-row solves, pivot check
+    print("  %-8s time %8.1f  factor %8.1f  panel %7.1f  update %8.1f  other %6.1f  refine %6.1f  %s" % (r["scheme"],
+          r["time_ms"], r["factor_ms"], r["panel_ms"], r["update_ms"], other, r["refine_ms"], "PASS" if r["pass"] else "FAIL"))
 ' "$1" || tail -3 "$1"
 }
 for round in $(seq 1 "${ROUNDS:-2}"); do
@@ -38,5 +43,14 @@ for round in $(seq 1 "${ROUNDS:-2}"); do
     phases "$OUT/hplai_${v}_$round.json"
   done
 done
+if [ -n "${NCU_N:-}" ]; then
+  for v in old new; do
+    stamp "ncu: $v, n = $NCU_N"
+    timeout 240 ncu --clock-control none --metrics gpu__time_duration.sum --csv --print-units base \
+        --log-file "$OUT/ncu_$v.csv" /tmp/hp-$v/apps/hplai/hplai --n "$NCU_N" --nb 1024 --scheme bf16 \
+        --device cuda -q > "$OUT/ncu_${v}_stdout.txt" 2>&1 || tail -5 "$OUT/ncu_${v}_stdout.txt"
+  done
+  python3 "$(dirname "$0")/ncu_kernel_sums.py" "$OUT/ncu_old.csv" "$OUT/ncu_new.csv"
+fi
 rm -f "$OUT"/hp-*.log
 stamp done

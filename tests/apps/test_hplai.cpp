@@ -2,11 +2,13 @@
 // singular pivots), GMRES / IR refinement to the benchmark criterion with every scheme.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "hplai/factor.hpp"
 #include "hplai/lu.hpp"
 #include "hplai/problem.hpp"
 #include "hplai/refine.hpp"
@@ -215,6 +217,42 @@ TEST(HplaiLu, OperandScalingKeepsFp16InRange) {
   EXPECT_LT(factor_error<float>(sys.A.data(), lu.data(), sys.n), 0x1p-11);
 }
 
+// The factorisation skips the operand scaling for the schemes wants_scaling<T> leaves out, on the
+// claim that a power-of-two scaling of both operands, undone in alpha, cannot change a bit of their
+// update. Checked for every such catalogue scheme on LU-like operands (multipliers around 2^-12).
+TEST(HplaiLu, SkippedScalingCannotChangeTheUpdate) {
+  const std::int64_t m = 96, n = 80, k = 64;
+  std::vector<float> A(m * k), B(k * n), As(m * k), Bs(k * n), C0(m * n);
+  unsigned state = 99;
+  auto uniform = [&] { state = state * 1664525u + 1013904223u; return static_cast<float>(state >> 8) * 0x1p-24f - 0.5f; };
+  for (auto& v : A) v = uniform() * 0x1p-11f;
+  for (auto& v : B) v = uniform() * 0x1p-3f;
+  for (auto& v : C0) v = uniform();
+  const int sl = operand_scale(0x1p-12), su = operand_scale(0x1p-4);
+  ASSERT_EQ(sl, 12);
+  for (std::size_t i = 0; i < A.size(); ++i) As[i] = std::ldexp(A[i], sl);
+  for (std::size_t i = 0; i < B.size(); ++i) Bs[i] = std::ldexp(B[i], su);
+  int checked = 0;
+  for (const tcemu::Scheme& s : tcemu::catalogue(tcemu::Target::fp32)) {
+    if (s.is_native() || wants_scaling<float>(s)) continue;
+    SCOPED_TRACE(s.name);
+    tcemu::GemmOptions o;
+    o.scheme = s;
+    std::vector<float> plain = C0, scaled = C0;
+    tcemu::gemm_host<float>(tcemu::Op::N, tcemu::Op::N, -1.0f, {A.data(), m, k, k, 1}, {B.data(), k, n, n, 1}, 1.0f,
+                            {plain.data(), m, n, n, 1}, o);
+    tcemu::gemm_host<float>(tcemu::Op::N, tcemu::Op::N, -std::ldexp(1.0f, -(sl + su)), {As.data(), m, k, k, 1},
+                            {Bs.data(), k, n, n, 1}, 1.0f, {scaled.data(), m, n, n, 1}, o);
+    EXPECT_EQ(plain, scaled);
+    EXPECT_NE(plain, C0);
+    ++checked;
+  }
+  EXPECT_GE(checked, 4);  // bf16, tf32, int8-mixpert, the line-aligned schemes, int8-crt
+  EXPECT_TRUE(wants_scaling<float>(tcemu::parse_scheme("fp16x2")));
+  EXPECT_TRUE(wants_scaling<float>(tcemu::parse_scheme("auto")));
+  EXPECT_FALSE(wants_scaling<float>(tcemu::parse_scheme("bf16")));
+}
+
 // -------------------------------------------------------------------------------------- refinement
 
 TEST(HplaiRefine, ArnoldiLeastSquaresMatchesNormalEquations) {
@@ -396,6 +434,49 @@ TEST(HplaiSession, HostAndCudaViewsGiveTheSameSolution) {
   // FP64 storage with the emulated FP64 updates.
   const tcemu::Scheme ozaki = tcemu::parse_scheme("int8-ozaki", tcemu::Target::fp64);
   expect_close(host.run_scheme(a_inf, ozaki, options(Solver::ir, 64)), gpu.run_scheme(a_inf, ozaki, options(Solver::ir, 64)));
+#endif
+}
+
+// The GPU's maxima and scalings (one team per 1,024-element chunk of a column, kernels.hpp) against
+// plain loops, on column-major sub-views of the factors whose columns are shorter and longer than a
+// chunk and not multiples of it; entries outside the sub-view stay untouched.
+TEST(HplaiKernels, GpuMaximaAndScalingsMatchPlainLoops) {
+  if (!cuda_path_built()) GTEST_SKIP() << "no GPU path in this build (tcemu's CUDA backend and a CUDA-enabled Kokkos)";
+  if (!tcemu::app::gpu_available()) GTEST_SKIP() << "no CUDA device";
+#if defined(HPLAI_HAVE_CUDA_KOKKOS)
+  const std::int64_t n = 2600;
+  Kokkos::View<float**, Kokkos::LayoutLeft, Kokkos::CudaSpace> lu("lu", n, n);
+  auto host = Kokkos::create_mirror_view(lu);
+  unsigned state = 7;
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < n; ++i) {
+      state = state * 1664525u + 1013904223u;
+      host(i, j) = (static_cast<float>(state >> 8) * 0x1p-24f - 0.5f) * 0x1p-6f;
+    }
+  const Kokkos::Cuda space;
+  struct Block { std::int64_t r0, r1, c0, c1; };
+  for (const Block b : {Block{5, 6, 7, 8}, Block{1000, 2600, 11, 1035}, Block{3, 1027, 1030, 2600},
+                        Block{17, 2077, 2100, 2103}}) {
+    SCOPED_TRACE(std::to_string(b.r1 - b.r0) + " x " + std::to_string(b.c1 - b.c0));
+    host(b.r1 - 1, b.c0) = -0.75f;  // the largest magnitude, at the last row of the first column
+    Kokkos::deep_copy(lu, host);
+    const auto X = Kokkos::subview(lu, std::make_pair(b.r0, b.r1), std::make_pair(b.c0, b.c1));
+    double expect = 0;
+    for (std::int64_t j = b.c0; j < b.c1; ++j)
+      for (std::int64_t i = b.r0; i < b.r1; ++i) expect = std::max(expect, std::fabs(static_cast<double>(host(i, j))));
+    EXPECT_EQ(kernels::absmax(space, X), expect);
+    kernels::scale(space, X, 8.0f);
+    space.fence();
+    auto after = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lu);
+    std::int64_t wrong = 0;
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < n; ++i) {
+        const bool inside = i >= b.r0 && i < b.r1 && j >= b.c0 && j < b.c1;
+        wrong += after(i, j) != (inside ? 8.0f * host(i, j) : host(i, j));
+      }
+    EXPECT_EQ(wrong, 0);
+    host(b.r1 - 1, b.c0) = 0.0f;
+  }
 #endif
 }
 
