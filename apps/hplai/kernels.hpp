@@ -77,55 +77,56 @@ struct Lines {
   KOKKOS_INLINE_FUNCTION typename ViewX::pointer_type line(std::int64_t l) const { return data + l * line_stride; }
 };
 
-/// The GPU shape of absmax and scale: one team of kLineTeam threads per kLineChunk consecutive
-/// elements of one line, kLineUnroll independent loads in flight per thread, no division per element
-/// (the earlier one-element-per-thread loops reached 0.7-1.5 TB/s; docs/perf-notes.md, "hplai's
-/// trailing-update scalings").
-constexpr int kLineTeam = 256, kLineUnroll = 4;
-constexpr std::int64_t kLineChunk = std::int64_t{kLineTeam} * kLineUnroll;
+/// The GPU shape of absmax and scale: RangePolicy work items in groups of kLineGroup, a group per
+/// chunk of kLineGroup * kLineUnroll consecutive elements of one line, item t of a group taking
+/// elements t, t + kLineGroup, ... of its chunk: coalesced, kLineUnroll loads in flight per item,
+/// one division per item. Chosen from five Kokkos and hand-written CUDA variants by
+/// scripts/device/hplai_kernels (docs/perf-notes.md, "hplai's trailing-update scalings").
+constexpr std::int64_t kLineGroup = 256, kLineUnroll = 4, kLineChunk = kLineGroup * kLineUnroll;
 
 /// max |X(i, j)| over a rank-2 View (a sub-view of the factors), waits for the result. On the host
-/// one work item per line along X's contiguous index; on a GPU one team per chunk of a line (above).
-/// NaN entries are skipped (the pivot check reports what they do to the factors).
+/// one work item per line along X's contiguous index; on a GPU the chunked items above, the maximum
+/// kept in X's own type (exact). NaN entries are skipped (the pivot check reports what they do).
 template <class Space, class ViewX>
 double absmax(const Space& space, const ViewX& X) {
+  using T = typename ViewX::non_const_value_type;
   const std::int64_t rows = static_cast<std::int64_t>(X.extent(0)), cols = static_cast<std::int64_t>(X.extent(1));
-  double m = 0;
-  if (rows == 0 || cols == 0) return m;
+  if (rows == 0 || cols == 0) return 0;
   const bool rows_fast = X.stride(1) < X.stride(0);  // a block of row-major factors
   const Lines<ViewX> at(X, rows_fast);
+  T m = 0;
   if constexpr (runs_on_host<Space>()) {
     Kokkos::parallel_reduce(
         "hplai::absmax", Kokkos::RangePolicy<Space>(space, 0, at.lines),
-        KOKKOS_LAMBDA(std::int64_t l, double& acc) {
+        KOKKOS_LAMBDA(std::int64_t l, T& acc) {
           const auto* line = at.line(l);
           for (std::int64_t k = 0; k < at.length; ++k) {
-            const double v = static_cast<double>(line[k * at.step]);
-            const double a = v < 0 ? -v : v;
+            const T v = line[k * at.step];
+            const T a = v < 0 ? -v : v;
             acc = a > acc ? a : acc;
           }
         },
-        Kokkos::Max<double>(m));
+        Kokkos::Max<T>(m));
   } else {
-    using Policy = Kokkos::TeamPolicy<Space>;
     const std::int64_t per_line = (at.length + kLineChunk - 1) / kLineChunk;
     Kokkos::parallel_reduce(
-        "hplai::absmax", Policy(space, static_cast<int>(at.lines * per_line), kLineTeam),
-        KOKKOS_LAMBDA(const typename Policy::member_type& team, double& acc) {  // acc: per thread, joined
-          const auto* line = at.line(team.league_rank() / per_line);
-          const std::int64_t first = (team.league_rank() % per_line) * kLineChunk + team.team_rank();
-          double a[kLineUnroll];
+        "hplai::absmax", Kokkos::RangePolicy<Space>(space, 0, at.lines * per_line * kLineGroup),
+        KOKKOS_LAMBDA(std::int64_t item, T& acc) {
+          const std::int64_t group = item / kLineGroup;
+          const auto* line = at.line(group / per_line);
+          const std::int64_t first = (group % per_line) * kLineChunk + item % kLineGroup;
+          T a[kLineUnroll];
           for (int q = 0; q < kLineUnroll; ++q) {
-            const std::int64_t k = first + q * kLineTeam;
-            const double v = k < at.length ? static_cast<double>(line[k * at.step]) : 0.0;
+            const std::int64_t k = first + q * kLineGroup;
+            const T v = k < at.length ? line[k * at.step] : T(0);
             a[q] = v < 0 ? -v : v;
           }
           for (int q = 0; q < kLineUnroll; ++q) acc = a[q] > acc ? a[q] : acc;
         },
-        Kokkos::Max<double>(m));
+        Kokkos::Max<T>(m));
   }
   space.fence();
-  return m;
+  return static_cast<double>(m);
 }
 
 /// X *= f element-wise (f a power of two: exact); the same iteration shapes as absmax.
@@ -142,15 +143,15 @@ void scale(const Space& space, const ViewX& X, typename ViewX::non_const_value_t
           for (std::int64_t k = 0; k < at.length; ++k) line[k * at.step] *= f;
         });
   } else {
-    using Policy = Kokkos::TeamPolicy<Space>;
     const std::int64_t per_line = (at.length + kLineChunk - 1) / kLineChunk;
     Kokkos::parallel_for(
-        "hplai::scale", Policy(space, static_cast<int>(at.lines * per_line), kLineTeam),
-        KOKKOS_LAMBDA(const typename Policy::member_type& team) {
-          auto* line = at.line(team.league_rank() / per_line);
-          const std::int64_t first = (team.league_rank() % per_line) * kLineChunk + team.team_rank();
+        "hplai::scale", Kokkos::RangePolicy<Space>(space, 0, at.lines * per_line * kLineGroup),
+        KOKKOS_LAMBDA(std::int64_t item) {
+          const std::int64_t group = item / kLineGroup;
+          auto* line = at.line(group / per_line);
+          const std::int64_t first = (group % per_line) * kLineChunk + item % kLineGroup;
           for (int q = 0; q < kLineUnroll; ++q) {
-            const std::int64_t k = first + q * kLineTeam;
+            const std::int64_t k = first + q * kLineGroup;
             if (k < at.length) line[k * at.step] *= f;
           }
         });

@@ -12,7 +12,8 @@
 # gpu__time_duration) and the GPU time of every kernel name is summed and printed old against new
 # (scripts/device/ncu_kernel_sums.py), largest difference first.
 # Usage (repository root, on the GPU machine): OUT=/dir scripts/device/hplai_phases.sh OLD_SOURCE_DIR
-# Knobs: N [49152], SCHEMES [bf16,fp16x2], ROUNDS [2], NCU_N [unset: no Nsight Compute runs]. Needs .deps/kokkos, .deps/cli11,
+# Knobs: N [49152], SCHEMES [bf16,fp16x2], ROUNDS [2], NCU_N [unset: no Nsight Compute runs], EXTRA [a
+# third source tree, built like this one and run after it in every round as "extra"]. Needs .deps/kokkos, .deps/cli11,
 # .deps/nlohmann-json (and .deps/kokkos-cuda for this tree's GPU path).
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
@@ -24,6 +25,11 @@ stamp "build hplai: old (Debian Kokkos) and new ($NEW_KOKKOS)"
 tree_build "$OLD" /tmp/hp-old "$SERIAL_KOKKOS" 6 hplai &
 tree_build "$ROOT" /tmp/hp-new "$NEW_KOKKOS" 10 hplai &
 wait
+versions="old new"
+if [ -n "${EXTRA:-}" ]; then
+  tree_build "$EXTRA" /tmp/hp-extra "$NEW_KOKKOS" 16 hplai || { tail -20 "$OUT"/hp-extra.log; exit 1; }
+  versions="old new extra"
+fi
 ls /tmp/hp-old/apps/hplai/hplai /tmp/hp-new/apps/hplai/hplai || { tail -20 "$OUT"/hp-*.log; exit 1; }
 device_info
 phases() {  # JSON report -> one line per scheme
@@ -36,7 +42,7 @@ for r in json.load(open(sys.argv[1]))["results"]:
 ' "$1" || tail -3 "$1"
 }
 for round in $(seq 1 "${ROUNDS:-2}"); do
-  for v in old new; do
+  for v in $versions; do
     stamp "round $round: $v"
     timeout 120 /tmp/hp-$v/apps/hplai/hplai --n "$N" --nb 1024 --scheme "$SCHEMES" --repeat 3 --device cuda --json \
         > "$OUT/hplai_${v}_$round.json" 2> "$OUT/hplai_${v}_$round.err"
