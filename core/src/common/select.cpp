@@ -233,7 +233,7 @@ std::string certificate_summary(const std::string& certificate, const Plan& plan
   const int N = moduli_in_certificate(certificate);
   std::string out = certificate;
   if (N == 0) return out;
-  const double at_n = model.predict_seconds(parameterized_scheme(SchemeKind::int8_crt, N, plan.target), m, n, k,
+  const double at_n = model.predict_seconds(parameterized_scheme(schemes::kind_of<schemes::Int8Crt>, N, plan.target), m, n, k,
                                             plan.target) +
                       model.certificate_seconds(m, n, k, plan.target);
   char buf[160];

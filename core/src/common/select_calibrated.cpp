@@ -155,7 +155,7 @@ MeasuredCost fit_measured_cost(const std::vector<CostSample>& samples) {
 MeasuredCost fit_certificate_cost(const std::vector<CostSample>& samples) {
   if (samples.empty()) throw InvalidArgument("fit_certificate_cost: no samples");
   for (const CostSample& c : samples) {
-    if (c.scheme.kind != SchemeKind::int8_crt)
+    if (c.scheme.kind != schemes::kind_of<schemes::Int8Crt>)
       throw InvalidArgument("fit_certificate_cost: " + c.scheme.name + " is not " + schemes::Int8Crt::desc.name);
     if (c.target != samples.front().target) throw InvalidArgument("fit_certificate_cost: samples mix targets");
   }
@@ -351,7 +351,7 @@ CostModel CostModel::from_text(const std::string& text, const std::string& where
     } else if (tag == "certificate") {
       std::string target;
       MeasuredCost c;
-      c.kind = SchemeKind::int8_crt;
+      c.kind = schemes::kind_of<schemes::Int8Crt>;
       if (!(ls >> target >> c.points >> c.fit_error)) throw fail("bad 'certificate' line");
       for (double& v : c.coef)
         if (!(ls >> v)) throw fail("bad 'certificate' line (want " + std::to_string(kCostFeatures) + " coefficients)");

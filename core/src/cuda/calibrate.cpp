@@ -23,6 +23,7 @@
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/reference_cuda.hpp"
 #include "tcemu/planning.hpp"
+#include "tcemu/schemes/all.hpp"
 #include "tcemu/schemes/crt.hpp"
 
 namespace tcemu::cuda {
@@ -186,7 +187,7 @@ void measure_certificate(Target t, const CalShape& sh, const ExecutionPolicy& po
                                       col_major(buf.C.get(), sh.m, sh.n), o, nullptr, &ws);
   const int N = moduli_in_certificate(r.certificate);
   if (N == 0) throw DeviceError("cost model calibration: " + std::string(schemes::Int8Crt::desc.name) + "'s report names no N: '" + r.certificate + "'");
-  const Scheme given = parameterized_scheme(SchemeKind::int8_crt, N, t);
+  const Scheme given = parameterized_scheme(schemes::kind_of<schemes::Int8Crt>, N, t);
   const std::vector<RunTimes> rt =
       time_runs_interleaved({timed_call(buf, sh, per_call, policy, CudaKernels::fused, T(0), ws),
                              timed_call(buf, sh, given, policy, CudaKernels::fused, T(0), ws)},

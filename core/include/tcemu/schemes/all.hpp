@@ -32,6 +32,20 @@ struct DescriptorOf;
 TCEMU_SCHEME_REGISTRY(TCEMU_SCHEME_DESCRIPTOR_OF)
 #undef TCEMU_SCHEME_DESCRIPTOR_OF
 
+/// The kind of a descriptor type (the inverse of DescriptorOf): kind_of<Int8Crt> is the SchemeKind
+/// its registry line declares, so that code outside the descriptor names the family by its type.
+template <class D>
+struct KindOf;
+#define TCEMU_SCHEME_KIND_OF(e, D)                   \
+  template <>                                        \
+  struct KindOf<D> {                                 \
+    static constexpr SchemeKind value = SchemeKind::e; \
+  };
+TCEMU_SCHEME_REGISTRY(TCEMU_SCHEME_KIND_OF)
+#undef TCEMU_SCHEME_KIND_OF
+template <class D>
+inline constexpr SchemeKind kind_of = KindOf<D>::value;
+
 /// All descriptors, indexed by SchemeKind (registry order = enumerator order = display order).
 struct DescriptorTable {
   SchemeDescriptor d[kSchemeCount];
