@@ -134,7 +134,7 @@ constexpr bool runs_on_host() {
 /// dst = src permuted by `plan` (qubit_layout.hpp, PermutationPlan: tables at 0, tiles after), as a
 /// gather: new index i reads old(i). On the host one iteration copies a run of 2^run_bits elements.
 /// On a GPU each team first stages the four byte tables (4 x 256 words) in team scratch memory and
-/// then gathers kGatherPerTeam consecutive elements, one per thread and step: the tables read from
+/// then gathers kGatherPerTeam consecutive elements, four per thread and step: the tables read from
 /// global memory for every element cost about 22 ms per 30-qubit fp32 run on an H100 (docs/qsim.md),
 /// which the former CUDA kernel avoided the same way (its tables in shared memory).
 template <class Space, class C>
@@ -158,10 +158,13 @@ void permute_gather(const Space& space, Kokkos::View<const C*, typename Space::m
     using Member = typename Policy::member_type;
     using Tables = Kokkos::View<std::uint32_t*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
     constexpr std::int64_t kGatherPerTeam = std::int64_t(1) << 15;  // 128 elements per thread of 256
+    constexpr int kInFlight = 4;  // independent loads per thread and step (the gather is latency-bound)
     const std::int64_t size = std::int64_t(1) << n;
     const std::int64_t per_team = std::min(size, kGatherPerTeam);
+    const std::int64_t quarter = per_team >= kInFlight ? per_team / kInFlight : per_team;  // per_team: a power of 2
+    const int parts = per_team >= kInFlight ? kInFlight : 1;
     const int league = static_cast<int>((size + per_team - 1) / per_team);
-    const int team = static_cast<int>(std::min<std::int64_t>(256, per_team));
+    const int team = static_cast<int>(std::min<std::int64_t>(256, quarter));
     Kokkos::parallel_for(
         "qsim::permute_gather",
         Policy(space, league, team).set_scratch_size(0, Kokkos::PerTeam(Tables::shmem_size(4 * 256))),
@@ -170,11 +173,19 @@ void permute_gather(const Space& space, Kokkos::View<const C*, typename Space::m
           Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 4 * 256), [&](const int j) { t(j) = plan(j); });
           member.team_barrier();
           const std::uint64_t base = std::uint64_t(member.league_rank()) * std::uint64_t(per_team);
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, per_team), [&](const std::int64_t j) {
-            const std::uint64_t i = base + std::uint64_t(j);
-            const std::uint64_t old =
-                t(i & 255) | t(256 + ((i >> 8) & 255)) | t(512 + ((i >> 16) & 255)) | t(768 + ((i >> 24) & 255));
-            dst(i) = src(old);
+          // Step j moves elements j, j + quarter, j + 2 quarter, j + 3 quarter of the team's range:
+          // consecutive threads on consecutive elements, four loads in flight per thread.
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, quarter), [&](const std::int64_t j) {
+            std::uint64_t old[kInFlight];
+            C v[kInFlight];
+            for (int q = 0; q < kInFlight; ++q) {
+              const std::uint64_t i = base + std::uint64_t(j + q * quarter);
+              old[q] = t(i & 255) | t(256 + ((i >> 8) & 255)) | t(512 + ((i >> 16) & 255)) | t(768 + ((i >> 24) & 255));
+            }
+            for (int q = 0; q < kInFlight; ++q)
+              if (q < parts) v[q] = src(old[q]);
+            for (int q = 0; q < kInFlight; ++q)
+              if (q < parts) dst(base + std::uint64_t(j + q * quarter)) = v[q];
           });
         });
   }
