@@ -35,10 +35,11 @@ inline int operand_scale(double max) {
 
 /// True for the schemes whose trailing updates get the operand scaling (lu.hpp) in working precision
 /// T: those whose parts lose precision above T's smallest normal binade (scheme.min_exp above it:
-/// the FP16 family, bf16x3, tf32x2), and auto, whose scheme is chosen per call. For the others
-/// (native, Ozaki, bf16, tf32, int8-mixpert, the line-aligned schemes, int8-crt) a scaling by a power
-/// of two cannot change a bit of the update (a test checks it), so neither the maxima nor the
-/// scalings run.
+/// fp16, fp16x2, -markidis, -egemm, -legemm, tf32x2, tf32x2-aligned, bf16x3, bf16x3-aligned,
+/// bf16x9), and auto, whose scheme is chosen per call. For the others (native, int8-ozaki, bf16,
+/// tf32, fp16x2-aligned, int8-mixpert, int8-crt) a scaling by a power of two cannot change a bit of
+/// the update as long as no operand or product is subnormal in T (a test checks it on the host), so
+/// neither the maxima nor the scalings run.
 template <class T>
 bool wants_scaling(const tcemu::Scheme& s) {
   if (s.is_native() || s.kind == tcemu::SchemeKind::int8_ozaki) return false;

@@ -85,8 +85,9 @@ struct Lines {
 constexpr std::int64_t kLineGroup = 256, kLineUnroll = 4, kLineChunk = kLineGroup * kLineUnroll;
 
 /// max |X(i, j)| over a rank-2 View (a sub-view of the factors), waits for the result. On the host
-/// one work item per line along X's contiguous index; on a GPU the chunked items above, the maximum
-/// kept in X's own type (exact). NaN entries are skipped (the pivot check reports what they do).
+/// one work item per line along X's contiguous index; on a GPU the chunked items above (lines shorter
+/// than kLineGroup, e.g. U12 for --nb < 256, leave items idle), the maximum kept in X's own type
+/// (exact). NaN entries are skipped (the pivot check reports what they do); 0 when every entry is NaN.
 template <class Space, class ViewX>
 double absmax(const Space& space, const ViewX& X) {
   using T = typename ViewX::non_const_value_type;
@@ -126,7 +127,7 @@ double absmax(const Space& space, const ViewX& X) {
         Kokkos::Max<T>(m));
   }
   space.fence();
-  return static_cast<double>(m);
+  return m > 0 ? static_cast<double>(m) : 0.0;  // the reducer's identity (lowest) when all are NaN
 }
 
 /// X *= f element-wise (f a power of two: exact); the same iteration shapes as absmax.

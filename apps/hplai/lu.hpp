@@ -20,8 +20,9 @@
 /// HPL-MxP matrix) inside the FP16 range of the fp16-based schemes, which would otherwise fall back to
 /// native FP32 for n >~ 32768 (HPL-MxP codes on FP16 hardware scale their panels for the same reason).
 /// It is applied to the schemes whose parts lose precision above the working precision's smallest
-/// normal binade (the FP16 family, bf16x3, tf32x2) and to `auto` (factor.hpp, wants_scaling); for the
-/// others it could not change a bit of the update, so it is skipped with the maxima it needs.
+/// normal binade (the FP16 split schemes except fp16x2-aligned, the tf32x2 and bf16x3 families,
+/// bf16x9) and to `auto` (factor.hpp, wants_scaling lists them); for the others it could not change a
+/// bit of the update (no subnormals), so it is skipped with the maxima it needs.
 #include <cstdint>
 #include <functional>
 #include <string>

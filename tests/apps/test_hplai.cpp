@@ -239,15 +239,20 @@ TEST(HplaiLu, SkippedScalingCannotChangeTheUpdate) {
     tcemu::GemmOptions o;
     o.scheme = s;
     std::vector<float> plain = C0, scaled = C0;
-    tcemu::gemm_host<float>(tcemu::Op::N, tcemu::Op::N, -1.0f, {A.data(), m, k, k, 1}, {B.data(), k, n, n, 1}, 1.0f,
-                            {plain.data(), m, n, n, 1}, o);
-    tcemu::gemm_host<float>(tcemu::Op::N, tcemu::Op::N, -std::ldexp(1.0f, -(sl + su)), {As.data(), m, k, k, 1},
-                            {Bs.data(), k, n, n, 1}, 1.0f, {scaled.data(), m, n, n, 1}, o);
+    const tcemu::GemmReport p = tcemu::gemm_host<float>(tcemu::Op::N, tcemu::Op::N, -1.0f, {A.data(), m, k, k, 1},
+                                                        {B.data(), k, n, n, 1}, 1.0f, {plain.data(), m, n, n, 1}, o);
+    const tcemu::GemmReport q = tcemu::gemm_host<float>(tcemu::Op::N, tcemu::Op::N, -std::ldexp(1.0f, -(sl + su)),
+                                                        {As.data(), m, k, k, 1}, {Bs.data(), k, n, n, 1}, 1.0f,
+                                                        {scaled.data(), m, n, n, 1}, o);
+    // Both calls ran the scheme itself (a fallback to native FP32 in both would also agree).
+    EXPECT_FALSE(p.fell_back) << p.note;
+    EXPECT_FALSE(q.fell_back) << q.note;
+    EXPECT_EQ(p.used.kind, s.kind);
     EXPECT_EQ(plain, scaled);
     EXPECT_NE(plain, C0);
     ++checked;
   }
-  EXPECT_GE(checked, 4);  // bf16, tf32, int8-mixpert, the line-aligned schemes, int8-crt
+  EXPECT_EQ(checked, 6);  // int8-ozaki, bf16, tf32, fp16x2-aligned, int8-crt, int8-mixpert
   EXPECT_TRUE(wants_scaling<float>(tcemu::parse_scheme("fp16x2")));
   EXPECT_TRUE(wants_scaling<float>(tcemu::parse_scheme("auto")));
   EXPECT_FALSE(wants_scaling<float>(tcemu::parse_scheme("bf16")));
@@ -437,7 +442,8 @@ TEST(HplaiSession, HostAndCudaViewsGiveTheSameSolution) {
 #endif
 }
 
-// The GPU's maxima and scalings (one team per 1,024-element chunk of a column, kernels.hpp) against
+// The GPU's maxima and scalings (work items of four elements, 1,024-element chunks of a column,
+// kernels.hpp) against
 // plain loops, on column-major sub-views of the factors whose columns are shorter and longer than a
 // chunk and not multiples of it; entries outside the sub-view stay untouched.
 TEST(HplaiKernels, GpuMaximaAndScalingsMatchPlainLoops) {
