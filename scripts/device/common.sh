@@ -70,3 +70,20 @@ kokkos_cuda_build() {
   [ $rc = 0 ] || grep -E "error" -A3 "$log" | head -30
   return $rc
 }
+# build_versions PREFIX APP OLD-SOURCE: builds APP of OLD-SOURCE (the Serial Kokkos the older trees
+# always used) into /tmp/PREFIX-old and of this tree ($NEW_KOKKOS) into /tmp/PREFIX-new in parallel,
+# then of $EXTRA, when set, into /tmp/PREFIX-extra; sets VERSIONS to the names built ("old new" or
+# "old new extra"). Used by hplai_phases.sh and qsim_phases.sh. Returns 1 when a build failed.
+build_versions() {
+  local prefix=$1 app=$2 old=$3
+  stamp "build $app: old (Debian Kokkos) and new ($NEW_KOKKOS)"
+  tree_build "$old" "/tmp/$prefix-old" "$SERIAL_KOKKOS" 6 "$app" &
+  tree_build "$ROOT" "/tmp/$prefix-new" "$NEW_KOKKOS" 10 "$app" &
+  wait
+  VERSIONS="old new"
+  if [ -n "${EXTRA:-}" ]; then
+    tree_build "$EXTRA" "/tmp/$prefix-extra" "$NEW_KOKKOS" 16 "$app" || { tail -20 "$OUT/$prefix-extra.log"; return 1; }
+    VERSIONS="old new extra"
+  fi
+  ls "/tmp/$prefix-old/apps/$app/$app" "/tmp/$prefix-new/apps/$app/$app" || { tail -20 "$OUT/$prefix"-*.log; return 1; }
+}

@@ -21,16 +21,7 @@ OLD=$1
 N=${N:-49152}
 SCHEMES=${SCHEMES:-bf16,fp16x2}
 export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
-stamp "build hplai: old (Debian Kokkos) and new ($NEW_KOKKOS)"
-tree_build "$OLD" /tmp/hp-old "$SERIAL_KOKKOS" 6 hplai &
-tree_build "$ROOT" /tmp/hp-new "$NEW_KOKKOS" 10 hplai &
-wait
-versions="old new"
-if [ -n "${EXTRA:-}" ]; then
-  tree_build "$EXTRA" /tmp/hp-extra "$NEW_KOKKOS" 16 hplai || { tail -20 "$OUT"/hp-extra.log; exit 1; }
-  versions="old new extra"
-fi
-ls /tmp/hp-old/apps/hplai/hplai /tmp/hp-new/apps/hplai/hplai || { tail -20 "$OUT"/hp-*.log; exit 1; }
+build_versions hp hplai "$OLD" || exit 1
 device_info
 phases() {  # JSON report -> one line per scheme
   python3 -c '
@@ -42,7 +33,7 @@ for r in json.load(open(sys.argv[1]))["results"]:
 ' "$1" || tail -3 "$1"
 }
 for round in $(seq 1 "${ROUNDS:-2}"); do
-  for v in $versions; do
+  for v in $VERSIONS; do
     stamp "round $round: $v"
     timeout 120 /tmp/hp-$v/apps/hplai/hplai --n "$N" --nb 1024 --scheme "$SCHEMES" --repeat 3 --device cuda --json \
         > "$OUT/hplai_${v}_$round.json" 2> "$OUT/hplai_${v}_$round.err"

@@ -10,16 +10,7 @@ set -uo pipefail
 source "$(dirname "$0")/common.sh"
 OLD=$1
 export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
-stamp "build qsim: old (Debian Kokkos) and new ($NEW_KOKKOS)"
-tree_build "$OLD" /tmp/qs-old "$SERIAL_KOKKOS" 6 qsim &
-tree_build "$ROOT" /tmp/qs-new "$NEW_KOKKOS" 10 qsim &
-wait
-versions="old new"
-if [ -n "${EXTRA:-}" ]; then
-  tree_build "$EXTRA" /tmp/qs-extra "$NEW_KOKKOS" 16 qsim || { tail -20 "$OUT"/qs-extra.log; exit 1; }
-  versions="old new extra"
-fi
-ls /tmp/qs-old/apps/qsim/qsim /tmp/qs-new/apps/qsim/qsim || { tail -20 "$OUT"/qs-*.log; exit 1; }
+build_versions qs qsim "$OLD" || exit 1
 device_info
 phases() {  # JSON report -> one line per scheme
   python3 -c '
@@ -30,7 +21,7 @@ for r in json.load(open(sys.argv[1]))["results"]:
 ' "$1" || tail -3 "$1"
 }
 for round in $(seq 1 "${ROUNDS:-2}"); do
-  for v in $versions; do
+  for v in $VERSIONS; do
     stamp "round $round: $v"
     timeout 120 /tmp/qs-$v/apps/qsim/qsim --generate "brickwork:n=${QUBITS:-30},depth=20,seed=1" --fuse 6 \
         --scheme "${SCHEMES:-fp64,fp32}" --device cuda -q --json > "$OUT/qsim_${v}_$round.json" 2> "$OUT/qsim_${v}_$round.err"
