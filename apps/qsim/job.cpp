@@ -97,16 +97,9 @@ double host_bytes_per_amplitude(const tcemu::Scheme& s) {
   return 16.0 + 2 * c + c + 2 * c;
 }
 
-namespace {
-BufferMode host_mode(BufferMode buffers, int n) {
-  if (buffers != BufferMode::automatic) return buffers;
-  return n <= kMaxPermutationQubits ? BufferMode::two : BufferMode::single;
-}
-}  // namespace
-
 double host_bytes_needed(const tcemu::Scheme& s, int n, BufferMode buffers, bool reference) {
   const double c = uses_double(s) ? 16.0 : 8.0, ref = reference ? 16.0 : 0.0;
-  if (host_mode(buffers, n) == BufferMode::two) return std::ldexp(host_bytes_per_amplitude(s) - 16.0 + ref, n);
+  if (resolve_host_buffers(buffers, n) == BufferMode::two) return std::ldexp(host_bytes_per_amplitude(s) - 16.0 + ref, n);
   const double chunk = std::min(std::ldexp(1.0, n), double(kSingleBufferChunk));
   return std::ldexp(ref + c, n) + 5.0 * chunk * c;
 }
@@ -133,7 +126,7 @@ void check_memory(const Circuit& c, const std::vector<tcemu::Scheme>& schemes, d
     if (!worst || b > need) worst = &s, need = b;
   }
   if (!worst) return;
-  const bool two = host_mode(buffers, c.num_qubits) == BufferMode::two;
+  const bool two = resolve_host_buffers(buffers, c.num_qubits) == BufferMode::two;
   const char* type = uses_double(*worst) ? "complex128" : "complex64";
   if (need > available)
     throw tcemu::InvalidArgument("circuit '" + c.name + "' (" + std::to_string(c.num_qubits) + " qubits): the " + worst->name +

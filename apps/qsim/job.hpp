@@ -74,7 +74,7 @@ struct JobResult {
 /// GEMM's real/imaginary temporaries and the split parts/packing of the host backend (upper estimate).
 double host_bytes_per_amplitude(const tcemu::Scheme& scheme);
 /// Bytes of host memory a host run of `scheme` on n qubits needs with `buffers` (automatic: two up to
-/// kMaxPermutationQubits, as simulate_host decides): two: 2^n host_bytes_per_amplitude; single: the
+/// kMaxPermutationQubits: resolve_host_buffers, simulate.hpp): two: 2^n host_bytes_per_amplitude; single: the
 /// reference, the state, and a chunk buffer with the chunk GEMM's workspace (5 chunks); without
 /// `reference` the reference's 16 bytes per amplitude are left out.
 double host_bytes_needed(const tcemu::Scheme& scheme, int num_qubits, BufferMode buffers = BufferMode::automatic,

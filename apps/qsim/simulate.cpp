@@ -88,12 +88,21 @@ double device_bytes_needed(int n, BufferMode mode, std::int64_t chunk_elements) 
   return (std::ldexp(1.0, n) + 3.0 * std::min(std::ldexp(1.0, n), chunk)) * 2.0 * sizeof(T);
 }
 
-template <class T>
-BufferMode choose_buffers(int n, double free_bytes, BufferMode requested, std::int64_t chunk_elements) {
-  const char* type = sizeof(T) == 4 ? "complex64" : "complex128";
+void check_buffer_request(BufferMode requested, int n) {
   if (requested == BufferMode::two && n > kMaxPermutationQubits)
     throw tcemu::InvalidArgument("--buffers two: " + std::to_string(n) + " qubits need single-buffer mode (two-buffer "
                                  "permutations index at most " + std::to_string(kMaxPermutationQubits) + " qubits)");
+}
+
+BufferMode resolve_host_buffers(BufferMode requested, int n) {
+  if (requested != BufferMode::automatic) return requested;
+  return n <= kMaxPermutationQubits ? BufferMode::two : BufferMode::single;
+}
+
+template <class T>
+BufferMode choose_buffers(int n, double free_bytes, BufferMode requested, std::int64_t chunk_elements) {
+  const char* type = sizeof(T) == 4 ? "complex64" : "complex128";
+  check_buffer_request(requested, n);
   const bool two_possible = requested != BufferMode::single && n <= kMaxPermutationQubits;
   if (two_possible && device_bytes_needed<T>(n, BufferMode::two) <= free_bytes) return BufferMode::two;
   const BufferMode mode = requested == BufferMode::two ? BufferMode::two : BufferMode::single;
@@ -133,13 +142,10 @@ void apply_blocks_host(std::vector<std::complex<T>>& a, int n, const std::vector
 
 template <class T>
 SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOptions& options) {
-  // The host's memory is checked by the job (check_memory); automatic takes two buffers where the
-  // gather permutations can index the state.
-  BufferMode mode = options.buffers;
-  if (mode == BufferMode::two && n > kMaxPermutationQubits) (void)choose_buffers<T>(n, 0.0, mode);  // throws
-  if (mode == BufferMode::automatic) mode = n <= kMaxPermutationQubits ? BufferMode::two : BufferMode::single;
+  // The host's memory is checked by the job (check_memory).
+  check_buffer_request(options.buffers, n);
   return engine::simulate_on<Kokkos::DefaultHostExecutionSpace, T>(Kokkos::DefaultHostExecutionSpace(), blocks, n,
-                                                                   options, mode);
+                                                                   options, resolve_host_buffers(options.buffers, n));
 }
 
 template double device_bytes_needed<float>(int, BufferMode, std::int64_t);

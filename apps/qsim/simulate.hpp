@@ -197,6 +197,15 @@ constexpr double device_bytes_per_amplitude() {
 template <class T>
 double device_bytes_needed(int num_qubits, BufferMode mode, std::int64_t chunk_elements = 0);
 
+/// Throws tcemu::InvalidArgument ("--buffers two: N qubits need single-buffer mode ...") when
+/// `requested` is two and num_qubits > kMaxPermutationQubits (the two-buffer permutations' indices).
+void check_buffer_request(BufferMode requested, int num_qubits);
+
+/// The buffer mode of a host run: automatic is two buffers up to kMaxPermutationQubits and single
+/// beyond; two and single as requested (check_buffer_request rejects an impossible two). The host's
+/// memory is checked apart (job.hpp, check_memory).
+BufferMode resolve_host_buffers(BufferMode requested, int num_qubits);
+
 /// The buffer mode of a GPU run with `free_bytes` of free GPU memory (cudaMemGetInfo), decided before
 /// anything is allocated: `requested` two or single if it fits (two also needs n <=
 /// kMaxPermutationQubits); automatic: two where it fits, else single. Throws tcemu::InvalidArgument

@@ -8,6 +8,8 @@ import csv
 import sys
 from collections import defaultdict
 
+TO_MS = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0}
+
 
 def sums(path):
     total, count = defaultdict(float), defaultdict(int)
@@ -17,8 +19,7 @@ def sums(path):
         if row.get("Metric Name") != "gpu__time_duration.sum":
             continue
         name = row["Kernel Name"][:90]
-        scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0}
-        total[name] += float(row["Metric Value"].replace(",", "")) * scale.get(row.get("Metric Unit", "ns"), 1e-6)
+        total[name] += float(row["Metric Value"].replace(",", "")) * TO_MS.get(row.get("Metric Unit", "ns"), 1e-6)
         count[name] += 1
     return total, count
 

@@ -49,9 +49,20 @@ inline std::vector<cplx> direct_simulation(const qsim::Circuit& c) {
   return psi;
 }
 
-inline double max_diff(const std::vector<cplx>& a, const std::vector<cplx>& b) {
+/// max |a - b| over two states of one precision (the difference taken in T).
+template <class T>
+double max_diff(const std::vector<std::complex<T>>& a, const std::vector<std::complex<T>>& b) {
   double e = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) e = std::max(e, std::abs(a[i] - b[i]));
+  for (std::size_t i = 0; i < a.size(); ++i) e = std::max(e, double(std::abs(a[i] - b[i])));
+  return e;
+}
+
+/// max |a - b| over states of two precisions (the difference taken in double).
+template <class A, class B>
+double max_diff(const std::vector<std::complex<A>>& a, const std::vector<std::complex<B>>& b) {
+  double e = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    e = std::max(e, std::abs(std::complex<double>(a[i]) - std::complex<double>(b[i])));
   return e;
 }
 

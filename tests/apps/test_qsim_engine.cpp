@@ -30,6 +30,7 @@
 
 namespace {
 
+using qsim_test::max_diff;
 using Z = std::complex<double>;
 using KZ = Kokkos::complex<double>;
 
@@ -321,14 +322,6 @@ std::vector<qsim::Circuit> single_buffer_circuits() {
   return {qsim::brickwork(12, 8, 3), qsim::sycamore(11, 8, 2, true), qsim::random_circuit(10, 80, 5)};
 }
 
-/// max |a - b| over two states.
-template <class T>
-double max_diff(const std::vector<std::complex<T>>& a, const std::vector<std::complex<T>>& b) {
-  double err = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) err = std::max(err, double(std::abs(a[i] - b[i])));
-  return err;
-}
-
 /// Single-buffer runs (chunk buffers of 2^9 and 2^11 amplitudes: several chunks per block) against
 /// two-buffer runs of the same blocks with `simulate_fn` (host or CUDA): fp64 to 1e-13, an emulated
 /// FP32 scheme to its own tolerance against the two-buffer run.
@@ -357,10 +350,7 @@ void check_single_against_two(Sim64 simulate64, Sim32 simulate32, const char* sc
         const auto ref32 = simulate32(blocks, c.num_qubits, two32);
         const auto got32 = simulate32(blocks, c.num_qubits, one32);
         EXPECT_LT(max_diff(got32.state, ref32.state), tol32);
-        double err32 = 0;  // and both at FP32 level against fp64
-        for (std::size_t i = 0; i < ref.state.size(); ++i)
-          err32 = std::max(err32, std::abs(std::complex<double>(got32.state[i]) - ref.state[i]));
-        EXPECT_LT(err32, 1e-5);
+        EXPECT_LT(max_diff(got32.state, ref.state), 1e-5);  // and both at FP32 level against fp64
       }
     }
   }
@@ -432,10 +422,7 @@ TEST(QsimEngine, SingleBufferAppliesBlocksTheInPlaceKernelRejectsOnCuda) {
     EXPECT_EQ(got.stats.blocks, static_cast<std::int64_t>(blocks.size()));
     EXPECT_GE(got.stats.in_place_declined, 1);
     EXPECT_GE(got.stats.gemm.fallbacks, 1) << "the rejected block's dense GEMM falls back to native FP32";
-    double err = 0;
-    for (std::size_t i = 0; i < ref.state.size(); ++i)
-      err = std::max(err, std::abs(std::complex<double>(got.state[i]) - ref.state[i]));
-    EXPECT_LT(err / scale, 1e-5);
+    EXPECT_LT(max_diff(got.state, ref.state) / scale, 1e-5);
   }
 }
 
