@@ -150,16 +150,9 @@ void check_device_memory(const Circuit& c, const std::vector<tcemu::Scheme>& sch
   const tcemu::Scheme* gpu_worst = reference || !widest ? &fp64 : widest;
   const bool dbl = uses_double(*gpu_worst);
   const std::string head = "circuit '" + c.name + "' (" + std::to_string(n) + " qubits): ";
-  try {
-    if (dbl) (void)choose_buffers<double>(n, free_bytes, buffers);
-    else (void)choose_buffers<float>(n, free_bytes, buffers);
-  } catch (const tcemu::InvalidArgument& e) {
-    // choose_buffers says "--device cuda: the state of ...": name the circuit and the run instead.
-    const std::string m = e.what();
-    const auto needs = m.find(" needs ");
-    throw tcemu::InvalidArgument(head + "the " + gpu_worst->name + " run" +
-                                 (needs == std::string::npos ? ": " + m : m.substr(needs)) + " on the GPU");
-  }
+  const DeviceBufferPlan plan = dbl ? plan_device_buffers<double>(n, free_bytes, buffers)
+                                    : plan_device_buffers<float>(n, free_bytes, buffers);
+  if (!plan.fits) throw tcemu::InvalidArgument(head + "the " + gpu_worst->name + " run " + plan.shortfall + " on the GPU");
   // Host: the complex128 reference stays for the comparisons, and one other state may come down
   // (for --amplitudes, --shots or --output; counted always: an upper bound).
   const double other = any_double ? 16.0 : 8.0;

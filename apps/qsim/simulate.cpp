@@ -100,21 +100,33 @@ BufferMode resolve_host_buffers(BufferMode requested, int n) {
 }
 
 template <class T>
-BufferMode choose_buffers(int n, double free_bytes, BufferMode requested, std::int64_t chunk_elements) {
-  const char* type = sizeof(T) == 4 ? "complex64" : "complex128";
+DeviceBufferPlan plan_device_buffers(int n, double free_bytes, BufferMode requested, std::int64_t chunk_elements) {
   check_buffer_request(requested, n);
+  DeviceBufferPlan plan;
   const bool two_possible = requested != BufferMode::single && n <= kMaxPermutationQubits;
-  if (two_possible && device_bytes_needed<T>(n, BufferMode::two) <= free_bytes) return BufferMode::two;
-  const BufferMode mode = requested == BufferMode::two ? BufferMode::two : BufferMode::single;
-  const double need = device_bytes_needed<T>(n, mode, chunk_elements);
-  if (need > free_bytes)
-    throw tcemu::InvalidArgument(
-        "--device cuda: the state of " + std::to_string(n) + " qubits (" + type + ") needs " + bytes_text(need) +
-        " of GPU memory " +
-        (mode == BufferMode::two ? "(two state buffers and GEMM workspace)"
-                                 : "in single-buffer mode (one state buffer, a chunk buffer and GEMM workspace)") +
-        ", but only " + bytes_text(free_bytes) + " are free");
-  return mode;
+  if (two_possible && device_bytes_needed<T>(n, BufferMode::two) <= free_bytes) {
+    plan.bytes_needed = device_bytes_needed<T>(n, BufferMode::two);
+    return plan;
+  }
+  plan.mode = requested == BufferMode::two ? BufferMode::two : BufferMode::single;
+  plan.bytes_needed = device_bytes_needed<T>(n, plan.mode, chunk_elements);
+  plan.fits = plan.bytes_needed <= free_bytes;
+  if (!plan.fits)
+    plan.shortfall = "needs " + bytes_text(plan.bytes_needed) + " of GPU memory " +
+                     (plan.mode == BufferMode::two
+                          ? "(two state buffers and GEMM workspace)"
+                          : "in single-buffer mode (one state buffer, a chunk buffer and GEMM workspace)") +
+                     ", but only " + bytes_text(free_bytes) + " are free";
+  return plan;
+}
+
+template <class T>
+BufferMode choose_buffers(int n, double free_bytes, BufferMode requested, std::int64_t chunk_elements) {
+  const DeviceBufferPlan plan = plan_device_buffers<T>(n, free_bytes, requested, chunk_elements);
+  if (!plan.fits)
+    throw tcemu::InvalidArgument("--device cuda: the state of " + std::to_string(n) + " qubits (" +
+                                 (sizeof(T) == 4 ? "complex64" : "complex128") + ") " + plan.shortfall);
+  return plan.mode;
 }
 
 template <class T>
@@ -150,6 +162,8 @@ SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOpt
 
 template double device_bytes_needed<float>(int, BufferMode, std::int64_t);
 template double device_bytes_needed<double>(int, BufferMode, std::int64_t);
+template DeviceBufferPlan plan_device_buffers<float>(int, double, BufferMode, std::int64_t);
+template DeviceBufferPlan plan_device_buffers<double>(int, double, BufferMode, std::int64_t);
 template BufferMode choose_buffers<float>(int, double, BufferMode, std::int64_t);
 template BufferMode choose_buffers<double>(int, double, BufferMode, std::int64_t);
 template void check_device_memory_for<float>(int, double);

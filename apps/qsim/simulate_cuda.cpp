@@ -70,14 +70,16 @@ struct BlockGemm<Kokkos::Cuda, T> {
 
   template <class MakeU>
   InPlace in_place(const C* x, C* y, int n, const std::vector<int>& positions, MakeU&& make_u, std::string& note) {
-    // The rule qsim's auto predicts with (auto_in_place_support): one place for both.
+    // The rule qsim's auto predicts with (auto_in_place_support): empty when in-place is switched off.
+    // Its condition, BitGemm::supports at min(n, 32) bits, follows from the check below at `bits` <=
+    // min(n, 32) (supports allows every n from d + row bits to 32), so only its presence is asked.
     static const InPlaceSupport rule = auto_in_place_support(Device::cuda);
     if constexpr (std::is_same_v<T, float>) {
       // Past the kernel's 32-bit tables (options.in_place_segment_bits) a block whose positions all lie
       // below them runs segment by segment: the higher bits are fixed within a segment.
       const int d = static_cast<int>(positions.size());
       const int bits = std::min({n, options.in_place_segment_bits, 32});
-      if (!rule || !rule(options.gemm.scheme, d, n) || positions.back() >= bits ||
+      if (!rule || positions.back() >= bits ||
           !tcemu::cuda::BitGemm::supports(options.gemm.scheme, d, bits))
         return InPlace::unsupported;
       const std::vector<SC> u = make_u();

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 
 #include "tcemu/crt.hpp"
@@ -118,6 +119,27 @@ TEST(CrtArith, SignFreeLimbAndInt32ReductionsEqualIntegerRemainder) {
       const auto v = static_cast<std::int32_t>(static_cast<std::int64_t>(rng() % ((std::uint64_t{1} << 31) + 1)) - lim);
       bad += arith::sym_residue_i32(v, m) != reference(v, 0, p);
       bad += arith::sym_residue_i32(v, m) != static_cast<int>(arith::sym_mod_small(double(v), arith::modulus_f64(p)));
+    }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+// The INT8 wgmma kernel's epilogue reduction (sym_residue_i32_k17, |v| <= 2^31 - 2^14: one INT32
+// product of up to 2^17 INT8 x INT8 terms) equals the independent remainder for every p the kernel
+// accepts (2 to 256, the table's moduli among them): at both ends of its range, near 0 and at random.
+TEST(CrtArith, KernelEpilogueReductionEqualsIntegerRemainderToTheInt32Limit) {
+  std::mt19937_64 rng(2029);
+  const std::int32_t lim = INT32_MAX - (std::int32_t{1} << 14) + 1;  // 2^31 - 2^14
+  for (int p = 2; p <= 256; ++p) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const arith::ModulusU32 m = arith::modulus_u32(p);
+    int bad = 0;
+    for (std::int32_t d = 0; d <= 600; ++d)
+      for (std::int32_t v : {lim - d, -lim + d, d, -d}) bad += arith::sym_residue_i32_k17(v, m) != reference(v, 0, p);
+    for (int t = 0; t < 4000; ++t) {
+      const auto v = static_cast<std::int32_t>(static_cast<std::int64_t>(rng() % (2 * std::uint64_t(lim) + 1)) - lim);
+      bad += arith::sym_residue_i32_k17(v, m) != reference(v, 0, p);
+      if (std::abs(v) <= (std::int32_t{1} << 30)) bad += arith::sym_residue_i32_k17(v, m) != arith::sym_residue_i32(v, m);
     }
     EXPECT_EQ(bad, 0);
   }

@@ -117,6 +117,7 @@ TCEMU_HD double residue_split(const Split32& s, const ModulusF64& m) {
 struct ModulusU32 {
   std::uint32_t p = 0, magic = 0, c23 = 0, c46 = 0, half = 0, off25 = 0, off30 = 0;
   std::uint32_t c32 = 0, c53 = 0, c74 = 0, off19 = 0;
+  std::uint32_t off31 = 0;  ///< ceil(2^31 / p) p + half (sym_residue_i32_k17)
 };
 TCEMU_HD ModulusU32 modulus_u32(int p) {
   ModulusU32 m;
@@ -131,6 +132,7 @@ TCEMU_HD ModulusU32 modulus_u32(int p) {
   m.c53 = pow2_mod(53, m.p);
   m.c74 = pow2_mod(74, m.p);
   m.off19 = ((std::uint32_t{1} << 19) + m.p - 1) / m.p * m.p + m.half;
+  m.off31 = static_cast<std::uint32_t>(((std::uint64_t{1} << 31) + m.p - 1) / m.p * m.p + m.half);
   return m;
 }
 
@@ -217,6 +219,14 @@ TCEMU_HD std::uint32_t shifted_residue_i32(std::int32_t v, const ModulusU32& m) 
 /// product); equal to sym_mod_small(double(v)).
 TCEMU_HD int sym_residue_i32(std::int32_t v, const ModulusU32& m) {
   return static_cast<int>(shifted_residue_i32(v, m)) - static_cast<int>(m.half);
+}
+
+/// Symmetric residue of |v| <= 2^31 - 2^14 mod p (one INT32 product of k <= 2^17 INT8 x INT8 terms,
+/// the INT8 wgmma kernel's epilogue): t = v + off31 lies in [2^14, 2^32) and is congruent to v + half,
+/// so mod_u32(t) - half (one IMAD.HI, an IMAD, an add and a min). Equal to sym_residue_i32 where both
+/// apply.
+TCEMU_HD int sym_residue_i32_k17(std::int32_t v, const ModulusU32& m) {
+  return static_cast<int>(mod_u32(static_cast<std::uint32_t>(v) + m.off31, m)) - static_cast<int>(m.half);
 }
 
 /// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p (2 <= p <= 256): r = x mod

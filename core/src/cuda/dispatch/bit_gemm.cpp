@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "cuda/arch/device_query.hpp"
 #include "cuda/kernels/bit_gemm_plan.hpp"
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/error.hpp"
@@ -38,15 +39,6 @@ BitGemm::BitGemm() : impl_(std::make_unique<Impl>()) {}
 BitGemm::~BitGemm() = default;
 
 namespace {
-
-int compute_capability_major() {
-  int dev = 0, major = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return major;
-}
 
 /// The tables of bit_gemm_plan.hpp for positions Q (ascending) on n bits, tile rows of 2^row_bits,
 /// staging rows of row_stride bytes or (index bit 0 a row bit) row pairs of pair_stride bytes.
@@ -117,8 +109,8 @@ void launch_for(int d, const bg::Params& p, cudaStream_t s) {
 bool BitGemm::supports(const Scheme& scheme, int d, int n) {
   if (!(scheme.is_line_aligned() && scheme.part == PartType::fp16) || d < kMinBits || d > kMaxBits || n > 32 || n < d + bg::row_bits_for(d))
     return false;
-  static const int major = compute_capability_major();
-  return major >= 8;
+  static const int cc = detail::arch::compute_capability();
+  return cc >= 80;
 }
 
 BitGemmReport BitGemm::apply(const std::complex<float>* x, std::complex<float>* y, int n, const std::vector<int>& positions,

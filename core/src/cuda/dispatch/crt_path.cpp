@@ -204,14 +204,12 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
       r.c = nullptr;
       r.residues = reinterpret_cast<std::int8_t*>(acc);
       for (int l = 0; l < N; ++l) r.p[l] = crt::kModuli[l];
-      if (crt_s8::check(r).empty()) {
-        crt_s8::run(r, st);
+      if (crt_s8::try_run(r, st)) {
         residues = true;
         ++residue_launches;
       }
     }
-    if (!residues && wgmma && crt_s8::check(q).empty()) {
-      crt_s8::run(q, st);
+    if (!residues && wgmma && crt_s8::try_run(q, st)) {
       ++wgmma_launches;
     } else if (!residues) {
       for (std::int64_t c = 0; c < nchunks; ++c)

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "cuda/arch/device_query.hpp"
 #include "cuda/kernels/wgmma_kernel.cuh"
 #include "tcemu/planning.hpp"
 
@@ -101,20 +102,9 @@ Choice choice_for(SchemeKind k) {
   return {true, mma_for(d.part), d.fused};
 }
 
-/// Compute capability of the current device as 10 * major + minor (80, 90, ...).
-int compute_capability() {
-  int dev = 0, major = 0, minor = 0;
-  TCEMU_CUDA(cudaGetDevice(&dev));
-  TCEMU_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  TCEMU_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  return 10 * major + minor;
-}
-
 /// Which fused kernel runs on compute capability 9.0: the warp-specialised wgmma kernel unless the
 /// policy asks for mma.sync (other devices always run mma.sync).
-bool use_wgmma(FusedMma mma) { return mma != FusedMma::mma_sync && compute_capability() == 90; }
-
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool use_wgmma(FusedMma mma) { return mma != FusedMma::mma_sync && arch::compute_capability() == 90; }
 
 /// Calls f(kind, set) with the kernel instance of `c` as std::integral_constant tags: the one map
 /// from a scheme's choice to a compiled <MmaKind, ProductSet> instance.
@@ -149,7 +139,7 @@ void launch_kernel(bool wgmma, const Args& a, const Epilogue<T>& out, cudaStream
 
 bool supported(const Scheme& s) {
   const Choice c = choice_for(s.kind);
-  return c.ok && compute_capability() >= 80;
+  return c.ok && arch::compute_capability() >= 80;
 }
 
 namespace {
@@ -199,7 +189,7 @@ void run(const Scheme& s, const Panels& pn, const Epilogue<T>& out, cudaStream_t
     throw InvalidArgument("tcemu cuda fused: " + std::to_string(pn.m) + " x " + std::to_string(pn.n) +
                           " needs more blocks than one launch allows");
   a.low_scale = s.groups.size() > 1 ? std::ldexp(1.f, s.groups[1].scale_exp) : 1.f;
-  const bool wgmma = use_wgmma(pn.mma) && aligned16(pn.x) && aligned16(pn.y);
+  const bool wgmma = use_wgmma(pn.mma) && arch::aligned16(pn.x) && arch::aligned16(pn.y);
   with_instance(c, [&](auto k, auto set) {
     launch_kernel<decltype(k)::value, decltype(set)::value>(wgmma, a, out, stream);
   });

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda/arch/device_query.hpp"
 #include "cuda/arch/mbarrier.cuh"
 #include "cuda/arch/tma.cuh"
 #include "cuda/arch/wgmma.cuh"
@@ -58,18 +59,18 @@ struct Params {
   std::int8_t* residues;    // Out::residue_s8
   std::int64_t ldc, c_chunk_stride, c_mod_stride;
   int m, n, tiles_m, tiles_n, ktiles, chunks, products;
-  // Out::residue_s8, per modulus: p, the Barrett magic floor(2^32 / p) (crt_arith::modulus_u32) and
-  // off31 = ceil(2^31 / p) p + floor(p / 2).
+  // Out::residue_s8, per modulus: p, the Barrett magic and off31 (crt_arith::modulus_u32).
   std::uint32_t p[kMaxProducts], magic[kMaxProducts], off31[kMaxProducts];
 };
 
-/// The symmetric residue of v mod p in [-floor(p/2), p - 1 - floor(p/2)] (crt_arith::sym_residue_i32's
-/// value) for every product of k <= kMaxK terms (|v| <= 2^31 - 2^14): t = v + off31 lies in
-/// [2^14, 2^32), is congruent to v + floor(p/2), and crt_arith::mod_u32's Barrett step (an IMAD.HI,
-/// an IMAD, an add and a min) reduces it.
+/// The symmetric residue of one INT32 product of k <= kMaxK terms (crt_arith::sym_residue_i32_k17).
 __device__ __forceinline__ int sym_residue(std::int32_t v, std::uint32_t p, std::uint32_t magic, std::uint32_t off31) {
-  const crt::arith::ModulusU32 m{p, magic};
-  return static_cast<int>(crt::arith::mod_u32(static_cast<std::uint32_t>(v) + off31, m)) - static_cast<int>(p >> 1);
+  crt::arith::ModulusU32 m;
+  m.p = p;
+  m.magic = magic;
+  m.half = p >> 1;
+  m.off31 = off31;
+  return crt::arith::sym_residue_i32_k17(v, m);
 }
 
 /// (product, block row, block column) of tile `id`: products one after another; inside one, groups
@@ -221,7 +222,7 @@ void launch(const Products& p, cudaStream_t stream) {
       const crt::arith::ModulusU32 m = crt::arith::modulus_u32(p.p[l]);
       a.p[l] = m.p;
       a.magic[l] = m.magic;
-      a.off31[l] = static_cast<std::uint32_t>(((std::uint64_t{1} << 31) + m.p - 1) / m.p * m.p + m.half);
+      a.off31[l] = m.off31;
     }
   a.ldc = p.ldc;
   a.c_chunk_stride = p.c_chunk_stride;
@@ -252,7 +253,6 @@ void launch(const Products& p, cudaStream_t stream) {
   TCEMU_LAUNCHED("the CRT INT8 wgmma products kernel");
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 
@@ -265,7 +265,7 @@ std::string check(const Products& p) {
     return bad("k = " + std::to_string(p.k) + " exceeds the INT32-exact limit " + std::to_string(kMaxK) +
                " (cut k into chunks)");
   if (p.moduli < 1 || p.chunks < 1) return bad("moduli and chunks must be >= 1");
-  if (!aligned16(p.x) || !aligned16(p.y)) return bad("X or Y is not 16-byte aligned (TMA)");
+  if (!arch::aligned16(p.x) || !arch::aligned16(p.y)) return bad("X or Y is not 16-byte aligned (TMA)");
   if (p.x_ld % 16 || p.y_ld % 16 || p.x_ld < p.k || p.y_ld < p.k)
     return bad("line strides " + std::to_string(p.x_ld) + ", " + std::to_string(p.y_ld) +
                " must be multiples of 16 bytes and >= k = " + std::to_string(p.k));
@@ -288,32 +288,39 @@ std::string check(const Products& p) {
 
 bool available() {
   static const bool ok = [] {
-    int dev = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return false;
-    }
+    if (arch::compute_capability() != 90) return false;
     cudaFuncAttributes attr{};
     if (cudaFuncGetAttributes(&attr, s8_products_kernel<256, Out::int32>) != cudaSuccess) {
       (void)cudaGetLastError();
       return false;
     }
-    return major == 9 && minor == 0 && attr.binaryVersion == 90;
+    return attr.binaryVersion == 90;
   }();
   return ok;
 }
 
-void run(const Products& p, cudaStream_t stream, TileN tile) {
-  const std::string why = check(p);
-  if (!why.empty()) throw InvalidArgument("tcemu cuda: " + why);
+namespace {
+/// Launches `p` (already checked) with the tile width `tile`.
+void launch_checked(const Products& p, cudaStream_t stream, TileN tile) {
   if (!available())
     throw DeviceError(std::string("tcemu cuda: the ") + schemes::Int8Crt::desc.name + " wgmma products kernel needs an sm_90a build on a compute 9.0 GPU");
   if (p.c)
     tile == TileN::n256 ? launch<256, Out::int32>(p, stream) : launch<128, Out::int32>(p, stream);
   else
     tile == TileN::n256 ? launch<256, Out::residue_s8>(p, stream) : launch<128, Out::residue_s8>(p, stream);
+}
+}  // namespace
+
+void run(const Products& p, cudaStream_t stream, TileN tile) {
+  const std::string why = check(p);
+  if (!why.empty()) throw InvalidArgument("tcemu cuda: " + why);
+  launch_checked(p, stream, tile);
+}
+
+bool try_run(const Products& p, cudaStream_t stream, TileN tile) {
+  if (!check(p).empty()) return false;
+  launch_checked(p, stream, tile);
+  return true;
 }
 
 }  // namespace tcemu::cuda::detail::crt_s8

@@ -65,4 +65,9 @@ bool available();
 /// errors or when !available().
 void run(const Products& p, cudaStream_t stream, TileN tile = TileN::n256);
 
+/// run(p, stream, tile) when check(p) is "" (returns true), else nothing launched and false: for
+/// callers that fall back to cuBLAS, so that `p` is checked once. Throws as run() on CUDA errors or
+/// when !available().
+bool try_run(const Products& p, cudaStream_t stream, TileN tile = TileN::n256);
+
 }  // namespace tcemu::cuda::detail::crt_s8
