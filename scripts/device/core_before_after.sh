@@ -5,7 +5,8 @@
 # Usage (repository root, on the GPU machine):
 #   OUT=/dir scripts/device/core_before_after.sh OLD_SOURCE_DIR [NEW_SOURCE_DIR (default: this tree)]
 # Make OLD_SOURCE_DIR with `git archive REV | tar -x -C .deps/old` and carry it. Needs .deps/kokkos and
-# .deps/cli11 (scripts/device/prepare_deps.sh). ROUNDS (default 2), GRID=0 skips the auto grid.
+# .deps/cli11 (scripts/device/prepare_deps.sh). ROUNDS (default 2), GRID=0 skips the auto grid, SHAPES
+# (default 8192,knn,kmeans) and DISTS (default uniform) pass to tcemu-bench.
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 OLD=$1
@@ -25,7 +26,7 @@ FP64_SCHEMES=${FP64_SCHEMES:-fp64,int8-ozaki,auto}
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for v in old new; do
     stamp "round $round: $v"
-    /tmp/cba-$v/core/tcemu-bench --shapes 8192,knn,kmeans --dists uniform --schemes "$SCHEMES" \
+    /tmp/cba-$v/core/tcemu-bench --shapes "${SHAPES:-8192,knn,kmeans}" --dists "${DISTS:-uniform}" --schemes "$SCHEMES" \
         --fp64-schemes "$FP64_SCHEMES" --repeat 10 --csv "$OUT/bench_${v}_$round.csv" \
         > "$OUT/bench_${v}_$round.txt" 2>&1
     echo "exit $?"

@@ -233,55 +233,66 @@ struct CrtResidueWriter {
       }
     }
   }
+};
 
-  // tile_pass.cuh's Writer interface: the operands whose lines are contiguous go through its
-  // transposing kernel (shared-memory tiles), which stores 32-byte runs along k; writing them from
-  // residue_lines_kernel puts each lane's 16-byte store on another line (measured 2.2x slower).
-  static constexpr bool kUnrollQuads = false;
-  __device__ __forceinline__ unsigned quad(std::int64_t ko, std::int64_t& kk0) const { return chunks.quad(ko, kk0); }
-  __device__ __forceinline__ std::int64_t source(std::int64_t ko) const { return chunks.source(ko); }
-  /// The residues of the quad at positions ko..ko+3 of `line` (ko % 4 == 0): scaled integers below
-  /// 2^63 with residue_limbs (four residues per 4-byte store), others with write_wide.
-  template <class T>
-  __device__ __forceinline__ void write(std::int64_t line, std::int64_t ko, const T (&x)[4]) const {
-    std::int8_t* dst = out + line * span + ko;
-    const int s = e[line];
-    const bool pow2_ok = s >= -1022 && s <= 1023;  // then x 2^s as a product: ldexp's value
-    const double scale = __longlong_as_double(static_cast<long long>(pow2_ok ? s + 1023 : 1023) << 52);
-    double v[4], amax = 0;
+constexpr int kResiduePositions = 16;
+constexpr int kResidueThreads = 256;
+
+/// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0
+/// for padding): scaled by 2^e[line] and truncated, converted to limbs once, then per modulus (loop
+/// unrolled: the constants are constant-bank operands) reduced (crt_arith::residue_limbs) and written
+/// as one 16-byte store per panel. Quads with a scaled integer at or above 2^63 take
+/// CrtResidueWriter::write_wide.
+template <class T>
+__device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std::int64_t line, std::int64_t ko0,
+                                                 const T (&x)[kResiduePositions]) {
+  const int s = w.e[line];
+  const bool pow2_ok = s >= -1022 && s <= 1023;  // then x 2^s as a product: ldexp's value
+  const double scale = __longlong_as_double(static_cast<long long>(pow2_ok ? s + 1023 : 1023) << 52);
+  double v[kResiduePositions], amax = 0;
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      v[i] = pow2_ok ? trunc(static_cast<double>(x[i]) * scale) : crt::arith::scaled_integer(static_cast<double>(x[i]), s);
-      amax = fmax(amax, fabs(v[i]));
-    }
-    if (amax < 0x1p63) {
-      crt::arith::Limbs23 a[4];
+  for (int i = 0; i < kResiduePositions; ++i) {
+    v[i] = pow2_ok ? trunc(static_cast<double>(x[i]) * scale) : crt::arith::scaled_integer(static_cast<double>(x[i]), s);
+    amax = fmax(amax, fabs(v[i]));
+  }
+  std::int8_t* dst = w.out + line * w.span + ko0;
+  if (amax < 0x1p63) {
+    crt::arith::Limbs23 a[kResiduePositions];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) a[i] = crt::arith::limbs23(static_cast<long long>(v[i]));
-      for (int l = 0; l < n; ++l) {
-        const crt::arith::ModulusU32 m = mod_u[l];
-        std::uint32_t b[4];
+    for (int i = 0; i < kResiduePositions; ++i) a[i] = crt::arith::limbs23(static_cast<long long>(v[i]));
 #pragma unroll
-        for (int q = 0; q < 4; ++q) b[q] = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[q], m)) & 0xFFu;
-        // span and panel multiples of 16: one aligned 4-byte store
-        *reinterpret_cast<std::uint32_t*>(dst + l * panel) = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+    for (int l = 0; l < crt::kMaxModuli; ++l) {
+      if (l < w.n) {
+        const crt::arith::ModulusU32 m = w.mod_u[l];
+        std::uint32_t word[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          std::uint32_t b[4];
+#pragma unroll
+          for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[4 * q + e], m)) & 0xFFu;
+          word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+        }
+        // span and panel multiples of 16: one aligned 16-byte store
+        *reinterpret_cast<uint4*>(dst + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
       }
-    } else {
-      write_wide(dst, v, amax);
+    }
+  } else {
+    // one copy of the wide code: the quad's values picked from registers by selects (a run-time
+    // index into v would move the array to local memory for every item)
+#pragma unroll 1
+    for (int q = 0; q < 4; ++q) {
+      double vq[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) vq[e] = q == 0 ? v[e] : q == 1 ? v[4 + e] : q == 2 ? v[8 + e] : v[12 + e];
+      w.write_wide(dst + 4 * q, vq, fmax(fmax(fabs(vq[0]), fabs(vq[1])), fmax(fabs(vq[2]), fabs(vq[3]))));
     }
   }
-};
+}
 
 /// The residue pass for operands read along k (k less strided than the lines): one thread per line
 /// and 16 consecutive panel positions, consecutive threads on consecutive groups of one line, no
 /// shared memory and no barrier. Every thread has its 16 loads in flight (16-byte vectors where
-/// aligned) before it uses one, converts the 16 scaled integers to limbs once, then per modulus (loop
-/// unrolled: the constants are constant-bank operands) reduces them (crt_arith::residue_limbs) and
-/// writes the 16 residues in one 16-byte store (512 contiguous bytes per warp). Quads with a scaled
-/// integer at or above 2^63 take CrtResidueWriter::write_wide.
-constexpr int kResiduePositions = 16;
-constexpr int kResidueThreads = 256;
-
+/// aligned) before it uses one, then write_residues16 (512 contiguous bytes per warp and modulus).
 template <class T>
 __global__ void __launch_bounds__(kResidueThreads, 2)
     residue_lines_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
@@ -319,45 +330,56 @@ __global__ void __launch_bounds__(kResidueThreads, 2)
         x[i] = kk >= 0 ? __ldg(src + kk * ks) : T(0);
       }
     }
-    const int s = w.e[line];
-    const bool pow2_ok = s >= -1022 && s <= 1023;  // then x 2^s as a product: ldexp's value
-    const double scale = __longlong_as_double(static_cast<long long>(pow2_ok ? s + 1023 : 1023) << 52);
-    double v[kResiduePositions], amax = 0;
+    write_residues16(w, line, ko0, x);
+  }
+}
+
+/// The residue pass for operands whose lines are contiguous (lines less strided than k, e.g. a
+/// column-major op(A)): tiles of 64 lines x 64 panel positions staged in shared memory. Loads: a warp
+/// reads one k position of 32 consecutive lines (coalesced), 16 loads in flight per thread. Then each
+/// thread takes 16 consecutive positions of one line from the tile and runs write_residues16; a warp
+/// covers 8 lines x 64 positions, so each store instruction writes 8 runs of 64 contiguous bytes.
+/// The tile's columns are XOR-swizzled by the position's 16-group (column line ^ 8 (r / 16 % 4)) so
+/// that both the row-wise writes and the 16-groups' reads of 8 lines hit distinct banks.
+constexpr int kTileLines = 64;
+constexpr int kTileK = 64;
+
+__device__ __forceinline__ int tile_column(int r, int line) { return line ^ (((r >> 4) & 3) << 3); }
+
+template <class T>
+__global__ void __launch_bounds__(kResidueThreads, 2)
+    residue_transpose_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
+                             CrtResidueWriter w) {
+  static_assert(kResidueThreads == 4 * kTileLines && kTileK == 4 * kResiduePositions, "tile mapping");
+  __shared__ T tile[kTileK][kTileLines];
+  const std::int64_t line_tiles = (lines + kTileLines - 1) / kTileLines;
+  const std::int64_t tiles = line_tiles * ((w.span + kTileK - 1) / kTileK);
+  const int t = static_cast<int>(threadIdx.x);
+  const int load_line = t % kTileLines, load_row = t / kTileLines;  // rows load_row + 4 j
+  const int warp = t / 32, lane = t % 32;
+  const int group = lane / 8, my_line = warp * 8 + lane % 8;  // 16 positions from 16 group
+  for (std::int64_t id = blockIdx.x; id < tiles; id += gridDim.x) {
+    const std::int64_t line0 = (id % line_tiles) * kTileLines, ko_base = (id / line_tiles) * kTileK;
+    const std::int64_t src_line = line0 + load_line;
+    const T* src = data + src_line * ls;
+    __syncthreads();  // the previous tile's reads are done
 #pragma unroll
-    for (int i = 0; i < kResiduePositions; ++i) {
-      v[i] = pow2_ok ? trunc(static_cast<double>(x[i]) * scale) : crt::arith::scaled_integer(static_cast<double>(x[i]), s);
-      amax = fmax(amax, fabs(v[i]));
+    for (int j = 0; j < kTileK / 4; ++j) {
+      const int r = load_row + 4 * j;
+      const std::int64_t ko = ko_base + r;
+      const std::int64_t kk = ko < w.span ? w.chunks.source(ko) : -1;
+      tile[r][tile_column(r, load_line)] = kk >= 0 && src_line < lines ? __ldg(src + kk * ks) : T(0);
     }
-    std::int8_t* dst = w.out + line * w.span + ko0;
-    if (amax < 0x1p63) {
-      crt::arith::Limbs23 a[kResiduePositions];
+    __syncthreads();
+    const std::int64_t line = line0 + my_line, ko0 = ko_base + group * kResiduePositions;
+    if (line < lines && ko0 < w.span) {
+      T x[kResiduePositions];
 #pragma unroll
-      for (int i = 0; i < kResiduePositions; ++i) a[i] = crt::arith::limbs23(static_cast<long long>(v[i]));
-#pragma unroll
-      for (int l = 0; l < crt::kMaxModuli; ++l) {
-        if (l < w.n) {
-          const crt::arith::ModulusU32 m = w.mod_u[l];
-          std::uint32_t word[4];
-#pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            std::uint32_t b[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[4 * q + e], m)) & 0xFFu;
-            word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
-          }
-          *reinterpret_cast<uint4*>(dst + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
-        }
+      for (int i = 0; i < kResiduePositions; ++i) {
+        const int r = group * kResiduePositions + i;
+        x[i] = tile[r][tile_column(r, my_line)];
       }
-    } else {
-      // one copy of the wide code: the quad's values picked from registers by selects (a run-time
-      // index into v would move the array to local memory for every item)
-#pragma unroll 1
-      for (int q = 0; q < 4; ++q) {
-        double vq[4];
-#pragma unroll
-        for (int e = 0; e < 4; ++e) vq[e] = q == 0 ? v[e] : q == 1 ? v[4 + e] : q == 2 ? v[8 + e] : v[12 + e];
-        w.write_wide(dst + 4 * q, vq, fmax(fmax(fabs(vq[0]), fabs(vq[1])), fmax(fabs(vq[2]), fabs(vq[3]))));
-      }
+      write_residues16(w, line, ko0, x);
     }
   }
 }
@@ -441,8 +463,11 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
   const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
   const std::int64_t cap = std::int64_t{device_sms()} * 2 * 16;  // 2 resident blocks per SM, 16 waves
   const auto grid = static_cast<unsigned>(want < cap ? want : cap);
-  if (!k_along) {  // lines contiguous: the tile pass's transposing kernel
-    launch_tile_pass(data, lines, line_stride, k_stride, w, ProfileArgs{}, nchunks == 1 || kc % 4 == 0, stream);
+  if (!k_along) {  // lines contiguous: through shared-memory tiles
+    const std::int64_t tiles = (lines + kTileLines - 1) / kTileLines * ((w.span + kTileK - 1) / kTileK);
+    const auto tgrid = static_cast<unsigned>(tiles < cap ? tiles : cap);
+    residue_transpose_kernel<T><<<tgrid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, w);
+    TCEMU_LAUNCHED("crt residue_transpose_kernel");
     return;
   }
   residue_lines_kernel<T><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
