@@ -241,8 +241,8 @@ constexpr int kResidueThreads = 256;
 /// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0
 /// for padding): scaled by 2^e[line] and truncated, converted to limbs once, then per modulus (loop
 /// unrolled: the constants are constant-bank operands) reduced (crt_arith::residue_limbs) and written
-/// as one 16-byte store per panel. Quads with a scaled integer at or above 2^63 take
-/// CrtResidueWriter::write_wide.
+/// as one 16-byte store per panel. Groups with a scaled integer at or above 2^63 take
+/// the wide limbs (crt_arith::residue_wide) in two halves of 8.
 template <class T>
 __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std::int64_t line, std::int64_t ko0,
                                                  const T (&x)[kResiduePositions]) {
@@ -276,9 +276,35 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
         *reinterpret_cast<uint4*>(dst + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
       }
     }
+  } else if (amax < 0x1p84) {
+    // Wide: scaled integers from 2^63 (N >= 17 on lines with few large elements, phi = 4). A warp
+    // nearly always holds such a group somewhere, so this is not a rare branch: two halves of 8
+    // positions (8 x 5 limb registers), each with the modulus loop unrolled as above (constants as
+    // constant-bank operands) and one 8-byte store per panel. One copy of the code: the half's values
+    // picked from registers by selects (a run-time index into v would move it to local memory).
+#pragma unroll 1
+    for (int h = 0; h < 2; ++h) {
+      crt::arith::WideLimbs a[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) a[i] = crt::arith::wide_limbs(h == 0 ? v[i] : v[8 + i]);
+#pragma unroll
+      for (int l = 0; l < crt::kMaxModuli; ++l) {
+        if (l < w.n) {
+          const crt::arith::ModulusU32 m = w.mod_u[l];
+          std::uint32_t word[2];
+#pragma unroll
+          for (int q = 0; q < 2; ++q) {
+            std::uint32_t b[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_wide(a[4 * q + e], m)) & 0xFFu;
+            word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+          }
+          *reinterpret_cast<uint2*>(dst + 8 * h + l * w.panel) = make_uint2(word[0], word[1]);
+        }
+      }
+    }
   } else {
-    // one copy of the wide code: the quad's values picked from registers by selects (a run-time
-    // index into v would move the array to local memory for every item)
+    // beyond 2^84 (not reached with the table's moduli; kept for completeness): residue() per quad
 #pragma unroll 1
     for (int q = 0; q < 4; ++q) {
       double vq[4];
