@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 
+#include "cuda/arch/cp_async.cuh"
 #include "cuda/passes/crt_passes.hpp"
 #include "cuda/passes/chunked_k.cuh"
 #include "cuda/passes/tile_pass.cuh"  // dbits, device_sms
@@ -362,50 +364,107 @@ __global__ void __launch_bounds__(kResidueThreads, 2)
 
 /// The residue pass for operands whose lines are contiguous (lines less strided than k, e.g. a
 /// column-major op(A)): tiles of 64 lines x 64 panel positions staged in shared memory. Loads: a warp
-/// reads one k position of 32 consecutive lines (coalesced), 16 loads in flight per thread. Then each
-/// thread takes 16 consecutive positions of one line from the tile and runs write_residues16; a warp
-/// covers 8 lines x 64 positions, so each store instruction writes 8 runs of 64 contiguous bytes.
-/// The tile's columns are XOR-swizzled by the position's 16-group (column line ^ 8 (r / 16 % 4)) so
-/// that both the row-wise writes and the 16-groups' reads of 8 lines hit distinct banks.
+/// reads one k position of 32 (or, async, 64) consecutive lines, coalesced. Then each thread takes 16
+/// consecutive positions of one line from the tile and runs write_residues16; a warp covers 8 lines x
+/// 64 positions, so each store instruction writes 8 runs of 64 contiguous bytes. The tile's columns
+/// are XOR-swizzled by the position's 16-group (column line ^ 8 (r / 16 % 4)) so that both the row
+/// writes and the 16-groups' reads of 8 lines hit distinct banks.
+///
+/// kAsync (lines unit-stride, 16-byte aligned rows): two tile buffers in dynamic shared memory; the
+/// next tile's rows are copied by cp.async (16 bytes per copy, zero-filled past the lines and k)
+/// while this tile's residues are computed, so each block's loads overlap its integer work. Else
+/// one buffer, loaded through registers (16 loads in flight per thread) before a barrier.
 constexpr int kTileLines = 64;
 constexpr int kTileK = 64;
 
 __device__ __forceinline__ int tile_column(int r, int line) { return line ^ (((r >> 4) & 3) << 3); }
 
 template <class T>
+constexpr std::size_t transpose_smem_bytes(bool async) {
+  return (async ? 2 : 1) * sizeof(T) * kTileK * kTileLines;
+}
+
+/// Issues the cp.async copies of tile (line0, ko_base) into `buf` (kTileK x kTileLines of T).
+template <class T>
+__device__ __forceinline__ void copy_tile_async(T* buf, const T* __restrict__ data, std::int64_t lines,
+                                                std::int64_t ks, const CrtResidueWriter& w, std::int64_t line0,
+                                                std::int64_t ko_base) {
+  constexpr int kPer = 16 / static_cast<int>(sizeof(T));  // lines per 16-byte copy
+  constexpr int kChunksPerRow = kTileLines / kPer;
+  constexpr int kCopies = kTileK * kChunksPerRow / kResidueThreads;
+#pragma unroll
+  for (int j = 0; j < kCopies; ++j) {
+    const int c = static_cast<int>(threadIdx.x) + j * kResidueThreads;
+    const int r = c / kChunksPerRow, l = (c % kChunksPerRow) * kPer;
+    const std::int64_t ko = ko_base + r;
+    const std::int64_t kk = ko < w.span ? w.chunks.source(ko) : -1;
+    const std::int64_t first = line0 + l;
+    const std::int64_t valid = kk < 0 || first >= lines ? 0 : (lines - first < kPer ? lines - first : kPer);
+    const T* src = valid > 0 ? data + first + kk * ks : data;
+    const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(buf + r * kTileLines + tile_column(r, l)));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(static_cast<int>(valid * sizeof(T))));
+  }
+  arch::cp_async_commit();
+}
+
+template <class T, bool kAsync>
 __global__ void __launch_bounds__(kResidueThreads, 2)
     residue_transpose_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
                              CrtResidueWriter w) {
   static_assert(kResidueThreads == 4 * kTileLines && kTileK == 4 * kResiduePositions, "tile mapping");
-  __shared__ T tile[kTileK][kTileLines];
+  extern __shared__ __align__(16) unsigned char transpose_smem[];
+  T* const tiles_buf = reinterpret_cast<T*>(transpose_smem);
   const std::int64_t line_tiles = (lines + kTileLines - 1) / kTileLines;
   const std::int64_t tiles = line_tiles * ((w.span + kTileK - 1) / kTileK);
   const int t = static_cast<int>(threadIdx.x);
-  const int load_line = t % kTileLines, load_row = t / kTileLines;  // rows load_row + 4 j
   const int warp = t / 32, lane = t % 32;
   const int group = lane / 8, my_line = warp * 8 + lane % 8;  // 16 positions from 16 group
+  int cur = 0;
+  if constexpr (kAsync) {
+    if (static_cast<std::int64_t>(blockIdx.x) < tiles)
+      copy_tile_async(tiles_buf, data, lines, ks, w, (blockIdx.x % line_tiles) * kTileLines,
+                      (blockIdx.x / line_tiles) * kTileK);
+  }
   for (std::int64_t id = blockIdx.x; id < tiles; id += gridDim.x) {
     const std::int64_t line0 = (id % line_tiles) * kTileLines, ko_base = (id / line_tiles) * kTileK;
-    const std::int64_t src_line = line0 + load_line;
-    const T* src = data + src_line * ls;
-    __syncthreads();  // the previous tile's reads are done
+    T* const tile = tiles_buf + cur * (kTileK * kTileLines);
+    if constexpr (kAsync) {
+      const std::int64_t next = id + gridDim.x;
+      if (next < tiles)
+        copy_tile_async(tiles_buf + (cur ^ 1) * (kTileK * kTileLines), data, lines, ks, w,
+                        (next % line_tiles) * kTileLines, (next / line_tiles) * kTileK);
+      else
+        arch::cp_async_commit();  // an empty group keeps the wait count uniform
+      arch::cp_async_wait<1>();   // this tile's copies are done
+      __syncthreads();
+    } else {
+      const int load_line = t % kTileLines, load_row = t / kTileLines;  // rows load_row + 4 j
+      const std::int64_t src_line = line0 + load_line;
+      const T* src = data + src_line * ls;
+      __syncthreads();  // the previous tile's reads are done
 #pragma unroll
-    for (int j = 0; j < kTileK / 4; ++j) {
-      const int r = load_row + 4 * j;
-      const std::int64_t ko = ko_base + r;
-      const std::int64_t kk = ko < w.span ? w.chunks.source(ko) : -1;
-      tile[r][tile_column(r, load_line)] = kk >= 0 && src_line < lines ? __ldg(src + kk * ks) : T(0);
+      for (int j = 0; j < kTileK / 4; ++j) {
+        const int r = load_row + 4 * j;
+        const std::int64_t ko = ko_base + r;
+        const std::int64_t kk = ko < w.span ? w.chunks.source(ko) : -1;
+        tile[r * kTileLines + tile_column(r, load_line)] = kk >= 0 && src_line < lines ? __ldg(src + kk * ks) : T(0);
+      }
+      __syncthreads();
     }
-    __syncthreads();
     const std::int64_t line = line0 + my_line, ko0 = ko_base + group * kResiduePositions;
     if (line < lines && ko0 < w.span) {
       T x[kResiduePositions];
 #pragma unroll
       for (int i = 0; i < kResiduePositions; ++i) {
         const int r = group * kResiduePositions + i;
-        x[i] = tile[r][tile_column(r, my_line)];
+        x[i] = tile[r * kTileLines + tile_column(r, my_line)];
       }
       write_residues16(w, line, ko0, x);
+    }
+    if constexpr (kAsync) {
+      __syncthreads();  // every read of `tile` is done before the copy after next overwrites it
+      cur ^= 1;
     }
   }
 }
@@ -492,7 +551,21 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
   if (!k_along) {  // lines contiguous: through shared-memory tiles
     const std::int64_t tiles = (lines + kTileLines - 1) / kTileLines * ((w.span + kTileK - 1) / kTileK);
     const auto tgrid = static_cast<unsigned>(tiles < cap ? tiles : cap);
-    residue_transpose_kernel<T><<<tgrid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, w);
+    const bool async = line_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
+                       (k_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0;
+    if (async) {
+      constexpr std::size_t bytes = transpose_smem_bytes<T>(true);
+      static const bool attr_set = [] {
+        TCEMU_CUDA(cudaFuncSetAttribute(residue_transpose_kernel<T, true>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+        return true;
+      }();
+      (void)attr_set;
+      residue_transpose_kernel<T, true><<<tgrid, kResidueThreads, bytes, stream>>>(data, lines, line_stride, k_stride, w);
+    } else {
+      residue_transpose_kernel<T, false><<<tgrid, kResidueThreads, transpose_smem_bytes<T>(false), stream>>>(
+          data, lines, line_stride, k_stride, w);
+    }
     TCEMU_LAUNCHED("crt residue_transpose_kernel");
     return;
   }
