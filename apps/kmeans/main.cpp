@@ -55,25 +55,24 @@ const char* kFooter =
 int main(int argc, char** argv) {
   tcemu::app::CommandLine cli("kmeans", kDescription, kFooter);
   std::string input, output, init_name = "kmeans++";
-  std::int64_t k = 0;
-  int max_iter = 100;
-  double tol = 1e-4;
+  // The Lloyd options are bound to the command line directly (LloydOptions' defaults are the CLI's).
+  kmeans::LloydOptions lopt;
+  std::int64_t& k = lopt.k;
   std::uint64_t seed = 1;
   int replicate = 1;
-  double recheck_margin = 1.0 / 65536;
   double noise = 0.0;
   cli.app.add_option("-i,--input", input, "HDF5 file with /data (n x d float32) (required)");
   cli.app.add_option("-o,--output", output, "HDF5 file for centroids, assignments and inertia per scheme");
   cli.app.add_option("-k,--k", k, "number of clusters, 1 <= k <= n (required)");
-  cli.app.add_option("--max-iter", max_iter, "maximum Lloyd iterations")->check(tcemu::app::positive());
-  cli.app.add_option("--tol", tol, "stop when the relative inertia change is <= tol")->check(tcemu::app::non_negative());
+  cli.app.add_option("--max-iter", lopt.max_iter, "maximum Lloyd iterations")->check(tcemu::app::positive());
+  cli.app.add_option("--tol", lopt.tol, "stop when the relative inertia change is <= tol")->check(tcemu::app::non_negative());
   cli.app.add_option("--seed", seed, "seed of the initialisation (same for every scheme)")->check(tcemu::app::unsigned_64());
   cli.app.add_option("--init", init_name, "kmeans++ | random | file (/init_centroids)");
   cli.app.add_option("--replicate", replicate, "use the data R times (scaled-up studies: Fashion-MNIST x 10 = 700,000 points)")
       ->check(tcemu::app::positive());
   cli.app.add_option("--noise", noise, "std. deviation of seeded Gaussian noise added to every copy after the first")
       ->check(tcemu::app::non_negative());
-  cli.app.add_option("--recheck-margin", recheck_margin,
+  cli.app.add_option("--recheck-margin", lopt.recheck_margin,
                  "re-decide near-ties with exact FP64 distances: centroids within margin*(|x|^2+|c|^2) of the "
                  "best (default 2^-16; 0 = pure GEMM assignment)")
       ->check(tcemu::app::non_negative());
@@ -97,11 +96,6 @@ int main(int argc, char** argv) {
     if (!output.empty()) out = std::make_unique<tcemu::app::io::Writer>(output);
     const auto centroids0 = kmeans::initial_centroids(data, k, init, seed);
 
-    kmeans::LloydOptions lopt;
-    lopt.k = k;
-    lopt.max_iter = max_iter;
-    lopt.tol = tol;
-    lopt.recheck_margin = recheck_margin;
     lopt.device = device;
     // fp64 is the reference and fp32 the speed baseline: run them first, once, whatever the list.
     const auto order = tcemu::app::sweep_order(

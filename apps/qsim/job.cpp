@@ -150,7 +150,7 @@ void check_device_memory(const Circuit& c, const std::vector<tcemu::Scheme>& sch
   const tcemu::Scheme* gpu_worst = reference || !widest ? &fp64 : widest;
   const bool dbl = uses_double(*gpu_worst);
   const std::string head = "circuit '" + c.name + "' (" + std::to_string(n) + " qubits): ";
-  const DeviceBufferPlan plan = dbl ? plan_device_buffers<double>(n, free_bytes, buffers)
+  const GpuBufferPlan plan = dbl ? plan_device_buffers<double>(n, free_bytes, buffers)
                                     : plan_device_buffers<float>(n, free_bytes, buffers);
   if (!plan.fits) throw tcemu::InvalidArgument(head + "the " + gpu_worst->name + " run " + plan.shortfall + " on the GPU");
   // Host: the complex128 reference stays for the comparisons, and one other state may come down

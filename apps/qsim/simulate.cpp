@@ -100,9 +100,9 @@ BufferMode resolve_host_buffers(BufferMode requested, int n) {
 }
 
 template <class T>
-DeviceBufferPlan plan_device_buffers(int n, double free_bytes, BufferMode requested, std::int64_t chunk_elements) {
+GpuBufferPlan plan_device_buffers(int n, double free_bytes, BufferMode requested, std::int64_t chunk_elements) {
   check_buffer_request(requested, n);
-  DeviceBufferPlan plan;
+  GpuBufferPlan plan;
   const bool two_possible = requested != BufferMode::single && n <= kMaxPermutationQubits;
   if (two_possible && device_bytes_needed<T>(n, BufferMode::two) <= free_bytes) {
     plan.bytes_needed = device_bytes_needed<T>(n, BufferMode::two);
@@ -122,7 +122,7 @@ DeviceBufferPlan plan_device_buffers(int n, double free_bytes, BufferMode reques
 
 template <class T>
 BufferMode choose_buffers(int n, double free_bytes, BufferMode requested, std::int64_t chunk_elements) {
-  const DeviceBufferPlan plan = plan_device_buffers<T>(n, free_bytes, requested, chunk_elements);
+  const GpuBufferPlan plan = plan_device_buffers<T>(n, free_bytes, requested, chunk_elements);
   if (!plan.fits)
     throw tcemu::InvalidArgument("--device cuda: the state of " + std::to_string(n) + " qubits (" +
                                  (sizeof(T) == 4 ? "complex64" : "complex128") + ") " + plan.shortfall);
@@ -162,8 +162,8 @@ SimResult<T> simulate_host(const std::vector<Block>& blocks, int n, const SimOpt
 
 template double device_bytes_needed<float>(int, BufferMode, std::int64_t);
 template double device_bytes_needed<double>(int, BufferMode, std::int64_t);
-template DeviceBufferPlan plan_device_buffers<float>(int, double, BufferMode, std::int64_t);
-template DeviceBufferPlan plan_device_buffers<double>(int, double, BufferMode, std::int64_t);
+template GpuBufferPlan plan_device_buffers<float>(int, double, BufferMode, std::int64_t);
+template GpuBufferPlan plan_device_buffers<double>(int, double, BufferMode, std::int64_t);
 template BufferMode choose_buffers<float>(int, double, BufferMode, std::int64_t);
 template BufferMode choose_buffers<double>(int, double, BufferMode, std::int64_t);
 template void check_device_memory_for<float>(int, double);

@@ -210,7 +210,7 @@ BufferMode resolve_host_buffers(BufferMode requested, int num_qubits);
 /// fit; `shortfall` is the phrase every caller's error message uses when they do not: "needs
 /// 277025390592 bytes (258.0 GiB) of GPU memory in single-buffer mode (one state buffer, a chunk
 /// buffer and GEMM workspace), but only ... bytes (...) are free".
-struct DeviceBufferPlan {
+struct GpuBufferPlan {
   BufferMode mode = BufferMode::two;
   double bytes_needed = 0;  ///< device bytes of `mode` (device_bytes_needed)
   bool fits = true;
@@ -222,12 +222,12 @@ struct DeviceBufferPlan {
 /// automatic: two where it fits, else single. Does not throw for lack of memory (fits = false);
 /// throws tcemu::InvalidArgument for an impossible two (check_buffer_request).
 template <class T>
-DeviceBufferPlan plan_device_buffers(int num_qubits, double free_bytes, BufferMode requested = BufferMode::automatic,
+GpuBufferPlan plan_device_buffers(int num_qubits, double free_bytes, BufferMode requested = BufferMode::automatic,
                                      std::int64_t chunk_elements = 0);
 
 /// plan_device_buffers' mode, or tcemu::InvalidArgument when it does not fit, one line naming the
 /// qubit count, the bytes needed and the bytes free: "--device cuda: the state of 35 qubits
-/// (complex64) " + DeviceBufferPlan::shortfall.
+/// (complex64) " + GpuBufferPlan::shortfall.
 template <class T>
 BufferMode choose_buffers(int num_qubits, double free_bytes, BufferMode requested = BufferMode::automatic,
                           std::int64_t chunk_elements = 0);
