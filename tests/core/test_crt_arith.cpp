@@ -125,7 +125,7 @@ TEST(CrtArith, SignFreeLimbAndInt32ReductionsEqualIntegerRemainder) {
 }
 
 // The INT8 wgmma kernel's epilogue reduction (sym_residue_i32_k17, |v| <= 2^31 - 2^14: one INT32
-// product of up to 2^17 INT8 x INT8 terms) equals the independent remainder for every p the kernel
+// product of up to 2^17 - 1 INT8 x INT8 terms) equals the independent remainder for every p the kernel
 // accepts (2 to 256, the table's moduli among them): at both ends of its range, near 0 and at random.
 TEST(CrtArith, KernelEpilogueReductionEqualsIntegerRemainderToTheInt32Limit) {
   std::mt19937_64 rng(2029);

@@ -221,7 +221,7 @@ TCEMU_HD int sym_residue_i32(std::int32_t v, const ModulusU32& m) {
   return static_cast<int>(shifted_residue_i32(v, m)) - static_cast<int>(m.half);
 }
 
-/// Symmetric residue of |v| <= 2^31 - 2^14 mod p (one INT32 product of k <= 2^17 INT8 x INT8 terms,
+/// Symmetric residue of |v| <= 2^31 - 2^14 mod p (one INT32 product of k < 2^17 INT8 x INT8 terms,
 /// the INT8 wgmma kernel's epilogue): t = v + off31 lies in [2^14, 2^32) and is congruent to v + half,
 /// so mod_u32(t) - half (one IMAD.HI, an IMAD, an add and a min). Equal to sym_residue_i32 where both
 /// apply.

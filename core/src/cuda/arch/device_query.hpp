@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "tcemu/cuda/check.hpp"
+
 namespace tcemu::cuda::detail::arch {
 
 /// Compute capability of the current device as 10 * major + minor (80, 90, ...); 0 when there is no
@@ -17,6 +19,17 @@ inline int compute_capability() {
     (void)cudaGetLastError();
     return 0;
   }
+  return 10 * major + minor;
+}
+
+/// As compute_capability(), for callers that already hold a device: throws tcemu::DeviceError (through
+/// TCEMU_CUDA) on any CUDA error instead of clearing it, so that an error left by an earlier launch is
+/// reported rather than read as "no device".
+inline int compute_capability_checked() {
+  int dev = 0, major = 0, minor = 0;
+  TCEMU_CUDA(cudaGetDevice(&dev));
+  TCEMU_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  TCEMU_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
   return 10 * major + minor;
 }
 

@@ -104,7 +104,7 @@ Choice choice_for(SchemeKind k) {
 
 /// Which fused kernel runs on compute capability 9.0: the warp-specialised wgmma kernel unless the
 /// policy asks for mma.sync (other devices always run mma.sync).
-bool use_wgmma(FusedMma mma) { return mma != FusedMma::mma_sync && arch::compute_capability() == 90; }
+bool use_wgmma(FusedMma mma) { return mma != FusedMma::mma_sync && arch::compute_capability_checked() == 90; }
 
 /// Calls f(kind, set) with the kernel instance of `c` as std::integral_constant tags: the one map
 /// from a scheme's choice to a compiled <MmaKind, ProductSet> instance.
@@ -139,7 +139,7 @@ void launch_kernel(bool wgmma, const Args& a, const Epilogue<T>& out, cudaStream
 
 bool supported(const Scheme& s) {
   const Choice c = choice_for(s.kind);
-  return c.ok && arch::compute_capability() >= 80;
+  return c.ok && arch::compute_capability_checked() >= 80;
 }
 
 namespace {

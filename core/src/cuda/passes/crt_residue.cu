@@ -364,7 +364,8 @@ __global__ void __launch_bounds__(kResidueThreads, 2)
 
 /// The residue pass for operands whose lines are contiguous (lines less strided than k, e.g. a
 /// column-major op(A)): tiles of 64 lines x 64 panel positions staged in shared memory. Loads: a warp
-/// reads one k position of 32 (or, async, 64) consecutive lines, coalesced. Then each thread takes 16
+/// reads one k position of 32 consecutive lines (async: 16-byte copies, 512 contiguous bytes of one or
+/// more k positions), coalesced. Then each thread takes 16
 /// consecutive positions of one line from the tile and runs write_residues16; a warp covers 8 lines x
 /// 64 positions, so each store instruction writes 8 runs of 64 contiguous bytes. The tile's columns
 /// are XOR-swizzled by the position's 16-group (column line ^ 8 (r / 16 % 4)) so that both the row
@@ -402,8 +403,7 @@ __device__ __forceinline__ void copy_tile_async(T* buf, const T* __restrict__ da
     const std::int64_t valid = kk < 0 || first >= lines ? 0 : (lines - first < kPer ? lines - first : kPer);
     const T* src = valid > 0 ? data + first + kk * ks : data;
     const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(buf + r * kTileLines + tile_column(r, l)));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-                 "r"(static_cast<int>(valid * sizeof(T))));
+    arch::cp_async16_zfill_bytes(dst, src, static_cast<int>(valid * sizeof(T)));
   }
   arch::cp_async_commit();
 }
@@ -463,7 +463,7 @@ __global__ void __launch_bounds__(kResidueThreads, 2)
       write_residues16(w, line, ko0, x);
     }
     if constexpr (kAsync) {
-      __syncthreads();  // every read of `tile` is done before the copy after next overwrites it
+      __syncthreads();  // every read of `tile` is done before the next iteration's copy overwrites it
       cur ^= 1;
     }
   }
@@ -555,12 +555,10 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
                        (k_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0;
     if (async) {
       constexpr std::size_t bytes = transpose_smem_bytes<T>(true);
-      static const bool attr_set = [] {
-        TCEMU_CUDA(cudaFuncSetAttribute(residue_transpose_kernel<T, true>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-        return true;
-      }();
-      (void)attr_set;
+      // Per launch (a host call of microseconds): the attribute belongs to the current device, and a
+      // process may use several.
+      TCEMU_CUDA(cudaFuncSetAttribute(residue_transpose_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(bytes)));
       residue_transpose_kernel<T, true><<<tgrid, kResidueThreads, bytes, stream>>>(data, lines, line_stride, k_stride, w);
     } else {
       residue_transpose_kernel<T, false><<<tgrid, kResidueThreads, transpose_smem_bytes<T>(false), stream>>>(
