@@ -87,3 +87,13 @@ build_versions() {
   fi
   ls "/tmp/$prefix-old/apps/$app/$app" "/tmp/$prefix-new/apps/$app/$app" || { tail -20 "$OUT/$prefix"-*.log; return 1; }
 }
+# json_rows FILE EXPR: prints the Python expression EXPR for every entry r of the app's JSON report
+# ("results"), one line each (the phase scripts' and qsim_large.sh's tables); where FILE is not a
+# report (a failed run), its last lines instead.
+json_rows() {
+  python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print(eval(sys.argv[2]))
+' "$1" "$2" || tail -3 "$1"
+}

@@ -24,13 +24,7 @@ export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
 build_versions hp hplai "$OLD" || exit 1
 device_info
 phases() {  # JSON report -> one line per scheme
-  python3 -c '
-import json, sys
-for r in json.load(open(sys.argv[1]))["results"]:
-    other = r["factor_ms"] - r["panel_ms"] - r["update_ms"]  # conversion, block-row solves, pivot check
-    print("  %-8s time %8.1f  factor %8.1f  panel %7.1f  update %8.1f  other %6.1f  refine %6.1f  %s" % (r["scheme"],
-          r["time_ms"], r["factor_ms"], r["panel_ms"], r["update_ms"], other, r["refine_ms"], "PASS" if r["pass"] else "FAIL"))
-' "$1" || tail -3 "$1"
+  json_rows "$1" '"  %-8s time %8.1f  factor %8.1f  panel %7.1f  update %8.1f  other %6.1f  refine %6.1f  %s" % (r["scheme"], r["time_ms"], r["factor_ms"], r["panel_ms"], r["update_ms"], r["factor_ms"] - r["panel_ms"] - r["update_ms"], r["refine_ms"], "PASS" if r["pass"] else "FAIL")'
 }
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for v in $VERSIONS; do

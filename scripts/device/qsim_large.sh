@@ -67,16 +67,8 @@ if [ -x "$TEST_APPS" ]; then
 fi
 
 # One JSON run -> one line per scheme.
-summary() {
-  python3 -c '
-import json, sys
-j = json.load(open(sys.argv[1]))
-for r in j["results"]:
-    print("  %-16s %-10s buffers %-6s time_ms %10.1f  permute_ms %9.1f  perms %3d  swaps %3d  in_place %3d (declined %d)  "
-          "1-F %s  norm_drift %.3e" % (r["scheme"], r["precision"], r["buffers"], r["time_ms"], r["permute_ms"],
-          r["permutations"], r["position_swaps"], r["in_place_blocks"], r["in_place_declined"],
-          "%.3e" % r["infidelity"] if r["infidelity"] is not None else "n/a", r["norm_drift"]))
-' "$1" || tail -3 "$1"
+summary() {  # JSON report -> one line per scheme
+  json_rows "$1" '"  %-16s %-10s buffers %-6s time_ms %10.1f  permute_ms %9.1f  perms %3d  swaps %3d  in_place %3d (declined %d)  1-F %s  norm_drift %.3e" % (r["scheme"], r["precision"], r["buffers"], r["time_ms"], r["permute_ms"], r["permutations"], r["position_swaps"], r["in_place_blocks"], r["in_place_declined"], "%.3e" % r["infidelity"] if r["infidelity"] is not None else "n/a", r["norm_drift"])'
 }
 
 # tag, timeout seconds, qsim arguments...

@@ -13,12 +13,7 @@ export LD_LIBRARY_PATH="$ROOT/.deps/kokkos/lib:${LD_LIBRARY_PATH:-}"
 build_versions qs qsim "$OLD" || exit 1
 device_info
 phases() {  # JSON report -> one line per scheme
-  python3 -c '
-import json, sys
-for r in json.load(open(sys.argv[1]))["results"]:
-    print("  %-16s time %8.1f  gemm %8.1f  permute %7.1f  (%d permutations)" % (r["scheme"], r["time_ms"],
-          r["gemm_ms"], r["permute_ms"], r["permutations"]))
-' "$1" || tail -3 "$1"
+  json_rows "$1" '"  %-16s time %8.1f  gemm %8.1f  permute %7.1f  (%d permutations)" % (r["scheme"], r["time_ms"], r["gemm_ms"], r["permute_ms"], r["permutations"])'
 }
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for v in $VERSIONS; do
