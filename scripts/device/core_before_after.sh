@@ -6,7 +6,9 @@
 #   OUT=/dir scripts/device/core_before_after.sh OLD_SOURCE_DIR [NEW_SOURCE_DIR (default: this tree)]
 # Make OLD_SOURCE_DIR with `git archive REV | tar -x -C .deps/old` and carry it. Needs .deps/kokkos and
 # .deps/cli11 (scripts/device/prepare_deps.sh). ROUNDS (default 2), GRID=0 skips the auto grid, SHAPES
-# (default 8192,knn,kmeans) and DISTS (default uniform) pass to tcemu-bench.
+# (default 8192,knn,kmeans) and DISTS (default uniform) pass to tcemu-bench. TESTS=FILTER also builds
+# the new tree's test_core (googletest from the carried .deps/googletest) and runs
+# `test_core --gtest_filter=FILTER` before the timed rounds (log tests.log).
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 OLD=$1
@@ -17,6 +19,16 @@ tree_build "$OLD" /tmp/cba-old "$SERIAL_KOKKOS" 8 tcemu-bench &
 tree_build "$NEW" /tmp/cba-new "$SERIAL_KOKKOS" 8 tcemu-bench &
 wait
 ls /tmp/cba-old/core/tcemu-bench /tmp/cba-new/core/tcemu-bench || { tail -20 "$OUT"/cba-*.log; exit 1; }
+if [ -n "${TESTS:-}" ]; then
+  carried_deps_args
+  stamp "test_core of the new tree, then --gtest_filter=$TESTS"
+  cmake -S "$NEW" -B /tmp/cba-new -DTCEMU_BUILD_TESTS=ON "${DEPS_ARGS[@]}" >> "$OUT/cba-new.log" 2>&1 &&
+    cmake --build /tmp/cba-new -j"$JOBS" --target test_core >> "$OUT/cba-new.log" 2>&1 ||
+    { grep -E "error" -A3 "$OUT/cba-new.log" | head -30; }
+  /tmp/cba-new/tests/test_core --gtest_filter="$TESTS" > "$OUT/tests.log" 2>&1
+  echo "test_core exit $?"
+  grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|Failure|Expected|Which is" "$OUT/tests.log" | head -30
+fi
 device_info
 # Both trees' auto use the anchors here (no calibration inside a timed comparison); the grid below
 # measures each tree's own model.

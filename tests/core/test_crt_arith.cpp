@@ -144,3 +144,26 @@ TEST(CrtArith, KernelEpilogueReductionEqualsIntegerRemainderToTheInt32Limit) {
     EXPECT_EQ(bad, 0);
   }
 }
+
+// Complex int8-crt's 3M in the residue domain: the residue of a sum of two residues, and Re = P1 - P2,
+// Im = P3 - P1 - P2 on shifted residues, equal the independent remainders for every table modulus and
+// every input pair (triple: on a grid through the whole range, ends included).
+TEST(CrtArith, ThreeMultiplicationResidueCombinationsEqualIntegerRemainders) {
+  for (int p : kModuli) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const arith::ModulusU32 m = arith::modulus_u32(p);
+    const int lo = -static_cast<int>(m.half), hi = p - 1 - static_cast<int>(m.half);
+    int bad = 0;
+    for (int a = lo; a <= hi; ++a)
+      for (int b = lo; b <= hi; ++b) {
+        bad += arith::sym_add_residues(a, b, m) != reference(a + b, 0, p);
+        const auto ua = static_cast<std::uint32_t>(a - lo), ub = static_cast<std::uint32_t>(b - lo);
+        bad += static_cast<int>(arith::shifted_re_3m(ua, ub, m)) + lo != reference(a - b, 0, p);
+        for (int c = lo; c <= hi; c += 7) {
+          const auto uc = static_cast<std::uint32_t>(c - lo);
+          bad += static_cast<int>(arith::shifted_im_3m(ua, ub, uc, m)) + lo != reference(c - a - b, 0, p);
+        }
+      }
+    EXPECT_EQ(bad, 0);
+  }
+}

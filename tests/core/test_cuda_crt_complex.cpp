@@ -3,7 +3,8 @@
 // int8-crt path, same complex combine - for complex<float> (FP32 target) and complex<double> (FP64),
 // N per call and given, transposes and strided layouts (op(A) read in place or packed, C written by
 // the real GEMM or through the temporary and the complex combine), real and complex alpha / beta,
-// whatever ComplexMethod asks. Compiles to nothing without the CUDA backend; skips without a GPU.
+// whatever ComplexMethod asks; 3M in the residue domain (given N on an sm_90a build and a compute 9.0
+// GPU) against the host's embedding. Compiles to nothing without the CUDA backend; skips without a GPU.
 #if defined(TCEMU_HAVE_CUDA)
 #include <gtest/gtest.h>
 
@@ -34,9 +35,24 @@ int moduli_of(const GemmReport& r) {
   return at == std::string::npos ? -1 : std::atoi(r.certificate.c_str() + at + 4);
 }
 
+/// Whether int8-crt's complex GEMM on this device must take 3M in the residue domain for a given N
+/// (an sm_90a build on a compute 9.0 GPU: the INT8 wgmma kernel with its fused reduction).
+bool expect_three_m() {
+#if defined(TCEMU_TEST_BUILT_FOR_SM90A)
+  int dev = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) return false;
+  return major == 9 && minor == 0;
+#else
+  return false;
+#endif
+}
+
 template <class T>
 void expect_bit_identical(const std::string& scheme, Target target, const Case& s, const char* dist,
-                          std::complex<T> alpha, std::complex<T> beta, ComplexMethod method) {
+                          std::complex<T> alpha, std::complex<T> beta, ComplexMethod method,
+                          const ExecutionPolicy& exec = {}, std::string* kernels = nullptr, bool poison_a = false) {
   using Z = std::complex<T>;
   SCOPED_TRACE(scheme + " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) + " " +
                dist + " alpha=(" + std::to_string(alpha.real()) + "," + std::to_string(alpha.imag()) + ") beta=(" +
@@ -50,18 +66,26 @@ void expect_bit_identical(const std::string& scheme, Target target, const Case& 
   }
   if (beta == Z(0))
     for (auto& v : C.h) v = Z(std::numeric_limits<T>::quiet_NaN(), 0);  // must not be read
+  if (poison_a) A.h[A.h.size() / 2] = Z(T(1), std::numeric_limits<T>::infinity());
   A.upload();
   B.upload();
   C.upload();
   GemmOptions o;
   o.scheme = parse_scheme(scheme, target);
+  o.execution = exec;
   const GemmReport rd = cuda::complex_gemm_device<T>(s.opA, s.opB, alpha, A.dev().as_const(), B.dev().as_const(), beta,
                                                      C.dev(), o, nullptr, nullptr, method);
   const std::vector<Z> cd = C.download();
   const GemmReport rh = complex_gemm_host<T>(s.opA, s.opB, alpha, A.host().as_const(), B.host().as_const(), beta,
                                              C.host(), o);
-  ASSERT_FALSE(rd.fell_back) << rd.note;
-  ASSERT_FALSE(rh.fell_back) << rh.note;
+  if (kernels) *kernels = rd.kernels;
+  ASSERT_EQ(rd.fell_back, poison_a) << rd.note;
+  ASSERT_EQ(rh.fell_back, poison_a) << rh.note;
+  if (poison_a) {  // both backends fall back to native arithmetic, saying why
+    EXPECT_NE(rd.note.find("NaN or Inf"), std::string::npos) << rd.note;
+    EXPECT_NE(rh.note.find("NaN or Inf"), std::string::npos) << rh.note;
+    return;
+  }
   EXPECT_EQ(moduli_of(rd), moduli_of(rh)) << "GPU: " << rd.certificate << "\nhost: " << rh.certificate;
   EXPECT_GT(moduli_of(rd), 1);
   std::int64_t differ = 0;
@@ -84,6 +108,43 @@ void all_cases(const std::string& scheme, Target target, const char* dist) {
 }
 
 }  // namespace
+
+// 3M in the residue domain (given N, one k chunk, the wgmma kernel): every layout case with real and
+// complex alpha / beta, the wide limbs (N = 18 at phi = 4: scaled integers beyond 2^63), float data,
+// row blocks (an accumulator budget of 12 rows: m0 > 0 and a last block of fewer rows), and the
+// embedding under crt_products = cublas: all the host's bits; an Inf falls back like the host.
+TEST(CudaCrtComplex, ThreeMultiplicationFormMatchesTheHostBitForBit) {
+  TCEMU_REQUIRE_GPU();
+  using Zd = std::complex<double>;
+  const bool three_m = expect_three_m();
+  auto check_path = [&](const std::string& kernels, bool want_3m) {
+    EXPECT_EQ(kernels.find("3M") != std::string::npos, want_3m) << kernels;
+  };
+  std::string kernels;
+  for (const Case& s : kCases) {
+    expect_bit_identical<double>("int8-crt:15", Target::fp64, s, "uniform(-1,1)", Zd(1), Zd(0), ComplexMethod::automatic,
+                                 {}, &kernels);
+    check_path(kernels, three_m);
+    expect_bit_identical<double>("int8-crt:18", Target::fp64, s, "phi=4", Zd(0.75, -0.5), Zd(0.25, 2),
+                                 ComplexMethod::automatic, {}, &kernels);
+    check_path(kernels, three_m);
+    expect_bit_identical<float>("int8-crt:7", Target::fp32, s, "phi=1", std::complex<float>(1.5f), std::complex<float>(-0.5f),
+                                ComplexMethod::automatic, {}, &kernels);
+    check_path(kernels, three_m);
+  }
+  ExecutionPolicy blocks;
+  blocks.ozaki_accumulator_bytes = 12 * 3 * 16 * 65;  // 12 rows of 3 x 16 x n residues (n = 65)
+  expect_bit_identical<double>("int8-crt:16", Target::fp64, kCases[2], "phi=1", Zd(1), Zd(0.5, 0.5),
+                               ComplexMethod::automatic, blocks, &kernels);
+  check_path(kernels, three_m);
+  ExecutionPolicy cublas;
+  cublas.crt_products = CrtProducts::cublas;
+  expect_bit_identical<double>("int8-crt:15", Target::fp64, kCases[1], "uniform(-1,1)", Zd(1), Zd(0),
+                               ComplexMethod::automatic, cublas, &kernels);
+  check_path(kernels, false);
+  expect_bit_identical<double>("int8-crt:15", Target::fp64, kCases[0], "uniform(-1,1)", Zd(1), Zd(0),
+                               ComplexMethod::automatic, {}, nullptr, true);
+}
 
 TEST(CudaCrtComplex, DoubleMatchesTheHostBitForBit) {
   TCEMU_REQUIRE_GPU();

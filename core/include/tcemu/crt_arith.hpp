@@ -229,6 +229,24 @@ TCEMU_HD int sym_residue_i32_k17(std::int32_t v, const ModulusU32& m) {
   return static_cast<int>(mod_u32(static_cast<std::uint32_t>(v) + m.off31, m)) - static_cast<int>(m.half);
 }
 
+/// Symmetric residue of a + b mod p for two symmetric residues a, b in [-half, p - 1 - half]
+/// (complex int8-crt's residue of Re x + Im x, 3M in the residue domain): t = a + b + half + p lies in
+/// [p - half, 2p + half) (never negative), so mod_u32(t) - half. Exact.
+TCEMU_HD int sym_add_residues(int a, int b, const ModulusU32& m) {
+  return static_cast<int>(mod_u32(static_cast<std::uint32_t>(a + b + static_cast<int>(m.half + m.p)), m)) -
+         static_cast<int>(m.half);
+}
+
+/// Complex int8-crt's 3M in the residue domain (Gauss: Re = P1 - P2, Im = P3 - P1 - P2 with P1 =
+/// xr.yr, P2 = xi.yi, P3 = (xr + xi).(yr + yi), all mod p). Inputs and outputs are shifted residues
+/// u = r + half in [0, p) (the reconstruction's form); the results are those of Re and Im. Exact.
+TCEMU_HD std::uint32_t shifted_re_3m(std::uint32_t u1, std::uint32_t u2, const ModulusU32& m) {
+  return mod_u32(u1 + m.half + m.p - u2, m);  // (r1 - r2) + half, in [half + 1, half + 2p)
+}
+TCEMU_HD std::uint32_t shifted_im_3m(std::uint32_t u1, std::uint32_t u2, std::uint32_t u3, const ModulusU32& m) {
+  return mod_u32(u3 + 2 * (m.half + m.p) - u1 - u2, m);  // (r3 - r1 - r2) + half, in [2 half + 2, 2 half + 3p)
+}
+
 /// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p (2 <= p <= 256): r = x mod
 /// p with -p/2 <= r < p/2, i.e. in [-128, 127]. Exact. |x| < 2^53: sym_mod_small; |x| < 2^84:
 /// residue_split(split32(x)); beyond: x = M 2^E reduced in 32-bit integers as (M mod p)(2^E mod p).

@@ -5,6 +5,7 @@
 
 #include "tcemu/cuda/check.hpp"
 #include "cuda/kernels.hpp"
+#include "cuda/passes/complex_combine_entry.cuh"
 
 namespace tcemu::cuda::detail {
 namespace {
@@ -95,17 +96,7 @@ __global__ void complex_combine_kernel(const T* __restrict__ re, const T* __rest
   const std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
   if (i >= m) return;
   for (std::int64_t j = blockIdx.y; j < n; j += gridDim.y) {
-    const T x = re[j * ldacc + i], y = im[j * ldacc + i];
-    T* cij = c + 2 * (i * c_rs + j * c_cs);
-    T r = add_rn(mul_rn(ar, x), -mul_rn(ai, y));
-    T s = add_rn(mul_rn(ar, y), mul_rn(ai, x));
-    if (br != T(0) || bi != T(0)) {
-      const T cr = cij[0], ci = cij[1];
-      r = add_rn(r, add_rn(mul_rn(br, cr), -mul_rn(bi, ci)));
-      s = add_rn(s, add_rn(mul_rn(br, ci), mul_rn(bi, cr)));
-    }
-    cij[0] = r;
-    cij[1] = s;
+    complex_combine_entry(re[j * ldacc + i], im[j * ldacc + i], ar, ai, br, bi, c + 2 * (i * c_rs + j * c_cs));
   }
 }
 

@@ -1,13 +1,19 @@
-// int8-crt on complex operands on the GPU (complex_crt.hpp): the host's real embedding
-// (common/complex_crt.hpp), one real int8-crt gemm_device, the complex combine where needed.
+// int8-crt on complex operands on the GPU (complex_crt.hpp): 3M in the residue domain where the
+// wgmma kernel runs (given N, one k chunk), else the host's real embedding (common/complex_crt.hpp)
+// as one real int8-crt gemm_device with the complex combine where needed. Both give the host's bits.
 #include "cuda/dispatch/complex_crt.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "common/complex_crt.hpp"
+#include "cuda/dispatch/crt_path.hpp"
 #include "cuda/kernels.hpp"
+#include "cuda/kernels/crt_wgmma_s8.hpp"
+#include "cuda/passes/crt_passes.hpp"
 #include "cuda/workspace_impl.hpp"
+#include "tcemu/schemes/crt.hpp"
 
 namespace tcemu::cuda::detail {
 namespace {
@@ -31,12 +37,19 @@ bool spans_overlap(const MatrixView<const Z>& u, const MatrixView<Z>& v) {
 
 std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-}  // namespace
+std::int64_t round16(std::int64_t v) { return (v + 15) / 16 * 16; }
 
+float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0;
+  TCEMU_CUDA(cudaEventElapsedTime(&ms, a, b));
+  return ms;
+}
+
+/// The real embedding: Y (2k x 2n) built from b, X read in place or packed, one real gemm_device.
 template <class T>
-GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
-                            std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
-                            const GemmOptions& options, Stream stream, Workspace& ws) {
+GemmReport complex_gemm_crt_embedding(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
+                                      std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
+                                      const GemmOptions& options, Stream stream, Workspace& ws) {
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
   const std::int64_t ld2k = std::max<std::int64_t>(2 * k, 1), ldt = (m + 3) / 4 * 4;
   const bool rows_as_is = (a.col_stride == 1 || a.cols <= 1) && k > 0 && !spans_overlap(a, C);
@@ -65,6 +78,155 @@ GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<cons
                      reinterpret_cast<T*>(C.data), C.row_stride, C.col_stride, stream);
   if (ws.record_timings) TCEMU_CUDA(cudaStreamSynchronize(stream));
   return r;
+}
+
+/// 3M in the residue domain (docs/crt.md, "Complex operands on the GPU: 3M"): the lines of X (op(A)'s
+/// rows) and of Y^ (op(B)'s columns), each k complex elements as 2k interleaved reals, get the real
+/// embedding's line rule and exponents (Y^'s line j holds the magnitudes of the embedding's columns 2j
+/// and 2j + 1); their residue panels of Re, Im and Re + Im give, per modulus, P1 = xr.yr, P2 = xi.yi
+/// and P3 = xs.ys on the INT8 wgmma kernel (residues, fused reduction), whence Re = P1 - P2 and Im =
+/// P3 - P1 - P2 mod p: the embedding's residues with 3N products instead of its 4N. The same
+/// reconstruction and output rounding, so the host's bits. Returns false (nothing written, nothing
+/// launched but the line rule) when the operands hold NaN or Inf or the kernel cannot run the shapes:
+/// the caller runs the embedding, which falls back as usual.
+template <class T>
+bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
+                         std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
+                         const GemmOptions& options, Stream stream, Workspace& wso, GemmReport& report) {
+  Workspace::Impl& ws = wso.impl();
+  cudaStream_t st = stream;
+  const std::int64_t m = a.rows, k = a.cols, n = b.cols;
+  const int N = options.scheme.parts;
+  const std::int64_t ld2k = 2 * k, kcp = round16(k);
+  ws.begin_call();
+  TCEMU_CUDA(cudaEventRecord(ws.ev[0], st));
+  // X: op(A)'s rows in place when each is contiguous (column stride 1), else packed (m x 2k).
+  const bool x_in_place = a.col_stride == 1;
+  const bool y_in_place = b.row_stride == 1;  // op(B)'s columns contiguous
+  const std::size_t x_bytes = x_in_place ? 0 : aligned(sizeof(T) * static_cast<std::size_t>(m * ld2k));
+  const std::size_t y_bytes = y_in_place ? 0 : aligned(sizeof(T) * static_cast<std::size_t>(n * ld2k));
+  const T* x = reinterpret_cast<const T*>(a.data);
+  std::int64_t x_ld = 2 * a.row_stride;
+  const T* y = reinterpret_cast<const T*>(b.data);
+  std::int64_t y_ld = 2 * b.col_stride;
+  if (x_bytes + y_bytes > 0) {
+    char* scratch = static_cast<char*>(ws.get(kSlotComplexIm, x_bytes + y_bytes, st));
+    if (!x_in_place) {
+      T* px = reinterpret_cast<T*>(scratch);
+      embed_complex_rows<T>(reinterpret_cast<const T*>(a.data), m, k, a.row_stride, a.col_stride, px, ld2k, st);
+      x = px;
+      x_ld = ld2k;
+    }
+    if (!y_in_place) {  // op(B)^T's rows = op(B)'s columns
+      T* py = reinterpret_cast<T*>(scratch + x_bytes);
+      embed_complex_rows<T>(reinterpret_cast<const T*>(b.data), n, k, b.col_stride, b.row_stride, py, ld2k, st);
+      y = py;
+      y_ld = ld2k;
+    }
+  }
+  if (m == 1) x_ld = std::max<std::int64_t>(x_ld, 2 * k);  // a single line's stride is never used
+  if (n == 1) y_ld = std::max<std::int64_t>(y_ld, 2 * k);
+
+  const CrtCallLines cl = carve_crt_lines(ws, m, n, st);
+  crt_line_rule<T>(x, m, 2 * k, x_ld, 1, cl.lx, st);
+  crt_line_rule<T>(y, n, 2 * k, y_ld, 1, cl.ly, st);
+  auto* h = static_cast<unsigned long long*>(ws.host(2 * sizeof(unsigned long long)));
+  TCEMU_CUDA(cudaMemcpyAsync(h, cl.nonfinite, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
+  TCEMU_CUDA(cudaStreamSynchronize(st));
+  if (h[0] + h[1] > 0) return false;
+
+  // Panels: 3 parts x N moduli x lines x kcp bytes per operand; the products' residues likewise.
+  const std::int64_t panel_x = m * kcp, panel_y = n * kcp;
+  auto* rx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(3 * N * panel_x), st));
+  auto* ry = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(3 * N * panel_y), st));
+  const std::int64_t per_row = 3 * std::int64_t{N} * n;
+  const std::int64_t budget = std::max<std::int64_t>(options.execution.ozaki_accumulator_bytes, 1);
+  std::int64_t mb = m;
+  if ((m + 3) / 4 * 4 * per_row > budget) mb = std::max<std::int64_t>(4, budget / per_row / 4 * 4);
+  const std::int64_t ldacc = (mb + 3) / 4 * 4, bstride = ldacc * n;
+  auto* res = static_cast<std::int8_t*>(ws.get(kSlotAccum, static_cast<std::size_t>(3 * N * bstride), st));
+  auto products = [&](int part, std::int64_t m0, std::int64_t rows) {
+    crt_s8::Products q;
+    q.x = rx + part * N * panel_x + m0 * kcp;
+    q.y = ry + part * N * panel_y;
+    q.m = rows;
+    q.n = n;
+    q.k = kcp;
+    q.x_ld = q.y_ld = kcp;
+    q.x_mod_stride = panel_x;
+    q.y_mod_stride = panel_y;
+    q.moduli = N;
+    q.chunks = 1;
+    q.chunk_stride = kcp;
+    q.residues = res + part * N * bstride;
+    q.ldc = ldacc;
+    q.c_chunk_stride = bstride;
+    q.c_mod_stride = bstride;
+    for (int l = 0; l < N; ++l) q.p[l] = crt::kModuli[l];
+    return q;
+  };
+  if (!crt_s8::check(products(0, 0, std::min(mb, m))).empty()) return false;
+
+  const crt::Constants& K = crt::constants(N);
+  crt_line_exponents(cl.lx, m, K.bits - 1, cl.ex, st);
+  crt_line_exponents(cl.ly, n, K.bits - 1, cl.ey, st);
+  crt_residues_complex3m<T>(x, m, k, x_ld, cl.ex, N, kcp, rx, st);
+  crt_residues_complex3m<T>(y, n, k, y_ld, cl.ey, N, kcp, ry, st);
+  TCEMU_CUDA(cudaEventRecord(ws.ev[1], st));
+  ComplexOutput<T> out;
+  out.c = reinterpret_cast<T*>(C.data);
+  out.c_rs = C.row_stride;
+  out.c_cs = C.col_stride;
+  out.direct = tcemu::detail::complex_crt_writes_c(alpha, beta, C);
+  out.ar = alpha.real();
+  out.ai = alpha.imag();
+  out.br = beta.real();
+  out.bi = beta.imag();
+  for (std::int64_t m0 = 0; m0 < m; m0 += mb) {
+    const std::int64_t rows = std::min(mb, m - m0);
+    for (int part = 0; part < 3; ++part) crt_s8::run(products(part, m0, rows), st);
+    if (m0 + mb >= m) TCEMU_CUDA(cudaEventRecord(ws.ev[2], st));
+    ComplexOutput<T> o = out;
+    o.c = out.c + 2 * m0 * out.c_rs;
+    crt_reconstruct_complex3m<T>(res, bstride, ldacc, K, cl.ex + m0, cl.ey, rows, n, o, st);
+  }
+  TCEMU_CUDA(cudaEventRecord(ws.ev[3], st));
+
+  report.requested = report.used = options.scheme;
+  report.certificate = "N = " + std::to_string(N) + " moduli (given)";
+  report.kernels = std::string(schemes::Int8Crt::desc.name) +
+                   " (complex, 3M in the residue domain): residue pass (Re, Im, Re + Im), INT8 wgmma kernel "
+                   "reducing mod p in its epilogue (3 x " + std::to_string(N) + " products), reconstruction pass";
+  ExecutionPlan& ep = report.plan.execution;
+  ep.scheme = options.scheme.name;
+  ep.implementation = Implementation::crt;
+  ep.implementation_reason = "complex operands: 3M in the residue domain (3N INT8 products instead of 4N)";
+  ep.overlap = options.execution.overlap;
+  ep.stages = {Stage::split, Stage::products, Stage::combine};
+  ep.workspace_bytes = static_cast<std::int64_t>(ws.call_bytes());
+  if (wso.record_timings) {
+    TCEMU_CUDA(cudaEventSynchronize(ws.ev[3]));
+    report.seconds_split = 1e-3 * elapsed_ms(ws.ev[0], ws.ev[1]);
+    report.seconds_products = 1e-3 * elapsed_ms(ws.ev[1], ws.ev[2]);
+    report.seconds_combine = 1e-3 * elapsed_ms(ws.ev[2], ws.ev[3]);
+  }
+  return true;
+}
+
+}  // namespace
+
+template <class T>
+GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
+                            std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
+                            const GemmOptions& options, Stream stream, Workspace& ws) {
+  // 3M needs a given N (the certificate is the embedding's), one k chunk and the wgmma kernel's
+  // fused reduction; alpha = 0 keeps the embedding's handling.
+  const bool three_m = options.scheme.parts > 0 && a.cols >= 1 && a.cols <= kCrtGpuChunk &&
+                       options.execution.crt_products == CrtProducts::automatic && crt_s8::available() &&
+                       alpha != std::complex<T>(0);
+  GemmReport report;
+  if (three_m && complex_gemm_crt_3m<T>(a, b, alpha, beta, C, options, stream, ws, report)) return report;
+  return complex_gemm_crt_embedding<T>(a, b, alpha, beta, C, options, stream, ws);
 }
 
 template GemmReport complex_gemm_crt<float>(MatrixView<const std::complex<float>>, MatrixView<const std::complex<float>>,

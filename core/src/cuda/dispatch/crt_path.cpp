@@ -12,10 +12,8 @@
 namespace tcemu::cuda::detail {
 namespace {
 
-/// k chunk of one INT8 product on the GPU: 2^16 keeps every INT32 sum below 2^30 (residues in
-/// [-128, 127]), so no sum wraps even for p = 256 (the host's 2^17 may wrap there, harmlessly). The
-/// residues do not depend on the chunking, so the result is the host's.
-constexpr std::int64_t kGpuChunk = std::int64_t{1} << 16;
+// The host's chunk is 2^17 (its sums may wrap for p = 256, harmlessly); the GPU's kCrtGpuChunk.
+constexpr std::int64_t kGpuChunk = kCrtGpuChunk;
 
 std::int64_t round_up(std::int64_t v, std::int64_t q) { return (v + q - 1) / q * q; }
 
@@ -51,22 +49,33 @@ float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
 
 }  // namespace
 
+CrtCallLines carve_crt_lines(Workspace::Impl& ws, std::int64_t m, std::int64_t n, cudaStream_t st) {
+  Carver cv{static_cast<char*>(ws.get(kSlotProfile, line_bytes(m, n), st))};
+  CrtCallLines r;
+  r.nonfinite = cv.take<unsigned long long>(64);
+  r.fail = cv.take<int>(64);
+  r.ratio_bits = cv.take<unsigned long long>(64);
+  TCEMU_CUDA(cudaMemsetAsync(cv.base, 0, cv.at, st));  // the counters above
+  r.lx = CrtLines{cv.take<int>(m), cv.take<int>(m), cv.take<int>(m), r.nonfinite, cv.take<unsigned long long>(3 * m),
+                  cv.take<unsigned long long>(m)};
+  r.ly = CrtLines{cv.take<int>(n), cv.take<int>(n), cv.take<int>(n), r.nonfinite + 1,
+                  cv.take<unsigned long long>(3 * n), cv.take<unsigned long long>(n)};
+  r.ex = cv.take<int>(m);
+  r.ey = cv.take<int>(n);
+  return r;
+}
+
 template <class T>
 std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::Impl& ws, bool record_timings,
                     GemmReport& report) {
   const Scheme& s = options.scheme;
   cudaStream_t st = p.stream;
-  Carver cv{static_cast<char*>(ws.get(kSlotProfile, line_bytes(p.m, p.n), st))};
-  auto* nonfinite = cv.take<unsigned long long>(64);  // [0]: x, [1]: y
-  auto* fail = cv.take<int>(64);
-  auto* ratio_bits = cv.take<unsigned long long>(64);
-  TCEMU_CUDA(cudaMemsetAsync(cv.base, 0, cv.at, st));  // the counters above
-  CrtLines lx{cv.take<int>(p.m), cv.take<int>(p.m), cv.take<int>(p.m), nonfinite,
-              cv.take<unsigned long long>(3 * p.m), cv.take<unsigned long long>(p.m)};
-  CrtLines ly{cv.take<int>(p.n), cv.take<int>(p.n), cv.take<int>(p.n), nonfinite + 1,
-              cv.take<unsigned long long>(3 * p.n), cv.take<unsigned long long>(p.n)};
-  int* ex = cv.take<int>(p.m);
-  int* ey = cv.take<int>(p.n);
+  const CrtCallLines cl = carve_crt_lines(ws, p.m, p.n, st);
+  const CrtLines &lx = cl.lx, &ly = cl.ly;
+  unsigned long long* nonfinite = cl.nonfinite;  // [0]: x, [1]: y
+  int* fail = cl.fail;
+  unsigned long long* ratio_bits = cl.ratio_bits;
+  int *ex = cl.ex, *ey = cl.ey;
 
   // Scaling, part 1: line maxima and 2-norm bounds; NaN/Inf go to the native path.
   crt_line_rule<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, st);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cuda/dispatch/paths.hpp"
+#include "cuda/passes/crt_passes.hpp"
 #include "tcemu/gemm.hpp"
 
 namespace tcemu::cuda::detail {
@@ -19,6 +20,23 @@ namespace tcemu::cuda::detail {
 /// and, with `record_timings`, the stage times (events ws.ev[0..3]; ev[0] recorded by the caller).
 /// Returns "" when C was computed, else why it was not (NaN/Inf, or no N <= 20 certified unless
 /// RangePolicy::ignore, which runs N = 20): C is then untouched and the caller falls back.
+/// The per-line arrays of one int8-crt call on m lines of x and n lines of y, carved from the
+/// workspace's profile slot (256-byte aligned pieces); the counters (nonfinite[0] x, [1] y, fail,
+/// ratio_bits: 64 entries each) are zeroed on `stream`.
+struct CrtCallLines {
+  CrtLines lx, ly;
+  int* ex = nullptr;  ///< scale exponents of x's lines (crt_line_exponents)
+  int* ey = nullptr;
+  unsigned long long* nonfinite = nullptr;
+  int* fail = nullptr;
+  unsigned long long* ratio_bits = nullptr;
+};
+CrtCallLines carve_crt_lines(Workspace::Impl& ws, std::int64_t m, std::int64_t n, cudaStream_t stream);
+
+/// The GPU's k chunk of one INT8 product: 2^16 keeps every INT32 sum below 2^30 (residues in [-128,
+/// 127]), so no sum wraps even for p = 256. The residues do not depend on the chunking.
+inline constexpr std::int64_t kCrtGpuChunk = std::int64_t{1} << 16;
+
 template <class T>
 std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::Impl& ws, bool record_timings,
                     GemmReport& report);

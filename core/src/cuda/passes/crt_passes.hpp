@@ -44,6 +44,19 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream);
 
+/// Residue panels of one complex operand for 3M in the residue domain (docs/crt.md, "Complex operands
+/// on the GPU: 3M"): `data` holds `lines` lines of k complex elements as 2k interleaved reals (re, im;
+/// line i at data + i * line_stride, in units of T, k contiguous), exponents e as for crt_residues
+/// (those of the real embedding's lines). One k chunk: kcp >= k, a multiple of 16. For modulus l,
+/// line i and position j < kcp (0 past k), with panel = lines * kcp bytes:
+///   out[(0 * n + l) * panel + i * kcp + j] = residue of Re (trunc of re 2^e[i])
+///   out[(1 * n + l) * panel + ...]           = residue of Im
+///   out[(2 * n + l) * panel + ...]           = residue of Re + Im (crt_arith::sym_add_residues)
+/// Throws InvalidArgument when kcp is not a multiple of 16 or below k.
+template <class T>
+void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                            const int* e, int n_moduli, std::int64_t kcp, std::int8_t* out, cudaStream_t stream);
+
 /// The certificate of crt::certify on the GPU, with host/crt.cpp's sums in its order (l ascending,
 /// each product and sum rounded separately): for every entry (i, j) with a nonzero product term
 /// and every N in [2, 20], whether entry_bound(...) <= tol LB_ij fails (fail[N] set to 1) and the
@@ -91,5 +104,29 @@ template <class T>
 void crt_reconstruct_residues(const std::int8_t* res, std::int64_t bstride, std::int64_t ldacc,
                               const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows, std::int64_t n,
                               T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream);
+
+/// Where and how the 3M reconstruction writes complex C (crt_reconstruct_complex3m): C(i, j) = (re,
+/// im) at c + 2 (i * c_rs + j * c_cs) (strides in complex elements). direct: alpha and beta real,
+/// each part C = T(alpha v + beta C) in double (the real GEMM's write, C not read when beta = 0);
+/// else the part values rounded to T, then complex_combine's operations with (ar, ai, br, bi).
+template <class T>
+struct ComplexOutput {
+  T* c = nullptr;
+  std::int64_t c_rs = 0, c_cs = 0;
+  bool direct = true;
+  T ar = T(1), ai = T(0), br = T(0), bi = T(0);
+};
+
+/// The reconstruction of complex int8-crt in the 3M form: for rows [0, rows) of this block and the
+/// n complex columns, the residues of P1 = xr.yr, P2 = xi.yi, P3 = xs.ys at res[(part * n_moduli +
+/// l) * bstride + j * ldacc + i] (part 0, 1, 2; the wgmma kernel's fused reduction) give those of Re
+/// = P1 - P2 and Im = P3 - P1 - P2 (crt_arith::shifted_re_3m / shifted_im_3m), reconstructed in
+/// crt_arith's fixed order with exponent ex[i] + ey[j] and written as `out` says: the bits of the
+/// real embedding's reconstruction and complex combine. Throws InvalidArgument unless ldacc and
+/// bstride are multiples of 4 and res is 4-byte aligned.
+template <class T>
+void crt_reconstruct_complex3m(const std::int8_t* res, std::int64_t bstride, std::int64_t ldacc,
+                               const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows,
+                               std::int64_t n, const ComplexOutput<T>& out, cudaStream_t stream);
 
 }  // namespace tcemu::cuda::detail

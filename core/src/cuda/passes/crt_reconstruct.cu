@@ -2,6 +2,7 @@
 // reconstruct C' in crt_arith's fixed order, undo the scaling, alpha / beta, write C: the host
 // reference's operations one for one (crt_gemm_host's `write`: alpha v + (beta == 0 ? 0 : beta C) in
 // double, with __dmul_rn / __dadd_rn so that nothing is fused).
+#include "cuda/passes/complex_combine_entry.cuh"
 #include "cuda/passes/crt_passes.hpp"
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/crt_arith.hpp"
@@ -61,6 +62,24 @@ struct ReconConstants4 {
   double w_hi[crt::kMaxModuli], w_lo[crt::kMaxModuli];
   double P_hi, P_lo, inv_P;
 };
+
+/// ReconConstants4 for N = K.n moduli (the integer constants, the bias, the reconstruction's).
+ReconConstants4 recon_constants4(const crt::Constants& K) {
+  ReconConstants4 R4{};
+  for (int l = 0; l < K.n; ++l) {
+    const crt::arith::ModulusU32 m = crt::arith::modulus_u32(crt::kModuli[l]);
+    R4.p[l] = m.p;
+    R4.magic[l] = m.magic;
+    R4.off30[l] = m.off30;
+    R4.bias[l] = 0x1p52 + m.half;
+    R4.w_hi[l] = K.w_hi[l];
+    R4.w_lo[l] = K.w_lo[l];
+  }
+  R4.P_hi = K.P_hi;
+  R4.P_lo = K.P_lo;
+  R4.inv_P = K.inv_P;
+  return R4;
+}
 
 /// One k chunk (every INT32 product |v| <= 2^30), 4 consecutive rows per thread: the NMAX >= n
 /// products of the 4 rows are loaded as int4 (16 bytes) before any is used, so n 16-byte loads per
@@ -169,19 +188,7 @@ void reconstruct_rows4(const void* acc, std::int64_t bstride, std::int64_t ldacc
                        const int* ex, const int* ey, std::int64_t rows, std::int64_t n, T alpha, T beta, T* c,
                        std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
   {
-    ReconConstants4 R4{};
-    for (int l = 0; l < K.n; ++l) {
-      const crt::arith::ModulusU32 m = crt::arith::modulus_u32(crt::kModuli[l]);
-      R4.p[l] = m.p;
-      R4.magic[l] = m.magic;
-      R4.off30[l] = m.off30;
-      R4.bias[l] = 0x1p52 + m.half;
-      R4.w_hi[l] = K.w_hi[l];
-      R4.w_lo[l] = K.w_lo[l];
-    }
-    R4.P_hi = K.P_hi;
-    R4.P_lo = K.P_lo;
-    R4.inv_P = K.inv_P;
+    const ReconConstants4 R4 = recon_constants4(K);
     const bool vec_c = c_rs == 1 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0 &&
                        (n == 1 || (c_cs * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
     const double a = static_cast<double>(alpha), b = static_cast<double>(beta);
@@ -197,7 +204,104 @@ void reconstruct_rows4(const void* acc, std::int64_t bstride, std::int64_t ldacc
   }
 }
 
+/// crt_reconstruct_complex3m: a thread takes 4 consecutive rows of complex column j; the 3 x n
+/// residue words (4 rows each) are loaded before any is used; per modulus the residues of Re and Im
+/// (shifted_re_3m / shifted_im_3m) enter the two chains of each part in crt_arith's order, as the real
+/// embedding's columns 2j and 2j + 1 would.
+template <class T, int NMAX>
+__global__ void __launch_bounds__(256)
+    reconstruct_complex3m_kernel(const std::int8_t* __restrict__ res, std::int64_t bstride, std::int64_t ldacc, int n,
+                                 ReconConstants4 K, const int* __restrict__ ex, const int* __restrict__ ey,
+                                 std::int64_t rows, std::int64_t ncols, ComplexOutput<T> out) {
+  const std::int64_t i0 = 4 * (blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x);
+  if (i0 >= rows) return;
+  int exr[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) exr[e] = i0 + e < rows ? ex[i0 + e] : 0;
+  const std::int64_t part = std::int64_t{n} * bstride;
+  for (std::int64_t j = blockIdx.y; j < ncols; j += gridDim.y) {
+    const std::int8_t* a = res + j * ldacc + i0;
+    int v1[NMAX], v2[NMAX], v3[NMAX];
+#pragma unroll
+    for (int l = 0; l < NMAX; ++l)
+      if (l < n) {
+        v1[l] = __ldg(reinterpret_cast<const int*>(a + l * bstride));
+        v2[l] = __ldg(reinterpret_cast<const int*>(a + part + l * bstride));
+        v3[l] = __ldg(reinterpret_cast<const int*>(a + 2 * part + l * bstride));
+      }
+    double sxr[4] = {0, 0, 0, 0}, syr[4] = {0, 0, 0, 0}, sxi[4] = {0, 0, 0, 0}, syi[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int l = 0; l < NMAX; ++l) {
+      if (l < n) {
+        const crt::arith::ModulusU32 m{K.p[l], K.magic[l], 0, 0, K.p[l] >> 1, 0, 0};
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          // residue + half, in [0, p)
+          const auto u1 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v1[l] >> (8 * e))) + static_cast<int>(m.half));
+          const auto u2 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v2[l] >> (8 * e))) + static_cast<int>(m.half));
+          const auto u3 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v3[l] >> (8 * e))) + static_cast<int>(m.half));
+          const double re = __hiloint2double(0x43300000, static_cast<int>(crt::arith::shifted_re_3m(u1, u2, m))) - K.bias[l];
+          const double im = __hiloint2double(0x43300000, static_cast<int>(crt::arith::shifted_im_3m(u1, u2, u3, m))) - K.bias[l];
+          sxr[e] = fma(K.w_hi[l], re, sxr[e]);
+          syr[e] = fma(K.w_lo[l], re, syr[e]);
+          sxi[e] = fma(K.w_hi[l], im, sxi[e]);
+          syi[e] = fma(K.w_lo[l], im, syi[e]);
+        }
+      }
+    }
+    const int eyj = ey[j];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      if (i0 + e >= rows) continue;
+      double v[2];
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const double sx = c == 0 ? sxr[e] : sxi[e], sy = c == 0 ? syr[e] : syi[e];
+        const double q = rint(sx * K.inv_P);
+        const double cv = fma(-K.P_lo, q, fma(-K.P_hi, q, sx)) + sy;
+        v[c] = crt::arith::ldexp_fast(cv, -(exr[e] + eyj));
+      }
+      T* cij = out.c + 2 * ((i0 + e) * out.c_rs + j * out.c_cs);
+      if (out.direct) {  // the real GEMM's write of each part (alpha, beta real)
+        const double alpha = static_cast<double>(out.ar), beta = static_cast<double>(out.br);
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(cij[c]));
+          cij[c] = static_cast<T>(__dadd_rn(__dmul_rn(alpha, v[c]), old));
+        }
+      } else {  // the real GEMM into the temporary (alpha 1, beta 0), then the complex combine
+        const T x = static_cast<T>(__dadd_rn(__dmul_rn(1.0, v[0]), 0.0));
+        const T y = static_cast<T>(__dadd_rn(__dmul_rn(1.0, v[1]), 0.0));
+        complex_combine_entry(x, y, out.ar, out.ai, out.br, out.bi, cij);
+      }
+    }
+  }
+}
+
 }  // namespace
+
+template <class T>
+void crt_reconstruct_complex3m(const std::int8_t* res, std::int64_t bstride, std::int64_t ldacc,
+                               const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows,
+                               std::int64_t n, const ComplexOutput<T>& out, cudaStream_t stream) {
+  if (rows <= 0 || n <= 0) return;
+  if (ldacc % 4 != 0 || bstride % 4 != 0 || reinterpret_cast<std::uintptr_t>(res) % 4 != 0)
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
+                          ": the complex 3M reconstruction needs ldacc, bstride and the base 4-byte aligned");
+  const ReconConstants4 R4 = recon_constants4(K);
+  const std::int64_t threads = (rows + 3) / 4;
+  const dim3 grid(static_cast<unsigned>((threads + 255) / 256), static_cast<unsigned>(n < 65535 ? n : 65535));
+  if (K.n <= 8)
+    reconstruct_complex3m_kernel<T, 8><<<grid, 256, 0, stream>>>(res, bstride, ldacc, K.n, R4, ex, ey, rows, n, out);
+  else if (K.n <= 12)
+    reconstruct_complex3m_kernel<T, 12><<<grid, 256, 0, stream>>>(res, bstride, ldacc, K.n, R4, ex, ey, rows, n, out);
+  else if (K.n <= 16)
+    reconstruct_complex3m_kernel<T, 16><<<grid, 256, 0, stream>>>(res, bstride, ldacc, K.n, R4, ex, ey, rows, n, out);
+  else
+    reconstruct_complex3m_kernel<T, crt::kMaxModuli><<<grid, 256, 0, stream>>>(res, bstride, ldacc, K.n, R4, ex, ey, rows,
+                                                                               n, out);
+  TCEMU_LAUNCHED("crt reconstruct_complex3m_kernel");
+}
 
 template <class T>
 void crt_reconstruct_residues(const std::int8_t* res, std::int64_t bstride, std::int64_t ldacc,
@@ -252,5 +356,11 @@ template void crt_reconstruct_residues<float>(const std::int8_t*, std::int64_t, 
 template void crt_reconstruct_residues<double>(const std::int8_t*, std::int64_t, std::int64_t, const crt::Constants&,
                                                const int*, const int*, std::int64_t, std::int64_t, double, double,
                                                double*, std::int64_t, std::int64_t, cudaStream_t);
+template void crt_reconstruct_complex3m<float>(const std::int8_t*, std::int64_t, std::int64_t, const crt::Constants&,
+                                               const int*, const int*, std::int64_t, std::int64_t,
+                                               const ComplexOutput<float>&, cudaStream_t);
+template void crt_reconstruct_complex3m<double>(const std::int8_t*, std::int64_t, std::int64_t, const crt::Constants&,
+                                                const int*, const int*, std::int64_t, std::int64_t,
+                                                const ComplexOutput<double>&, cudaStream_t);
 
 }  // namespace tcemu::cuda::detail

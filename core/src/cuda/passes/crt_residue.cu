@@ -194,9 +194,11 @@ __global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, i
   if (i < lines) e[i] = in.active[i] ? crt::arith::scale_exponent(Lb, in.c[i], in.base[i]) : 0;
 }
 
-/// What the residue kernel needs: the panel layout (k chunks of kc padded to kcp, span = nchunks
-/// kcp positions per line, panel = lines span bytes per modulus), the line exponents, the modulus
-/// count and tables, the output.
+/// What the residue kernels need: the panel layout (k chunks of kc padded to kcp, span = nchunks
+/// kcp positions per line, panel = lines x line_pitch bytes per modulus), the line exponents, the
+/// modulus count and tables, the output. Real operands: line_pitch = span. Complex operands in the 3M
+/// form (crt_residues_complex3m): the positions are the interleaved (re, im) of span / 2 complex
+/// elements, line_pitch = span / 2, and three panel sets (re, im, re + im) part_stride bytes apart.
 struct CrtResidueWriter {
   std::int64_t span;  // nchunks * kcp
   ChunkedK chunks;
@@ -204,48 +206,60 @@ struct CrtResidueWriter {
   const int* e;
   int n;
   std::int8_t* out;
-  crt::arith::ModulusF64 mod[crt::kMaxModuli];  // residue()'s constants (scaled integers beyond 2^84)
+  std::int64_t line_pitch;   // bytes between lines of one panel
+  std::int64_t part_stride;  // complex 3M: bytes between the re, im and re + im panel sets
+  crt::arith::ModulusF64 mod[crt::kMaxModuli];    // residue()'s constants (scaled integers beyond 2^84)
   crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // Barrett and limb constants (crt_arith::modulus_u32)
-
-  /// The quad's residues when its largest scaled integer is at or above 2^63 (amax): below 2^(floor((Lb
-  /// - 2 - c) / 2) + 16) with c >= 30, so never for N <= 16 (Lb <= 125), beyond for lines with few
-  /// large elements (phi = 4). Below 2^84 (always with the table's moduli: floor((Lb - 32) / 2) + 16
-  /// <= 77 for N = 20) five integer limbs per element and Barrett per modulus
-  /// (crt_arith::residue_wide); beyond, residue() (kept for completeness).
-  __device__ __forceinline__ void write_wide(std::int8_t* dst, const double (&v)[4], double amax) const {
-    if (amax < 0x1p84) {
-      crt::arith::WideLimbs a[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) a[i] = crt::arith::wide_limbs(v[i]);
-      for (int l = 0; l < n; ++l) {
-        const crt::arith::ModulusU32 m = mod_u[l];
-        std::uint32_t b[4];
-#pragma unroll
-        for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_wide(a[e], m)) & 0xFFu;
-        *reinterpret_cast<std::uint32_t*>(dst + l * panel) = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
-      }
-    } else {
-      for (int l = 0; l < n; ++l) {
-        char4 r;
-        r.x = static_cast<signed char>(crt::arith::residue(v[0], mod[l]));
-        r.y = static_cast<signed char>(crt::arith::residue(v[1], mod[l]));
-        r.z = static_cast<signed char>(crt::arith::residue(v[2], mod[l]));
-        r.w = static_cast<signed char>(crt::arith::residue(v[3], mod[l]));
-        *reinterpret_cast<char4*>(dst + l * panel) = r;
-      }
-    }
-  }
 };
 
 constexpr int kResiduePositions = 16;
 constexpr int kResidueThreads = 256;
 
+/// Stores H residue bytes as one H-byte store (H = 16, 8, 4 or 2; dst H-byte aligned).
+template <int H>
+__device__ __forceinline__ void store_bytes(std::int8_t* dst, const int (&b)[H]) {
+  auto pack = [&](int q) {
+    return (static_cast<std::uint32_t>(b[4 * q]) & 0xFFu) | ((static_cast<std::uint32_t>(b[4 * q + 1]) & 0xFFu) << 8) |
+           ((static_cast<std::uint32_t>(b[4 * q + 2]) & 0xFFu) << 16) | (static_cast<std::uint32_t>(b[4 * q + 3]) << 24);
+  };
+  if constexpr (H == 16) *reinterpret_cast<uint4*>(dst) = make_uint4(pack(0), pack(1), pack(2), pack(3));
+  else if constexpr (H == 8) *reinterpret_cast<uint2*>(dst) = make_uint2(pack(0), pack(1));
+  else if constexpr (H == 4) *reinterpret_cast<std::uint32_t*>(dst) = pack(0);
+  else *reinterpret_cast<std::uint16_t*>(dst) =
+      static_cast<std::uint16_t>((static_cast<std::uint32_t>(b[0]) & 0xFFu) | ((static_cast<std::uint32_t>(b[1]) & 0xFFu) << 8));
+}
+
+/// Writes the residues r[0..R) of modulus l for the R panel positions from `pos` of one line
+/// (`line_out` = the line's start in panel 0; pos % R == 0). Real: one R-byte store in panel l.
+/// kComplex3M: the R positions are R / 2 complex elements (re, im interleaved); their re, im and
+/// re + im residues (crt_arith::sym_add_residues) go to panels l of the three sets, R / 2 bytes each.
+template <bool kComplex3M, int R>
+__device__ __forceinline__ void store_run(const CrtResidueWriter& w, std::int8_t* line_out, std::int64_t pos, int l,
+                                          const int (&r)[R], const crt::arith::ModulusU32& m) {
+  if constexpr (!kComplex3M) {
+    store_bytes<R>(line_out + pos + l * w.panel, r);
+  } else {
+    constexpr int H = R / 2;
+    int re[H], im[H], sum[H];
+#pragma unroll
+    for (int e = 0; e < H; ++e) {
+      re[e] = r[2 * e];
+      im[e] = r[2 * e + 1];
+      sum[e] = crt::arith::sym_add_residues(re[e], im[e], m);
+    }
+    std::int8_t* dst = line_out + pos / 2 + l * w.panel;
+    store_bytes<H>(dst, re);
+    store_bytes<H>(dst + w.part_stride, im);
+    store_bytes<H>(dst + 2 * w.part_stride, sum);
+  }
+}
+
 /// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0
 /// for padding): scaled by 2^e[line] and truncated, converted to limbs once, then per modulus (loop
 /// unrolled: the constants are constant-bank operands) reduced (crt_arith::residue_limbs) and written
-/// as one 16-byte store per panel. Groups with a scaled integer at or above 2^63 take
-/// the wide limbs (crt_arith::residue_wide) in two halves of 8.
-template <class T>
+/// by store_run (real: one 16-byte store per panel). Groups with a scaled integer at or above 2^63
+/// take the wide limbs (crt_arith::residue_wide) in two halves of 8.
+template <bool kComplex3M, class T>
 __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std::int64_t line, std::int64_t ko0,
                                                  const T (&x)[kResiduePositions]) {
   const int s = w.e[line];
@@ -257,7 +271,7 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
     v[i] = pow2_ok ? trunc(static_cast<double>(x[i]) * scale) : crt::arith::scaled_integer(static_cast<double>(x[i]), s);
     amax = fmax(amax, fabs(v[i]));
   }
-  std::int8_t* dst = w.out + line * w.span + ko0;
+  std::int8_t* const line_out = w.out + line * w.line_pitch;
   if (amax < 0x1p63) {
     crt::arith::Limbs23 a[kResiduePositions];
 #pragma unroll
@@ -266,24 +280,18 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
     for (int l = 0; l < crt::kMaxModuli; ++l) {
       if (l < w.n) {
         const crt::arith::ModulusU32 m = w.mod_u[l];
-        std::uint32_t word[4];
+        int r[kResiduePositions];
 #pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          std::uint32_t b[4];
-#pragma unroll
-          for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[4 * q + e], m)) & 0xFFu;
-          word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
-        }
-        // span and panel multiples of 16: one aligned 16-byte store
-        *reinterpret_cast<uint4*>(dst + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
+        for (int i = 0; i < kResiduePositions; ++i) r[i] = crt::arith::residue_limbs(a[i], m);
+        store_run<kComplex3M>(w, line_out, ko0, l, r, m);  // span and panel multiples of 16: aligned
       }
     }
   } else if (amax < 0x1p84) {
     // Wide: scaled integers from 2^63 (N >= 17 on lines with few large elements, phi = 4). A warp
     // nearly always holds such a group somewhere, so this is not a rare branch: two halves of 8
-    // positions (8 x 5 limb registers), each with the modulus loop unrolled as above (constants as
-    // constant-bank operands) and one 8-byte store per panel. One copy of the code: the half's values
-    // picked from registers by selects (a run-time index into v would move it to local memory).
+    // positions (8 x 5 limb registers), each with the modulus loop unrolled as above and one 8-byte
+    // store per panel. One copy of the code: the half's values picked from registers by selects (a
+    // run-time index into v would move it to local memory).
 #pragma unroll 1
     for (int h = 0; h < 2; ++h) {
       crt::arith::WideLimbs a[8];
@@ -293,26 +301,27 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
       for (int l = 0; l < crt::kMaxModuli; ++l) {
         if (l < w.n) {
           const crt::arith::ModulusU32 m = w.mod_u[l];
-          std::uint32_t word[2];
+          int r[8];
 #pragma unroll
-          for (int q = 0; q < 2; ++q) {
-            std::uint32_t b[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_wide(a[4 * q + e], m)) & 0xFFu;
-            word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
-          }
-          *reinterpret_cast<uint2*>(dst + 8 * h + l * w.panel) = make_uint2(word[0], word[1]);
+          for (int i = 0; i < 8; ++i) r[i] = crt::arith::residue_wide(a[i], m);
+          store_run<kComplex3M>(w, line_out, ko0 + 8 * h, l, r, m);
         }
       }
     }
   } else {
-    // beyond 2^84 (not reached with the table's moduli; kept for completeness): residue() per quad
+    // Beyond 2^84 (not reached with the table's moduli: scaled integers stay below 2^(floor((Lb - 32)
+    // / 2) + 16) <= 2^77 for N = 20; kept for completeness): residue() per quad.
 #pragma unroll 1
     for (int q = 0; q < 4; ++q) {
       double vq[4];
 #pragma unroll
       for (int e = 0; e < 4; ++e) vq[e] = q == 0 ? v[e] : q == 1 ? v[4 + e] : q == 2 ? v[8 + e] : v[12 + e];
-      w.write_wide(dst + 4 * q, vq, fmax(fmax(fabs(vq[0]), fabs(vq[1])), fmax(fabs(vq[2]), fabs(vq[3]))));
+      for (int l = 0; l < w.n; ++l) {
+        int r[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) r[e] = crt::arith::residue(vq[e], w.mod[l]);
+        store_run<kComplex3M>(w, line_out, ko0 + 4 * q, l, r, w.mod_u[l]);
+      }
     }
   }
 }
@@ -321,7 +330,7 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
 /// and 16 consecutive panel positions, consecutive threads on consecutive groups of one line, no
 /// shared memory and no barrier. Every thread has its 16 loads in flight (16-byte vectors where
 /// aligned) before it uses one, then write_residues16 (512 contiguous bytes per warp and modulus).
-template <class T>
+template <class T, bool kComplex3M>
 __global__ void __launch_bounds__(kResidueThreads, 2)
     residue_lines_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
                          bool vec, CrtResidueWriter w) {
@@ -358,7 +367,7 @@ __global__ void __launch_bounds__(kResidueThreads, 2)
         x[i] = kk >= 0 ? __ldg(src + kk * ks) : T(0);
       }
     }
-    write_residues16(w, line, ko0, x);
+    write_residues16<kComplex3M>(w, line, ko0, x);
   }
 }
 
@@ -460,7 +469,7 @@ __global__ void __launch_bounds__(kResidueThreads, 2)
         const int r = group * kResiduePositions + i;
         x[i] = tile[r * kTileLines + tile_column(r, my_line)];
       }
-      write_residues16(w, line, ko0, x);
+      write_residues16<false>(w, line, ko0, x);
     }
     if constexpr (kAsync) {
       __syncthreads();  // every read of `tile` is done before the next iteration's copy overwrites it
@@ -534,7 +543,8 @@ template <class T>
 void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
-  CrtResidueWriter w{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out, {}, {}};
+  CrtResidueWriter w{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out,
+                     nchunks * kcp, 0, {}, {}};
   if (lines <= 0 || w.span <= 0) return;
   for (int l = 0; l < n_moduli; ++l) {
     w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
@@ -567,8 +577,32 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
     TCEMU_LAUNCHED("crt residue_transpose_kernel");
     return;
   }
-  residue_lines_kernel<T><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
+  residue_lines_kernel<T, false><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
   TCEMU_LAUNCHED("crt residue_lines_kernel");
+}
+
+template <class T>
+void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                            const int* e, int n_moduli, std::int64_t kcp, std::int8_t* out, cudaStream_t stream) {
+  if (lines <= 0 || kcp <= 0) return;
+  if (kcp % 16 != 0 || kcp < k)
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
+                          ": complex residue panels need kcp >= k and a multiple of 16, got kcp = " + std::to_string(kcp));
+  const std::int64_t panel = lines * kcp;
+  CrtResidueWriter w{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out, kcp, n_moduli * panel,
+                     {}, {}};
+  for (int l = 0; l < n_moduli; ++l) {
+    w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
+    w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
+  }
+  const bool vec = reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
+                   (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+  const std::int64_t items = lines * (w.span / kResiduePositions);
+  const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
+  const std::int64_t cap = std::int64_t{device_sms()} * 2 * 16;
+  const auto grid = static_cast<unsigned>(want < cap ? want : cap);
+  residue_lines_kernel<T, true><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, 1, vec, w);
+  TCEMU_LAUNCHED("crt residue_lines_kernel (complex 3M)");
 }
 
 #define TCEMU_CRT_RESIDUE(T)                                                                              \
@@ -577,6 +611,8 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
   template void crt_residues<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,        \
                                 const int*, int, std::int64_t, std::int64_t, std::int64_t, std::int8_t*, \
                                 cudaStream_t);                                                            \
+  template void crt_residues_complex3m<T>(const T*, std::int64_t, std::int64_t, std::int64_t, const int*, int, \
+                                          std::int64_t, std::int8_t*, cudaStream_t);                     \
   template void crt_magnitudes<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,      \
                                   const CrtLines&, std::int64_t, int, std::int8_t*, cudaStream_t);
 TCEMU_CRT_RESIDUE(float)
