@@ -9,14 +9,16 @@
 # jobs (default: build tests ncu_breakdown bench bench), in the order given: build tests ncu_breakdown
 # bench (one interleaved round per mention) peers (GEMMul8 beside this tree's tcemu-bench, through
 # fp64_peers.sh) sass (the residue and reconstruction objects' SASS). Knobs: DISTS
-# [phi=0.1,phi=1,phi=4], SCHEMES [fp64,int8-crt:15,int8-crt:16,int8-crt:18], PEER_SCHEMES,
-# NCU_CASES ["phi=1:int8-crt:15 phi=4:int8-crt:18"], DEADLINE [280] (seconds after which the
+# [phi=0.1,phi=1,phi=4], SHAPES [8192], SCHEMES [fp64,int8-crt:15,int8-crt:16,int8-crt:18], PEER_SCHEMES,
+# NCU_CASES ["phi=1:int8-crt:15 phi=4:int8-crt:18"; an entry DIST:SCHEME@SHAPE times SHAPE instead of
+# 8192, e.g. uniform:int8-crt:15@complex:4096], DEADLINE [280] (seconds after which the
 # remaining timed jobs are skipped, so that the call ends with its logs).
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 OLD=$(cd "$1" && pwd); shift
 JOBS_LIST=("$@"); [ ${#JOBS_LIST[@]} -gt 0 ] || JOBS_LIST=(build tests ncu_breakdown bench bench)
 DISTS=${DISTS:-phi=0.1,phi=1,phi=4}
+SHAPES=${SHAPES:-8192}
 SCHEMES=${SCHEMES:-fp64,int8-crt:15,int8-crt:16,int8-crt:18}
 NCU_CASES=${NCU_CASES:-"phi=1:int8-crt:15 phi=4:int8-crt:18"}
 DEADLINE=${DEADLINE:-280}
@@ -53,17 +55,21 @@ ncu_breakdown() {
   ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   [ -n "$ncu_bin" ] || { echo "no ncu"; return 1; }
   for c in $NCU_CASES; do
+    local shape=8192
+    case $c in *@*) shape=${c#*@}; c=${c%@*};; esac
     local dist=${c%%:*} scheme=${c#*:}
+    local tag="${dist#phi=}_${scheme#int8-crt:}"
+    [ "$shape" = 8192 ] || tag="${tag}_${shape//:/}"
     for v in old new; do
-      late "ncu $v $c" && return 0
+      late "ncu $v $c $shape" && return 0
       local B=$OLD_B; [ $v = new ] && B=$NEW_B
-      stamp "ncu $v $dist $scheme"
+      stamp "ncu $v $dist $scheme $shape"
       "$ncu_bin" --clock-control none --metrics gpu__time_duration.sum --csv \
-        --log-file "$OUT/ncu_${v}_${dist#phi=}_${scheme#int8-crt:}.csv" \
-        "$B/core/tcemu-bench" --shapes 8192 --dists "$dist" --schemes '' --fp64-schemes "$scheme" \
+        --log-file "$OUT/ncu_${v}_${tag}.csv" \
+        "$B/core/tcemu-bench" --shapes "$shape" --dists "$dist" --schemes '' --fp64-schemes "$scheme" \
         --warmup 0 --repeat 1 --no-errors > /dev/null 2>&1 || echo "ncu $v failed"
       # per kernel name: total milliseconds and launches over the bench run
-      python3 - "$OUT/ncu_${v}_${dist#phi=}_${scheme#int8-crt:}.csv" <<'EOF'
+      python3 - "$OUT/ncu_${v}_${tag}.csv" <<'EOF'
 import csv, sys, re, collections
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
 head = rows[0]; k = head.index("Kernel Name"); u = head.index("Metric Unit"); val = head.index("Metric Value")
@@ -89,7 +95,7 @@ bench() {  # one round (old, then new) per call: list `bench` twice for two roun
     late "bench $v round $r" && return 0
     local B=$OLD_B; [ $v = new ] && B=$NEW_B
     stamp "bench $v round $r"
-    "$B/core/tcemu-bench" --shapes 8192 --dists "$DISTS" --schemes '' --fp64-schemes "$SCHEMES" \
+    "$B/core/tcemu-bench" --shapes "$SHAPES" --dists "$DISTS" --schemes '' --fp64-schemes "$SCHEMES" \
       --warmup 1 --repeat 5 --csv "$OUT/bench_${v}_$r.csv" > "$OUT/bench_${v}_$r.txt" 2> "$OUT/bench_${v}_$r.err"
     echo "exit $?"
     grep -E "int8-crt|fp64 " "$OUT/bench_${v}_$r.txt" | cut -c1-150 | head -20

@@ -82,8 +82,8 @@ void expect_bit_identical(const std::string& scheme, Target target, const Case& 
   ASSERT_EQ(rd.fell_back, poison_a) << rd.note;
   ASSERT_EQ(rh.fell_back, poison_a) << rh.note;
   if (poison_a) {  // both backends fall back to native arithmetic, saying why
-    EXPECT_NE(rd.note.find("NaN or Inf"), std::string::npos) << rd.note;
-    EXPECT_NE(rh.note.find("NaN or Inf"), std::string::npos) << rh.note;
+    EXPECT_NE(rd.note.find("Inf"), std::string::npos) << rd.note;
+    EXPECT_NE(rh.note.find("Inf"), std::string::npos) << rh.note;
     return;
   }
   EXPECT_EQ(moduli_of(rd), moduli_of(rh)) << "GPU: " << rd.certificate << "\nhost: " << rh.certificate;
