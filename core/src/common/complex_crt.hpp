@@ -7,8 +7,8 @@
 // so that (X Y)(i, 2j) = Re (op(A) op(B))(i, j) and (X Y)(i, 2j+1) = Im. One scaling per row of X and
 // column of Y, one certificate for the whole product, one reconstruction per output component: the
 // 4M form, certified as the real scheme is (entrywise error <= u (|X||Y|) + 2u |XY|). The GPU
-// (cuda/dispatch/complex_crt.cpp) builds the same X and Y, so both backends run the same real
-// int8-crt problem and agree bit for bit.
+// (cuda/dispatch/complex_crt.cpp) builds the same X and Y and runs the same real int8-crt problem, or
+// (given N) computes the same residues by 3M in the residue domain; either way the bits agree.
 #include <complex>
 
 #include "tcemu/gemm.hpp"

@@ -257,8 +257,8 @@ __device__ __forceinline__ void store_run(const CrtResidueWriter& w, std::int8_t
 /// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0
 /// for padding): scaled by 2^e[line] and truncated, converted to limbs once, then per modulus (loop
 /// unrolled: the constants are constant-bank operands) reduced (crt_arith::residue_limbs) and written
-/// by store_run (real: one 16-byte store per panel). Groups with a scaled integer at or above 2^63
-/// take the wide limbs (crt_arith::residue_wide) in two halves of 8.
+/// (real: one 16-byte store per panel; complex 3M: store_run's three). Groups with a scaled integer at
+/// or above 2^63 take the wide limbs (crt_arith::residue_wide) in two halves of 8.
 template <bool kComplex3M, class T>
 __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std::int64_t line, std::int64_t ko0,
                                                  const T (&x)[kResiduePositions]) {
@@ -280,10 +280,25 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
     for (int l = 0; l < crt::kMaxModuli; ++l) {
       if (l < w.n) {
         const crt::arith::ModulusU32 m = w.mod_u[l];
-        int r[kResiduePositions];
+        if constexpr (!kComplex3M) {
+          // Packed quad by quad as the residues come (store_run's packing after all 16 residues measured
+          // 2 % slower in this kernel: docs/perf-notes.md, "Session 17").
+          std::uint32_t word[4];
 #pragma unroll
-        for (int i = 0; i < kResiduePositions; ++i) r[i] = crt::arith::residue_limbs(a[i], m);
-        store_run<kComplex3M>(w, line_out, ko0, l, r, m);  // span and panel multiples of 16: aligned
+          for (int q = 0; q < 4; ++q) {
+            std::uint32_t b[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[4 * q + e], m)) & 0xFFu;
+            word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+          }
+          // span and panel multiples of 16: one aligned 16-byte store
+          *reinterpret_cast<uint4*>(line_out + ko0 + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
+        } else {
+          int r[kResiduePositions];
+#pragma unroll
+          for (int i = 0; i < kResiduePositions; ++i) r[i] = crt::arith::residue_limbs(a[i], m);
+          store_run<true>(w, line_out, ko0, l, r, m);
+        }
       }
     }
   } else if (amax < 0x1p84) {
@@ -301,10 +316,22 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
       for (int l = 0; l < crt::kMaxModuli; ++l) {
         if (l < w.n) {
           const crt::arith::ModulusU32 m = w.mod_u[l];
-          int r[8];
+          if constexpr (!kComplex3M) {
+            std::uint32_t word[2];
 #pragma unroll
-          for (int i = 0; i < 8; ++i) r[i] = crt::arith::residue_wide(a[i], m);
-          store_run<kComplex3M>(w, line_out, ko0 + 8 * h, l, r, m);
+            for (int q = 0; q < 2; ++q) {
+              std::uint32_t b[4];
+#pragma unroll
+              for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_wide(a[4 * q + e], m)) & 0xFFu;
+              word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+            }
+            *reinterpret_cast<uint2*>(line_out + ko0 + 8 * h + l * w.panel) = make_uint2(word[0], word[1]);
+          } else {
+            int r[8];
+#pragma unroll
+            for (int i = 0; i < 8; ++i) r[i] = crt::arith::residue_wide(a[i], m);
+            store_run<true>(w, line_out, ko0 + 8 * h, l, r, m);
+          }
         }
       }
     }
