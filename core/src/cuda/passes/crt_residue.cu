@@ -195,10 +195,10 @@ __global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, i
 }
 
 /// What the residue kernels need: the panel layout (k chunks of kc padded to kcp, span = nchunks
-/// kcp positions per line, panel = lines x line_pitch bytes per modulus), the line exponents, the
-/// modulus count and tables, the output. Real operands: line_pitch = span. Complex operands in the 3M
-/// form (crt_residues_complex3m): the positions are the interleaved (re, im) of span / 2 complex
-/// elements, line_pitch = span / 2, and three panel sets (re, im, re + im) part_stride bytes apart.
+/// kcp positions per line, panel = lines x span bytes per modulus), the line exponents, the modulus
+/// count and tables, the output. Complex operands in the 3M form (crt_residues_complex3m): the
+/// positions are the interleaved (re, im) of span / 2 complex elements, each panel holds lines x
+/// span / 2 bytes, and three panel sets (re, im, re + im) lie part_stride bytes apart.
 struct CrtResidueWriter {
   std::int64_t span;  // nchunks * kcp
   ChunkedK chunks;
@@ -206,10 +206,38 @@ struct CrtResidueWriter {
   const int* e;
   int n;
   std::int8_t* out;
-  std::int64_t line_pitch;   // bytes between lines of one panel
   std::int64_t part_stride;  // complex 3M: bytes between the re, im and re + im panel sets
   crt::arith::ModulusF64 mod[crt::kMaxModuli];    // residue()'s constants (scaled integers beyond 2^84)
   crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // Barrett and limb constants (crt_arith::modulus_u32)
+
+  /// The quad's residues when its largest scaled integer is at or above 2^63 (amax): below 2^(floor((Lb
+  /// - 2 - c) / 2) + 16) with c >= 30, so never for N <= 16 (Lb <= 125), beyond for lines with few
+  /// large elements (phi = 4). Below 2^84 (always with the table's moduli: floor((Lb - 32) / 2) + 16
+  /// <= 77 for N = 20) five integer limbs per element and Barrett per modulus
+  /// (crt_arith::residue_wide); beyond, residue() (kept for completeness).
+  __device__ __forceinline__ void write_wide(std::int8_t* dst, const double (&v)[4], double amax) const {
+    if (amax < 0x1p84) {
+      crt::arith::WideLimbs a[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[i] = crt::arith::wide_limbs(v[i]);
+      for (int l = 0; l < n; ++l) {
+        const crt::arith::ModulusU32 m = mod_u[l];
+        std::uint32_t b[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_wide(a[e], m)) & 0xFFu;
+        *reinterpret_cast<std::uint32_t*>(dst + l * panel) = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+      }
+    } else {
+      for (int l = 0; l < n; ++l) {
+        char4 r;
+        r.x = static_cast<signed char>(crt::arith::residue(v[0], mod[l]));
+        r.y = static_cast<signed char>(crt::arith::residue(v[1], mod[l]));
+        r.z = static_cast<signed char>(crt::arith::residue(v[2], mod[l]));
+        r.w = static_cast<signed char>(crt::arith::residue(v[3], mod[l]));
+        *reinterpret_cast<char4*>(dst + l * panel) = r;
+      }
+    }
+  }
 };
 
 constexpr int kResiduePositions = 16;
@@ -271,7 +299,8 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
     v[i] = pow2_ok ? trunc(static_cast<double>(x[i]) * scale) : crt::arith::scaled_integer(static_cast<double>(x[i]), s);
     amax = fmax(amax, fabs(v[i]));
   }
-  std::int8_t* const line_out = w.out + line * w.line_pitch;
+  std::int8_t* dst = w.out + line * w.span + ko0;  // real operands: this group's bytes in panel 0
+  [[maybe_unused]] std::int8_t* const line_out = w.out + line * (w.span / 2);  // complex 3M: the line in panel 0
   if (amax < 0x1p63) {
     crt::arith::Limbs23 a[kResiduePositions];
 #pragma unroll
@@ -292,7 +321,7 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
             word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
           }
           // span and panel multiples of 16: one aligned 16-byte store
-          *reinterpret_cast<uint4*>(line_out + ko0 + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
+          *reinterpret_cast<uint4*>(dst + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
         } else {
           int r[kResiduePositions];
 #pragma unroll
@@ -325,7 +354,7 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
               for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_wide(a[4 * q + e], m)) & 0xFFu;
               word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
             }
-            *reinterpret_cast<uint2*>(line_out + ko0 + 8 * h + l * w.panel) = make_uint2(word[0], word[1]);
+            *reinterpret_cast<uint2*>(dst + 8 * h + l * w.panel) = make_uint2(word[0], word[1]);
           } else {
             int r[8];
 #pragma unroll
@@ -343,11 +372,15 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
       double vq[4];
 #pragma unroll
       for (int e = 0; e < 4; ++e) vq[e] = q == 0 ? v[e] : q == 1 ? v[4 + e] : q == 2 ? v[8 + e] : v[12 + e];
-      for (int l = 0; l < w.n; ++l) {
-        int r[4];
+      if constexpr (!kComplex3M) {
+        w.write_wide(dst + 4 * q, vq, fmax(fmax(fabs(vq[0]), fabs(vq[1])), fmax(fabs(vq[2]), fabs(vq[3]))));
+      } else {
+        for (int l = 0; l < w.n; ++l) {
+          int r[4];
 #pragma unroll
-        for (int e = 0; e < 4; ++e) r[e] = crt::arith::residue(vq[e], w.mod[l]);
-        store_run<kComplex3M>(w, line_out, ko0 + 4 * q, l, r, w.mod_u[l]);
+          for (int e = 0; e < 4; ++e) r[e] = crt::arith::residue(vq[e], w.mod[l]);
+          store_run<true>(w, line_out, ko0 + 4 * q, l, r, w.mod_u[l]);
+        }
       }
     }
   }
@@ -570,8 +603,8 @@ template <class T>
 void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
-  CrtResidueWriter w{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out,
-                     nchunks * kcp, 0, {}, {}};
+  CrtResidueWriter w{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out, 0,
+                     {}, {}};
   if (lines <= 0 || w.span <= 0) return;
   for (int l = 0; l < n_moduli; ++l) {
     w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
@@ -616,8 +649,8 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
     throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
                           ": complex residue panels need kcp >= k and a multiple of 16, got kcp = " + std::to_string(kcp));
   const std::int64_t panel = lines * kcp;
-  CrtResidueWriter w{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out, kcp, n_moduli * panel,
-                     {}, {}};
+  CrtResidueWriter w{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out, n_moduli * panel, {},
+                     {}};
   for (int l = 0; l < n_moduli; ++l) {
     w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
     w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
