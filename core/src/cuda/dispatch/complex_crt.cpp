@@ -221,7 +221,8 @@ GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<cons
                             const GemmOptions& options, Stream stream, Workspace& ws) {
   // 3M needs a given N (the certificate is the embedding's), one k chunk and the wgmma kernel's
   // fused reduction; alpha = 0 keeps the embedding's handling.
-  const bool three_m = options.scheme.parts > 0 && a.cols >= 1 && a.cols <= kCrtGpuChunk &&
+  const bool three_m = options.scheme.parts > 0 && options.scheme.parts <= crt::kMaxModuli && a.cols >= 1 &&
+                       a.cols <= kCrtGpuChunk &&
                        options.execution.crt_products == CrtProducts::automatic && crt_s8::available() &&
                        alpha != std::complex<T>(0);
   GemmReport report;
