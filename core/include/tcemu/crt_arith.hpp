@@ -319,6 +319,15 @@ TCEMU_HD double entry_bound(double Z, double W, int ea, int eb, double recon_err
   return (ldexp_fast(Z, -ea) + ldexp_fast(W, -eb) + ldexp_fast(recon_error, -(ea + eb))) * (1 + 0x1p-50);
 }
 
+/// The reconstruction's last step from the two chains' sums sx = sum_l w_hi[l] r_l and sy = sum_l
+/// w_lo[l] r_l (each in l ascending, fma): q = rint(sx / P) through inv_P, then C' = (sx - q P_hi -
+/// q P_lo) + sy, the order of crt::reconstruct. The GPU kernels run the chains their own way and
+/// finish here.
+TCEMU_HD double reconstruct_from_sums(double sx, double sy, double P_hi, double P_lo, double inv_P) {
+  const double q = std::rint(sx * inv_P);
+  return std::fma(-P_lo, q, std::fma(-P_hi, q, sx)) + sy;
+}
+
 /// The reconstruction of one entry from its N residues r[l * stride] in the fixed order of
 /// crt::reconstruct (the constants of crt::Constants, passed by pointer so that device code can
 /// hand in its own copy).
@@ -328,8 +337,7 @@ TCEMU_HD double reconstruct(const Residue* r, std::int64_t stride, int n, const 
   double sx = 0, sy = 0;
   for (int l = 0; l < n; ++l) sx = std::fma(w_hi[l], static_cast<double>(r[l * stride]), sx);
   for (int l = 0; l < n; ++l) sy = std::fma(w_lo[l], static_cast<double>(r[l * stride]), sy);
-  const double q = std::rint(sx * inv_P);
-  return std::fma(-P_lo, q, std::fma(-P_hi, q, sx)) + sy;
+  return reconstruct_from_sums(sx, sy, P_hi, P_lo, inv_P);
 }
 
 }  // namespace tcemu::crt::arith

@@ -225,12 +225,6 @@ void apply(const Decision& d, detail::Problem<T>& p, const detail::Operand<T>& a
   ep.orientation_reason = d.orientation.reason;
 }
 
-float elapsed(cudaEvent_t a, cudaEvent_t b) {
-  float ms = 0;
-  TCEMU_CUDA(cudaEventElapsedTime(&ms, a, b));
-  return ms;
-}
-
 }  // namespace
 
 template <class T>
@@ -337,11 +331,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
     ep.stages = {Stage::split, Stage::plan, Stage::products};
     TCEMU_CUDA(cudaEventRecord(ev[2], st));
     TCEMU_CUDA(cudaEventRecord(ev[3], st));
-    if (wso.record_timings) {
-      TCEMU_CUDA(cudaEventSynchronize(ev[3]));
-      report.seconds_split = 1e-3 * elapsed(ev[0], ev[1]);
-      report.seconds_products = 1e-3 * elapsed(ev[1], ev[2]);
-    }
+    if (wso.record_timings) ws.read_stage_seconds(report, /*combine=*/false);
     finish(options.scheme);
     return report;
   }
@@ -479,12 +469,7 @@ GemmReport gemm_device(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixVie
       break;
   }
   TCEMU_CUDA(cudaEventRecord(ev[3], st));
-  if (wso.record_timings) {
-    TCEMU_CUDA(cudaEventSynchronize(ev[3]));
-    report.seconds_split = 1e-3 * elapsed(ev[0], ev[1]);
-    report.seconds_products = 1e-3 * elapsed(ev[1], ev[2]);
-    report.seconds_combine = 1e-3 * elapsed(ev[2], ev[3]);
-  }
+  if (wso.record_timings) ws.read_stage_seconds(report);
   finish(s);
   return report;
 }

@@ -130,4 +130,16 @@ Workspace& default_workspace() {
   return ws;
 }
 
+void Workspace::Impl::read_stage_seconds(GemmReport& report, bool combine) const {
+  auto seconds = [](cudaEvent_t a, cudaEvent_t b) {
+    float ms = 0;
+    TCEMU_CUDA(cudaEventElapsedTime(&ms, a, b));
+    return 1e-3 * ms;
+  };
+  TCEMU_CUDA(cudaEventSynchronize(ev[3]));
+  report.seconds_split = seconds(ev[0], ev[1]);
+  report.seconds_products = seconds(ev[1], ev[2]);
+  if (combine) report.seconds_combine = seconds(ev[2], ev[3]);
+}
+
 }  // namespace tcemu::cuda

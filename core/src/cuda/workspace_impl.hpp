@@ -56,6 +56,10 @@ struct Workspace::Impl {
   /// The cuBLAS handle bound to `stream`.
   cublasHandle_t handle(cudaStream_t stream);
   void release();
+  /// The stage times of one call from ev[0..3] (recorded at its start, after the split, after the
+  /// products, at its end) into report.seconds_split / _products and, with `combine`, _combine (s);
+  /// waits for ev[3]. Throws DeviceError on CUDA errors.
+  void read_stage_seconds(GemmReport& report, bool combine = true) const;
 };
 
 }  // namespace tcemu::cuda

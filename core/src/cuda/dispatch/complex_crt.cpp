@@ -39,12 +39,6 @@ std::size_t aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
 std::int64_t round16(std::int64_t v) { return (v + 15) / 16 * 16; }
 
-float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
-  float ms = 0;
-  TCEMU_CUDA(cudaEventElapsedTime(&ms, a, b));
-  return ms;
-}
-
 /// The real embedding: Y (2k x 2n) built from b, X read in place or packed, one real gemm_device.
 template <class T>
 GemmReport complex_gemm_crt_embedding(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
@@ -204,12 +198,7 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   ep.overlap = options.execution.overlap;
   ep.stages = {Stage::split, Stage::products, Stage::combine};
   ep.workspace_bytes = static_cast<std::int64_t>(ws.call_bytes());
-  if (wso.record_timings) {
-    TCEMU_CUDA(cudaEventSynchronize(ws.ev[3]));
-    report.seconds_split = 1e-3 * elapsed_ms(ws.ev[0], ws.ev[1]);
-    report.seconds_products = 1e-3 * elapsed_ms(ws.ev[1], ws.ev[2]);
-    report.seconds_combine = 1e-3 * elapsed_ms(ws.ev[2], ws.ev[3]);
-  }
+  if (wso.record_timings) ws.read_stage_seconds(report);
   return true;
 }
 

@@ -41,12 +41,6 @@ std::size_t line_bytes(std::int64_t m, std::int64_t n) {
   return 3 * a(64, 8) + 4 * (a(m, 4) + a(n, 4)) + a(3 * m, 8) + a(3 * n, 8) + a(m, 8) + a(n, 8);
 }
 
-float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
-  float ms = 0;
-  TCEMU_CUDA(cudaEventElapsedTime(&ms, a, b));
-  return ms;
-}
-
 }  // namespace
 
 CrtCallLines carve_crt_lines(Workspace::Impl& ws, std::int64_t m, std::int64_t n, cudaStream_t st) {
@@ -249,12 +243,7 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   if (cublas_launches > 0 && (residue_launches > 0 || wgmma_launches > 0))
     products += ", cuBLAS for the row blocks the kernel cannot run";
   report.kernels = std::string(schemes::Int8Crt::desc.name) + ": residue pass, " + products + ", reconstruction pass";
-  if (record_timings) {
-    TCEMU_CUDA(cudaEventSynchronize(ws.ev[3]));
-    report.seconds_split = 1e-3 * elapsed_ms(ws.ev[0], ws.ev[1]);
-    report.seconds_products = 1e-3 * elapsed_ms(ws.ev[1], ws.ev[2]);
-    report.seconds_combine = 1e-3 * elapsed_ms(ws.ev[2], ws.ev[3]);
-  }
+  if (record_timings) ws.read_stage_seconds(report);
   return "";
 }
 

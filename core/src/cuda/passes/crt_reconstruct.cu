@@ -44,8 +44,7 @@ __global__ void __launch_bounds__(256)
       sx = fma(K.w_hi[l], r, sx);
       sy = fma(K.w_lo[l], r, sy);
     }
-    const double q = rint(sx * K.inv_P);
-    const double cp = fma(-K.P_lo, q, fma(-K.P_hi, q, sx)) + sy;
+    const double cp = crt::arith::reconstruct_from_sums(sx, sy, K.P_hi, K.P_lo, K.inv_P);
     const double v = crt::arith::ldexp_fast(cp, -(ex[i] + ey[j]));
     T& out = c[i * c_rs + j * c_cs];
     const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(out));
@@ -149,8 +148,7 @@ __global__ void __launch_bounds__(256)
     }
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      const double q = rint(sx[e] * K.inv_P);
-      const double cv = fma(-K.P_lo, q, fma(-K.P_hi, q, sx[e])) + sy[e];
+      const double cv = crt::arith::reconstruct_from_sums(sx[e], sy[e], K.P_hi, K.P_lo, K.inv_P);
       const double val = crt::arith::ldexp_fast(cv, -(exr[e] + eyj));
       const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(out[e]));
       out[e] = static_cast<T>(__dadd_rn(__dmul_rn(alpha, val), old));
@@ -168,6 +166,16 @@ __global__ void __launch_bounds__(256)
         if (i0 + e < rows) cp[e * c_rs] = out[e];
     }
   }
+}
+
+/// Calls f(std::integral_constant<int, NMAX>{}) with the kernels' modulus bound for n moduli: the
+/// smallest of 8, 12, 16 and crt::kMaxModuli that holds n (the residue loads are unrolled to NMAX).
+template <class F>
+void with_nmax(int n, F&& f) {
+  if (n <= 8) f(std::integral_constant<int, 8>{});
+  else if (n <= 12) f(std::integral_constant<int, 12>{});
+  else if (n <= 16) f(std::integral_constant<int, 16>{});
+  else f(std::integral_constant<int, crt::kMaxModuli>{});
 }
 
 template <class T, int NMAX, bool kResidues>
@@ -192,15 +200,10 @@ void reconstruct_rows4(const void* acc, std::int64_t bstride, std::int64_t ldacc
     const bool vec_c = c_rs == 1 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0 &&
                        (n == 1 || (c_cs * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
     const double a = static_cast<double>(alpha), b = static_cast<double>(beta);
-    if (K.n <= 8)
-      launch_rows4<T, 8, kResidues>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
-    else if (K.n <= 12)
-      launch_rows4<T, 12, kResidues>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
-    else if (K.n <= 16)
-      launch_rows4<T, 16, kResidues>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs, vec_c, stream);
-    else
-      launch_rows4<T, crt::kMaxModuli, kResidues>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs, c_cs,
-                                                  vec_c, stream);
+    with_nmax(K.n, [&](auto nmax) {
+      launch_rows4<T, decltype(nmax)::value, kResidues>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs,
+                                                        c_cs, vec_c, stream);
+    });
   }
 }
 
@@ -256,9 +259,8 @@ __global__ void __launch_bounds__(256)
       double v[2];
 #pragma unroll
       for (int c = 0; c < 2; ++c) {
-        const double sx = c == 0 ? sxr[e] : sxi[e], sy = c == 0 ? syr[e] : syi[e];
-        const double q = rint(sx * K.inv_P);
-        const double cv = fma(-K.P_lo, q, fma(-K.P_hi, q, sx)) + sy;
+        const double cv = crt::arith::reconstruct_from_sums(c == 0 ? sxr[e] : sxi[e], c == 0 ? syr[e] : syi[e], K.P_hi,
+                                                            K.P_lo, K.inv_P);
         v[c] = crt::arith::ldexp_fast(cv, -(exr[e] + eyj));
       }
       T* cij = out.c + 2 * ((i0 + e) * out.c_rs + j * out.c_cs);
@@ -291,15 +293,10 @@ void crt_reconstruct_complex3m(const std::int8_t* res, std::int64_t bstride, std
   const ReconConstants4 R4 = recon_constants4(K);
   const std::int64_t threads = (rows + 3) / 4;
   const dim3 grid(static_cast<unsigned>((threads + 255) / 256), static_cast<unsigned>(n < 65535 ? n : 65535));
-  if (K.n <= 8)
-    reconstruct_complex3m_kernel<T, 8><<<grid, 256, 0, stream>>>(res, bstride, ldacc, K.n, R4, ex, ey, rows, n, out);
-  else if (K.n <= 12)
-    reconstruct_complex3m_kernel<T, 12><<<grid, 256, 0, stream>>>(res, bstride, ldacc, K.n, R4, ex, ey, rows, n, out);
-  else if (K.n <= 16)
-    reconstruct_complex3m_kernel<T, 16><<<grid, 256, 0, stream>>>(res, bstride, ldacc, K.n, R4, ex, ey, rows, n, out);
-  else
-    reconstruct_complex3m_kernel<T, crt::kMaxModuli><<<grid, 256, 0, stream>>>(res, bstride, ldacc, K.n, R4, ex, ey, rows,
-                                                                               n, out);
+  with_nmax(K.n, [&](auto nmax) {
+    reconstruct_complex3m_kernel<T, decltype(nmax)::value><<<grid, 256, 0, stream>>>(res, bstride, ldacc, K.n, R4, ex,
+                                                                                     ey, rows, n, out);
+  });
   TCEMU_LAUNCHED("crt reconstruct_complex3m_kernel");
 }
 
