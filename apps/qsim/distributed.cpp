@@ -1,19 +1,22 @@
-// qsim over MPI ranks on the host backend: local blocks, global<->local qubit swaps (distributed.hpp).
+// qsim over MPI ranks (distributed.hpp): the plan of local blocks and global<->local qubit swaps, the
+// host run of it (distributed_engine.hpp on the host space), MPI on host memory, the collectives.
 #include "distributed.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 
 #include "app_common/environment.hpp"
 #include "app_common/sweep.hpp"
+#include "block_gemm_host.hpp"
 #include "app_common/timing.hpp"
-#include <cstdio>
-#include <cstdlib>
-#include "qubit_layout.hpp"
+#include "distributed_engine.hpp"
+#include "exchange.hpp"
 #include "tcemu/error.hpp"
 
 namespace qsim {
@@ -39,48 +42,6 @@ int comm_rank(MPI_Comm comm) {
   int r = 0;
   check_mpi(MPI_Comm_rank(comm, &r), "MPI_Comm_rank");
   return r;
-}
-
-/// Exchanges buffer `send` with `partner`'s into `recv` (same size), in messages below 1 GiB.
-void exchange_bytes(const void* send, void* recv, std::size_t bytes, int partner, MPI_Comm comm) {
-  const char* s = static_cast<const char*>(send);
-  char* r = static_cast<char*>(recv);
-  for (std::size_t off = 0; off < bytes; off += kMaxMessageBytes) {
-    const int count = static_cast<int>(std::min(kMaxMessageBytes, bytes - off));
-    check_mpi(MPI_Sendrecv(s + off, count, MPI_BYTE, partner, 0, r + off, count, MPI_BYTE, partner, 0, comm,
-                           MPI_STATUS_IGNORE),
-              "MPI_Sendrecv");
-  }
-}
-
-/// Swaps global position `global_pos` with local position `local_pos` (see the file comment of
-/// distributed.hpp): with b = this rank's bit j, the amplitudes whose local bit is 1 - b are exchanged
-/// with the partner rank (rank XOR 2^j), at the same local indices.
-template <class C>
-void swap_positions(std::vector<C>& slice, DistributedLayout& layout, int global_pos, int local_pos,
-                    std::vector<C>& send, std::vector<C>& recv, MPI_Comm comm) {
-  const int j = global_pos - layout.local_qubits;
-  const int rank = comm_rank(comm);
-  const int b = (rank >> j) & 1;
-  const int partner = rank ^ (1 << j);
-  const std::size_t half = slice.size() / 2;
-  const std::size_t bit = std::size_t(1) << local_pos;
-  send.resize(half);
-  recv.resize(half);
-  // Indices with local bit = 1 - b, in ascending order: runs of `bit` consecutive amplitudes.
-  const std::size_t first = b ? 0 : bit;
-  std::size_t k = 0;
-  for (std::size_t base = first; base < slice.size(); base += 2 * bit, k += bit)
-    std::memcpy(static_cast<void*>(send.data() + k), static_cast<const void*>(slice.data() + base), bit * sizeof(C));
-  exchange_bytes(send.data(), recv.data(), half * sizeof(C), partner, comm);
-  k = 0;
-  for (std::size_t base = first; base < slice.size(); base += 2 * bit, k += bit)
-    std::memcpy(static_cast<void*>(slice.data() + base), static_cast<const void*>(recv.data() + k), bit * sizeof(C));
-  const int qg = layout.qubit_at[static_cast<std::size_t>(global_pos)];
-  const int ql = layout.qubit_at[static_cast<std::size_t>(local_pos)];
-  std::swap(layout.qubit_at[static_cast<std::size_t>(global_pos)], layout.qubit_at[static_cast<std::size_t>(local_pos)]);
-  layout.position_of[static_cast<std::size_t>(qg)] = local_pos;
-  layout.position_of[static_cast<std::size_t>(ql)] = global_pos;
 }
 
 std::vector<int> block_qubits(const Block& b) {
@@ -113,7 +74,51 @@ int victim_position(const DistributedLayout& layout, const std::vector<Block>& b
   return best;
 }
 
+/// Exchanges the qubits at positions a and b of the layout.
+void swap_in_layout(DistributedLayout& layout, int a, int b) {
+  const int qa = layout.qubit_at[static_cast<std::size_t>(a)];
+  const int qb = layout.qubit_at[static_cast<std::size_t>(b)];
+  std::swap(layout.qubit_at[static_cast<std::size_t>(a)], layout.qubit_at[static_cast<std::size_t>(b)]);
+  layout.position_of[static_cast<std::size_t>(qa)] = b;
+  layout.position_of[static_cast<std::size_t>(qb)] = a;
+}
+
+/// MPI on host memory.
+class HostMpiExchange final : public SliceExchange {
+ public:
+  explicit HostMpiExchange(MPI_Comm comm) : comm_(comm) {}
+  void exchange(const void* send, void* recv, std::size_t bytes, int partner) override {
+    mpi_exchange_bytes(send, recv, bytes, partner, comm_);
+  }
+  std::string name() const override { return "mpi"; }
+
+ private:
+  MPI_Comm comm_;
+};
+
 }  // namespace
+
+ExchangeChoice exchange_choice_from_environment() {
+  const char* e = std::getenv("TCEMU_QSIM_EXCHANGE");
+  const std::string v = e ? e : "";
+  if (v.empty() || v == "auto") return ExchangeChoice::automatic;
+  if (v == "nccl") return ExchangeChoice::nccl;
+  if (v == "mpi") return ExchangeChoice::mpi;
+  throw tcemu::InvalidArgument("TCEMU_QSIM_EXCHANGE=" + v + ": expected auto, nccl or mpi");
+}
+
+void mpi_exchange_bytes(const void* send, void* recv, std::size_t bytes, int partner, MPI_Comm comm) {
+  const char* s = static_cast<const char*>(send);
+  char* r = static_cast<char*>(recv);
+  for (std::size_t off = 0; off < bytes; off += kMaxMessageBytes) {
+    const int count = static_cast<int>(std::min(kMaxMessageBytes, bytes - off));
+    check_mpi(MPI_Sendrecv(s + off, count, MPI_BYTE, partner, 0, r + off, count, MPI_BYTE, partner, 0, comm,
+                           MPI_STATUS_IGNORE),
+              "MPI_Sendrecv");
+  }
+}
+
+std::unique_ptr<SliceExchange> make_host_exchange(MPI_Comm comm) { return std::make_unique<HostMpiExchange>(comm); }
 
 DistributedLayout DistributedLayout::canonical(int n, int local) {
   DistributedLayout l;
@@ -143,75 +148,71 @@ int global_qubits_for(MPI_Comm comm, int n, const std::vector<Block>& blocks) {
   return g;
 }
 
-template <class T>
-DistributedResult<T> simulate_distributed(const std::vector<Block>& blocks, int n, const SimOptions& options,
-                                          MPI_Comm comm) {
-  using C = std::complex<T>;
-  const auto t_start = Clock::now();
-  DistributedResult<T> res;
-  res.global_qubits = global_qubits_for(comm, n, blocks);
-  res.ranks = 1 << res.global_qubits;
-  const int L = n - res.global_qubits;
-  const int rank = comm_rank(comm);
-  SimOptions local_options = options;
-  local_options.progress = nullptr;
-  std::vector<C> slice(std::size_t(1) << L), send, recv;
-  if (rank == 0) slice[0] = C(static_cast<T>(state_scale(n)));  // same scale as the one-process run
+DistributedPlan plan_distributed(const std::vector<Block>& blocks, int n, int g) {
+  DistributedPlan plan;
+  plan.num_qubits = n;
+  plan.global_qubits = g;
+  const int L = n - g;
   DistributedLayout layout = DistributedLayout::canonical(n, L);
-
-  std::vector<Block> segment;  // consecutive local blocks, renamed to local positions
-  auto flush = [&] {
-    if (segment.empty()) return;
-    apply_blocks_host<T>(slice, L, segment, local_options, res.stats);
-    segment.clear();
+  auto swap_step = [&](int global_pos, int local_pos) {
+    DistributedStep s;
+    s.kind = DistributedStep::Kind::swap;
+    s.global_pos = global_pos;
+    s.local_pos = local_pos;
+    plan.steps.push_back(std::move(s));
+    swap_in_layout(layout, global_pos, local_pos);
+    ++plan.swaps;
+  };
+  auto local_block = [&](Block b) {
+    if (plan.steps.empty() || plan.steps.back().kind != DistributedStep::Kind::local_blocks)
+      plan.steps.emplace_back();
+    plan.steps.back().blocks.push_back(std::move(b));
   };
   for (std::size_t bi = 0; bi < blocks.size(); ++bi) {
     const Block& blk = blocks[bi];
-    for (int q : block_qubits(blk)) {
+    const std::vector<int> qubits = block_qubits(blk);
+    if (static_cast<int>(qubits.size()) > L)
+      throw tcemu::InvalidArgument("block " + std::to_string(bi) + " has " + std::to_string(qubits.size()) +
+                                   " qubits, more than the " + std::to_string(L) + " local qubits");
+    for (int q : qubits) {
       if (q < 0 || q >= n) throw tcemu::InvalidArgument("block " + std::to_string(bi) + " does not fit the circuit");
-      if (!layout.is_global(q)) continue;
-      flush();
-      swap_positions(slice, layout, layout.position_of[static_cast<std::size_t>(q)],
-                     victim_position(layout, blocks, bi), send, recv, comm);
-      ++res.swaps;
+      if (layout.is_global(q)) swap_step(layout.position_of[static_cast<std::size_t>(q)], victim_position(layout, blocks, bi));
     }
     Block local = blk;
     for (int& q : local.qubits) q = layout.position_of[static_cast<std::size_t>(q)];
     for (int& q : local.controls) q = layout.position_of[static_cast<std::size_t>(q)];
-    segment.push_back(std::move(local));
+    local_block(std::move(local));
   }
-  flush();
-
-  // Back to canonical: qubit p at every global position p, then one local permutation.
+  // Back to canonical: qubit p at every global position p, then local position swaps.
   for (int p = L; p < n; ++p) {
     if (layout.qubit_at[static_cast<std::size_t>(p)] == p) continue;
     int from = layout.position_of[static_cast<std::size_t>(p)];
     if (from >= L) {  // qubit p sits at another global position: through local position 0 first
-      swap_positions(slice, layout, from, 0, send, recv, comm);
-      ++res.swaps;
+      swap_step(from, 0);
       from = 0;
     }
-    swap_positions(slice, layout, p, from, send, recv, comm);
-    ++res.swaps;
+    swap_step(p, from);
   }
-  Layout local_from = Layout::identity(L);
   for (int p = 0; p < L; ++p) {
-    local_from.qubit_at[static_cast<std::size_t>(p)] = layout.qubit_at[static_cast<std::size_t>(p)];
-    local_from.position_of[static_cast<std::size_t>(layout.qubit_at[static_cast<std::size_t>(p)])] = p;
+    const int at = layout.position_of[static_cast<std::size_t>(p)];
+    if (at == p) continue;
+    plan.local_swaps.emplace_back(p, at);
+    swap_in_layout(layout, p, at);
   }
-  if (!local_from.is_identity()) {
-    const auto t0 = Clock::now();
-    std::vector<C> out(slice.size());
-    permute_state(slice.data(), out.data(), permutation_tables(local_from, Layout::identity(L)));
-    slice.swap(out);
-    res.stats.seconds_permute += seconds_since(t0);
-    ++res.stats.permutations;
-  }
-  const T inv = static_cast<T>(1.0 / state_scale(n));
-  for (auto& z : slice) z *= inv;
-  res.local_state = std::move(slice);
-  res.stats.seconds = seconds_since(t_start);
-  return res;
+  return plan;
+}
+
+template <class T>
+DistributedResult<T> simulate_distributed(const std::vector<Block>& blocks, int n, const SimOptions& options,
+                                          MPI_Comm comm) {
+  const DistributedPlan plan = plan_distributed(blocks, n, global_qubits_for(comm, n, blocks));
+  if (options.device == Device::cuda) return simulate_distributed_cuda<T>(plan, options, comm);
+  const int L = n - plan.global_qubits;
+  const auto exchange = make_host_exchange(comm);
+  const std::int64_t piece = options.chunk_elements > 0 ? options.chunk_elements : kSingleBufferChunk;
+  return engine::simulate_distributed_on<Kokkos::DefaultHostExecutionSpace, T>(
+      Kokkos::DefaultHostExecutionSpace(), plan, n, options, comm, *exchange,
+      resolve_host_buffers(options.buffers, L), piece);
 }
 
 template <class T>
@@ -275,13 +276,14 @@ namespace {
 template <class T>
 SchemeRun run_one_distributed(const Circuit& c, const std::vector<Block>& blocks, const tcemu::Scheme& scheme,
                               const RunConfig& cfg, std::vector<std::complex<double>>* reference, MPI_Comm comm,
-                              std::int64_t& swaps) {
+                              std::int64_t& swaps, std::string& exchange) {
   SimOptions opt;
   opt.gemm = tcemu::app::gemm_options(scheme);
   opt.gemm.range_policy = cfg.range_policy;
-  opt.device = Device::host;
+  opt.device = cfg.device;
   DistributedResult<T> sim = simulate_distributed<T>(blocks, c.num_qubits, opt, comm);
   swaps += sim.swaps;
+  exchange = sim.exchange;
   SchemeRun r;
   r.scheme = scheme;
   r.precision = sizeof(T) == 4 ? "complex64" : "complex128";
@@ -300,9 +302,8 @@ SchemeRun run_one_distributed(const Circuit& c, const std::vector<Block>& blocks
 
 }  // namespace
 
-JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm comm, std::int64_t* swaps_out) {
-  if (cfg.device != Device::host)
-    throw tcemu::InvalidArgument("qsim over MPI: only --device host runs over several ranks so far");
+JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm comm, std::int64_t* swaps_out,
+                              std::string* exchange_out) {
   if (!cfg.amplitudes.empty() || cfg.shots > 0 || cfg.keep_states)
     throw tcemu::InvalidArgument("qsim over MPI: --amplitudes, --shots and the states of --output need one rank so far");
   JobResult job;
@@ -314,10 +315,12 @@ JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm c
   const auto order = tcemu::app::sweep_order(cfg.schemes, {{tcemu::parse_scheme("fp64", tcemu::Target::fp64), "reference"}});
   std::vector<std::complex<double>> reference;
   std::int64_t swaps = 0;
+  std::string exchange;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const auto& s = order[i].scheme;
-    SchemeRun r = i == 0 || uses_double(s) ? run_one_distributed<double>(c, blocks, s, cfg, &reference, comm, swaps)
-                                           : run_one_distributed<float>(c, blocks, s, cfg, &reference, comm, swaps);
+    SchemeRun r = i == 0 || uses_double(s)
+                      ? run_one_distributed<double>(c, blocks, s, cfg, &reference, comm, swaps, exchange)
+                      : run_one_distributed<float>(c, blocks, s, cfg, &reference, comm, swaps, exchange);
     if (cfg.log) {
       char line[200];
       std::snprintf(line, sizeof line, "[%zu/%zu] %-16s done: %.3f s on rank 0, 1 - fidelity %.2e", i + 1, order.size(),
@@ -327,6 +330,7 @@ JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm c
     job.runs.push_back(std::move(r));
   }
   if (swaps_out) *swaps_out = swaps;
+  if (exchange_out) *exchange_out = exchange;
   return job;
 }
 

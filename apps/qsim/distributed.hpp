@@ -1,6 +1,7 @@
 #pragma once
 /// \file distributed.hpp
-/// qsim over MPI ranks on the host backend (built only with MPI: TCEMU_QSIM_HAVE_MPI; docs/scaling.md).
+/// qsim over MPI ranks, on the host or on one GPU per rank (built only with MPI: TCEMU_QSIM_HAVE_MPI;
+/// docs/scaling.md).
 ///
 /// The 2^n amplitudes are split over R = 2^g ranks: L = n - g qubits are *local* (bit positions
 /// 0..L-1 of a rank's slice of 2^L amplitudes) and g are *global* (position L + j = bit j of the rank
@@ -8,16 +9,20 @@
 /// DistributedLayout maps logical qubits to these n physical positions.
 ///
 /// A block whose qubits (targets and controls) are all at local positions is applied to the slice
-/// exactly as the one-process host simulator does (apply_blocks_host on the L-qubit slice, qubits
+/// exactly as the one-process simulator does (the engine's apply_blocks on the L-qubit slice, qubits
 /// renamed to their positions). A block that touches a global qubit first swaps each such qubit with a
-/// local qubit outside the block (the local one whose next use lies furthest ahead): a pairwise
-/// MPI_Sendrecv of half of each slice with the partner rank (rank XOR 2^j), the qubit remapping of
-/// multi-GPU state-vector simulators (qsim's, cuStateVec's). At the end the layout is mapped back to
-/// the canonical order (further swaps, then one local permutation).
+/// local qubit outside the block (the local one whose next use lies furthest ahead): half of each
+/// slice traded with the partner rank (rank XOR 2^j) through a SliceExchange (exchange.hpp: MPI on
+/// the host, NCCL or MPI through host memory on GPUs), the qubit remapping of multi-GPU state-vector
+/// simulators (qsim's, cuStateVec's). At the end the layout is mapped back to the canonical order
+/// (further swaps, then local position swaps). plan_distributed() decides all of it before the run;
+/// distributed_engine.hpp runs the plan on any Kokkos execution space.
 #include <mpi.h>
 
 #include <complex>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "fusion.hpp"
@@ -37,14 +42,44 @@ struct DistributedLayout {
   bool is_global(int qubit) const { return position_of[static_cast<std::size_t>(qubit)] >= local_qubits; }
 };
 
+/// One step of a distributed simulation: a run of blocks whose qubits are all local (renamed to their
+/// local positions), or the swap of global position `global_pos` with local position `local_pos`.
+struct DistributedStep {
+  enum class Kind { local_blocks, swap };
+  Kind kind = Kind::local_blocks;
+  std::vector<Block> blocks;  ///< local_blocks: qubits and controls are local positions
+  int global_pos = -1, local_pos = -1;  ///< swap
+};
+
+/// Everything a distributed simulation does, decided before it runs (plan_distributed).
+struct DistributedPlan {
+  int num_qubits = 0, global_qubits = 0;
+  std::vector<DistributedStep> steps;  ///< in order; the swaps mapping the global qubits back included
+  /// Position pairs (a, b) of the local slice, swapped in this order after the steps, that put it in
+  /// canonical order (qubit p at local position p).
+  std::vector<std::pair<int, int>> local_swaps;
+  std::int64_t swaps = 0;  ///< global<->local swaps among the steps
+};
+
+/// The plan of `blocks` on n qubits over 2^g ranks (g = global_qubits, every block must fit the n - g
+/// local qubits: global_qubits_for): consecutive local blocks form one step; each global qubit of a
+/// block is first swapped with the local qubit (outside the block) whose next use lies furthest ahead;
+/// at the end each global position p gets qubit p back (through local position 0 when qubit p sits at
+/// another global position) and local swaps sort the rest. Pure: the same on every rank. Throws
+/// tcemu::InvalidArgument when a block names a qubit outside [0, n) or does not fit the local qubits.
+DistributedPlan plan_distributed(const std::vector<Block>& blocks, int num_qubits, int global_qubits);
+
 /// This rank's share of a distributed simulation.
 template <class T>
 struct DistributedResult {
   /// 2^(n-g) amplitudes, unscaled, canonical order: local index i holds global index i | rank << (n-g).
+  /// In host memory also for GPU runs (copied back at the end).
   std::vector<std::complex<T>> local_state;
-  SimStats stats;         ///< this rank's GEMMs and local permutations; seconds = whole simulation
+  /// This rank's GEMMs, local permutations and exchanges (seconds_exchange); seconds = whole simulation.
+  SimStats stats;
   std::int64_t swaps = 0; ///< global<->local qubit swaps (the same on every rank), final mapping back included
   int ranks = 1, global_qubits = 0;
+  std::string exchange;   ///< the transport of the swaps (SliceExchange::name)
 };
 
 /// log2 of the rank count of `comm` when it is a power of two with global qubits g such that every
@@ -53,12 +88,19 @@ struct DistributedResult {
 int global_qubits_for(MPI_Comm comm, int num_qubits, const std::vector<Block>& blocks);
 
 /// Simulates `blocks` on n qubits from |0...0> over the ranks of `comm` (collective: every rank calls
-/// it with the same arguments). Host backend only (options.device is ignored; options.progress is not
-/// called). T = float or double. Throws as global_qubits_for() and simulate_host() do, and
-/// tcemu::Error when an MPI call fails.
+/// it with the same arguments) on options.device: host (MPI exchanges) or cuda (the GPU Kokkos chose
+/// for this rank, normally local rank mod GPU count; exchanges as exchange_choice_from_environment()
+/// says). options.progress is not called. T = float or double. Throws as global_qubits_for() and
+/// simulate_host() do; tcemu::InvalidArgument on every rank when a rank's slice does not fit its
+/// GPU's free memory; tcemu::DeviceError for cuda in a build without qsim's GPU path (or without
+/// NCCL when TCEMU_QSIM_EXCHANGE=nccl); tcemu::Error when an MPI or NCCL call fails.
 template <class T>
 DistributedResult<T> simulate_distributed(const std::vector<Block>& blocks, int num_qubits, const SimOptions& options,
                                           MPI_Comm comm);
+
+/// simulate_distributed() on the GPU (distributed_cuda.cpp); `plan` from plan_distributed().
+template <class T>
+DistributedResult<T> simulate_distributed_cuda(const DistributedPlan& plan, const SimOptions& options, MPI_Comm comm);
 
 /// The full 2^n-amplitude state on rank `root` (empty on the others), from the canonical local slices
 /// of 2^L amplitudes each (collective).
@@ -81,11 +123,12 @@ double distributed_max_abs_error(const std::vector<std::complex<double>>& ref_lo
 
 /// run_job() over the ranks of `comm` (collective; every rank passes the same circuit and config):
 /// fp64 reference then every scheme with simulate_distributed(); fidelity, max_amp_err and norm as
-/// MPI_Allreduce against the distributed reference. The result is complete on every rank (stats are
-/// this rank's); `swaps` (optional) receives the qubit swaps of all runs. Throws
-/// tcemu::InvalidArgument for what the distributed path does not do (--device cuda, --amplitudes,
-/// --shots, --output's states: cfg.keep_states) and as global_qubits_for() does.
+/// MPI_Allreduce against the distributed reference, on config.device (host or cuda). The result is
+/// complete on every rank (stats are this rank's); `swaps` (optional) receives the qubit swaps of all
+/// runs and `exchange` (optional) their transport. Throws tcemu::InvalidArgument for what the
+/// distributed path does not do (--amplitudes, --shots, --output's states: cfg.keep_states) and as
+/// global_qubits_for() and simulate_distributed() do.
 JobResult run_job_distributed(const Circuit& circuit, const RunConfig& config, MPI_Comm comm,
-                              std::int64_t* swaps = nullptr);
+                              std::int64_t* swaps = nullptr, std::string* exchange = nullptr);
 
 }  // namespace qsim

@@ -235,11 +235,13 @@ int main(int argc, char** argv) {
       if (mpi.rank != 0) cfg.log = nullptr;
       else if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
       std::int64_t swaps = 0;
-      const qsim::JobResult job = qsim::run_job_distributed(circuit, cfg, MPI_COMM_WORLD, &swaps);
+      std::string exchange;
+      const qsim::JobResult job = qsim::run_job_distributed(circuit, cfg, MPI_COMM_WORLD, &swaps, &exchange);
       if (mpi.rank != 0) return 0;
       if (!cli.common.quiet)
-        std::fprintf(stderr, "qsim: %d MPI ranks, %lld global<->local qubit swaps over all runs\n", mpi.size,
-                     static_cast<long long>(swaps));
+        std::fprintf(stderr, "qsim: %d MPI ranks on %s, %lld global<->local qubit swaps over all runs (exchange: %s)\n",
+                     mpi.size, device == qsim::Device::cuda ? "GPUs" : "the host", static_cast<long long>(swaps),
+                     exchange.c_str());
       qsim::ReportContext ctx;
       ctx.circuit = &circuit;
       ctx.fuse = fuse;

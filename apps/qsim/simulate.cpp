@@ -6,34 +6,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "block_gemm_host.hpp"
 #include "simulate_engine.hpp"
-#include "tcemu/complex_gemm.hpp"
 #include "tcemu/error.hpp"
 
 namespace qsim {
-
-namespace engine {
-
-/// The host's block GEMM: tcemu::complex_gemm_host; no in-place or hand-written kernels.
-template <class T>
-struct BlockGemm<Kokkos::DefaultHostExecutionSpace, T> {
-  using C = Kokkos::complex<T>;
-  using SC = std::complex<T>;
-  const SimOptions& options;
-  BlockGemm(const Kokkos::DefaultHostExecutionSpace&, const SimOptions& o) : options(o) {}
-  bool allow_high() const { return true; }
-  template <class MakeU>
-  InPlace in_place(const C*, C*, int, const std::vector<int>&, MakeU&&, std::string&) {
-    return InPlace::unsupported;
-  }
-  tcemu::GemmReport gemm(tcemu::Op opA, tcemu::Op opB, tcemu::MatrixView<const SC> A, tcemu::MatrixView<const SC> B,
-                         tcemu::MatrixView<SC> out) {
-    return tcemu::complex_gemm_host<T>(opA, opB, SC(1), A, B, SC(0), out, options.gemm);
-  }
-  bool permute_tiled(const C*, C*, const std::uint32_t*, int, std::uint64_t) { return false; }
-};
-
-}  // namespace engine
 
 double state_scale(int n) { return std::ldexp(1.0, std::min(12, n / 2)); }
 

@@ -110,6 +110,7 @@ struct SimStats {
   double seconds = 0;          ///< whole simulation: init, blocks, final permutation, unscaling
   double seconds_gemm = 0;     ///< inside the complex GEMM calls (split, products, combine)
   double seconds_permute = 0;  ///< state permutations
+  double seconds_exchange = 0; ///< over MPI ranks: the global<->local swaps (pack, exchange, unpack)
   std::int64_t blocks = 0, permutations = 0;
   /// Blocks applied in place by the bit-indexed kernel (GPU, fp16x2-aligned, 4-6 qubits; no
   /// permutation: tcemu/cuda/bit_gemm.hpp), and attempts it declined (a range rule; the block then

@@ -11,6 +11,9 @@
 #   probe: tcemu-tcprobe (the Tensor Cores' own accumulation, docs/accuracy.md)
 #   fused: tcemu-bench, fused kernel vs multi-pass vs cuBLAS (docs/benchmarks.md, docs/perf-notes.md section 5)
 #   install_test: the installed-package test (cmake --install, then examples/ built against it and run)
+#   mpi: qsim and hplai over MPI ranks on this one GPU (docs/scaling.md): `ctest -L mpi` (1, 2 and 4
+#        ranks; qsim's GPU cases run on the GPU), then qsim on MPI_QUBITS (default 28) qubits over 1, 2
+#        and 4 ranks on the GPU (ranks sharing the GPU exchange through MPI and host memory)
 #   grid: tcemu-bench calibration into $OUT/cache, then the auto grid judged by auto's own call
 #         (`--auto-grid --repeat 10`, docs/cost-model.md), table and CSV under $OUT
 #   pack: archive $OUT's files into $PACK_NAME.tgz (last)
@@ -122,6 +125,21 @@ qsim() {
         --scheme fp32,fp16x2,tf32x2,bf16x3,auto 2>&1 | tee "$OUT/qsim30_d$d.txt"
     "$Q" --generate brickwork:n=30,depth=20,seed=1 --fuse $d --device cuda -q --target fp64 \
         --scheme int8-ozaki,auto 2>&1 | tee "$OUT/qsim30_d${d}_fp64.txt"
+  done
+}
+
+mpi() {
+  export TCEMU_BUILD_DIR="$BUILD" TCEMU_SOURCE_DIR="$ROOT"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  stamp "ctest -L mpi (1, 2, 4 ranks on one GPU)"
+  ctest --test-dir "$BUILD" -L mpi --output-on-failure > "$OUT/mpi_ctest.log" 2>&1; echo "ctest -L mpi exit $?"
+  grep -E "Test +#|tests passed|SKIPPED|Failure" "$OUT/mpi_ctest.log" | head -30
+  local n=${MPI_QUBITS:-28}
+  for r in 1 2 4; do
+    stamp "qsim: $n-qubit brickwork over $r MPI rank(s) on the GPU"
+    mpirun --oversubscribe -np $r "$BUILD/apps/qsim/qsim" --generate brickwork:n=$n,depth=20,seed=1 --fuse 6 \
+        --device cuda --scheme fp32,fp16x2 > "$OUT/qsim_mpi_r$r.txt" 2>&1; echo "exit $?"
+    tail -6 "$OUT/qsim_mpi_r$r.txt"
   done
 }
 

@@ -1,18 +1,28 @@
 // qsim over MPI ranks (apps/qsim/distributed.hpp), run by CTest under `mpirun -np 1|2|4`: the state
 // gathered from the ranks against the one-process host simulator, the swap count, the collectives'
-// norm and fidelity, and the rank-count error. Every rank runs every test (the simulations are
-// collective); the gathered state is checked on rank 0.
+// norm and fidelity, the rank-count error, the swap in pieces (single-buffer mode), and where a GPU
+// and the GPU path are present the same runs on the GPU (every rank on it: with several ranks on one
+// GPU the swaps go through MPI and host memory, NCCL refuses a shared GPU) and the GPU transport
+// itself. Every rank runs every test (the simulations are collective); the gathered state is
+// checked on rank 0.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
 #include <cmath>
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
 #include <complex>
 #include <cstdlib>
+#include <string>
+#include <utility>
 
 #include "mpi_test_util.hpp"
 #include "qsim/circuit_generators.hpp"
+#include "app_common/device.hpp"
 #include "qsim/distributed.hpp"
+#include "qsim/exchange.hpp"
 #include "qsim/fusion.hpp"
 #include "qsim/simulate.hpp"
 #include "tcemu/error.hpp"
@@ -23,10 +33,18 @@ namespace {
 using mpi_test::world_rank;
 using mpi_test::world_size;
 
-qsim::SimOptions fp64_options() {
+qsim::SimOptions fp64_options(qsim::Device device = qsim::Device::host) {
   qsim::SimOptions opt;
   opt.gemm.scheme = tcemu::parse_scheme("fp64", tcemu::Target::fp64);
+  opt.device = device;
   return opt;
+}
+
+/// Why the GPU tests cannot run here ("" when they can).
+std::string gpu_missing() {
+  if (!qsim::gpu_path_built()) return "no GPU path in this build (tcemu's CUDA backend and a CUDA-enabled Kokkos)";
+  if (!tcemu::app::gpu_available()) return "no CUDA device";
+  return "";
 }
 
 /// ||a - b|| / ||b|| over full states.
@@ -41,9 +59,10 @@ double relative_difference(const std::vector<std::complex<double>>& a, const std
 
 /// Simulates `circuit` fused at `fuse` over all ranks and on one process; on rank 0 the gathered
 /// state must equal the one-process state to 1e-12 relative. Returns the distributed run.
-qsim::DistributedResult<double> expect_matches_one_process(const qsim::Circuit& circuit, int fuse) {
+qsim::DistributedResult<double> expect_matches_one_process(const qsim::Circuit& circuit, int fuse,
+                                                           const qsim::SimOptions& options = fp64_options()) {
   const auto blocks = qsim::fuse(circuit, fuse);
-  const auto dist = qsim::simulate_distributed<double>(blocks, circuit.num_qubits, fp64_options(), MPI_COMM_WORLD);
+  const auto dist = qsim::simulate_distributed<double>(blocks, circuit.num_qubits, options, MPI_COMM_WORLD);
   EXPECT_EQ(dist.ranks, world_size());
   EXPECT_EQ(dist.local_state.size(), (std::size_t(1) << circuit.num_qubits) / std::size_t(world_size()));
   const auto full = qsim::gather_state(dist.local_state, MPI_COMM_WORLD);
@@ -116,6 +135,100 @@ TEST(QsimMpi, NormAndFidelityAreCollectives) {
   const double err = qsim::distributed_max_abs_error(ref.local_state, f32.local_state, MPI_COMM_WORLD);
   EXPECT_GT(err, 0.0);
   EXPECT_LT(err, 1e-5);
+}
+
+TEST(QsimMpi, SwapsInPiecesInSingleBufferModeMatchOneProcess) {
+  // A chunk of 2^9 amplitudes: single-buffer mode's chunked GEMMs and swaps in pieces of 512
+  // amplitudes (a 14-qubit slice over 4 ranks trades 2^11 per swap: four pieces).
+  qsim::SimOptions opt = fp64_options();
+  opt.buffers = qsim::BufferMode::single;
+  opt.chunk_elements = 512;
+  const auto dist = expect_matches_one_process(qsim::brickwork(14, 10, 3), 4, opt);
+  EXPECT_TRUE(dist.stats.single_buffer);
+}
+
+TEST(QsimMpi, PlanSwapsOnlyForGlobalQubitsAndEndsCanonical) {
+  // Pure planning: 8 qubits over 4 ranks (local positions 0..5). Block {0, 1} is local; {6} swaps
+  // qubit 6 in for qubit 5 (never used again); {7, 0} swaps qubit 7 in for qubit 6 (never used
+  // again), which goes to global position 7; mapping back: qubit 6 via local position 0 (two swaps),
+  // qubit 7 (one), then one local swap puts qubits 0 and 5 home.
+  std::vector<qsim::Block> blocks(3);
+  blocks[0].qubits = {0, 1};
+  blocks[1].qubits = {6};
+  blocks[2].qubits = {7, 0};
+  const qsim::DistributedPlan plan = qsim::plan_distributed(blocks, 8, 2);
+  int swaps = 0, local_runs = 0;
+  for (const auto& s : plan.steps) {
+    if (s.kind == qsim::DistributedStep::Kind::swap) {
+      ++swaps;
+      EXPECT_GE(s.global_pos, 6);
+      EXPECT_LT(s.local_pos, 6);
+    } else {
+      ++local_runs;
+      for (const auto& b : s.blocks)
+        for (int q : b.qubits) EXPECT_LT(q, 6);
+    }
+  }
+  EXPECT_EQ(swaps, plan.swaps);
+  EXPECT_EQ(plan.swaps, 2 + 3);
+  EXPECT_EQ(local_runs, 3);
+  ASSERT_EQ(plan.local_swaps.size(), 1u);
+  EXPECT_EQ(plan.local_swaps[0], std::make_pair(0, 5));
+  EXPECT_THROW(qsim::plan_distributed(blocks, 8, 7), tcemu::InvalidArgument);  // one local qubit, blocks of two
+}
+
+TEST(QsimMpi, GpuStateMatchesOneProcessHostState) {
+  if (const std::string why = gpu_missing(); !why.empty()) GTEST_SKIP() << why;
+  const auto dist = expect_matches_one_process(qsim::brickwork(12, 12, 7), 4, fp64_options(qsim::Device::cuda));
+  EXPECT_FALSE(dist.exchange.empty());
+  expect_matches_one_process(qsim::random_circuit(11, 150, 3, 3, 2), 5, fp64_options(qsim::Device::cuda));
+  qsim::SimOptions single = fp64_options(qsim::Device::cuda);
+  single.buffers = qsim::BufferMode::single;
+  single.chunk_elements = 512;
+  EXPECT_TRUE(expect_matches_one_process(qsim::brickwork(14, 10, 3), 4, single).stats.single_buffer);
+}
+
+TEST(QsimMpi, GpuComplex64RunMatchesTheHostRunsFidelity) {
+  // fp16x2 on complex64 over the ranks on the GPU, against the distributed fp64 reference: the same
+  // scheme's accuracy as on the host (both far below 1e-5 infidelity), on every rank alike.
+  if (const std::string why = gpu_missing(); !why.empty()) GTEST_SKIP() << why;
+  const auto circuit = qsim::brickwork(12, 10, 5);
+  const auto blocks = qsim::fuse(circuit, 4);
+  const auto ref = qsim::simulate_distributed<double>(blocks, circuit.num_qubits, fp64_options(), MPI_COMM_WORLD);
+  qsim::SimOptions opt;
+  opt.gemm.scheme = tcemu::parse_scheme("fp16x2");
+  opt.device = qsim::Device::cuda;
+  const auto gpu = qsim::simulate_distributed<float>(blocks, circuit.num_qubits, opt, MPI_COMM_WORLD);
+  const double fidelity = std::norm(qsim::distributed_overlap(ref.local_state, gpu.local_state, MPI_COMM_WORLD));
+  EXPECT_NEAR(fidelity, 1.0, 1e-5);
+  EXPECT_NE(fidelity, 1.0);
+  EXPECT_NEAR(qsim::distributed_norm2(gpu.local_state, MPI_COMM_WORLD), 1.0, 1e-5);
+}
+
+TEST(QsimMpi, GpuExchangeTradesDeviceBuffersWithThePartner) {
+  // The GPU transport alone: rank r sends bytes (r * 37 + i) mod 251 and must receive its partner's
+  // (rank XOR 1; itself with one rank, which NCCL and MPI both allow). One rank: NCCL where built;
+  // several ranks on one GPU: MPI through host memory.
+  if (const std::string why = gpu_missing(); !why.empty()) GTEST_SKIP() << why;
+#if defined(KOKKOS_ENABLE_CUDA)
+  const int rank = world_rank(), size = world_size();
+  const int partner = size == 1 ? 0 : (rank ^ 1) < size ? rank ^ 1 : rank;
+  const auto exchange = qsim::make_gpu_exchange(MPI_COMM_WORLD);
+  if (size == 1) EXPECT_EQ(exchange->name(), qsim::nccl_built() ? "nccl" : "mpi (through host memory)");
+  int devices = 0;
+  cudaGetDeviceCount(&devices);
+  if (size > 1 && devices == 1) EXPECT_EQ(exchange->name(), "mpi (through host memory)");
+  const std::size_t bytes = (std::size_t(1) << 20) + 3;
+  Kokkos::View<unsigned char*, Kokkos::CudaSpace> send("send", bytes), recv("recv", bytes);
+  auto host = Kokkos::create_mirror_view(send);
+  for (std::size_t i = 0; i < bytes; ++i) host(i) = static_cast<unsigned char>((rank * 37 + i) % 251);
+  Kokkos::deep_copy(send, host);
+  exchange->exchange(send.data(), recv.data(), bytes, partner);
+  Kokkos::deep_copy(host, recv);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < bytes; ++i) wrong += host(i) != static_cast<unsigned char>((partner * 37 + i) % 251);
+  EXPECT_EQ(wrong, 0u);
+#endif
 }
 
 TEST(QsimMpi, TooManyRanksForTheBlocksIsRejected) {

@@ -1,0 +1,169 @@
+// qsim over MPI ranks on GPUs (distributed.hpp): distributed_engine.hpp on Kokkos::Cuda, each rank on
+// the GPU Kokkos chose for it (by default local rank mod GPU count), its global<->local swaps through
+// NCCL (one GPU per rank; ncclSend / ncclRecv on the simulation's stream) or MPI through host memory
+// (exchange.hpp). Compiled as CUDA in builds whose Kokkos has the CUDA backend; elsewhere
+// simulate_distributed_cuda throws the one-line error of a build without the GPU path.
+#include <Kokkos_Core.hpp>
+
+#include "distributed.hpp"
+#include "exchange.hpp"
+#include "tcemu/error.hpp"
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(TCEMU_HAVE_CUDA)
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "block_gemm_cuda.hpp"
+#include "distributed_engine.hpp"
+#include "exchange.hpp"
+#if defined(TCEMU_QSIM_HAVE_NCCL)
+#include <nccl.h>
+#endif
+#endif
+
+namespace qsim {
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(TCEMU_HAVE_CUDA)
+
+namespace {
+
+/// True when two ranks of `comm` run on the same GPU (same host name, same PCI bus id), which NCCL
+/// refuses. Collective.
+bool ranks_share_a_gpu(MPI_Comm comm, int device) {
+  constexpr int kKey = MPI_MAX_PROCESSOR_NAME + 64;
+  char key[kKey] = {};
+  int len = 0;
+  MPI_Get_processor_name(key, &len);
+  key[len] = '/';
+  if (cudaDeviceGetPCIBusId(key + len + 1, 63, device) != cudaSuccess)
+    throw tcemu::DeviceError("qsim over MPI: cudaDeviceGetPCIBusId failed");
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  std::string all(static_cast<std::size_t>(kKey) * static_cast<std::size_t>(ranks), '\0');
+  if (MPI_Allgather(key, kKey, MPI_CHAR, all.data(), kKey, MPI_CHAR, comm) != MPI_SUCCESS)
+    throw tcemu::Error("qsim over MPI: MPI_Allgather failed");
+  for (int a = 0; a < ranks; ++a)
+    for (int b = a + 1; b < ranks; ++b)
+      if (std::strncmp(all.data() + a * kKey, all.data() + b * kKey, kKey) == 0) return true;
+  return false;
+}
+
+#if defined(TCEMU_QSIM_HAVE_NCCL)
+void check_nccl(ncclResult_t rc, const char* what) {
+  if (rc != ncclSuccess) throw tcemu::Error(std::string("qsim over NCCL: ") + what + " failed: " + ncclGetErrorString(rc));
+}
+
+/// NCCL between the ranks' GPUs: one communicator over `comm` (its unique id broadcast from rank 0),
+/// each exchange a grouped ncclSend / ncclRecv on `stream`, waited for.
+class NcclExchange final : public SliceExchange {
+ public:
+  NcclExchange(MPI_Comm comm, cudaStream_t stream) : stream_(stream) {
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    ncclUniqueId id;
+    if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    if (MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm) != MPI_SUCCESS) throw tcemu::Error("qsim over MPI: MPI_Bcast failed");
+    check_nccl(ncclCommInitRank(&comm_, ranks, id, rank), "ncclCommInitRank");
+  }
+  ~NcclExchange() override { ncclCommDestroy(comm_); }
+  NcclExchange(const NcclExchange&) = delete;
+  NcclExchange& operator=(const NcclExchange&) = delete;
+
+  void exchange(const void* send, void* recv, std::size_t bytes, int partner) override {
+    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    check_nccl(ncclSend(send, bytes, ncclChar, partner, comm_, stream_), "ncclSend");
+    check_nccl(ncclRecv(recv, bytes, ncclChar, partner, comm_, stream_), "ncclRecv");
+    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    const cudaError_t e = cudaStreamSynchronize(stream_);
+    if (e != cudaSuccess) throw tcemu::DeviceError(std::string("qsim over NCCL: ") + cudaGetErrorString(e));
+  }
+  std::string name() const override { return "nccl"; }
+
+ private:
+  ncclComm_t comm_ = nullptr;
+  cudaStream_t stream_;
+};
+constexpr bool kHaveNccl = true;
+#else
+constexpr bool kHaveNccl = false;
+#endif
+
+/// The transport of a GPU run (exchange.hpp, ExchangeChoice). Collective.
+std::unique_ptr<SliceExchange> make_device_exchange(MPI_Comm comm, const Kokkos::Cuda& space) {
+  const ExchangeChoice choice = exchange_choice_from_environment();
+  const bool shared = ranks_share_a_gpu(comm, space.cuda_device());
+  if (choice == ExchangeChoice::mpi || (choice == ExchangeChoice::automatic && (shared || !kHaveNccl)))
+    return std::make_unique<engine::StagedMpiExchange<Kokkos::Cuda>>(space, comm);
+  if (!kHaveNccl)
+    throw tcemu::DeviceError("TCEMU_QSIM_EXCHANGE=nccl: this build of qsim has no NCCL (configure with TCEMU_WITH_NCCL=ON)");
+  if (shared)
+    throw tcemu::InvalidArgument("TCEMU_QSIM_EXCHANGE=nccl: two MPI ranks run on the same GPU, which NCCL refuses "
+                                 "(start one rank per GPU, or set TCEMU_QSIM_EXCHANGE=mpi)");
+#if defined(TCEMU_QSIM_HAVE_NCCL)
+  return std::make_unique<NcclExchange>(comm, space.cuda_stream());
+#else
+  return nullptr;
+#endif
+}
+
+}  // namespace
+
+std::unique_ptr<SliceExchange> make_gpu_exchange(MPI_Comm comm) { return make_device_exchange(comm, Kokkos::Cuda()); }
+
+template <class T>
+DistributedResult<T> simulate_distributed_cuda(const DistributedPlan& plan, const SimOptions& options, MPI_Comm comm) {
+  Kokkos::Cuda space;
+  const int L = plan.num_qubits - plan.global_qubits;
+  const std::int64_t chunk = options.chunk_elements > 0 ? options.chunk_elements : kSingleBufferChunk;
+  const std::int64_t piece = std::min<std::int64_t>(std::int64_t(1) << (L - 1), chunk);
+  // The swap's send and receive pieces come out of the memory the slice's buffers may use.
+  const double free_bytes = free_device_memory_bytes() - 2.0 * static_cast<double>(piece) * sizeof(std::complex<T>);
+  const GpuBufferPlan buffers = plan_device_buffers<T>(L, free_bytes, options.buffers, options.chunk_elements);
+  int fits = buffers.fits ? 1 : 0, ranks = 1;
+  MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Comm_size(comm, &ranks);
+  if (!fits)  // every rank stops with the same kind of error (a rank that fits names the other)
+    throw tcemu::InvalidArgument("--device cuda over " + std::to_string(ranks) + " MPI ranks: the slice of " +
+                                 std::to_string(L) + " qubits (" + (sizeof(T) == 4 ? "complex64" : "complex128") +
+                                 ") " + (buffers.fits ? "does not fit another rank's GPU" : buffers.shortfall));
+  const auto exchange = make_device_exchange(comm, space);
+  return engine::simulate_distributed_on<Kokkos::Cuda, T>(space, plan, plan.num_qubits, options, comm, *exchange,
+                                                          buffers.mode, piece);
+}
+
+#else
+
+namespace {
+[[noreturn]] void no_gpu_path() {
+  throw tcemu::DeviceError(
+      "--device cuda: this build of qsim has no GPU path (tcemu's CUDA backend and a CUDA-enabled Kokkos, "
+      "docs/kokkos.md)");
+}
+}  // namespace
+
+std::unique_ptr<SliceExchange> make_gpu_exchange(MPI_Comm) { no_gpu_path(); }
+
+template <class T>
+DistributedResult<T> simulate_distributed_cuda(const DistributedPlan&, const SimOptions&, MPI_Comm) {
+  no_gpu_path();
+}
+
+#endif
+
+bool nccl_built() {
+#if defined(TCEMU_QSIM_HAVE_NCCL) && defined(KOKKOS_ENABLE_CUDA) && defined(TCEMU_HAVE_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
+template DistributedResult<float> simulate_distributed_cuda<float>(const DistributedPlan&, const SimOptions&, MPI_Comm);
+template DistributedResult<double> simulate_distributed_cuda<double>(const DistributedPlan&, const SimOptions&, MPI_Comm);
+
+}  // namespace qsim
