@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "exchange.hpp"
 #include "fusion.hpp"
 #include "job.hpp"
 #include "simulate.hpp"
@@ -94,13 +95,16 @@ int global_qubits_for(MPI_Comm comm, int num_qubits, const std::vector<Block>& b
 /// simulate_host() do; tcemu::InvalidArgument on every rank when a rank's slice does not fit its
 /// GPU's free memory; tcemu::DeviceError for cuda in a build without qsim's GPU path (or without
 /// NCCL when TCEMU_QSIM_EXCHANGE=nccl); tcemu::Error when an MPI or NCCL call fails.
+/// `exchange` (optional): the transport to use, made for options.device's memory (make_host_exchange,
+/// make_gpu_exchange) and reused across runs; null: one is made for this run.
 template <class T>
 DistributedResult<T> simulate_distributed(const std::vector<Block>& blocks, int num_qubits, const SimOptions& options,
-                                          MPI_Comm comm);
+                                          MPI_Comm comm, SliceExchange* exchange = nullptr);
 
 /// simulate_distributed() on the GPU (distributed_cuda.cpp); `plan` from plan_distributed().
 template <class T>
-DistributedResult<T> simulate_distributed_cuda(const DistributedPlan& plan, const SimOptions& options, MPI_Comm comm);
+DistributedResult<T> simulate_distributed_cuda(const DistributedPlan& plan, const SimOptions& options, MPI_Comm comm,
+                                               SliceExchange* exchange = nullptr);
 
 /// The full 2^n-amplitude state on rank `root` (empty on the others), from the canonical local slices
 /// of 2^L amplitudes each (collective).

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "block_gemm_cuda.hpp"
 #include "distributed_engine.hpp"
@@ -51,6 +52,36 @@ bool ranks_share_a_gpu(MPI_Comm comm, int device) {
       if (std::strncmp(all.data() + a * kKey, all.data() + b * kKey, kKey) == 0) return true;
   return false;
 }
+
+/// MPI through host memory for GPU buffers: device -> pinned host copy, mpi_exchange_bytes, pinned host
+/// -> device copy (pinned: the copies run at PCIe speed, pageable ones at a fraction of it). The host
+/// buffers grow to the largest exchange seen.
+class StagedMpiExchange final : public SliceExchange {
+ public:
+  StagedMpiExchange(const Kokkos::Cuda& space, MPI_Comm comm) : space_(space), comm_(comm) {}
+  void exchange(const void* send, void* recv, std::size_t bytes, int partner) override {
+    using Bytes = Kokkos::View<char*, Kokkos::CudaSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    if (host_send_.extent(0) < bytes) {
+      host_send_ = Pinned();  // free before allocating the larger pair
+      host_recv_ = Pinned();
+      host_send_ = Pinned(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::stage_send"), bytes);
+      host_recv_ = Pinned(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::stage_recv"), bytes);
+    }
+    const auto range = std::make_pair(std::size_t(0), bytes);
+    Kokkos::deep_copy(space_, Kokkos::subview(host_send_, range), Bytes(static_cast<char*>(const_cast<void*>(send)), bytes));
+    space_.fence();
+    mpi_exchange_bytes(host_send_.data(), host_recv_.data(), bytes, partner, comm_);
+    Kokkos::deep_copy(space_, Bytes(static_cast<char*>(recv), bytes), Kokkos::subview(host_recv_, range));
+    space_.fence();
+  }
+  std::string name() const override { return "mpi (through host memory)"; }
+
+ private:
+  using Pinned = Kokkos::View<char*, Kokkos::CudaHostPinnedSpace>;
+  Kokkos::Cuda space_;
+  MPI_Comm comm_;
+  Pinned host_send_, host_recv_;
+};
 
 #if defined(TCEMU_QSIM_HAVE_NCCL)
 void check_nccl(ncclResult_t rc, const char* what) {
@@ -98,7 +129,7 @@ std::unique_ptr<SliceExchange> make_device_exchange(MPI_Comm comm, const Kokkos:
   const ExchangeChoice choice = exchange_choice_from_environment();
   const bool shared = ranks_share_a_gpu(comm, space.cuda_device());
   if (choice == ExchangeChoice::mpi || (choice == ExchangeChoice::automatic && (shared || !kHaveNccl)))
-    return std::make_unique<engine::StagedMpiExchange<Kokkos::Cuda>>(space, comm);
+    return std::make_unique<StagedMpiExchange>(space, comm);
   if (!kHaveNccl)
     throw tcemu::DeviceError("TCEMU_QSIM_EXCHANGE=nccl: this build of qsim has no NCCL (configure with TCEMU_WITH_NCCL=ON)");
   if (shared)
@@ -116,7 +147,8 @@ std::unique_ptr<SliceExchange> make_device_exchange(MPI_Comm comm, const Kokkos:
 std::unique_ptr<SliceExchange> make_gpu_exchange(MPI_Comm comm) { return make_device_exchange(comm, Kokkos::Cuda()); }
 
 template <class T>
-DistributedResult<T> simulate_distributed_cuda(const DistributedPlan& plan, const SimOptions& options, MPI_Comm comm) {
+DistributedResult<T> simulate_distributed_cuda(const DistributedPlan& plan, const SimOptions& options, MPI_Comm comm,
+                                               SliceExchange* exchange) {
   Kokkos::Cuda space;
   const int L = plan.num_qubits - plan.global_qubits;
   const std::int64_t chunk = options.chunk_elements > 0 ? options.chunk_elements : kSingleBufferChunk;
@@ -131,7 +163,11 @@ DistributedResult<T> simulate_distributed_cuda(const DistributedPlan& plan, cons
     throw tcemu::InvalidArgument("--device cuda over " + std::to_string(ranks) + " MPI ranks: the slice of " +
                                  std::to_string(L) + " qubits (" + (sizeof(T) == 4 ? "complex64" : "complex128") +
                                  ") " + (buffers.fits ? "does not fit another rank's GPU" : buffers.shortfall));
-  const auto exchange = make_device_exchange(comm, space);
+  std::unique_ptr<SliceExchange> own;
+  if (!exchange) {
+    own = make_device_exchange(comm, space);
+    exchange = own.get();
+  }
   return engine::simulate_distributed_on<Kokkos::Cuda, T>(space, plan, plan.num_qubits, options, comm, *exchange,
                                                           buffers.mode, piece);
 }
@@ -149,7 +185,7 @@ namespace {
 std::unique_ptr<SliceExchange> make_gpu_exchange(MPI_Comm) { no_gpu_path(); }
 
 template <class T>
-DistributedResult<T> simulate_distributed_cuda(const DistributedPlan&, const SimOptions&, MPI_Comm) {
+DistributedResult<T> simulate_distributed_cuda(const DistributedPlan&, const SimOptions&, MPI_Comm, SliceExchange*) {
   no_gpu_path();
 }
 
@@ -163,7 +199,9 @@ bool nccl_built() {
 #endif
 }
 
-template DistributedResult<float> simulate_distributed_cuda<float>(const DistributedPlan&, const SimOptions&, MPI_Comm);
-template DistributedResult<double> simulate_distributed_cuda<double>(const DistributedPlan&, const SimOptions&, MPI_Comm);
+template DistributedResult<float> simulate_distributed_cuda<float>(const DistributedPlan&, const SimOptions&, MPI_Comm,
+                                                                   SliceExchange*);
+template DistributedResult<double> simulate_distributed_cuda<double>(const DistributedPlan&, const SimOptions&, MPI_Comm,
+                                                                     SliceExchange*);
 
 }  // namespace qsim

@@ -24,33 +24,6 @@
 
 namespace qsim::engine {
 
-/// MPI through host memory for buffers in `Space`'s memory (a GPU's): device -> host copy,
-/// mpi_exchange_bytes, host -> device copy. The host buffers grow to the largest exchange seen.
-template <class Space>
-class StagedMpiExchange final : public SliceExchange {
- public:
-  StagedMpiExchange(const Space& space, MPI_Comm comm) : space_(space), comm_(comm) {}
-  void exchange(const void* send, void* recv, std::size_t bytes, int partner) override {
-    using Bytes = Kokkos::View<char*, typename Space::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    using HostBytes = Kokkos::View<char*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    if (host_send_.size() < bytes) {
-      host_send_.resize(bytes);
-      host_recv_.resize(bytes);
-    }
-    Kokkos::deep_copy(space_, HostBytes(host_send_.data(), bytes), Bytes(static_cast<char*>(const_cast<void*>(send)), bytes));
-    space_.fence();
-    mpi_exchange_bytes(host_send_.data(), host_recv_.data(), bytes, partner, comm_);
-    Kokkos::deep_copy(space_, Bytes(static_cast<char*>(recv), bytes), HostBytes(host_recv_.data(), bytes));
-    space_.fence();
-  }
-  std::string name() const override { return "mpi (through host memory)"; }
-
- private:
-  Space space_;
-  MPI_Comm comm_;
-  std::vector<char> host_send_, host_recv_;
-};
-
 /// The swap of a global position with local position `local_pos` (distributed.hpp): the amplitudes of
 /// `slice` (2^L) whose local bit `local_pos` is 1 - b (b: this rank's bit of the global position) go
 /// to `partner`, and the partner's amplitudes at the same local indices take their place. Runs in
