@@ -40,6 +40,15 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: nvcc found; building the CUDA backend (GPU tests skip when no device is present)"
   cmake_args+=(-DTCEMU_ENABLE_CUDA=ON)
   command -v nvcc >/dev/null 2>&1 || cmake_args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+  # NCCL (qsim's swaps GPU to GPU over MPI ranks, docs/scaling.md): the CUDA toolkit's or the system's
+  # when present, else the PyPI wheel nvidia-nccl-cu13 in .deps/nccl (ignored by git).
+  if ! ls /usr/local/cuda/include/nccl.h /usr/include/nccl.h /usr/local/include/nccl.h >/dev/null 2>&1 &&
+     [ ! -e .deps/nccl/nvidia/nccl/include/nccl.h ]; then
+    echo "setup: no NCCL found; installing the nvidia-nccl-cu13 wheel into .deps/nccl"
+    python3 -m pip install --quiet --no-deps --target .deps/nccl nvidia-nccl-cu13 ||
+      echo "setup: NCCL not installed; GPU runs over MPI ranks will exchange through host memory"
+  fi
+  [ -e .deps/nccl/nvidia/nccl/include/nccl.h ] && cmake_args+=(-DNCCL_ROOT="$PWD/.deps/nccl/nvidia/nccl")
 else
   echo "setup: no nvcc; CPU-only build"
   cmake_args+=(-DTCEMU_ENABLE_CUDA=OFF)
