@@ -97,6 +97,13 @@ class DenseSolvers<Kokkos::Cuda> {
   /// for an exactly singular matrix.
   BaselineTimes baseline(double* A, std::int64_t n, double* x);
   static const char* baseline_name() { return "cusolver-getrf"; }
+  /// B <- A^-1 B (left) or B A^-1 (right) with the triangle of A (m x m left, n x n right; column-major,
+  /// leading dimensions lda, ldb), B m x n: cublas?trsm with alpha 1, A not transposed. For the LU
+  /// over a process grid (distributed_cuda.cpp), whose blocks live in separate buffers.
+  void trsm(bool left, bool upper, bool unit_diagonal, std::int64_t m, std::int64_t n, const float* A,
+            std::int64_t lda, float* B, std::int64_t ldb);
+  void trsm(bool left, bool upper, bool unit_diagonal, std::int64_t m, std::int64_t n, const double* A,
+            std::int64_t lda, double* B, std::int64_t ldb);
 
   struct Handles;
 

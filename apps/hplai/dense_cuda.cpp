@@ -141,6 +141,21 @@ void Gpu::gemv(const double* A, std::int64_t n, double alpha, const double* x, d
   HPLAI_CHECK(cublasDgemv_64(h_->blas, CUBLAS_OP_T, n, n, &alpha, A, n, x, 1, &beta, y, 1));
 }
 
+void Gpu::trsm(bool left, bool upper, bool unit, std::int64_t m, std::int64_t n, const float* A, std::int64_t lda,
+               float* B, std::int64_t ldb) {
+  const float one = 1.0f;
+  HPLAI_CHECK(cublasStrsm_64(h_->blas, left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
+                             upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                             unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n, &one, A, lda, B, ldb));
+}
+void Gpu::trsm(bool left, bool upper, bool unit, std::int64_t m, std::int64_t n, const double* A, std::int64_t lda,
+               double* B, std::int64_t ldb) {
+  const double one = 1.0;
+  HPLAI_CHECK(cublasDtrsm_64(h_->blas, left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
+                             upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                             unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n, &one, A, lda, B, ldb));
+}
+
 BaselineTimes Gpu::baseline(double* A, std::int64_t n, double* x) {
   using tcemu::app::Clock;
   using tcemu::app::seconds_since;

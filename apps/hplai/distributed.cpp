@@ -1,4 +1,5 @@
-// hplai over a P x Q grid of MPI ranks on the host (distributed.hpp, docs/scaling.md).
+// hplai over a P x Q grid of MPI ranks (distributed.hpp, docs/scaling.md): the generator, the host LU,
+// the refinement on every rank's host, the rows of the run (the GPU LU: distributed_cuda.cpp).
 #include "distributed.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -20,6 +21,7 @@
 #include "auto_choice.hpp"
 #include "blas_int.hpp"
 #include "dense.hpp"
+#include "distributed_factor.hpp"
 #include "factor.hpp"
 #include "refine_impl.hpp"
 #include "tcemu/error.hpp"
@@ -32,8 +34,7 @@ void require_verifiable(const SchemeResult& baseline, const std::string& source)
 namespace {
 
 using HostSpace = Kokkos::DefaultHostExecutionSpace;
-template <class T>
-using LocalMatrix = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+using detail::LocalMatrix;
 template <class T>
 using Unmanaged = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 
@@ -422,7 +423,7 @@ double slowest_since(const Grid& g, tcemu::app::Clock::time_point t0) {
 /// One row on the grid: factor in T with `scheme`'s updates, refine, check.
 template <class T>
 SchemeResult run_row(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, const LocalSystem& sys,
-                     const tcemu::Scheme& scheme, const RunOptions& options, bool baseline) {
+                     const tcemu::Scheme& scheme, const RunOptions& options, bool baseline, std::string* transport) {
   SchemeResult r;
   r.scheme = baseline ? "fp64" : scheme.name;
   r.storage = std::is_same_v<T, float> ? "fp32" : "fp64";
@@ -437,7 +438,9 @@ SchemeResult run_row(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, 
     for (std::size_t j = 0; j < lu.extent(1); ++j) lu(i, j) = static_cast<T>(sys.A(i, j));
   LuStats st;
   try {
-    st = factor_distributed(g, R, C, lu, lo, std::numeric_limits<T>::epsilon() / 2 * sys.a_max);
+    const double tiny = std::numeric_limits<T>::epsilon() / 2 * sys.a_max;
+    st = options.device == Device::cuda ? detail::factor_distributed_gpu(g, R, C, lu, lo, tiny, transport)
+                                        : factor_distributed(g, R, C, lu, lo, tiny);
   } catch (const SingularPivot& e) {
     throw tcemu::InvalidArgument(scheme.name + ": " + e.what());
   }
@@ -506,8 +509,6 @@ RunResult run_distributed(const Grid& g, std::int64_t n, std::uint64_t seed, con
   if (n < 1) throw tcemu::InvalidArgument("--n " + std::to_string(n) + " must be >= 1");
   if (opt.nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(opt.nb) + " must be >= 1");
   if (opt.repeat < 1) throw tcemu::InvalidArgument("--repeat " + std::to_string(opt.repeat) + " must be >= 1");
-  if (opt.device != Device::host)
-    throw tcemu::InvalidArgument("--grid: hplai over MPI ranks runs on --device host only so far");
   const std::int64_t nb = std::min(opt.nb, n);
   const BlockCyclic R{n, nb, g.P}, C{n, nb, g.Q};
   const LocalSystem sys = generate_local(g, R, C, seed);
@@ -525,10 +526,11 @@ RunResult run_distributed(const Grid& g, std::int64_t n, std::uint64_t seed, con
     for (int i = 0; i < opt.repeat; ++i) runs.push_back(once());
     return tcemu::app::median_element(std::move(runs), [](const SchemeResult& r) { return r.total_seconds; });
   };
+  std::string transport;  // the GPU run's broadcasts
   auto one = [&](const tcemu::Scheme& s) {
     return median_of([&] {
-      return s.target == tcemu::Target::fp64 ? run_row<double>(g, R, C, sys, s, opt, false)
-                                             : run_row<float>(g, R, C, sys, s, opt, false);
+      return s.target == tcemu::Target::fp64 ? run_row<double>(g, R, C, sys, s, opt, false, &transport)
+                                             : run_row<float>(g, R, C, sys, s, opt, false, &transport);
     });
   };
   auto say = [&](std::size_t i, const SchemeResult& r) {
@@ -541,7 +543,8 @@ RunResult run_distributed(const Grid& g, std::int64_t n, std::uint64_t seed, con
     *opt.progress << buf << std::flush;
   };
   const tcemu::Scheme fp64 = tcemu::parse_scheme("fp64");
-  out.rows.push_back(median_of([&] { return run_row<double>(g, R, C, sys, fp64, opt, true); }));
+  out.rows.push_back(median_of([&] { return run_row<double>(g, R, C, sys, fp64, opt, true, &transport); }));
+  if (opt.device == Device::cuda) out.source += " on GPUs (broadcasts: " + transport + ")";
   require_verifiable(out.rows.back(), out.source);
   say(1, out.rows.back());
   for (std::size_t i = 0; i < todo.size(); ++i) {

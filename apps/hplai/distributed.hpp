@@ -1,6 +1,7 @@
 #pragma once
 /// \file distributed.hpp
-/// hplai over a P x Q grid of MPI ranks on the host backend (`hplai --grid PxQ`, docs/scaling.md).
+/// hplai over a P x Q grid of MPI ranks (`hplai --grid PxQ`, docs/scaling.md), the LU on the host or on
+/// one GPU per rank (options.device; distributed_factor.hpp), the refinement on every rank's host.
 ///
 /// Distribution (as HPL-MxP): the n x n matrix is cut into nb x nb blocks; block (I, J) lives on the
 /// rank at grid position (I mod P, J mod Q), which stores it as its local block (I div P, J div Q) of
@@ -15,7 +16,8 @@
 ///  3. the process row of the diagonal computes its columns of U12 = L11^-1 A12, which go down each
 ///     process column;
 ///  4. every rank updates its local trailing blocks, A22 -= L21 U12, with one emulated GEMM
-///     (tcemu::gemm on host Views), with the operand scaling of lu.hpp from global maxima.
+///     (tcemu::gemm on host Views, or on CUDA Views in column chunks on a GPU), with the operand
+///     scaling of lu.hpp from global maxima.
 /// Refinement: refine_generic (refine_impl.hpp) on FP64 vectors replicated on every rank; the
 /// matrix-vector product and the preconditioner's triangular solves work on the local blocks.
 ///
@@ -73,10 +75,13 @@ struct BlockCyclic {
 
 /// Runs the job of run() (run.hpp) with the generated system (order n, seed) spread over the grid:
 /// the baseline row "fp64" is the same distributed LU without pivoting in FP64 with native FP64
-/// updates plus refinement (no distributed partial pivoting), then every scheme. Host only.
+/// updates plus refinement (no distributed partial pivoting), then every scheme; the LU on
+/// options.device (host or cuda: each rank on its GPU, the broadcasts through NCCL or MPI through host
+/// memory, the source line naming which), the refinement on the host.
 /// Collective over grid.comm; every rank returns the same RunResult (times: the slowest rank).
 /// Throws tcemu::InvalidArgument as run() does (bad --nb, a singular pivot "<scheme>: singular pivot
-/// at column j: ...", an unverifiable system), on every rank alike.
+/// at column j: ...", an unverifiable system), on every rank alike; tcemu::DeviceError for cuda in a
+/// build without hplai's GPU path.
 RunResult run_distributed(const Grid& grid, std::int64_t n, std::uint64_t seed, const RunOptions& options);
 
 }  // namespace hplai

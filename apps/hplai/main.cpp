@@ -175,10 +175,8 @@ int main(int argc, char** argv) {
     opt.refine.solver = hplai::parse_solver(solver_name);
     opt.refine.max_iter = max_iter;
     opt.refine.restart = restart;
-    // A --grid run is host-only: `auto` (the default) means the host there, an explicit cuda is an error.
-    check_on_every_rank(distributed, [&] {
-      opt.device = distributed && cli.common.device_name == "auto" ? hplai::Device::host : hplai::run_device(cli.common);
-    });
+    // A --grid run resolves --device as one process does (auto: the GPU where the GPU path and a GPU are there).
+    check_on_every_rank(distributed, [&] { opt.device = hplai::run_device(cli.common); });
     opt.schemes = cli.common.schemes();
     opt.nb = nb;
     opt.scale_operands = !no_scaling;

@@ -13,11 +13,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
 
+#include "app_common/mpi_gpu.hpp"
 #include "block_gemm_cuda.hpp"
 #include "distributed_engine.hpp"
 #include "exchange.hpp"
@@ -31,27 +31,6 @@ namespace qsim {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(TCEMU_HAVE_CUDA)
 
 namespace {
-
-/// True when two ranks of `comm` run on the same GPU (same host name, same PCI bus id), which NCCL
-/// refuses. Collective.
-bool ranks_share_a_gpu(MPI_Comm comm, int device) {
-  constexpr int kKey = MPI_MAX_PROCESSOR_NAME + 64;
-  char key[kKey] = {};
-  int len = 0;
-  MPI_Get_processor_name(key, &len);
-  key[len] = '/';
-  if (cudaDeviceGetPCIBusId(key + len + 1, 63, device) != cudaSuccess)
-    throw tcemu::DeviceError("qsim over MPI: cudaDeviceGetPCIBusId failed");
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
-  std::string all(static_cast<std::size_t>(kKey) * static_cast<std::size_t>(ranks), '\0');
-  if (MPI_Allgather(key, kKey, MPI_CHAR, all.data(), kKey, MPI_CHAR, comm) != MPI_SUCCESS)
-    throw tcemu::Error("qsim over MPI: MPI_Allgather failed");
-  for (int a = 0; a < ranks; ++a)
-    for (int b = a + 1; b < ranks; ++b)
-      if (std::strncmp(all.data() + a * kKey, all.data() + b * kKey, kKey) == 0) return true;
-  return false;
-}
 
 /// MPI through host memory for GPU buffers: device -> pinned host copy, mpi_exchange_bytes, pinned host
 /// -> device copy (pinned: the copies run at PCIe speed, pageable ones at a fraction of it). The host
@@ -127,7 +106,7 @@ constexpr bool kHaveNccl = false;
 /// The transport of a GPU run (exchange.hpp, ExchangeChoice). Collective.
 std::unique_ptr<SliceExchange> make_device_exchange(MPI_Comm comm, const Kokkos::Cuda& space) {
   const ExchangeChoice choice = exchange_choice_from_environment();
-  const bool shared = ranks_share_a_gpu(comm, space.cuda_device());
+  const bool shared = tcemu::app::ranks_share_a_gpu(comm, space.cuda_device());
   if (choice == ExchangeChoice::mpi || (choice == ExchangeChoice::automatic && (shared || !kHaveNccl)))
     return std::make_unique<StagedMpiExchange>(space, comm);
   if (!kHaveNccl)

@@ -1,16 +1,19 @@
 // hplai over MPI ranks (apps/hplai/distributed.hpp), run under mpirun with 1, 2 and 4 ranks
 // (tests/mpi/CMakeLists.txt): every grid of the rank count gives the solution and the scaled residual
-// of the one-rank run, and the solution of the one-process path (hplai::run, no MPI).
+// of the one-rank run, and the solution of the one-process path (hplai::run, no MPI); where a GPU and
+// hplai's GPU path are present, every grid's LU on the GPU (all ranks on it) gives the host's solution.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <cstdlib>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "mpi_test_util.hpp"
+#include "app_common/device.hpp"
 #include "hplai/distributed.hpp"
 #include "hplai/problem.hpp"
 #include "hplai/run.hpp"
@@ -92,6 +95,33 @@ TEST(HplaiMpi, SolutionMatchesTheOneProcessRun) {
       SCOPED_TRACE(single.rows[i].scheme);
       EXPECT_TRUE(single.rows[i].pass && many.rows[i].pass);
       EXPECT_LE(relative_difference(many.rows[i].x, single.rows[i].x), 1e-12);
+    }
+  }
+}
+
+// The LU on the GPU (every rank on it; several ranks on one GPU broadcast through MPI and host
+// memory): other rounding than the host's LU (cuSOLVER, cuBLAS, the CUDA backend's GEMMs), the same
+// refined solution to 1e-12, every row PASSes, and the source names the GPU run.
+TEST(HplaiMpi, GpuGridsGiveTheHostSolution) {
+  if (!hplai::cuda_path_built()) GTEST_SKIP() << "no GPU path in this build (tcemu's CUDA backend and a CUDA-enabled Kokkos)";
+  if (!tcemu::app::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  for (const std::int64_t n : {512, 300}) {
+    hplai::RunOptions opt = options(64);
+    opt.device = hplai::Device::host;
+    const hplai::RunResult host = hplai::run(hplai::generate_system(n, 1), opt);
+    opt.device = hplai::Device::cuda;
+    for (const auto& [P, Q] : grids()) {
+      SCOPED_TRACE(std::to_string(P) + "x" + std::to_string(Q) + " grid on the GPU, n " + std::to_string(n));
+      const hplai::Grid grid(MPI_COMM_WORLD, P, Q);
+      const hplai::RunResult gpu = hplai::run_distributed(grid, n, 1, opt);
+      EXPECT_NE(gpu.source.find("on GPUs (broadcasts: "), std::string::npos) << gpu.source;
+      ASSERT_EQ(gpu.rows.size(), host.rows.size());
+      for (std::size_t i = 0; i < host.rows.size(); ++i) {
+        SCOPED_TRACE(host.rows[i].scheme);
+        EXPECT_TRUE(gpu.rows[i].pass);
+        EXPECT_EQ(gpu.rows[i].scheme, host.rows[i].scheme);
+        EXPECT_LE(relative_difference(gpu.rows[i].x, host.rows[i].x), 1e-12);
+      }
     }
   }
 }

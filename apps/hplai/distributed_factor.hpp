@@ -1,0 +1,33 @@
+#pragma once
+/// \file distributed_factor.hpp
+/// What the host run over a process grid (distributed.cpp) and the factorisation on the ranks' GPUs
+/// (distributed_cuda.cpp) share: the local matrix type and the GPU factorisation's entry point.
+#include <Kokkos_Core.hpp>
+
+#include <string>
+
+#include "distributed.hpp"
+#include "lu.hpp"
+
+namespace hplai::detail {
+
+/// A rank's local blocks on the host: row-major, local block (I div P, J div Q) at rows (I div P) nb,
+/// columns (J div Q) nb (distributed.hpp).
+template <class T>
+using LocalMatrix = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+/// The distributed LU without pivoting of distributed.hpp (steps 1-4) with each rank's local blocks
+/// on its GPU (the one Kokkos chose: by default local rank mod GPU count): `lu` (host, the rounded
+/// local blocks on entry) is copied to the GPU in column-major order, the diagonal blocks factored by
+/// cuSOLVER's getrf without pivoting, L21 and U12 by cuBLAS trsm, the diagonal block, panel and U12
+/// broadcast along the process columns and rows through NCCL (one GPU per rank, where built) or MPI
+/// through pinned host memory, and the trailing blocks updated by tcemu::gemm on CUDA Views (in
+/// column chunks of kUpdateChunk), operands scaled by the global maxima as on the host. The factors
+/// come back into `lu`. `transport` (optional) receives the broadcasts' transport ("nccl" or "mpi
+/// (through host memory)"). Collective over g.comm. Throws SingularPivot on every rank for the first
+/// pivot that is zero, not finite or <= tiny; tcemu::DeviceError in builds without the GPU path.
+template <class T>
+LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, const LocalMatrix<T>& lu,
+                               const LuOptions& options, double tiny, std::string* transport = nullptr);
+
+}  // namespace hplai::detail
