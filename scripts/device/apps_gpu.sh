@@ -13,7 +13,8 @@
 #   install_test: the installed-package test (cmake --install, then examples/ built against it and run)
 #   mpi: qsim and hplai over MPI ranks on this one GPU (docs/scaling.md): `ctest -L mpi` (1, 2 and 4
 #        ranks; qsim's GPU cases run on the GPU), then qsim on MPI_QUBITS (default 28) qubits over 1, 2
-#        and 4 ranks on the GPU (ranks sharing the GPU exchange through MPI and host memory)
+#        and 4 ranks on the GPU (ranks sharing the GPU exchange through MPI and host memory), and hplai
+#        on MPI_HPLAI_N (default 16384) on the GPU: one process, --grid 1x2, 2x1, 2x2
 #   grid: tcemu-bench calibration into $OUT/cache, then the auto grid judged by auto's own call
 #         (`--auto-grid --repeat 10`, docs/cost-model.md), table and CSV under $OUT
 #   pack: archive $OUT's files into $PACK_NAME.tgz (last)
@@ -140,6 +141,17 @@ mpi() {
     mpirun --oversubscribe -np $r "$BUILD/apps/qsim/qsim" --generate brickwork:n=$n,depth=20,seed=1 --fuse 6 \
         --device cuda --scheme fp32,fp16x2 > "$OUT/qsim_mpi_r$r.txt" 2>&1; echo "exit $?"
     tail -6 "$OUT/qsim_mpi_r$r.txt"
+  done
+  local hn=${MPI_HPLAI_N:-16384}
+  stamp "hplai: n = $hn on the GPU, one process"
+  "$BUILD/apps/hplai/hplai" --n $hn --nb 512 --device cuda --scheme fp16x2,bf16 > "$OUT/hplai_mpi_1x1.txt" 2>&1; echo "exit $?"
+  tail -5 "$OUT/hplai_mpi_1x1.txt"
+  for grid in 1x2 2x1 2x2; do
+    local r=$(( ${grid%x*} * ${grid#*x} ))
+    stamp "hplai: n = $hn, --grid $grid on the GPU ($r ranks)"
+    mpirun --oversubscribe -np $r "$BUILD/apps/hplai/hplai" --n $hn --nb 512 --grid $grid --device cuda \
+        --scheme fp16x2,bf16 > "$OUT/hplai_mpi_$grid.txt" 2>&1; echo "exit $?"
+    tail -6 "$OUT/hplai_mpi_$grid.txt"
   done
 }
 
