@@ -318,6 +318,7 @@ JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm c
   const auto order = tcemu::app::sweep_order(cfg.schemes, {{tcemu::parse_scheme("fp64", tcemu::Target::fp64), "reference"}});
   std::vector<std::complex<double>> reference;
   std::int64_t swaps = 0;
+  (void)exchange_choice_from_environment();  // a bad TCEMU_QSIM_EXCHANGE fails every run, host ones too
   // One transport for every run (an NCCL communicator is made once).
   const std::unique_ptr<SliceExchange> transport =
       cfg.device == Device::cuda ? make_gpu_exchange(comm) : make_host_exchange(comm);
