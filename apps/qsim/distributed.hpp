@@ -74,10 +74,14 @@ DistributedPlan plan_distributed(const std::vector<Block>& blocks, int num_qubit
 template <class T>
 struct DistributedResult {
   /// 2^(n-g) amplitudes, unscaled, canonical order: local index i holds global index i | rank << (n-g).
-  /// In host memory also for GPU runs (copied back at the end).
+  /// In host memory also for GPU runs (copied back at the end), which leave it empty when
+  /// SimOptions::download is false.
   std::vector<std::complex<T>> local_state;
   /// This rank's GEMMs, local permutations and exchanges (seconds_exchange); seconds = whole simulation.
   SimStats stats;
+  /// Over all ranks: norm, and against SimOptions::reference (this rank's slice of the reference,
+  /// 2^(n-g) amplitudes) fidelity and max amplitude error; NaN for those without a reference.
+  Accuracy accuracy;
   std::int64_t swaps = 0; ///< global<->local qubit swaps (the same on every rank), final mapping back included
   int ranks = 1, global_qubits = 0;
   std::string exchange;   ///< the transport of the swaps (SliceExchange::name)

@@ -52,9 +52,11 @@ void exchange_half(const Space& space, Kokkos::View<C*, typename Space::memory_s
 
 /// Runs `plan` (plan_distributed) on this rank's slice in `Space`'s memory with `buffers` (two or
 /// single, decided by the caller for 2^L amplitudes) and swap pieces of `piece` amplitudes: sigma
-/// |0...0> at rank 0, the steps, the final local position swaps, division by sigma. The slice comes
-/// back in host memory (DistributedResult::local_state, canonical order). Every rank must call it
-/// with the same plan (collective through `exchange`).
+/// |0...0> at rank 0, the steps, the final local position swaps, division by sigma, then the metrics
+/// (state_sums where the slice lies, against options.reference, this rank's reference slice of 2^L
+/// amplitudes in host memory, when given; summed over the ranks). The slice comes back in host memory
+/// (DistributedResult::local_state, canonical order) on the host always and on a GPU when
+/// options.download. Every rank must call it with the same plan (collective through `exchange`).
 template <class Space, class T>
 DistributedResult<T> simulate_distributed_on(const Space& space, const DistributedPlan& plan, int n,
                                              const SimOptions& options, MPI_Comm comm, SliceExchange& exchange,
@@ -127,15 +129,31 @@ DistributedResult<T> simulate_distributed_on(const Space& space, const Distribut
         "qsim::unscale_slice", Policy(space, 0, std::int64_t(size)), KOKKOS_LAMBDA(const std::int64_t i) { a(i) *= inv; });
   }
   space.fence();
+  res.stats.seconds = seconds_since(t_start);
+  // The metrics where the slice lies (the one-process reductions), then summed over the ranks.
+  const std::complex<double>* reference = options.reference ? options.reference->data() : nullptr;
+  if (reference && options.reference->size() != size)
+    throw tcemu::InvalidArgument("qsim over MPI: the reference slice has " + std::to_string(options.reference->size()) +
+                                 " amplitudes, not 2^" + std::to_string(L));
+  buf.other = View();  // room for the reference's pieces on a GPU
+  buf.chunk = View();
+  StateSums sums = state_sums<Space, C>(space, buf.cur, reference, static_cast<std::uint64_t>(piece));
+  double add[3] = {sums.norm, sums.overlap_re, sums.overlap_im};
+  if (MPI_Allreduce(MPI_IN_PLACE, add, 3, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS ||
+      MPI_Allreduce(MPI_IN_PLACE, &sums.max_err2, 1, MPI_DOUBLE, MPI_MAX, comm) != MPI_SUCCESS)
+    throw tcemu::Error("qsim over MPI: MPI_Allreduce failed");
+  sums.norm = add[0];
+  sums.overlap_re = add[1];
+  sums.overlap_im = add[2];
+  res.accuracy = accuracy_from(sums, reference != nullptr);
   if constexpr (runs_on_host<Space>()) {
     if (buf.cur.data() != reinterpret_cast<C*>(res.local_state.data()))
       Kokkos::deep_copy(space, HostView(reinterpret_cast<C*>(res.local_state.data()), size), buf.cur);
-  } else {
+  } else if (options.download) {
     res.local_state.resize(size);
     Kokkos::deep_copy(space, HostView(reinterpret_cast<C*>(res.local_state.data()), size), buf.cur);
   }
   space.fence();
-  res.stats.seconds = seconds_since(t_start);
   return res;
 }
 

@@ -280,17 +280,25 @@ double state_norm_squared(const Space& space, Kokkos::View<const C*, typename Sp
 /// state itself never leaves the space. Without a reference: the norm only, the rest NaN.
 template <class Space, class C>
 Accuracy measure_state(const Space& space, Kokkos::View<const C*, typename Space::memory_space> state,
-                       const std::complex<double>* reference, std::uint64_t piece) {
+                       const std::complex<double>* reference, std::uint64_t piece);
+
+/// The sums behind measure_state, before they are combined (so that runs over MPI ranks can add the
+/// ranks' sums first, distributed_engine.hpp): ||psi||^2, the overlap <ref|psi> and the largest
+/// |psi_k - ref_k|^2; without a reference the overlap and error stay 0.
+struct StateSums {
+  double norm = 0, overlap_re = 0, overlap_im = 0, max_err2 = 0;
+};
+
+/// measure_state's reductions (same order, same operations), returned as sums.
+template <class Space, class C>
+StateSums state_sums(const Space& space, Kokkos::View<const C*, typename Space::memory_space> state,
+                     const std::complex<double>* reference, std::uint64_t piece) {
   using Mem = typename Space::memory_space;
   using Z = Kokkos::complex<double>;
   using HostRef = Kokkos::View<const Z*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  Accuracy a;
-  a.norm = state_norm_squared<Space, C>(space, state);
-  a.norm_drift = a.norm > 1.0 ? a.norm - 1.0 : 1.0 - a.norm;
-  if (!reference) {
-    a.fidelity = a.max_amp_err = std::nan("");
-    return a;
-  }
+  StateSums sums;
+  sums.norm = state_norm_squared<Space, C>(space, state);
+  if (!reference) return sums;
   const std::uint64_t size = state.extent(0);
   const int chunk_bits = runs_on_host<Space>() ? 12 : 0;
   const std::uint64_t chunk = std::uint64_t(1) << chunk_bits;
@@ -362,9 +370,31 @@ Accuracy measure_state(const Space& space, Kokkos::View<const C*, typename Space
     im += part_im;
     err2 = part_err2 > err2 ? part_err2 : err2;
   }
-  a.fidelity = re * re + im * im;
-  a.max_amp_err = std::sqrt(err2);
+  sums.overlap_re = re;
+  sums.overlap_im = im;
+  sums.max_err2 = err2;
+  return sums;
+}
+
+/// Accuracy from the (possibly rank-summed) sums: fidelity |<ref|psi>|^2, max amplitude error, norm
+/// and drift; without a reference fidelity and max_amp_err are NaN.
+inline Accuracy accuracy_from(const StateSums& sums, bool have_reference) {
+  Accuracy a;
+  a.norm = sums.norm;
+  a.norm_drift = a.norm > 1.0 ? a.norm - 1.0 : 1.0 - a.norm;
+  if (!have_reference) {
+    a.fidelity = a.max_amp_err = std::nan("");
+    return a;
+  }
+  a.fidelity = sums.overlap_re * sums.overlap_re + sums.overlap_im * sums.overlap_im;
+  a.max_amp_err = std::sqrt(sums.max_err2);
   return a;
+}
+
+template <class Space, class C>
+Accuracy measure_state(const Space& space, Kokkos::View<const C*, typename Space::memory_space> state,
+                       const std::complex<double>* reference, std::uint64_t piece) {
+  return accuracy_from(state_sums<Space, C>(space, state, reference, piece), reference != nullptr);
 }
 
 /// Applies `blocks` in order to the state in `buf` (canonical order in, canonical order out; n qubits;

@@ -125,8 +125,15 @@ TEST(QsimMpi, NormAndFidelityAreCollectives) {
   // complex64 run of the same blocks: fidelity near but not exactly 1, the same on every rank.
   qsim::SimOptions fp32;
   fp32.gemm.scheme = tcemu::parse_scheme("fp32");
+  fp32.reference = &ref.local_state;  // the run's own metrics, against this rank's reference slice
   const auto f32 = qsim::simulate_distributed<float>(blocks, circuit.num_qubits, fp32, MPI_COMM_WORLD);
   const double fidelity = std::norm(qsim::distributed_overlap(ref.local_state, f32.local_state, MPI_COMM_WORLD));
+  EXPECT_NEAR(f32.accuracy.fidelity, fidelity, 1e-12);
+  EXPECT_NEAR(f32.accuracy.norm, qsim::distributed_norm2(f32.local_state, MPI_COMM_WORLD), 1e-12);
+  EXPECT_NEAR(f32.accuracy.max_amp_err, qsim::distributed_max_abs_error(ref.local_state, f32.local_state, MPI_COMM_WORLD),
+              1e-15);
+  EXPECT_TRUE(std::isnan(ref.accuracy.fidelity));  // no reference given: the norm only
+  EXPECT_NEAR(ref.accuracy.norm, 1.0, 1e-12);
   EXPECT_NEAR(fidelity, 1.0, 1e-5);
   double low = fidelity, high = fidelity;
   MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
@@ -198,10 +205,17 @@ TEST(QsimMpi, GpuComplex64RunMatchesTheHostRunsFidelity) {
   qsim::SimOptions opt;
   opt.gemm.scheme = tcemu::parse_scheme("fp16x2");
   opt.device = qsim::Device::cuda;
+  opt.reference = &ref.local_state;
   const auto gpu = qsim::simulate_distributed<float>(blocks, circuit.num_qubits, opt, MPI_COMM_WORLD);
   const double fidelity = std::norm(qsim::distributed_overlap(ref.local_state, gpu.local_state, MPI_COMM_WORLD));
   EXPECT_NEAR(fidelity, 1.0, 1e-5);
   EXPECT_NE(fidelity, 1.0);
+  EXPECT_NEAR(gpu.accuracy.fidelity, fidelity, 1e-12);  // measured on the GPU, summed over the ranks
+  // Without download the slice stays on the GPU and the metrics still come back.
+  opt.download = false;
+  const auto kept = qsim::simulate_distributed<float>(blocks, circuit.num_qubits, opt, MPI_COMM_WORLD);
+  EXPECT_TRUE(kept.local_state.empty());
+  EXPECT_NEAR(kept.accuracy.fidelity, fidelity, 1e-12);
   EXPECT_NEAR(qsim::distributed_norm2(gpu.local_state, MPI_COMM_WORLD), 1.0, 1e-5);
 }
 
