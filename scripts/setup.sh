@@ -42,7 +42,7 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   command -v nvcc >/dev/null 2>&1 || cmake_args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
   # NCCL (qsim's swaps GPU to GPU over MPI ranks, docs/scaling.md): the CUDA toolkit's or the system's
   # when present, else the PyPI wheel nvidia-nccl-cu13 in .deps/nccl (ignored by git).
-  if ! ls /usr/local/cuda/include/nccl.h /usr/include/nccl.h /usr/local/include/nccl.h >/dev/null 2>&1 &&
+  if [ ! -e /usr/local/cuda/include/nccl.h ] && [ ! -e /usr/include/nccl.h ] && [ ! -e /usr/local/include/nccl.h ] &&
      [ ! -e .deps/nccl/nvidia/nccl/include/nccl.h ]; then
     echo "setup: no NCCL found; installing the nvidia-nccl-cu13 wheel into .deps/nccl"
     python3 -m pip install --quiet --no-deps --target .deps/nccl nvidia-nccl-cu13 ||

@@ -423,7 +423,7 @@ double slowest_since(const Grid& g, tcemu::app::Clock::time_point t0) {
 /// One row on the grid: factor in T with `scheme`'s updates, refine, check.
 template <class T>
 SchemeResult run_row(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, const LocalSystem& sys,
-                     const tcemu::Scheme& scheme, const RunOptions& options, bool baseline, std::string* transport) {
+                     const tcemu::Scheme& scheme, const RunOptions& options, bool baseline, detail::GpuGrid* gpu) {
   SchemeResult r;
   r.scheme = baseline ? "fp64" : scheme.name;
   r.storage = std::is_same_v<T, float> ? "fp32" : "fp64";
@@ -439,8 +439,7 @@ SchemeResult run_row(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, 
   LuStats st;
   try {
     const double tiny = std::numeric_limits<T>::epsilon() / 2 * sys.a_max;
-    st = options.device == Device::cuda ? detail::factor_distributed_gpu(g, R, C, lu, lo, tiny, transport)
-                                        : factor_distributed(g, R, C, lu, lo, tiny);
+    st = gpu ? detail::factor_distributed_gpu(g, R, C, lu, lo, tiny, *gpu) : factor_distributed(g, R, C, lu, lo, tiny);
   } catch (const SingularPivot& e) {
     throw tcemu::InvalidArgument(scheme.name + ": " + e.what());
   }
@@ -526,11 +525,20 @@ RunResult run_distributed(const Grid& g, std::int64_t n, std::uint64_t seed, con
     for (int i = 0; i < opt.repeat; ++i) runs.push_back(once());
     return tcemu::app::median_element(std::move(runs), [](const SchemeResult& r) { return r.total_seconds; });
   };
-  std::string transport;  // the GPU run's broadcasts
+  {  // --device auto resolves per rank: a job whose ranks disagree (GPUs on some nodes only) stops
+    int range[2] = {-static_cast<int>(opt.device), static_cast<int>(opt.device)};
+    MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, g.comm);
+    if (-range[0] != range[1])
+      throw tcemu::InvalidArgument("--grid: --device resolved differently on the ranks (a GPU on some of them "
+                                   "only); pass --device host or --device cuda");
+  }
+  // The GPU context (library handles, the broadcasts' NCCL communicators) once for the whole run.
+  const detail::GpuGridPtr gpu = opt.device == Device::cuda ? detail::make_gpu_grid(g) : nullptr;
+  if (gpu) out.source += " on GPUs (broadcasts: " + detail::gpu_grid_transport(*gpu) + ")";
   auto one = [&](const tcemu::Scheme& s) {
     return median_of([&] {
-      return s.target == tcemu::Target::fp64 ? run_row<double>(g, R, C, sys, s, opt, false, &transport)
-                                             : run_row<float>(g, R, C, sys, s, opt, false, &transport);
+      return s.target == tcemu::Target::fp64 ? run_row<double>(g, R, C, sys, s, opt, false, gpu.get())
+                                             : run_row<float>(g, R, C, sys, s, opt, false, gpu.get());
     });
   };
   auto say = [&](std::size_t i, const SchemeResult& r) {
@@ -543,8 +551,7 @@ RunResult run_distributed(const Grid& g, std::int64_t n, std::uint64_t seed, con
     *opt.progress << buf << std::flush;
   };
   const tcemu::Scheme fp64 = tcemu::parse_scheme("fp64");
-  out.rows.push_back(median_of([&] { return run_row<double>(g, R, C, sys, fp64, opt, true, &transport); }));
-  if (opt.device == Device::cuda) out.source += " on GPUs (broadcasts: " + transport + ")";
+  out.rows.push_back(median_of([&] { return run_row<double>(g, R, C, sys, fp64, opt, true, gpu.get()); }));
   require_verifiable(out.rows.back(), out.source);
   say(1, out.rows.back());
   for (std::size_t i = 0; i < todo.size(); ++i) {

@@ -21,9 +21,11 @@
 /// Refinement: refine_generic (refine_impl.hpp) on FP64 vectors replicated on every rank; the
 /// matrix-vector product and the preconditioner's triangular solves work on the local blocks.
 ///
-/// Reproducibility: every sum across blocks is formed in a fixed block order at one rank (the
+/// Reproducibility (host LU): every sum across blocks is formed in a fixed block order at one rank (the
 /// collectives only move, or add exactly one nonzero per slot), so the result does not depend on the
 /// grid: 1, 2 and 4 ranks give the same solution and scaled residual (tests/mpi/test_hplai_mpi.cpp).
+/// The GPU LU's rounding may change with the local shapes (cuBLAS, cuSOLVER, the GEMM kernels): its
+/// refined solutions agree to 1e-12, not bit for bit.
 ///
 /// Built only with MPI (TCEMU_WITH_MPI; HPLAI_HAVE_MPI).
 #include <mpi.h>

@@ -155,12 +155,24 @@ DeviceBlock<T> block(T* p, std::int64_t rows, std::int64_t cols, std::int64_t ld
 
 }  // namespace
 
+class GpuGrid {
+ public:
+  explicit GpuGrid(const Grid& g) : solvers(space), broadcast(make_broadcast(g, space)) {}
+  Cuda space;
+  DenseSolvers<Cuda> solvers;
+  std::unique_ptr<GridBroadcast> broadcast;
+};
+
+void GpuGridDeleter::operator()(GpuGrid* p) const { delete p; }
+GpuGridPtr make_gpu_grid(const Grid& g) { return GpuGridPtr(new GpuGrid(g)); }
+std::string gpu_grid_transport(const GpuGrid& gpu) { return gpu.broadcast->name(); }
+
 template <class T>
 LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, const LocalMatrix<T>& lu,
-                               const LuOptions& options, double tiny, std::string* transport) {
+                               const LuOptions& options, double tiny, GpuGrid& gpu) {
   using tcemu::app::Clock;
   using tcemu::app::seconds_since;
-  const Cuda space;
+  const Cuda& space = gpu.space;
   const std::int64_t n = R.n, nb = R.nb, blocks = (n + nb - 1) / nb;
   const std::int64_t lr = R.local_count(g.p), lc = C.local_count(g.q), ld = std::max<std::int64_t>(lr, 1);
   const bool scaled = options.scale_operands && wants_scaling<T>(options.gemm.scheme);
@@ -173,9 +185,8 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
     Kokkos::deep_copy(space, A, left);
     space.fence();
   }
-  DenseSolvers<Cuda> solvers(space);
-  const auto bc = make_broadcast(g, space);
-  if (transport) *transport = bc->name();
+  DenseSolvers<Cuda>& solvers = gpu.solvers;
+  GridBroadcast* const bc = gpu.broadcast.get();
   const Kokkos::View<T*, Kokkos::CudaSpace> diag("hplai::diag", static_cast<std::size_t>(nb * nb)),
       panel("hplai::panel", static_cast<std::size_t>(ld * nb)),
       urow("hplai::urow", static_cast<std::size_t>(nb * std::max<std::int64_t>(lc, 1)));
@@ -283,19 +294,30 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
 
 #else
 
-template <class T>
-LuStats factor_distributed_gpu(const Grid&, const BlockCyclic&, const BlockCyclic&, const LocalMatrix<T>&,
-                               const LuOptions&, double, std::string*) {
+namespace {
+[[noreturn]] void no_gpu_path() {
   throw tcemu::DeviceError(
       "--device cuda: this build of hplai has no GPU path (tcemu's CUDA backend and a CUDA-enabled Kokkos, "
       "docs/kokkos.md)");
+}
+}  // namespace
+
+class GpuGrid {};
+void GpuGridDeleter::operator()(GpuGrid* p) const { delete p; }
+GpuGridPtr make_gpu_grid(const Grid&) { no_gpu_path(); }
+std::string gpu_grid_transport(const GpuGrid&) { no_gpu_path(); }
+
+template <class T>
+LuStats factor_distributed_gpu(const Grid&, const BlockCyclic&, const BlockCyclic&, const LocalMatrix<T>&,
+                               const LuOptions&, double, GpuGrid&) {
+  no_gpu_path();
 }
 
 #endif
 
 template LuStats factor_distributed_gpu<float>(const Grid&, const BlockCyclic&, const BlockCyclic&,
-                                               const LocalMatrix<float>&, const LuOptions&, double, std::string*);
+                                               const LocalMatrix<float>&, const LuOptions&, double, GpuGrid&);
 template LuStats factor_distributed_gpu<double>(const Grid&, const BlockCyclic&, const BlockCyclic&,
-                                                const LocalMatrix<double>&, const LuOptions&, double, std::string*);
+                                                const LocalMatrix<double>&, const LuOptions&, double, GpuGrid&);
 
 }  // namespace hplai::detail

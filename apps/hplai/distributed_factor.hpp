@@ -4,6 +4,7 @@
 /// (distributed_cuda.cpp) share: the local matrix type and the GPU factorisation's entry point.
 #include <Kokkos_Core.hpp>
 
+#include <memory>
 #include <string>
 
 #include "distributed.hpp"
@@ -23,11 +24,26 @@ using LocalMatrix = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>;
 /// broadcast along the process columns and rows through NCCL (one GPU per rank, where built) or MPI
 /// through pinned host memory, and the trailing blocks updated by tcemu::gemm on CUDA Views (in
 /// column chunks of kUpdateChunk), operands scaled by the global maxima as on the host. The factors
-/// come back into `lu`. `transport` (optional) receives the broadcasts' transport ("nccl" or "mpi
-/// (through host memory)"). Collective over g.comm. Throws SingularPivot on every rank for the first
+/// come back into `lu` (the copies both ways are inside the returned times). `gpu`: the run's GPU
+/// context (make_gpu_grid). Collective over g.comm. Throws SingularPivot on every rank for the first
 /// pivot that is zero, not finite or <= tiny; tcemu::DeviceError in builds without the GPU path.
 template <class T>
 LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, const LocalMatrix<T>& lu,
-                               const LuOptions& options, double tiny, std::string* transport = nullptr);
+                               const LuOptions& options, double tiny, class GpuGrid& gpu);
+
+/// What a run's GPU factorisations share, made once per run (collective over g.comm): the dense
+/// solvers' library handles and the broadcasts' transport (its NCCL communicators). Opaque outside
+/// distributed_cuda.cpp.
+class GpuGrid;
+struct GpuGridDeleter {
+  void operator()(GpuGrid* p) const;
+};
+using GpuGridPtr = std::unique_ptr<GpuGrid, GpuGridDeleter>;
+
+/// The GPU context of a run over `g`; tcemu::DeviceError in builds without hplai's GPU path.
+GpuGridPtr make_gpu_grid(const Grid& g);
+
+/// The broadcasts' transport of `gpu`: "nccl" or "mpi (through host memory)".
+std::string gpu_grid_transport(const GpuGrid& gpu);
 
 }  // namespace hplai::detail

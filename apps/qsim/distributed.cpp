@@ -107,6 +107,26 @@ ExchangeChoice exchange_choice_from_environment() {
   throw tcemu::InvalidArgument("TCEMU_QSIM_EXCHANGE=" + v + ": expected auto, nccl or mpi");
 }
 
+ExchangeChoice agreed_exchange_choice(MPI_Comm comm) {
+  int code = -1;
+  std::string error;
+  try {
+    code = static_cast<int>(exchange_choice_from_environment());
+  } catch (const tcemu::InvalidArgument& e) {
+    error = e.what();
+  }
+  int range[2] = {-code, code};  // -min, max
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+  if (range[0] > 0)  // some rank's value is bad
+    throw tcemu::InvalidArgument(error.empty() ? "TCEMU_QSIM_EXCHANGE has a bad value on another MPI rank "
+                                                 "(expected auto, nccl or mpi)"
+                                               : error);
+  if (-range[0] != range[1])
+    throw tcemu::InvalidArgument("TCEMU_QSIM_EXCHANGE differs between the MPI ranks (give every rank the same "
+                                 "environment, e.g. mpirun -x TCEMU_QSIM_EXCHANGE)");
+  return static_cast<ExchangeChoice>(code);
+}
+
 void mpi_exchange_bytes(const void* send, void* recv, std::size_t bytes, int partner, MPI_Comm comm) {
   const char* s = static_cast<const char*>(send);
   char* r = static_cast<char*>(recv);
@@ -320,7 +340,14 @@ JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm c
   const auto order = tcemu::app::sweep_order(cfg.schemes, {{tcemu::parse_scheme("fp64", tcemu::Target::fp64), "reference"}});
   std::vector<std::complex<double>> reference;
   std::int64_t swaps = 0;
-  (void)exchange_choice_from_environment();  // a bad TCEMU_QSIM_EXCHANGE fails every run, host ones too
+  (void)agreed_exchange_choice(comm);  // a bad TCEMU_QSIM_EXCHANGE fails every run, host ones too
+  {  // --device auto resolves per rank: a job whose ranks disagree (GPUs on some nodes only) stops
+    int range[2] = {-static_cast<int>(cfg.device), static_cast<int>(cfg.device)};
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
+    if (-range[0] != range[1])
+      throw tcemu::InvalidArgument("qsim over MPI: --device resolved differently on the ranks (a GPU on some of "
+                                   "them only); pass --device host or --device cuda");
+  }
   // One transport for every run (an NCCL communicator is made once).
   const std::unique_ptr<SliceExchange> transport =
       cfg.device == Device::cuda ? make_gpu_exchange(comm) : make_host_exchange(comm);

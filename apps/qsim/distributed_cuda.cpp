@@ -105,7 +105,7 @@ constexpr bool kHaveNccl = false;
 
 /// The transport of a GPU run (exchange.hpp, ExchangeChoice). Collective.
 std::unique_ptr<SliceExchange> make_device_exchange(MPI_Comm comm, const Kokkos::Cuda& space) {
-  const ExchangeChoice choice = exchange_choice_from_environment();
+  const ExchangeChoice choice = agreed_exchange_choice(comm);
   const bool shared = tcemu::app::ranks_share_a_gpu(comm, space.cuda_device());
   if (choice == ExchangeChoice::mpi || (choice == ExchangeChoice::automatic && (shared || !kHaveNccl)))
     return std::make_unique<StagedMpiExchange>(space, comm);
@@ -131,9 +131,11 @@ DistributedResult<T> simulate_distributed_cuda(const DistributedPlan& plan, cons
   Kokkos::Cuda space;
   const int L = plan.num_qubits - plan.global_qubits;
   const std::int64_t chunk = options.chunk_elements > 0 ? options.chunk_elements : kSingleBufferChunk;
-  const std::int64_t piece = std::min<std::int64_t>(std::int64_t(1) << (L - 1), chunk);
-  // The swap's send and receive pieces come out of the memory the slice's buffers may use.
-  const double free_bytes = free_device_memory_bytes() - 2.0 * static_cast<double>(piece) * sizeof(std::complex<T>);
+  const std::int64_t piece = L > 0 ? std::min<std::int64_t>(std::int64_t(1) << (L - 1), chunk) : 1;
+  // The swap's send and receive pieces come out of the memory the slice's buffers may use, and ranks
+  // that share this GPU share its free memory.
+  const int sharing = tcemu::app::ranks_on_my_gpu(comm, space.cuda_device());
+  const double free_bytes = free_device_memory_bytes() / sharing - 2.0 * static_cast<double>(piece) * sizeof(std::complex<T>);
   const GpuBufferPlan buffers = plan_device_buffers<T>(L, free_bytes, options.buffers, options.chunk_elements);
   int fits = buffers.fits ? 1 : 0, ranks = 1;
   MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, comm);

@@ -4,7 +4,7 @@
 /// SliceExchange trades one buffer with a partner rank. Three exist:
 ///   - MPI on host memory (host runs): MPI_Sendrecv;
 ///   - MPI through host memory (GPU runs whose ranks share a GPU, or TCEMU_QSIM_EXCHANGE=mpi): the
-///     device buffer copied to the host, MPI_Sendrecv, copied back (distributed_engine.hpp);
+///     device buffer copied to pinned host memory, MPI_Sendrecv, copied back (distributed_cuda.cpp);
 ///   - NCCL (GPU runs, one GPU per rank, the default there): ncclSend / ncclRecv in one group on the
 ///     simulation's stream, GPU to GPU (distributed_cuda.cpp).
 /// Built only with MPI (TCEMU_QSIM_HAVE_MPI).
@@ -33,6 +33,12 @@ class SliceExchange {
 /// tcemu::InvalidArgument naming it.
 enum class ExchangeChoice { automatic, nccl, mpi };
 ExchangeChoice exchange_choice_from_environment();
+
+/// exchange_choice_from_environment() agreed on by every rank of `comm` (collective): each rank reads
+/// its own environment, and when a value is bad on some rank or differs between ranks every rank
+/// throws tcemu::InvalidArgument (rank 0's message when its value is the bad one), so that no rank
+/// goes on alone into a transport the others do not make.
+ExchangeChoice agreed_exchange_choice(MPI_Comm comm);
 
 /// MPI_Sendrecv of host buffers in messages below 1 GiB (MPI counts are int).
 void mpi_exchange_bytes(const void* send, void* recv, std::size_t bytes, int partner, MPI_Comm comm);

@@ -236,7 +236,15 @@ int main(int argc, char** argv) {
       else if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
       std::int64_t swaps = 0;
       std::string exchange;
-      const qsim::JobResult job = qsim::run_job_distributed(circuit, cfg, MPI_COMM_WORLD, &swaps, &exchange);
+      qsim::JobResult job;
+      try {
+        job = qsim::run_job_distributed(circuit, cfg, MPI_COMM_WORLD, &swaps, &exchange);
+      } catch (const std::exception& e) {
+        // A rank that fails alone leaves the others in a collective: stop them all (exit status 2)
+        // after the one line (rank 0's; the other ranks' output is discarded), as hplai does.
+        tcemu::app::print_error("qsim", e.what());
+        MPI_Abort(MPI_COMM_WORLD, 2);
+      }
       if (mpi.rank != 0) return 0;
       if (!cli.common.quiet)
         std::fprintf(stderr, "qsim: %d MPI ranks on %s, %lld global<->local qubit swaps over all runs (exchange: %s)\n",

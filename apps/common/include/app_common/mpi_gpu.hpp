@@ -15,25 +15,45 @@
 
 namespace tcemu::app {
 
-/// True when two ranks of `comm` run on the same GPU: same processor name (MPI_Get_processor_name)
-/// and the same PCI bus id of `device` (each rank's CUDA device ordinal). Collective (MPI_Allgather).
-/// Throws tcemu::DeviceError when the bus id cannot be read, tcemu::Error when MPI fails.
-inline bool ranks_share_a_gpu(MPI_Comm comm, int device) {
-  constexpr int kKey = MPI_MAX_PROCESSOR_NAME + 64;
-  char key[kKey] = {};
+/// The key of this rank's GPU (processor name and PCI bus id of CUDA device `device`) for every rank
+/// of `comm`, kKeyBytes each, in rank order. Collective (MPI_Allgather). Throws tcemu::DeviceError
+/// when the bus id cannot be read (after taking part in the collective), tcemu::Error when MPI fails.
+constexpr int kGpuKeyBytes = MPI_MAX_PROCESSOR_NAME + 64;
+inline std::string gpu_keys(MPI_Comm comm, int device) {
+  char key[kGpuKeyBytes] = {};
   int len = 0;
   MPI_Get_processor_name(key, &len);
   key[len] = '/';
-  if (cudaDeviceGetPCIBusId(key + len + 1, 63, device) != cudaSuccess)
-    throw tcemu::DeviceError("cudaDeviceGetPCIBusId failed for device " + std::to_string(device));
+  const bool ok = cudaDeviceGetPCIBusId(key + len + 1, 63, device) == cudaSuccess;
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
-  std::string all(static_cast<std::size_t>(kKey) * static_cast<std::size_t>(ranks), '\0');
-  if (MPI_Allgather(key, kKey, MPI_CHAR, all.data(), kKey, MPI_CHAR, comm) != MPI_SUCCESS)
+  std::string all(static_cast<std::size_t>(kGpuKeyBytes) * static_cast<std::size_t>(ranks), '\0');
+  if (MPI_Allgather(key, kGpuKeyBytes, MPI_CHAR, all.data(), kGpuKeyBytes, MPI_CHAR, comm) != MPI_SUCCESS)
     throw tcemu::Error("MPI_Allgather failed");
+  if (!ok) throw tcemu::DeviceError("cudaDeviceGetPCIBusId failed for device " + std::to_string(device));
+  return all;
+}
+
+/// How many ranks of `comm` (this one included) run on this rank's GPU. Collective.
+inline int ranks_on_my_gpu(MPI_Comm comm, int device) {
+  const std::string all = gpu_keys(comm, device);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const int ranks = static_cast<int>(all.size() / kGpuKeyBytes);
+  int count = 0;
+  for (int r = 0; r < ranks; ++r)
+    count += std::strncmp(all.data() + r * kGpuKeyBytes, all.data() + rank * kGpuKeyBytes, kGpuKeyBytes) == 0;
+  return count;
+}
+
+/// True when two ranks of `comm` run on the same GPU (same processor name, same PCI bus id), which
+/// NCCL refuses. Collective; the same answer on every rank.
+inline bool ranks_share_a_gpu(MPI_Comm comm, int device) {
+  const std::string all = gpu_keys(comm, device);
+  const int ranks = static_cast<int>(all.size() / kGpuKeyBytes);
   for (int a = 0; a < ranks; ++a)
     for (int b = a + 1; b < ranks; ++b)
-      if (std::strncmp(all.data() + a * kKey, all.data() + b * kKey, kKey) == 0) return true;
+      if (std::strncmp(all.data() + a * kGpuKeyBytes, all.data() + b * kGpuKeyBytes, kGpuKeyBytes) == 0) return true;
   return false;
 }
 
