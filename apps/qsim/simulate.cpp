@@ -12,6 +12,11 @@
 
 namespace qsim {
 
+namespace engine {
+TCEMU_QSIM_ENGINE_INSTANCES(, Kokkos::DefaultHostExecutionSpace, float)
+TCEMU_QSIM_ENGINE_INSTANCES(, Kokkos::DefaultHostExecutionSpace, double)
+}  // namespace engine
+
 double state_scale(int n) { return std::ldexp(1.0, std::min(12, n / 2)); }
 
 void record(SimStats& stats, const tcemu::GemmReport& r) { stats.gemm.add(r); }

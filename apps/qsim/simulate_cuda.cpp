@@ -39,6 +39,11 @@ namespace qsim {
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(TCEMU_HAVE_CUDA)
 
+namespace engine {
+TCEMU_QSIM_ENGINE_INSTANCES(, Kokkos::Cuda, float)
+TCEMU_QSIM_ENGINE_INSTANCES(, Kokkos::Cuda, double)
+}  // namespace engine
+
 bool gpu_path_built() { return true; }
 
 double free_device_memory_bytes() {

@@ -652,4 +652,24 @@ SimResult<T> simulate_on(const Space& space, const std::vector<Block>& blocks, i
   return res;
 }
 
+// The engine's templates that hold Kokkos lambdas and are used by more than one translation unit
+// are instantiated once per space: in simulate.cpp (host) and simulate_cuda.cpp (GPU), declared
+// `extern` everywhere else (the MPI runs, distributed*.cpp). In CUDA builds nvcc's host-device lambda
+// wrappers are numbered per translation unit, and with state_sums instantiated in two of them the
+// linker kept a copy whose wrapper called through a null pointer (seen on an H100, docs/scaling.md).
+#define TCEMU_QSIM_ENGINE_INSTANCES(EXTERN, SPACE, T)                                                           \
+  EXTERN template StateSums state_sums<SPACE, Kokkos::complex<T>>(                                              \
+      const SPACE&, Kokkos::View<const Kokkos::complex<T>*, SPACE::memory_space>, const std::complex<double>*, \
+      std::uint64_t);                                                                                            \
+  EXTERN template void apply_blocks<SPACE, T>(const SPACE&, StateBuffers<SPACE, T>&, int, const std::vector<Block>&, \
+                                              const SimOptions&, SimStats&);                                     \
+  EXTERN template void swap_positions<SPACE, Kokkos::complex<T>>(                                               \
+      const SPACE&, Kokkos::View<Kokkos::complex<T>*, SPACE::memory_space>, int, int, int);
+TCEMU_QSIM_ENGINE_INSTANCES(extern, Kokkos::DefaultHostExecutionSpace, float)
+TCEMU_QSIM_ENGINE_INSTANCES(extern, Kokkos::DefaultHostExecutionSpace, double)
+#if defined(KOKKOS_ENABLE_CUDA)
+TCEMU_QSIM_ENGINE_INSTANCES(extern, Kokkos::Cuda, float)
+TCEMU_QSIM_ENGINE_INSTANCES(extern, Kokkos::Cuda, double)
+#endif
+
 }  // namespace qsim::engine
