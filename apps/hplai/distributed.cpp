@@ -256,15 +256,7 @@ LuStats factor_distributed(const Grid& g, const BlockCyclic& R, const BlockCycli
     if (options.progress) options.progress({k + 1, blocks, k0 + kb, seconds_since(start)});
   }
   st.seconds = seconds_since(start);
-  std::int64_t first = bad_column;
-  MPI_Allreduce(&bad_column, &first, 1, MPI_INT64_T, MPI_MIN, g.comm);
-  if (first < n) {
-    MPI_Bcast(&bad_value, 1, MPI_DOUBLE, R.owner(first) * g.Q + C.owner(first), g.comm);
-    throw SingularPivot(first, bad_value, tiny);
-  }
-  std::int64_t fallbacks = st.gemm.fallbacks;
-  MPI_Allreduce(&st.gemm.fallbacks, &fallbacks, 1, MPI_INT64_T, MPI_MAX, g.comm);
-  st.gemm.fallbacks = fallbacks;
+  detail::agree_on_factorisation(g, R, C, bad_column, bad_value, tiny, st);
   return st;
 }
 
@@ -502,6 +494,19 @@ std::int64_t BlockCyclic::local_count(int proc) const {
 
 std::int64_t BlockCyclic::local_start(std::int64_t block, int proc) const {
   return std::min(blocks_before(*this, block, proc) * nb, local_count(proc));
+}
+
+void detail::agree_on_factorisation(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, std::int64_t bad_column,
+                                    double bad_value, double tiny, LuStats& st) {
+  std::int64_t first = bad_column;
+  MPI_Allreduce(&bad_column, &first, 1, MPI_INT64_T, MPI_MIN, g.comm);
+  if (first < R.n) {
+    MPI_Bcast(&bad_value, 1, MPI_DOUBLE, R.owner(first) * g.Q + C.owner(first), g.comm);
+    throw SingularPivot(first, bad_value, tiny);
+  }
+  std::int64_t fallbacks = st.gemm.fallbacks;
+  MPI_Allreduce(&st.gemm.fallbacks, &fallbacks, 1, MPI_INT64_T, MPI_MAX, g.comm);
+  st.gemm.fallbacks = fallbacks;
 }
 
 RunResult run_distributed(const Grid& g, std::int64_t n, std::uint64_t seed, const RunOptions& opt) {

@@ -280,15 +280,7 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
       bad_value = u;
     }
   }
-  std::int64_t first = bad_column;
-  MPI_Allreduce(&bad_column, &first, 1, MPI_INT64_T, MPI_MIN, g.comm);
-  if (first < n) {
-    MPI_Bcast(&bad_value, 1, MPI_DOUBLE, R.owner(first) * g.Q + C.owner(first), g.comm);
-    throw SingularPivot(first, bad_value, tiny);
-  }
-  std::int64_t fallbacks = st.gemm.fallbacks;
-  MPI_Allreduce(&st.gemm.fallbacks, &fallbacks, 1, MPI_INT64_T, MPI_MAX, g.comm);
-  st.gemm.fallbacks = fallbacks;
+  agree_on_factorisation(g, R, C, bad_column, bad_value, tiny, st);
   return st;
 }
 

@@ -17,6 +17,12 @@ namespace hplai::detail {
 template <class T>
 using LocalMatrix = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>;
 
+/// The end of every distributed LU (distributed.cpp): the ranks agree on the first bad pivot (each
+/// passes its own first bad column, n for none, and that pivot's value) and throw SingularPivot on
+/// every rank for it; otherwise st.gemm.fallbacks becomes the largest count of any rank. Collective.
+void agree_on_factorisation(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, std::int64_t bad_column,
+                            double bad_value, double tiny, LuStats& st);
+
 /// The distributed LU without pivoting of distributed.hpp (steps 1-4) with each rank's local blocks
 /// on its GPU (the one Kokkos chose: by default local rank mod GPU count): `lu` (host, the rounded
 /// local blocks on entry) is copied to the GPU in column-major order, the diagonal blocks factored by
