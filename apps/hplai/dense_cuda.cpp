@@ -31,17 +31,20 @@ void check(cusolverStatus_t s, const char* call, int line) {
 cudaDataType data_type(float) { return CUDA_R_32F; }
 cudaDataType data_type(double) { return CUDA_R_64F; }
 
-cublasStatus_t trsm_lower_unit(cublasHandle_t h, std::int64_t m, std::int64_t n, const float* A, std::int64_t lda,
-                               float* B, std::int64_t ldb) {
+/// B <- A^-1 B (left) or B A^-1 (right), alpha 1, A not transposed: cublas?trsm in either precision.
+cublasStatus_t trsm(cublasHandle_t h, bool left, bool upper, bool unit, std::int64_t m, std::int64_t n, const float* A,
+                    std::int64_t lda, float* B, std::int64_t ldb) {
   const float one = 1.0f;
-  return cublasStrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, m, n, &one, A,
-                        lda, B, ldb);
+  return cublasStrsm_64(h, left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
+                        upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                        unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n, &one, A, lda, B, ldb);
 }
-cublasStatus_t trsm_lower_unit(cublasHandle_t h, std::int64_t m, std::int64_t n, const double* A, std::int64_t lda,
-                               double* B, std::int64_t ldb) {
+cublasStatus_t trsm(cublasHandle_t h, bool left, bool upper, bool unit, std::int64_t m, std::int64_t n, const double* A,
+                    std::int64_t lda, double* B, std::int64_t ldb) {
   const double one = 1.0;
-  return cublasDtrsm_64(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, m, n, &one, A,
-                        lda, B, ldb);
+  return cublasDtrsm_64(h, left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
+                        upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                        unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n, &one, A, lda, B, ldb);
 }
 cublasStatus_t trsv(cublasHandle_t h, cublasFillMode_t uplo, cublasDiagType_t diag, std::int64_t n, const float* A,
                     std::int64_t ld, float* x) {
@@ -121,10 +124,10 @@ void Gpu::factor_panel(double* A11, std::int64_t rows, std::int64_t kb, std::int
 }
 
 void Gpu::solve_block_row(const float* A11, float* A12, std::int64_t kb, std::int64_t cols, std::int64_t ld) {
-  HPLAI_CHECK(trsm_lower_unit(h_->blas, kb, cols, A11, ld, A12, ld));
+  HPLAI_CHECK(hplai::trsm(h_->blas, true, false, true, kb, cols, A11, ld, A12, ld));
 }
 void Gpu::solve_block_row(const double* A11, double* A12, std::int64_t kb, std::int64_t cols, std::int64_t ld) {
-  HPLAI_CHECK(trsm_lower_unit(h_->blas, kb, cols, A11, ld, A12, ld));
+  HPLAI_CHECK(hplai::trsm(h_->blas, true, false, true, kb, cols, A11, ld, A12, ld));
 }
 
 void Gpu::apply_inverse(const float* LU, std::int64_t n, std::int64_t ld, float* v) {
@@ -143,17 +146,11 @@ void Gpu::gemv(const double* A, std::int64_t n, double alpha, const double* x, d
 
 void Gpu::trsm(bool left, bool upper, bool unit, std::int64_t m, std::int64_t n, const float* A, std::int64_t lda,
                float* B, std::int64_t ldb) {
-  const float one = 1.0f;
-  HPLAI_CHECK(cublasStrsm_64(h_->blas, left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
-                             upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                             unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n, &one, A, lda, B, ldb));
+  HPLAI_CHECK(hplai::trsm(h_->blas, left, upper, unit, m, n, A, lda, B, ldb));
 }
 void Gpu::trsm(bool left, bool upper, bool unit, std::int64_t m, std::int64_t n, const double* A, std::int64_t lda,
                double* B, std::int64_t ldb) {
-  const double one = 1.0;
-  HPLAI_CHECK(cublasDtrsm_64(h_->blas, left ? CUBLAS_SIDE_LEFT : CUBLAS_SIDE_RIGHT,
-                             upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                             unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n, &one, A, lda, B, ldb));
+  HPLAI_CHECK(hplai::trsm(h_->blas, left, upper, unit, m, n, A, lda, B, ldb));
 }
 
 BaselineTimes Gpu::baseline(double* A, std::int64_t n, double* x) {

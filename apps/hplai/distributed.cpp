@@ -187,11 +187,7 @@ LuStats factor_distributed(const Grid& g, const BlockCyclic& R, const BlockCycli
   std::vector<T> diag, panel, urow;
   const auto start = Clock::now();
   for (std::int64_t k = 0; k < blocks; ++k) {
-    const std::int64_t k0 = k * nb, kb = std::min(nb, n - k0), rest = n - k0 - kb;
-    const int pk = static_cast<int>(k % g.P), qk = static_cast<int>(k % g.Q);
-    const std::int64_t rk = R.local_start(k, g.p), rk1 = R.local_start(k + 1, g.p);
-    const std::int64_t ck = C.local_start(k, g.q), ck1 = C.local_start(k + 1, g.q);
-    const std::int64_t rows = lr - rk, below = lr - rk1, cols = lc - ck1;
+    const auto [k0, kb, rest, pk, qk, rk, rk1, ck, ck1, rows, below, cols] = detail::block_step(g, R, C, k);
     auto t0 = Clock::now();
     // 1. diagonal block, down the process column; L21 = A21 U11^-1 on the column's ranks.
     diag.assign(static_cast<std::size_t>(kb * kb), T(0));

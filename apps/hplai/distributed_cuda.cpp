@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "app_common/mpi_gpu.hpp"
+#include "app_common/nccl_comm.hpp"
 #include "app_common/timing.hpp"
 #include "factor.hpp"
 #include "kernels.hpp"
@@ -85,18 +86,14 @@ class StagedBroadcast final : public GridBroadcast {
 };
 
 #if defined(HPLAI_HAVE_NCCL)
-void check_nccl(ncclResult_t rc, const char* what) {
-  if (rc != ncclSuccess) throw tcemu::Error(std::string("hplai over NCCL: ") + what + " failed: " + ncclGetErrorString(rc));
-}
-
-/// ncclBroadcast on one NCCL communicator per process row and per process column (their unique ids
-/// broadcast over the row and column MPI communicators), on the factorisation's stream.
+/// ncclBroadcast on one NCCL communicator per process row and per process column (over the row and
+/// column MPI communicators: app_common/nccl_comm.hpp), on the factorisation's stream.
 class NcclBroadcast final : public GridBroadcast {
  public:
-  NcclBroadcast(const Grid& g, const Cuda& space) : stream_(space.cuda_stream()) {
-    row_ = init(g.row, g.q, g.Q);
-    col_ = init(g.col, g.p, g.P);
-  }
+  NcclBroadcast(const Grid& g, const Cuda& space)
+      : stream_(space.cuda_stream()),
+        row_(tcemu::app::nccl_comm_over(g.row, "hplai")),
+        col_(tcemu::app::nccl_comm_over(g.col, "hplai")) {}
   ~NcclBroadcast() override {
     ncclCommDestroy(row_);
     ncclCommDestroy(col_);
@@ -105,21 +102,14 @@ class NcclBroadcast final : public GridBroadcast {
   NcclBroadcast& operator=(const NcclBroadcast&) = delete;
   void bcast(void* buf, std::size_t bytes, int root, bool along_row) override {
     if (bytes == 0) return;
-    check_nccl(ncclBroadcast(buf, buf, bytes, ncclChar, root, along_row ? row_ : col_, stream_), "ncclBroadcast");
+    tcemu::app::check_nccl(ncclBroadcast(buf, buf, bytes, ncclChar, root, along_row ? row_ : col_, stream_), "hplai",
+                           "ncclBroadcast");
     const cudaError_t e = cudaStreamSynchronize(stream_);
     if (e != cudaSuccess) throw tcemu::DeviceError(std::string("hplai over NCCL: ") + cudaGetErrorString(e));
   }
   std::string name() const override { return "nccl"; }
 
  private:
-  static ncclComm_t init(MPI_Comm comm, int rank, int size) {
-    ncclUniqueId id;
-    if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    if (MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm) != MPI_SUCCESS) throw tcemu::Error("hplai over MPI: MPI_Bcast failed");
-    ncclComm_t c = nullptr;
-    check_nccl(ncclCommInitRank(&c, size, id, rank), "ncclCommInitRank");
-    return c;
-  }
   cudaStream_t stream_;
   ncclComm_t row_ = nullptr, col_ = nullptr;
 };
@@ -193,11 +183,7 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
   T* const a = A.data();
   auto at = [&](std::int64_t i, std::int64_t j) { return a + i + j * ld; };
   for (std::int64_t k = 0; k < blocks; ++k) {
-    const std::int64_t k0 = k * nb, kb = std::min(nb, n - k0), rest = n - k0 - kb;
-    const int pk = static_cast<int>(k % g.P), qk = static_cast<int>(k % g.Q);
-    const std::int64_t rk = R.local_start(k, g.p), rk1 = R.local_start(k + 1, g.p);
-    const std::int64_t ck = C.local_start(k, g.q), ck1 = C.local_start(k + 1, g.q);
-    const std::int64_t rows = lr - rk, below = lr - rk1, cols = lc - ck1;
+    const auto [k0, kb, rest, pk, qk, rk, rk1, ck, ck1, rows, below, cols] = block_step(g, R, C, k);
     auto t0 = Clock::now();
     // 1. the diagonal block, down the process column; L21 = A21 U11^-1 on the column's ranks.
     if (g.q == qk) {

@@ -4,6 +4,8 @@
 /// (distributed_cuda.cpp) share: the local matrix type and the GPU factorisation's entry point.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -16,6 +18,33 @@ namespace hplai::detail {
 /// columns (J div Q) nb (distributed.hpp).
 template <class T>
 using LocalMatrix = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+/// Where block column k of the distributed LU (distributed.hpp, steps 1-4) stands on this rank: its
+/// global offset k0 and width kb, the order `rest` of the trailing matrix, the grid row pk and
+/// column qk of the diagonal block, the local starts of block rows k, k + 1 (rk, rk1) and block
+/// columns k, k + 1 (ck, ck1), and the local counts of the panel's rows (rows), of L21's rows (below)
+/// and of U12's columns (cols). The same on the host and GPU LUs.
+struct BlockStep {
+  std::int64_t k0, kb, rest;
+  int pk, qk;
+  std::int64_t rk, rk1, ck, ck1, rows, below, cols;
+};
+inline BlockStep block_step(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, std::int64_t k) {
+  BlockStep s;
+  s.k0 = k * R.nb;
+  s.kb = std::min(R.nb, R.n - s.k0);
+  s.rest = R.n - s.k0 - s.kb;
+  s.pk = static_cast<int>(k % g.P);
+  s.qk = static_cast<int>(k % g.Q);
+  s.rk = R.local_start(k, g.p);
+  s.rk1 = R.local_start(k + 1, g.p);
+  s.ck = C.local_start(k, g.q);
+  s.ck1 = C.local_start(k + 1, g.q);
+  s.rows = R.local_count(g.p) - s.rk;
+  s.below = R.local_count(g.p) - s.rk1;
+  s.cols = C.local_count(g.q) - s.ck1;
+  return s;
+}
 
 /// The end of every distributed LU (distributed.cpp): the ranks agree on the first bad pivot (each
 /// passes its own first bad column, n for none, and that pivot's value) and throw SingularPivot on

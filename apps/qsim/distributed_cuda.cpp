@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "app_common/mpi_gpu.hpp"
+#include "app_common/nccl_comm.hpp"
 #include "block_gemm_cuda.hpp"
 #include "distributed_engine.hpp"
 #include "exchange.hpp"
@@ -63,32 +64,21 @@ class StagedMpiExchange final : public SliceExchange {
 };
 
 #if defined(TCEMU_QSIM_HAVE_NCCL)
-void check_nccl(ncclResult_t rc, const char* what) {
-  if (rc != ncclSuccess) throw tcemu::Error(std::string("qsim over NCCL: ") + what + " failed: " + ncclGetErrorString(rc));
-}
-
-/// NCCL between the ranks' GPUs: one communicator over `comm` (its unique id broadcast from rank 0),
-/// each exchange a grouped ncclSend / ncclRecv on `stream`, waited for.
+/// NCCL between the ranks' GPUs: one communicator over `comm` (app_common/nccl_comm.hpp), each exchange
+/// a grouped ncclSend / ncclRecv on `stream`, waited for.
 class NcclExchange final : public SliceExchange {
  public:
-  NcclExchange(MPI_Comm comm, cudaStream_t stream) : stream_(stream) {
-    int rank = 0, ranks = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
-    ncclUniqueId id;
-    if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    if (MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm) != MPI_SUCCESS) throw tcemu::Error("qsim over MPI: MPI_Bcast failed");
-    check_nccl(ncclCommInitRank(&comm_, ranks, id, rank), "ncclCommInitRank");
-  }
+  NcclExchange(MPI_Comm comm, cudaStream_t stream) : comm_(tcemu::app::nccl_comm_over(comm, "qsim")), stream_(stream) {}
   ~NcclExchange() override { ncclCommDestroy(comm_); }
   NcclExchange(const NcclExchange&) = delete;
   NcclExchange& operator=(const NcclExchange&) = delete;
 
   void exchange(const void* send, void* recv, std::size_t bytes, int partner) override {
-    check_nccl(ncclGroupStart(), "ncclGroupStart");
-    check_nccl(ncclSend(send, bytes, ncclChar, partner, comm_, stream_), "ncclSend");
-    check_nccl(ncclRecv(recv, bytes, ncclChar, partner, comm_, stream_), "ncclRecv");
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    using tcemu::app::check_nccl;
+    check_nccl(ncclGroupStart(), "qsim", "ncclGroupStart");
+    check_nccl(ncclSend(send, bytes, ncclChar, partner, comm_, stream_), "qsim", "ncclSend");
+    check_nccl(ncclRecv(recv, bytes, ncclChar, partner, comm_, stream_), "qsim", "ncclRecv");
+    check_nccl(ncclGroupEnd(), "qsim", "ncclGroupEnd");
     const cudaError_t e = cudaStreamSynchronize(stream_);
     if (e != cudaSuccess) throw tcemu::DeviceError(std::string("qsim over NCCL: ") + cudaGetErrorString(e));
   }

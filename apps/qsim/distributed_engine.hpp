@@ -80,20 +80,7 @@ DistributedResult<T> simulate_distributed_on(const Space& space, const Distribut
   SimOptions local_options = options;
   local_options.progress = nullptr;
 
-  StateBuffers<Space, T> buf;
-  if constexpr (runs_on_host<Space>()) {
-    res.local_state.resize(size);
-    buf.cur = View(reinterpret_cast<C*>(res.local_state.data()), size);  // unmanaged: the result vector
-  } else {
-    buf.cur = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::slice_a"), size);
-  }
-  if (buffers == BufferMode::single) {
-    const std::int64_t chunk = options.chunk_elements > 0 ? options.chunk_elements : kSingleBufferChunk;
-    buf.chunk = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::chunk"),
-                     std::min<std::size_t>(size, static_cast<std::size_t>(chunk)));
-  } else {
-    buf.other = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::slice_b"), size);
-  }
+  StateBuffers<Space, T> buf = allocate_state_buffers<Space, T>(size, buffers, options.chunk_elements, res.local_state);
   const std::size_t piece_size = L > 0 ? std::min<std::size_t>(size / 2, static_cast<std::size_t>(piece)) : 1;
   View send(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::swap_send"), piece_size);
   View recv(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::swap_recv"), piece_size);

@@ -574,6 +574,32 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
   if (!layout.is_identity()) permute_to(Layout::identity(n));
 }
 
+/// The buffers of a run of `size` amplitudes in `buffers` mode (two state buffers, or one plus a
+/// chunk buffer of chunk_elements amplitudes, kSingleBufferChunk when 0, at most `size`), uninitialised.
+/// On the host the first buffer is `host_result` itself (resized to `size`: the run's result vector,
+/// wrapped unmanaged); on a GPU every buffer is allocated in Space's memory.
+template <class Space, class T>
+StateBuffers<Space, T> allocate_state_buffers(std::size_t size, BufferMode buffers, std::int64_t chunk_elements,
+                                              std::vector<std::complex<T>>& host_result) {
+  using C = Kokkos::complex<T>;
+  using View = typename StateBuffers<Space, T>::View;
+  StateBuffers<Space, T> buf;
+  if constexpr (runs_on_host<Space>()) {
+    host_result.resize(size);
+    buf.cur = View(reinterpret_cast<C*>(host_result.data()), size);  // unmanaged: the result vector
+  } else {
+    buf.cur = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::state_a"), size);
+  }
+  if (buffers == BufferMode::single) {
+    const std::int64_t chunk = chunk_elements > 0 ? chunk_elements : kSingleBufferChunk;
+    buf.chunk = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::chunk"),
+                     std::min<std::size_t>(size, static_cast<std::size_t>(chunk)));
+  } else {
+    buf.other = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::state_b"), size);
+  }
+  return buf;
+}
+
 /// simulate() on `Space` (simulate.hpp) with `buffers` (two or single, already decided against the
 /// memory): allocates the state buffers in Space's memory (on the host the first one is the result
 /// vector itself), starts from sigma |0...0>, applies the blocks, divides by sigma, measures the
@@ -592,20 +618,7 @@ SimResult<T> simulate_on(const Space& space, const std::vector<Block>& blocks, i
   const auto t_start = Clock::now();
   SimResult<T> res;
   const std::size_t size = std::size_t(1) << n;
-  StateBuffers<Space, T> buf;
-  if constexpr (runs_on_host<Space>()) {
-    res.state.resize(size);
-    buf.cur = View(reinterpret_cast<C*>(res.state.data()), size);  // unmanaged: the result vector
-  } else {
-    buf.cur = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::state_a"), size);
-  }
-  if (buffers == BufferMode::single) {
-    const std::int64_t chunk = options.chunk_elements > 0 ? options.chunk_elements : kSingleBufferChunk;
-    buf.chunk = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::chunk"),
-                     std::min<std::size_t>(size, static_cast<std::size_t>(chunk)));
-  } else {
-    buf.other = View(Kokkos::view_alloc(Kokkos::WithoutInitializing, "qsim::state_b"), size);
-  }
+  StateBuffers<Space, T> buf = allocate_state_buffers<Space, T>(size, buffers, options.chunk_elements, res.state);
   const T sigma = static_cast<T>(state_scale(n));
   {
     auto a = buf.cur;
