@@ -3,8 +3,8 @@
 // int8-crt path, same complex combine - for complex<float> (FP32 target) and complex<double> (FP64),
 // N per call and given, transposes and strided layouts (op(A) read in place or packed, C written by
 // the real GEMM or through the temporary and the complex combine), real and complex alpha / beta,
-// whatever ComplexMethod asks; 3M in the residue domain (given N on an sm_90a build and a compute 9.0
-// GPU) against the host's embedding. Compiles to nothing without the CUDA backend; skips without a GPU.
+// whatever ComplexMethod asks; 3M in the residue domain (N given or certified, on an sm_90a build and
+// a compute 9.0 GPU) against the host's embedding. Compiles to nothing without the CUDA backend; skips without a GPU.
 #if defined(TCEMU_HAVE_CUDA)
 #include <gtest/gtest.h>
 
@@ -144,6 +144,60 @@ TEST(CudaCrtComplex, ThreeMultiplicationFormMatchesTheHostBitForBit) {
   check_path(kernels, false);
   expect_bit_identical<double>("int8-crt:15", Target::fp64, kCases[0], "uniform(-1,1)", Zd(1), Zd(0),
                                ComplexMethod::automatic, {}, nullptr, true);
+}
+
+/// The bound part of a certificate text ("certified |error| <= r x u |A||B| ..." up to "entrywise"),
+/// empty when absent: the worst ratio the GPU's second test pass found, against the host's.
+std::string bound_of(const GemmReport& r) {
+  const auto a = r.certificate.find("certified |error|"), b = r.certificate.find("entrywise");
+  return a == std::string::npos || b == std::string::npos || b < a ? "" : r.certificate.substr(a, b - a);
+}
+
+// N per call with 3M (2k <= 2^16): the GPU certifies the real embedding from the 3M lines (the
+// embedding's columns 2j and 2j + 1 as pairs of y's line j) and must pick the host's N with the
+// host's worst ratio, then give the host's bits; Im = 2^-20 Re certifies no N on either backend, so
+// both fall back to native arithmetic with the same reason.
+TEST(CudaCrtComplex, PerCallCertifiesTheEmbeddingBeforeThreeM) {
+  TCEMU_REQUIRE_GPU();
+  using Zd = std::complex<double>;
+  using Zf = std::complex<float>;
+  const bool three_m = expect_three_m();
+  std::string kernels;
+  for (const Case& s : kCases) {
+    expect_bit_identical<double>("int8-crt", Target::fp64, s, "phi=1", Zd(0.75, -0.5), Zd(0.25, 2),
+                                 ComplexMethod::automatic, {}, &kernels);
+    EXPECT_EQ(kernels.find("3M") != std::string::npos, three_m) << kernels;
+    expect_bit_identical<float>("int8-crt", Target::fp32, s, "uniform(-1,1)", Zf(1), Zf(0), ComplexMethod::automatic,
+                                {}, &kernels);
+    EXPECT_EQ(kernels.find("3M") != std::string::npos, three_m) << kernels;
+  }
+  // The worst ratio of the chosen N, printed to three digits by both backends.
+  const Case& s = kCases[3];
+  DualMatrix<Zd> A(s.k, s.m, s.la), B(s.n, s.k, s.lb), C(s.m, s.n, s.lc);
+  fill_random(real_view(A.host()), Distribution::parse("phi=1"), 3);
+  fill_random(imag_view(A.host()), Distribution::parse("phi=1"), 4);
+  fill_random(real_view(B.host()), Distribution::parse("phi=1"), 5);
+  fill_random(imag_view(B.host()), Distribution::parse("phi=1"), 6);
+  A.upload();
+  B.upload();
+  GemmOptions o;
+  o.scheme = parse_scheme("int8-crt", Target::fp64);
+  GemmReport rd = cuda::complex_gemm_device<double>(s.opA, s.opB, Zd(1), A.dev().as_const(), B.dev().as_const(), Zd(0),
+                                                    C.dev(), o, nullptr, nullptr);
+  GemmReport rh = complex_gemm_host<double>(s.opA, s.opB, Zd(1), A.host().as_const(), B.host().as_const(), Zd(0),
+                                            C.host(), o);
+  EXPECT_FALSE(bound_of(rh).empty()) << rh.certificate;
+  EXPECT_EQ(bound_of(rd), bound_of(rh)) << "GPU: " << rd.certificate << "\nhost: " << rh.certificate;
+  // Im = 2^-20 Re in A: no N <= 20 certified; both fall back saying so.
+  for (auto& v : A.h) v = Zd(v.real(), v.real() * 0x1p-20);
+  A.upload();
+  rd = cuda::complex_gemm_device<double>(s.opA, s.opB, Zd(1), A.dev().as_const(), B.dev().as_const(), Zd(0), C.dev(),
+                                         o, nullptr, nullptr);
+  rh = complex_gemm_host<double>(s.opA, s.opB, Zd(1), A.host().as_const(), B.host().as_const(), Zd(0), C.host(), o);
+  EXPECT_TRUE(rh.fell_back) << rh.certificate;
+  EXPECT_TRUE(rd.fell_back) << rd.certificate;
+  EXPECT_NE(rd.note.find("moduli"), std::string::npos) << rd.note;
+  EXPECT_NE(rh.note.find("moduli"), std::string::npos) << rh.note;
 }
 
 TEST(CudaCrtComplex, DoubleMatchesTheHostBitForBit) {

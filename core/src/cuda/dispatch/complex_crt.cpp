@@ -1,5 +1,5 @@
 // int8-crt on complex operands on the GPU (complex_crt.hpp): 3M in the residue domain where the
-// wgmma kernel runs (given N, one k chunk), else the host's real embedding (common/complex_crt.hpp)
+// wgmma kernel runs (N given or certified on the embedding's lines, one k chunk), else the host's real embedding (common/complex_crt.hpp)
 // as one real int8-crt gemm_device with the complex combine where needed. Both give the host's bits.
 #include "cuda/dispatch/complex_crt.hpp"
 
@@ -80,9 +80,10 @@ GemmReport complex_gemm_crt_embedding(MatrixView<const std::complex<T>> a, Matri
 /// and 2j + 1); their residue panels of Re, Im and Re + Im give, per modulus, P1 = xr.yr, P2 = xi.yi
 /// and P3 = xs.ys on the INT8 wgmma kernel (residues, fused reduction), whence Re = P1 - P2 and Im =
 /// P3 - P1 - P2 mod p: the embedding's residues with 3N products instead of its 4N. The same
-/// reconstruction and output rounding, so the host's bits. Returns false (nothing written, nothing
-/// launched but the line rule) when the operands hold NaN or Inf or the kernel cannot run the shapes:
-/// the caller runs the embedding, which falls back as usual.
+/// reconstruction and output rounding, so the host's bits. N per call (scheme.parts = 0): the host's
+/// certificate of the embedding (crt::certify_int8 on X and Y) from the same lines before the
+/// residues. Returns false (C not written) when the operands hold NaN or Inf, no N is certified or
+/// the kernel cannot run the shapes: the caller runs the embedding, which falls back as usual.
 template <class T>
 bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
                          std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
@@ -90,7 +91,7 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   Workspace::Impl& ws = wso.impl();
   cudaStream_t st = stream;
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
-  const int N = options.scheme.parts;
+  int N = options.scheme.parts;  // 0: certified below on the real embedding's lines
   const std::int64_t ld2k = 2 * k, kcp = round16(k);
   ws.begin_call();
   TCEMU_CUDA(cudaEventRecord(ws.ev[0], st));
@@ -121,13 +122,34 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   if (m == 1) x_ld = std::max<std::int64_t>(x_ld, 2 * k);  // a single line's stride is never used
   if (n == 1) y_ld = std::max<std::int64_t>(y_ld, 2 * k);
 
-  const CrtCallLines cl = carve_crt_lines(ws, m, n, st);
+  // N per call: y's line arrays also hold the embedding's 2n column lines (entries n .. 3n).
+  const CrtCallLines cl = carve_crt_lines(ws, m, N == 0 ? 3 * n : n, st);
   crt_line_rule<T>(x, m, 2 * k, x_ld, 1, cl.lx, st);
   crt_line_rule<T>(y, n, 2 * k, y_ld, 1, cl.ly, st);
   auto* h = static_cast<unsigned long long*>(ws.host(2 * sizeof(unsigned long long)));
   TCEMU_CUDA(cudaMemcpyAsync(h, cl.nonfinite, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
   if (h[0] + h[1] > 0) return false;
+
+  std::string certificate = "N = " + std::to_string(N) + " moduli (given)";
+  if (N == 0) {
+    // The host certifies the real embedding (X: m x 2k, Y: 2k x 2n): its columns 2j and 2j + 1 are
+    // y's line j and the same with each (re, im) pair swapped, so the same statistics and magnitudes.
+    const CrtLines ly2{cl.ly.c + n, cl.ly.base + n, cl.ly.active + n, cl.ly.nonfinite, nullptr, cl.ly.s1 + n};
+    crt_pair_lines(cl.ly, n, ly2, st);
+    const CrtMagnitudePanels mp = crt_magnitude_panels(ws, m, 2 * n, 2 * k, st);
+    crt_magnitudes<T>(x, m, 2 * k, x_ld, 1, cl.lx, mp.kp, 0, mp.x, st);
+    crt_magnitudes<T>(y, 2 * n, 2 * k, y_ld, 1, ly2, mp.kp, 2, mp.y, st);
+    const double tol =
+        crt::unit_roundoff(options.scheme.target == Target::fp64 ? crt::Target::fp64 : crt::Target::fp32);
+    const crt::Certificate cert =
+        crt_certify_int8(mp, m, 2 * n, cl.lx, ly2, reinterpret_cast<unsigned*>(cl.fail), cl.ratio_bits, tol, ws, st);
+    // None certified: the embedding runs its own certificate and falls back as the host does.
+    if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore) return false;
+    N = cert.moduli ? cert.moduli : crt::kMaxModuli;
+    certificate = (cert.moduli ? "" : "N = 20 moduli under range policy ignore; ") + cert.text() +
+                  " (certified on the GPU on the real embedding: INT8 magnitude products)";
+  }
 
   // Panels: 3 parts x N moduli x lines x kcp bytes per operand; the products' residues likewise.
   const std::int64_t panel_x = m * kcp, panel_y = n * kcp;
@@ -187,7 +209,7 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   TCEMU_CUDA(cudaEventRecord(ws.ev[3], st));
 
   report.requested = report.used = options.scheme;
-  report.certificate = "N = " + std::to_string(N) + " moduli (given)";
+  report.certificate = certificate;
   report.kernels = std::string(schemes::Int8Crt::desc.name) +
                    " (complex, 3M in the residue domain): residue pass (Re, Im, Re + Im), INT8 wgmma kernel "
                    "reducing mod p in its epilogue (3 x " + std::to_string(N) + " products), reconstruction pass";
@@ -208,10 +230,12 @@ template <class T>
 GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
                             std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
                             const GemmOptions& options, Stream stream, Workspace& ws) {
-  // 3M needs a given N (the certificate is the embedding's), one k chunk and the wgmma kernel's
-  // fused reduction; alpha = 0 keeps the embedding's handling.
-  const bool three_m = options.scheme.parts > 0 && options.scheme.parts <= crt::kMaxModuli && a.cols >= 1 &&
-                       a.cols <= kCrtGpuChunk &&
+  // 3M needs a given N or the INT8 certificate of the embedding (2k <= 2^16), one k chunk and the
+  // wgmma kernel's fused reduction; alpha = 0 keeps the embedding's handling.
+  const int parts = options.scheme.parts;
+  const bool three_m = ((parts > 0 && parts <= crt::kMaxModuli) ||
+                        (parts == 0 && 2 * a.cols <= crt::kInt8CertificateMaxK)) &&
+                       a.cols >= 1 && a.cols <= kCrtGpuChunk &&
                        options.execution.crt_products == CrtProducts::automatic && crt_s8::available() &&
                        alpha != std::complex<T>(0);
   GemmReport report;

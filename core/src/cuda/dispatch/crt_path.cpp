@@ -59,6 +59,48 @@ CrtCallLines carve_crt_lines(Workspace::Impl& ws, std::int64_t m, std::int64_t n
   return r;
 }
 
+CrtMagnitudePanels crt_magnitude_panels(Workspace::Impl& ws, std::int64_t m, std::int64_t n, std::int64_t k,
+                                        cudaStream_t st) {
+  CrtMagnitudePanels mp;
+  mp.kp = round_up(k, 16);
+  mp.x = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(2 * mp.kp * m), st));
+  mp.y = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(3 * mp.kp * n), st));
+  return mp;
+}
+
+crt::Certificate crt_certify_int8(const CrtMagnitudePanels& mp, std::int64_t m, std::int64_t n, const CrtLines& lx,
+                                  const CrtLines& ly, unsigned* mask, unsigned long long* ratio_bits, double tol,
+                                  Workspace::Impl& ws, cudaStream_t st) {
+  // Two INT8 GEMMs of the magnitude levels (hx . hy over kp, [hx lx] . [ly hy] over 2 kp), then the
+  // per-entry test for every N and the worst ratio at the chosen one.
+  const std::int64_t kp = mp.kp, ldg = round_up(m, 4);
+  auto* g = static_cast<std::int32_t*>(
+      ws.get(kSlotAccum, sizeof(std::int32_t) * static_cast<std::size_t>(2 * ldg * n), st));
+  cublasHandle_t hb = ws.handle(st);
+  const std::int32_t one = 1, zero = 0;
+  const int gm = blas_int(m, "m"), gn = blas_int(n, "n"), gldc = blas_int(ldg, "ldc");
+  TCEMU_CUBLAS(cublasGemmEx(hb, CUBLAS_OP_T, CUBLAS_OP_N, gm, gn, blas_int(kp, "k"), &one, mp.x, CUDA_R_8I,
+                            blas_int(2 * kp, "lda"), mp.y, CUDA_R_8I, blas_int(3 * kp, "ldb"), &zero, g, CUDA_R_32I,
+                            gldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+  TCEMU_CUBLAS(cublasGemmEx(hb, CUBLAS_OP_T, CUBLAS_OP_N, gm, gn, blas_int(2 * kp, "k"), &one, mp.x, CUDA_R_8I,
+                            blas_int(2 * kp, "lda"), mp.y + kp, CUDA_R_8I, blas_int(3 * kp, "ldb"), &zero,
+                            g + ldg * n, CUDA_R_32I, gldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+  crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask, nullptr, st);
+  auto* hm = static_cast<unsigned*>(ws.host(sizeof(unsigned) + sizeof(unsigned long long)));
+  TCEMU_CUDA(cudaMemcpyAsync(hm, mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+  TCEMU_CUDA(cudaStreamSynchronize(st));
+  crt::Certificate cert;
+  cert.tol = tol;
+  for (int N = crt::kMinModuli; N <= crt::kMaxModuli && cert.moduli == 0; ++N)
+    if (!(hm[0] & (1u << N))) cert.moduli = N;
+  const int at = cert.moduli ? cert.moduli : crt::kMaxModuli;
+  crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, at, at, mask + 1, ratio_bits, st);
+  TCEMU_CUDA(cudaMemcpyAsync(hm, ratio_bits, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
+  TCEMU_CUDA(cudaStreamSynchronize(st));
+  std::memcpy(&cert.worst_ratio, hm, sizeof(double));
+  return cert;
+}
+
 template <class T>
 std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::Impl& ws, bool record_timings,
                     GemmReport& report) {
@@ -86,39 +128,11 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   int N = s.parts;
   const double tol = crt::unit_roundoff(s.target == Target::fp64 ? crt::Target::fp64 : crt::Target::fp32);
   if (N == 0 && p.k <= crt::kInt8CertificateMaxK) {
-    // crt::certify_int8: two INT8 GEMMs of the magnitude levels (hx . hy over kp, [hx lx] . [ly hy]
-    // over 2 kp), then the per-entry test for every N and the worst ratio at the chosen one.
-    const std::int64_t kp = round_up(p.k, 16), ldg = round_up(p.m, 4);
-    auto* mx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(2 * kp * p.m), st));
-    auto* my = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(3 * kp * p.n), st));
-    auto* g = static_cast<std::int32_t*>(
-        ws.get(kSlotAccum, sizeof(std::int32_t) * static_cast<std::size_t>(2 * ldg * p.n), st));
-    crt_magnitudes<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, kp, 0, mx, st);
-    crt_magnitudes<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, kp, 1, my, st);
-    cublasHandle_t hb = ws.handle(st);
-    const std::int32_t one = 1, zero = 0;
-    const int gm = blas_int(p.m, "m"), gn = blas_int(p.n, "n"), gldc = blas_int(ldg, "ldc");
-    TCEMU_CUBLAS(cublasGemmEx(hb, CUBLAS_OP_T, CUBLAS_OP_N, gm, gn, blas_int(kp, "k"), &one, mx, CUDA_R_8I,
-                              blas_int(2 * kp, "lda"), my, CUDA_R_8I, blas_int(3 * kp, "ldb"), &zero, g, CUDA_R_32I,
-                              gldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
-    TCEMU_CUBLAS(cublasGemmEx(hb, CUBLAS_OP_T, CUBLAS_OP_N, gm, gn, blas_int(2 * kp, "k"), &one, mx, CUDA_R_8I,
-                              blas_int(2 * kp, "lda"), my + kp, CUDA_R_8I, blas_int(3 * kp, "ldb"), &zero,
-                              g + ldg * p.n, CUDA_R_32I, gldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
-    auto* mask = reinterpret_cast<unsigned*>(fail);
-    crt_certificate_int8(g, g + ldg * p.n, ldg, p.m, p.n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask,
-                         nullptr, st);
-    auto* hm = static_cast<unsigned*>(ws.host(sizeof(unsigned) + sizeof(unsigned long long)));
-    TCEMU_CUDA(cudaMemcpyAsync(hm, mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
-    TCEMU_CUDA(cudaStreamSynchronize(st));
-    crt::Certificate cert;
-    cert.tol = tol;
-    for (int n = crt::kMinModuli; n <= crt::kMaxModuli && cert.moduli == 0; ++n)
-      if (!(hm[0] & (1u << n))) cert.moduli = n;
-    const int at = cert.moduli ? cert.moduli : crt::kMaxModuli;
-    crt_certificate_int8(g, g + ldg * p.n, ldg, p.m, p.n, lx, ly, tol, at, at, mask + 1, ratio_bits, st);
-    TCEMU_CUDA(cudaMemcpyAsync(hm, ratio_bits, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
-    TCEMU_CUDA(cudaStreamSynchronize(st));
-    std::memcpy(&cert.worst_ratio, hm, sizeof(double));
+    const CrtMagnitudePanels mp = crt_magnitude_panels(ws, p.m, p.n, p.k, st);
+    crt_magnitudes<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, mp.kp, 0, mp.x, st);
+    crt_magnitudes<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, mp.kp, 1, mp.y, st);
+    const crt::Certificate cert =
+        crt_certify_int8(mp, p.m, p.n, lx, ly, reinterpret_cast<unsigned*>(fail), ratio_bits, tol, ws, st);
     if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore)
       return "the operands' exponent spread needs more than " + std::to_string(crt::kMaxModuli) + " moduli (" +
              cert.text() + ")";

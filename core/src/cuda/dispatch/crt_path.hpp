@@ -2,10 +2,12 @@
 // int8-crt (Ozaki scheme II) in gemm_device: its own passes, entered before the generic profile /
 // split (gemm_cuda.cpp's one hook), because its scaling needs every line's 2-norm and N is chosen
 // from its own certificate.
+#include <cstdint>
 #include <string>
 
 #include "cuda/dispatch/paths.hpp"
 #include "cuda/passes/crt_passes.hpp"
+#include "tcemu/crt.hpp"
 #include "tcemu/gemm.hpp"
 
 namespace tcemu::cuda::detail {
@@ -32,6 +34,28 @@ struct CrtCallLines {
   unsigned long long* ratio_bits = nullptr;
 };
 CrtCallLines carve_crt_lines(Workspace::Impl& ws, std::int64_t m, std::int64_t n, cudaStream_t stream);
+
+/// The magnitude panels of crt::certify_int8 for m lines of x and n lines of y, k positions: x
+/// (m x 2 kp bytes, crt_magnitudes layout 0) and y (n x 3 kp bytes, layout 1 or 2) in the workspace's
+/// part slots, kp = k rounded up to 16. The caller fills them.
+struct CrtMagnitudePanels {
+  std::int8_t* x = nullptr;
+  std::int8_t* y = nullptr;
+  std::int64_t kp = 0;
+};
+CrtMagnitudePanels crt_magnitude_panels(Workspace::Impl& ws, std::int64_t m, std::int64_t n, std::int64_t k,
+                                        cudaStream_t stream);
+
+/// crt::certify_int8 on the GPU from filled magnitude panels (k <= crt::kInt8CertificateMaxK): two
+/// cuBLAS INT8 GEMMs (hx . hy and [hx lx] . [ly hy], INT32, in the accumulator slot), the per-entry
+/// test of every N (crt_certificate_int8; one sync) and the worst ratio at the chosen N (one sync).
+/// lx, ly: the lines' statistics with s1; mask (2 entries) and ratio_bits zeroed before (CrtCallLines).
+/// Returns the host's certificate bit for bit: moduli = 0 when no N <= 20 is certified (worst_ratio
+/// then at N = 20).
+crt::Certificate crt_certify_int8(const CrtMagnitudePanels& panels, std::int64_t m, std::int64_t n,
+                                  const CrtLines& lx, const CrtLines& ly, unsigned* mask,
+                                  unsigned long long* ratio_bits, double tol, Workspace::Impl& ws,
+                                  cudaStream_t stream);
 
 /// The GPU's k chunk of one INT8 product: 2^16 keeps every INT32 sum below 2^30 (residues in [-128,
 /// 127]), so no sum wraps even for p = 256. The residues do not depend on the chunking.

@@ -32,6 +32,11 @@ template <class T>
 void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                    std::int64_t k_stride, const CrtLines& out, cudaStream_t stream);
 
+/// out's lines 2s and 2s + 1 (c, base, active, s1) = in's line s, s < lines: the statistics of the
+/// complex real embedding's columns 2s and 2s + 1, which hold the same magnitudes as the complex
+/// column s read as interleaved reals (crt_magnitudes' layout 2).
+void crt_pair_lines(const CrtLines& in, std::int64_t lines, const CrtLines& out, cudaStream_t stream);
+
 /// e[l] = floor((Lb - 2 - c[l]) / 2) + base[l] for active lines, 0 otherwise (Lb = floor(log2 P)).
 void crt_line_exponents(const CrtLines& in, std::int64_t lines, int Lb, int* e, cudaStream_t stream);
 
@@ -71,7 +76,10 @@ void crt_certificate(const T* x, std::int64_t m, std::int64_t xs_line, std::int6
 /// Magnitude panels of crt::certify_int8 (crt_arith::magnitude_levels with E = 16 - base of the
 /// line, zeros for inactive lines and for the padding k <= j < kp): line i of the output holds
 /// `layout` = 0: [hi | lo] (2 kp bytes), layout = 1: [hi | lo | hi] (3 kp bytes), row-major with
-/// that pitch. kp is a multiple of 16.
+/// that pitch. kp is a multiple of 16. layout = 2: [hi | lo | hi] of the complex real embedding's
+/// columns (common/complex_crt.hpp): `lines` output lines from lines / 2 source lines of k
+/// interleaved (re, im) reals (k even), line 2s the source line s, line 2s + 1 the same with each
+/// pair swapped; `in` then describes the output lines (crt_pair_lines).
 template <class T>
 void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                     std::int64_t k_stride, const CrtLines& in, std::int64_t kp, int layout, std::int8_t* out,

@@ -135,58 +135,26 @@ __global__ void magnitudes_kernel(const T* __restrict__ data, std::int64_t lines
   for (std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; t < total;
        t += std::int64_t{gridDim.x} * blockDim.x) {
     const std::int64_t line = t / kp, j = t - line * kp;
+    // layout 2: output line 2s + 1 reads source line s with each (re, im) pair swapped
+    const std::int64_t src = layout == 2 ? line >> 1 : line, pos = layout == 2 ? j ^ (line & 1) : j;
     int hi = 0, lo = 0;
     if (j < k && in.active[line])
-      crt::arith::magnitude_levels(static_cast<double>(data[line * ls + j * ks]), 16 - in.base[line], hi, lo);
+      crt::arith::magnitude_levels(static_cast<double>(data[src * ls + pos * ks]), 16 - in.base[line], hi, lo);
     std::int8_t* o = out + line * pitch + j;
     o[0] = static_cast<std::int8_t>(hi);
     o[kp] = static_cast<std::int8_t>(lo);
-    if (layout == 1) o[2 * kp] = static_cast<std::int8_t>(hi);
+    if (layout != 0) o[2 * kp] = static_cast<std::int8_t>(hi);
   }
 }
 
-struct CertConstants {
-  int Lb[crt::kMaxModuli + 1];
-  double recon_error[crt::kMaxModuli + 1];
-};
-
-__global__ void __launch_bounds__(256)
-    certificate_int8_kernel(const std::int32_t* __restrict__ hh, const std::int32_t* __restrict__ cross,
-                            std::int64_t ld, std::int64_t m, std::int64_t n, CrtLines lx, CrtLines ly, double tol,
-                            int n_lo, int n_hi, CertConstants K, unsigned* fail_mask,
-                            unsigned long long* ratio_bits) {
-  const std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-  unsigned mask = 0;
-  double worst = 0;
-  if (i < m && lx.active[i]) {
-    const int Ex = 16 - lx.base[i];
-    const double wx = crt::arith::norm1_bound(lx.s1[i], Ex);
-    for (std::int64_t j = blockIdx.y; j < n; j += gridDim.y) {
-      if (!ly.active[j]) continue;
-      const int Ey = 16 - ly.base[j];
-      const double zy = crt::arith::norm1_bound(ly.s1[j], Ey);
-      const double rhs = crt::arith::int8_certificate_rhs(hh[j * ld + i], cross[j * ld + i], Ex + Ey, tol);
-      for (int N = n_lo; N <= n_hi; ++N) {
-        const int ea = crt::arith::scale_exponent(K.Lb[N], lx.c[i], lx.base[i]);
-        const int eb = crt::arith::scale_exponent(K.Lb[N], ly.c[j], ly.base[j]);
-        const double b = crt::arith::entry_bound(zy, wx, ea, eb, K.recon_error[N]);
-        if (!(b <= rhs)) mask |= 1u << N;
-        if (ratio_bits != nullptr) {
-          const double r = rhs > 0 ? b / rhs : HUGE_VAL;
-          worst = r > worst ? r : worst;
-        }
-      }
-    }
-  }
-  for (int o = 16; o > 0; o >>= 1) {
-    mask |= __shfl_xor_sync(0xffffffffu, mask, o);
-    const double w = __shfl_xor_sync(0xffffffffu, worst, o);
-    worst = w > worst ? w : worst;
-  }
-  if ((threadIdx.x & 31) == 0) {
-    if (mask) atomicOr(fail_mask, mask);
-    if (ratio_bits != nullptr && worst > 0) atomicMax(ratio_bits, dbits(worst));
-  }
+__global__ void pair_lines_kernel(CrtLines in, std::int64_t lines, CrtLines out) {
+  const std::int64_t t = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (t >= 2 * lines) return;
+  const std::int64_t s = t >> 1;
+  out.c[t] = in.c[s];
+  out.base[t] = in.base[s];
+  out.active[t] = in.active[s];
+  out.s1[t] = in.s1[s];
 }
 
 __global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, int* e) {
@@ -572,6 +540,12 @@ void crt_line_exponents(const CrtLines& in, std::int64_t lines, int Lb, int* e, 
   TCEMU_LAUNCHED("crt line_exponents_kernel");
 }
 
+void crt_pair_lines(const CrtLines& in, std::int64_t lines, const CrtLines& out, cudaStream_t stream) {
+  if (lines <= 0) return;
+  pair_lines_kernel<<<static_cast<unsigned>((2 * lines + 255) / 256), 256, 0, stream>>>(in, lines, out);
+  TCEMU_LAUNCHED("crt pair_lines_kernel");
+}
+
 template <class T>
 void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                     std::int64_t k_stride, const CrtLines& in, std::int64_t kp, int layout, std::int8_t* out,
@@ -582,21 +556,6 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
   magnitudes_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(data, lines, k, line_stride, k_stride, in,
                                                                           kp, layout, out);
   TCEMU_LAUNCHED("crt magnitudes_kernel");
-}
-
-void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                          std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
-                          unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream) {
-  if (m <= 0 || n <= 0) return;
-  CertConstants K{};
-  for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
-    K.Lb[N] = crt::constants(N).bits - 1;
-    K.recon_error[N] = crt::constants(N).recon_error;
-  }
-  const dim3 grid(static_cast<unsigned>((m + 255) / 256), static_cast<unsigned>(n < 4096 ? n : 4096));
-  certificate_int8_kernel<<<grid, 256, 0, stream>>>(hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, K, fail_mask,
-                                                     ratio_bits);
-  TCEMU_LAUNCHED("crt certificate_int8_kernel");
 }
 
 template <class T>

@@ -1,0 +1,130 @@
+// int8-crt: the per-entry test of crt::certify_int8 on the GPU (crt_certificate_int8, crt_passes.hpp)
+// from the two INT32 magnitude products. The operations per entry and N are host/crt.cpp's
+// (crt_arith::int8_certificate_rhs, scale_exponent, entry_bound), so the fail mask and the worst
+// ratio are the host's bits. Layout for speed (docs/perf-notes.md, "Session 19"): a block takes 256
+// rows and kCertCols columns, the columns' line data staged in shared memory; a warp stops testing
+// an N once one of its entries failed it (the mask is all that is wanted then); one atomic per
+// block, not per warp (2 million same-address atomics cost more than the test itself).
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+
+#include "cuda/passes/crt_passes.hpp"
+#include "cuda/passes/tile_pass.cuh"  // dbits
+#include "tcemu/crt_arith.hpp"
+#include "tcemu/schemes/crt.hpp"
+
+namespace tcemu::cuda::detail {
+namespace {
+
+constexpr int kCertThreads = 256;  // rows per block, one per thread
+constexpr int kCertCols = 64;      // columns per block and step
+constexpr int kCertBatch = 8;      // products loaded before any is tested (loads in flight)
+
+struct CertConstants {
+  int Lb[crt::kMaxModuli + 1];
+  double recon_error[crt::kMaxModuli + 1];
+};
+
+__global__ void __launch_bounds__(kCertThreads)
+    certificate_int8_kernel(const std::int32_t* __restrict__ hh, const std::int32_t* __restrict__ cross,
+                            std::int64_t ld, std::int64_t m, std::int64_t n, CrtLines lx, CrtLines ly, double tol,
+                            int n_lo, int n_hi, CertConstants K, unsigned* fail_mask,
+                            unsigned long long* ratio_bits) {
+  __shared__ int col_active[kCertCols], col_c[kCertCols], col_base[kCertCols];
+  __shared__ double col_norm1[kCertCols];
+  __shared__ unsigned block_mask;
+  __shared__ unsigned long long block_worst;
+  if (threadIdx.x == 0) {
+    block_mask = 0;
+    block_worst = 0;
+  }
+  const std::int64_t i = blockIdx.x * std::int64_t{kCertThreads} + threadIdx.x;
+  const bool row = i < m && lx.active[i] != 0;
+  const int Ex = row ? 16 - lx.base[i] : 0;
+  const double wx = row ? crt::arith::norm1_bound(lx.s1[i], Ex) : 0;
+  const int cx = row ? lx.c[i] : 0, bx = row ? lx.base[i] : 0;
+  // Bits of the N to test; with a ratio wanted (n_lo == n_hi) every entry is evaluated.
+  const unsigned wanted = ((2u << n_hi) - 1) & ~((1u << n_lo) - 1);
+  unsigned mask = 0;
+  double worst = 0;
+  for (std::int64_t j0 = blockIdx.y * std::int64_t{kCertCols}; j0 < n; j0 += std::int64_t{gridDim.y} * kCertCols) {
+    const int cols = static_cast<int>(n - j0 < kCertCols ? n - j0 : kCertCols);
+    __syncthreads();  // the previous step's column data is no longer read
+    if (threadIdx.x < cols) {
+      const std::int64_t j = j0 + threadIdx.x;
+      const int act = ly.active[j] != 0;
+      col_active[threadIdx.x] = act;
+      col_c[threadIdx.x] = ly.c[j];
+      col_base[threadIdx.x] = ly.base[j];
+      col_norm1[threadIdx.x] = act ? crt::arith::norm1_bound(ly.s1[j], 16 - ly.base[j]) : 0;
+    }
+    __syncthreads();
+    for (int b = 0; b < cols; b += kCertBatch) {
+      std::int32_t vh[kCertBatch], vc[kCertBatch];
+#pragma unroll
+      for (int t = 0; t < kCertBatch; ++t) {
+        const bool load = row && b + t < cols;
+        vh[t] = load ? hh[(j0 + b + t) * ld + i] : 0;
+        vc[t] = load ? cross[(j0 + b + t) * ld + i] : 0;
+      }
+#pragma unroll
+      for (int t = 0; t < kCertBatch; ++t) {
+        const int jj = b + t;
+        // The N some entry of this warp already failed need no more tests (warp-uniform skip).
+        const unsigned todo = ratio_bits != nullptr ? wanted : wanted & ~__reduce_or_sync(0xffffffffu, mask);
+        if (!row || jj >= cols || !col_active[jj] || todo == 0) continue;
+        const int Ey = 16 - col_base[jj];
+        const double zy = col_norm1[jj];
+        const double rhs = crt::arith::int8_certificate_rhs(vh[t], vc[t], Ex + Ey, tol);
+#pragma unroll 1  // one copy of the test: the batch loop around it is unrolled already
+        for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
+          if (!((todo >> N) & 1u)) continue;
+          const int ea = crt::arith::scale_exponent(K.Lb[N], cx, bx);
+          const int eb = crt::arith::scale_exponent(K.Lb[N], col_c[jj], col_base[jj]);
+          const double bound = crt::arith::entry_bound(zy, wx, ea, eb, K.recon_error[N]);
+          if (!(bound <= rhs)) mask |= 1u << N;
+          if (ratio_bits != nullptr) {
+            const double r = rhs > 0 ? bound / rhs : HUGE_VAL;
+            worst = r > worst ? r : worst;
+          }
+        }
+      }
+    }
+  }
+  mask = __reduce_or_sync(0xffffffffu, mask);
+  for (int o = 16; o > 0; o >>= 1) {
+    const double w = __shfl_xor_sync(0xffffffffu, worst, o);
+    worst = w > worst ? w : worst;
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (mask) atomicOr(&block_mask, mask);
+    if (worst > 0) atomicMax(&block_worst, dbits(worst));
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    if (block_mask) atomicOr(fail_mask, block_mask);
+    if (ratio_bits != nullptr && block_worst) atomicMax(ratio_bits, block_worst);
+  }
+}
+
+}  // namespace
+
+void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
+                          std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
+                          unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  CertConstants K{};
+  for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
+    K.Lb[N] = crt::constants(N).bits - 1;
+    K.recon_error[N] = crt::constants(N).recon_error;
+  }
+  const std::int64_t col_steps = (n + kCertCols - 1) / kCertCols;
+  const dim3 grid(static_cast<unsigned>((m + kCertThreads - 1) / kCertThreads),
+                  static_cast<unsigned>(col_steps < 65535 ? col_steps : 65535));
+  certificate_int8_kernel<<<grid, kCertThreads, 0, stream>>>(hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, K,
+                                                              fail_mask, ratio_bits);
+  TCEMU_LAUNCHED("crt certificate_int8_kernel");
+}
+
+}  // namespace tcemu::cuda::detail
