@@ -188,9 +188,12 @@ TEST(CudaCrtComplex, PerCallCertifiesTheEmbeddingBeforeThreeM) {
                                             C.host(), o);
   EXPECT_FALSE(bound_of(rh).empty()) << rh.certificate;
   EXPECT_EQ(bound_of(rd), bound_of(rh)) << "GPU: " << rd.certificate << "\nhost: " << rh.certificate;
-  // Im = 2^-20 Re in A: no N <= 20 certified; both fall back saying so.
-  for (auto& v : A.h) v = Zd(v.real(), v.real() * 0x1p-20);
-  A.upload();
+  // Im = 2^-20 Re in A and B (so Im C is 2^-20 of the lines' norms): no N <= 20 certified; both fall
+  // back saying so.
+  for (DualMatrix<Zd>* X : {&A, &B}) {
+    for (auto& v : X->h) v = Zd(v.real(), v.real() * 0x1p-20);
+    X->upload();
+  }
   rd = cuda::complex_gemm_device<double>(s.opA, s.opB, Zd(1), A.dev().as_const(), B.dev().as_const(), Zd(0), C.dev(),
                                          o, nullptr, nullptr);
   rh = complex_gemm_host<double>(s.opA, s.opB, Zd(1), A.host().as_const(), B.host().as_const(), Zd(0), C.host(), o);
