@@ -77,9 +77,10 @@ __global__ void __launch_bounds__(kCertThreads)
         const int Ey = 16 - col_base[jj];
         const double zy = col_norm1[jj];
         const double rhs = crt::arith::int8_certificate_rhs(vh[t], vc[t], Ex + Ey, tol);
+        // Only the set bits of todo (a loop over all 19 N with a bit test cost more than the tests).
 #pragma unroll 1  // one copy of the test: the batch loop around it is unrolled already
-        for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
-          if (!((todo >> N) & 1u)) continue;
+        for (unsigned bits = todo; bits != 0; bits &= bits - 1) {
+          const int N = __ffs(static_cast<int>(bits)) - 1;
           const int ea = crt::arith::scale_exponent(K.Lb[N], cx, bx);
           const int eb = crt::arith::scale_exponent(K.Lb[N], col_c[jj], col_base[jj]);
           const double bound = crt::arith::entry_bound(zy, wx, ea, eb, K.recon_error[N]);
