@@ -156,7 +156,7 @@ struct CostModel {
   /// `call`: the measured certificate cost of that target when the model has one and k <= 2^16
   /// (crt::kInt8CertificateMaxK, the INT8 certificate the calibration timed), else the rate formula:
   /// for k <= 2^16 three INT8 products, the magnitude panels (read the operand, write 5 bytes) and
-  /// about 75 ps per entry for the test of every N (H100, docs/crt.md); beyond, crt::certify's FP64
+  /// about 20 ps per entry for the test and the ratio pass (H100, docs/crt.md); beyond, crt::certify's FP64
   /// sums on the CUDA cores, about fifty DGEMMs' time.
   double certificate_seconds(std::int64_t m, std::int64_t n, std::int64_t k, Target call) const;
   /// The measured certificate cost of target `call`, or nullptr.
