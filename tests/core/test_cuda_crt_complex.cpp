@@ -186,6 +186,8 @@ TEST(CudaCrtComplex, PerCallCertifiesTheEmbeddingBeforeThreeM) {
                                                     C.dev(), o, nullptr, nullptr);
   GemmReport rh = complex_gemm_host<double>(s.opA, s.opB, Zd(1), A.host().as_const(), B.host().as_const(), Zd(0),
                                             C.host(), o);
+  EXPECT_EQ(rd.kernels.find("3M") != std::string::npos, three_m) << rd.kernels;
+  if (three_m) EXPECT_NE(rd.certificate.find("real embedding"), std::string::npos) << rd.certificate;
   EXPECT_FALSE(bound_of(rh).empty()) << rh.certificate;
   EXPECT_EQ(bound_of(rd), bound_of(rh)) << "GPU: " << rd.certificate << "\nhost: " << rh.certificate;
   // Im = 2^-20 Re in A and B (so Im C is 2^-20 of the lines' norms): no N <= 20 certified; both fall

@@ -8,7 +8,8 @@
 // column of Y, one certificate for the whole product, one reconstruction per output component: the
 // 4M form, certified as the real scheme is (entrywise error <= u (|X||Y|) + 2u |XY|). The GPU
 // (cuda/dispatch/complex_crt.cpp) builds the same X and Y and runs the same real int8-crt problem, or
-// (given N) computes the same residues by 3M in the residue domain; either way the bits agree.
+// (N given, or certified on the embedding's lines) computes the same residues by 3M in the residue
+// domain; either way the bits agree.
 #include <complex>
 
 #include "tcemu/gemm.hpp"

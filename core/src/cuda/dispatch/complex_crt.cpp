@@ -82,8 +82,9 @@ GemmReport complex_gemm_crt_embedding(MatrixView<const std::complex<T>> a, Matri
 /// P3 - P1 - P2 mod p: the embedding's residues with 3N products instead of its 4N. The same
 /// reconstruction and output rounding, so the host's bits. N per call (scheme.parts = 0): the host's
 /// certificate of the embedding (crt::certify_int8 on X and Y) from the same lines before the
-/// residues. Returns false (C not written) when the operands hold NaN or Inf, no N is certified or
-/// the kernel cannot run the shapes: the caller runs the embedding, which falls back as usual.
+/// residues (no N certified under RangePolicy::ignore: N = 20, as the host). Returns false (C not
+/// written) when the operands hold NaN or Inf, no N is certified (other policies) or the kernel
+/// cannot run the shapes: the caller runs the embedding, which falls back as usual.
 template <class T>
 bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
                          std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,

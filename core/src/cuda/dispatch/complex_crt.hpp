@@ -1,6 +1,6 @@
 #pragma once
 // int8-crt on complex operands on the GPU (complex_crt.cpp): 3M in the residue domain where the INT8
-// wgmma kernel runs (given N, k <= 2^16), else the real embedding of common/complex_crt.hpp as one
+// wgmma kernel runs (N given, or certified per call on the embedding's lines; k <= 2^16), else the real embedding of common/complex_crt.hpp as one
 // real gemm_device call; both bit for bit the host's complex_crt_host.
 #include <complex>
 
@@ -9,10 +9,12 @@
 namespace tcemu::cuda::detail {
 
 /// Complex C = alpha a b + beta C with options.scheme an int8-crt scheme (a = op(A) m x k, b = op(B)
-/// k x n, device views, shapes checked, m, n > 0). With N given, 1 <= k <= 2^16, alpha != 0,
+/// k x n, device views, shapes checked, m, n > 0). With N given (or N per call and 2k <= 2^16: the
+/// embedding's certificate from the 3M lines first), 1 <= k <= 2^16, alpha != 0,
 /// ExecutionPolicy::crt_products automatic and the INT8 wgmma kernel available: 3M in the residue
 /// domain (docs/crt.md, "3M in the residue domain"; 3N INT8 products, C written by the
-/// reconstruction), falling back to the embedding for NaN / Inf. Otherwise the embedding: builds Y (2k x 2n, column-major, kSlotComplexRe)
+/// reconstruction), falling back to the embedding for NaN / Inf or when no N is certified (the
+/// embedding then certifies again and falls back to native arithmetic like the host). Otherwise the embedding: builds Y (2k x 2n, column-major, kSlotComplexRe)
 /// from b; reads X straight from a when a's rows are interleaved re/im rows (column stride 1) that
 /// do not overlap C, else packs X (row-major m x 2k, kSlotComplexIm); then one real gemm_device
 /// (int8-crt: line rule, certificate, residues, INT8 products, reconstruction) into C's real view

@@ -12,16 +12,6 @@
 
 namespace tcemu::cuda::detail {
 
-/// C = alpha x y^T + beta C for the oriented problem `p` with options.scheme = int8-crt[:N], as
-/// crt::crt_gemm_host computes it, bit for bit (Cauchy-Schwarz scaling; N = options.scheme.parts,
-/// or 0: the smallest N certified on the GPU for options.scheme.target, same certificate as
-/// crt::certify). Stages: line rule (one sync to read the NaN/Inf count), [certificate (one sync)],
-/// residue pass per operand (all N residue panels), per k chunk of <= 2^16 one strided-batched cuBLAS
-/// INT8 GEMM over the N moduli (INT32, exact), one reconstruction pass into C; rows in blocks whose
-/// INT32 products fit ExecutionPolicy::ozaki_accumulator_bytes. Fills report.certificate / kernels
-/// and, with `record_timings`, the stage times (events ws.ev[0..3]; ev[0] recorded by the caller).
-/// Returns "" when C was computed, else why it was not (NaN/Inf, or no N <= 20 certified unless
-/// RangePolicy::ignore, which runs N = 20): C is then untouched and the caller falls back.
 /// The per-line arrays of one int8-crt call on m lines of x and n lines of y, carved from the
 /// workspace's profile slot (256-byte aligned pieces); the counters (nonfinite[0] x, [1] y, fail,
 /// ratio_bits: 64 entries each) are zeroed on `stream`.
@@ -61,6 +51,16 @@ crt::Certificate crt_certify_int8(const CrtMagnitudePanels& panels, std::int64_t
 /// 127]), so no sum wraps even for p = 256. The residues do not depend on the chunking.
 inline constexpr std::int64_t kCrtGpuChunk = std::int64_t{1} << 16;
 
+/// C = alpha x y^T + beta C for the oriented problem `p` with options.scheme = int8-crt[:N], as
+/// crt::crt_gemm_host computes it, bit for bit (Cauchy-Schwarz scaling; N = options.scheme.parts,
+/// or 0: the smallest N certified on the GPU for options.scheme.target, the host's certificate:
+/// crt::certify_int8 for k <= 2^16, crt::certify beyond). Stages: line rule (one sync to read the NaN/Inf count), [certificate (one sync)],
+/// residue pass per operand (all N residue panels), per k chunk of <= 2^16 one strided-batched cuBLAS
+/// INT8 GEMM over the N moduli (INT32, exact), one reconstruction pass into C; rows in blocks whose
+/// INT32 products fit ExecutionPolicy::ozaki_accumulator_bytes. Fills report.certificate / kernels
+/// and, with `record_timings`, the stage times (events ws.ev[0..3]; ev[0] recorded by the caller).
+/// Returns "" when C was computed, else why it was not (NaN/Inf, or no N <= 20 certified unless
+/// RangePolicy::ignore, which runs N = 20): C is then untouched and the caller falls back.
 template <class T>
 std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::Impl& ws, bool record_timings,
                     GemmReport& report);

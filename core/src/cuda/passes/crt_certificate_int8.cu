@@ -21,6 +21,16 @@ constexpr int kCertThreads = 256;  // rows per block, one per thread
 constexpr int kCertCols = 64;      // columns per block and step
 constexpr int kCertBatch = 8;      // products loaded before any is tested (loads in flight)
 
+/// OR of v over the warp (every lane must call it): one REDUX from compute 8.0, shuffles before.
+__device__ __forceinline__ unsigned warp_or(unsigned v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_or_sync(0xffffffffu, v);
+#else
+  for (int o = 16; o > 0; o >>= 1) v |= __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+#endif
+}
+
 struct CertConstants {
   int Lb[crt::kMaxModuli + 1];
   double recon_error[crt::kMaxModuli + 1];
@@ -39,6 +49,7 @@ __global__ void __launch_bounds__(kCertThreads)
     block_mask = 0;
     block_worst = 0;
   }
+  __syncthreads();
   const std::int64_t i = blockIdx.x * std::int64_t{kCertThreads} + threadIdx.x;
   const bool row = i < m && lx.active[i] != 0;
   const int Ex = row ? 16 - lx.base[i] : 0;
@@ -72,7 +83,7 @@ __global__ void __launch_bounds__(kCertThreads)
       for (int t = 0; t < kCertBatch; ++t) {
         const int jj = b + t;
         // The N some entry of this warp already failed need no more tests (warp-uniform skip).
-        const unsigned todo = ratio_bits != nullptr ? wanted : wanted & ~__reduce_or_sync(0xffffffffu, mask);
+        const unsigned todo = ratio_bits != nullptr ? wanted : wanted & ~warp_or(mask);
         if (!row || jj >= cols || !col_active[jj] || todo == 0) continue;
         const int Ey = 16 - col_base[jj];
         const double zy = col_norm1[jj];
@@ -93,7 +104,7 @@ __global__ void __launch_bounds__(kCertThreads)
       }
     }
   }
-  mask = __reduce_or_sync(0xffffffffu, mask);
+  mask = warp_or(mask);
   for (int o = 16; o > 0; o >>= 1) {
     const double w = __shfl_xor_sync(0xffffffffu, worst, o);
     worst = w > worst ? w : worst;

@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 
 #include "cuda/arch/cp_async.cuh"
 #include "cuda/passes/crt_passes.hpp"
@@ -551,6 +552,8 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
                     std::int64_t k_stride, const CrtLines& in, std::int64_t kp, int layout, std::int8_t* out,
                     cudaStream_t stream) {
   if (lines <= 0 || kp <= 0) return;
+  if (layout == 2 && (k % 2 != 0 || lines % 2 != 0))  // pairs of (re, im) and of output lines
+    throw std::logic_error("crt_magnitudes: layout 2 needs an even k and an even line count");
   const std::int64_t total = lines * kp;
   const std::int64_t blocks = std::min<std::int64_t>((total + 255) / 256, 1 << 20);
   magnitudes_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(data, lines, k, line_stride, k_stride, in,
