@@ -1,5 +1,6 @@
 // hplai over a P x Q grid of MPI ranks (distributed.hpp, docs/scaling.md): the generator, the host LU,
-// the refinement on every rank's host, the rows of the run (the GPU LU: distributed_cuda.cpp).
+// the refinement (vectors on every rank's host), the rows of the run (the GPU LU and the refinement's
+// GPU block products: distributed_cuda.cpp).
 #include "distributed.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -257,8 +258,10 @@ LuStats factor_distributed(const Grid& g, const BlockCyclic& R, const BlockCycli
 }
 
 /// The refinement's operations (refine_impl.hpp) on FP64 vectors replicated on every rank, with the
-/// FP64 local blocks A and the local factors lu (working precision T). Vector work is a plain loop
-/// on every rank (same inputs, same order: same results everywhere).
+/// FP64 local blocks A and the local factors lu (working precision T) on the host, or, when `gpu` is
+/// set, both on the rank's GPU (the mat-vec's and the triangular solves' block products run there;
+/// the collectives and the vector work stay on the host). Vector work is a plain loop on every rank
+/// (same inputs, same order: same results everywhere).
 template <class T>
 struct DistributedOps {
   using Vec = std::vector<double>;
@@ -268,6 +271,7 @@ struct DistributedOps {
   const LocalMatrix<double>& A;
   const LocalMatrix<T>& lu;
   const std::vector<double>& b;
+  detail::GpuGrid* gpu = nullptr;
   std::int64_t n = R.n, nb = R.nb, blocks = (R.n + R.nb - 1) / R.nb;
 
   Vec vec() { return Vec(static_cast<std::size_t>(n)); }
@@ -302,21 +306,32 @@ struct DistributedOps {
   /// row go to its process row (an MPI_Allreduce in which each slot has one nonzero term: exact), are
   /// added in J order, and the rows are gathered down the process columns.
   void matvec(const Vec& z, Vec& w) {
-    const std::int64_t lr = R.local_count(g.p), lc = C.local_count(g.q);
-    std::vector<double> partial(static_cast<std::size_t>(lr * blocks), 0.0);
-    for (std::int64_t li = 0; li < lr; ++li)
-      for (std::int64_t lj0 = 0; lj0 < lc; lj0 += nb) {
-        const std::int64_t j0 = C.global(lj0, g.q), width = std::min(nb, lc - lj0);
-        double s = 0;
-        for (std::int64_t c = 0; c < width; ++c) s += A(li, lj0 + c) * z[j0 + c];
-        partial[li * blocks + j0 / nb] = s;
+    const std::int64_t lr = R.local_count(g.p), lc = C.local_count(g.q), held = blocks_held(C, g.q);
+    std::vector<double> mine;
+    if (gpu && g.Q == 1) {
+      detail::gpu_matvec(*gpu, g, C, z, true, mine);  // this rank holds every block column: summed there
+    } else {
+      std::vector<double> partial(static_cast<std::size_t>(lr * blocks), 0.0), local;
+      if (gpu) {
+        detail::gpu_matvec(*gpu, g, C, z, false, local);  // lr x held, row-major
+        for (std::int64_t li = 0; li < lr; ++li)
+          for (std::int64_t lbj = 0; lbj < held; ++lbj) partial[li * blocks + lbj * g.Q + g.q] = local[li * held + lbj];
+      } else {
+        for (std::int64_t li = 0; li < lr; ++li)
+          for (std::int64_t lj0 = 0; lj0 < lc; lj0 += nb) {
+            const std::int64_t j0 = C.global(lj0, g.q), width = std::min(nb, lc - lj0);
+            double s = 0;
+            for (std::int64_t c = 0; c < width; ++c) s += A(li, lj0 + c) * z[j0 + c];
+            partial[li * blocks + j0 / nb] = s;
+          }
       }
-    if (g.Q > 1) MPI_Allreduce(MPI_IN_PLACE, partial.data(), to_int(lr * blocks), MPI_DOUBLE, MPI_SUM, g.row);
-    std::vector<double> mine(static_cast<std::size_t>(lr));
-    for (std::int64_t li = 0; li < lr; ++li) {
-      double s = 0;
-      for (std::int64_t J = 0; J < blocks; ++J) s += partial[li * blocks + J];
-      mine[li] = s;
+      if (g.Q > 1) MPI_Allreduce(MPI_IN_PLACE, partial.data(), to_int(lr * blocks), MPI_DOUBLE, MPI_SUM, g.row);
+      mine.resize(static_cast<std::size_t>(lr));
+      for (std::int64_t li = 0; li < lr; ++li) {
+        double s = 0;
+        for (std::int64_t J = 0; J < blocks; ++J) s += partial[li * blocks + J];
+        mine[li] = s;
+      }
     }
     std::vector<int> counts(g.P), displs(g.P);
     for (int pp = 0, d = 0; pp < g.P; ++pp) {
@@ -337,6 +352,7 @@ struct DistributedOps {
   /// the diagonal block and broadcasts v_I to every rank.
   void precond(Vec& v) {
     std::vector<T> w(v.begin(), v.end());
+    if (gpu) detail::gpu_precond_load(*gpu, w);
     for (std::int64_t I = 0; I < blocks; ++I) solve_block_row(w, I, true);
     for (std::int64_t I = blocks - 1; I >= 0; --I) solve_block_row(w, I, false);
     for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<double>(w[i]);
@@ -355,13 +371,17 @@ struct DistributedOps {
       };
       const auto [first, last] = range(g.q);
       std::vector<T> partial(static_cast<std::size_t>((last - first) * kb));
-      for (std::int64_t lbj = first; lbj < last; ++lbj) {
-        const std::int64_t J = lbj * g.Q + g.q, width = std::min(nb, n - J * nb);
-        for (std::int64_t r = 0; r < kb; ++r) {
-          T s = 0;
-          const T* l = &lu(li0 + r, lbj * nb);
-          for (std::int64_t c = 0; c < width; ++c) s += l[c] * w[J * nb + c];
-          partial[(lbj - first) * kb + r] = s;
+      if (gpu) {
+        detail::gpu_precond_partials(*gpu, C, g.Q, g.q, li0, kb, first, last, partial);
+      } else {
+        for (std::int64_t lbj = first; lbj < last; ++lbj) {
+          const std::int64_t J = lbj * g.Q + g.q, width = std::min(nb, n - J * nb);
+          for (std::int64_t r = 0; r < kb; ++r) {
+            T s = 0;
+            const T* l = &lu(li0 + r, lbj * nb);
+            for (std::int64_t c = 0; c < width; ++c) s += l[c] * w[J * nb + c];
+            partial[(lbj - first) * kb + r] = s;
+          }
         }
       }
       std::vector<int> counts(g.Q), displs(g.Q);
@@ -381,12 +401,14 @@ struct DistributedOps {
           const std::int64_t at = displs[qq] + (J / g.Q - range(qq).first) * kb;
           for (std::int64_t r = 0; r < kb; ++r) u[r] -= all[at + r];
         }
-        const T* D = &lu(li0, C.local(i0));
-        const std::int64_t ld = C.local_count(g.q);
-        if (lower) {
+        if (gpu) {
+          detail::gpu_precond_solve_diagonal(*gpu, li0, C.local(i0), lower, u);
+        } else if (const T* D = &lu(li0, C.local(i0)); lower) {
+          const std::int64_t ld = C.local_count(g.q);
           for (std::int64_t r = 0; r < kb; ++r)
             for (std::int64_t c = 0; c < r; ++c) u[r] -= D[r * ld + c] * u[c];
         } else {
+          const std::int64_t ld = C.local_count(g.q);
           for (std::int64_t r = kb - 1; r >= 0; --r) {
             T s = u[r];
             for (std::int64_t c = r + 1; c < kb; ++c) s -= D[r * ld + c] * u[c];
@@ -397,6 +419,7 @@ struct DistributedOps {
     }
     MPI_Bcast(u.data(), to_int(kb), mpi_type<T>(), pI * g.Q + qI, g.comm);
     std::copy(u.begin(), u.end(), w.begin() + i0);
+    if (gpu) detail::gpu_precond_store(*gpu, i0, u);
   }
 };
 
@@ -418,16 +441,18 @@ SchemeResult run_row(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, 
   r.baseline = baseline;
   LuOptions lo = lu_options(scheme, options, R.n);
   lo.nb = R.nb;
-  LocalMatrix<T> lu(Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::local_lu"), sys.A.extent(0),
-                    sys.A.extent(1));
+  // The host's factors (on the GPUs they stay in the GpuGrid, where the refinement uses them).
+  LocalMatrix<T> lu;
+  if (!gpu) lu = LocalMatrix<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::local_lu"), sys.A.extent(0),
+                                sys.A.extent(1));
   MPI_Barrier(g.comm);
   const auto t0 = tcemu::app::Clock::now();
-  for (std::size_t i = 0; i < lu.extent(0); ++i)  // round A to the working precision
+  for (std::size_t i = 0; i < lu.extent(0); ++i)  // round A to the working precision (GPU: in factor_*_gpu)
     for (std::size_t j = 0; j < lu.extent(1); ++j) lu(i, j) = static_cast<T>(sys.A(i, j));
   LuStats st;
   try {
     const double tiny = std::numeric_limits<T>::epsilon() / 2 * sys.a_max;
-    st = gpu ? detail::factor_distributed_gpu(g, R, C, lu, lo, tiny, *gpu) : factor_distributed(g, R, C, lu, lo, tiny);
+    st = gpu ? detail::factor_distributed_gpu<T>(g, R, C, lo, tiny, *gpu) : factor_distributed(g, R, C, lu, lo, tiny);
   } catch (const SingularPivot& e) {
     throw tcemu::InvalidArgument(scheme.name + ": " + e.what());
   }
@@ -436,7 +461,7 @@ SchemeResult run_row(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, 
   if (baseline) r.used = "fp64-nopiv";
   MPI_Barrier(g.comm);
   const auto t1 = tcemu::app::Clock::now();
-  DistributedOps<T> ops{g, R, C, sys.A, lu, sys.b};
+  DistributedOps<T> ops{g, R, C, sys.A, lu, sys.b, gpu};
   const RefineResult rr = detail::refine_generic(ops, R.n, sys.a_inf, sys.b_inf, options.refine);
   r.refine_seconds = slowest_since(g, t1);
   record_refinement(r, rr);
@@ -535,7 +560,10 @@ RunResult run_distributed(const Grid& g, std::int64_t n, std::uint64_t seed, con
   }
   // The GPU context (library handles, the broadcasts' NCCL communicators) once for the whole run.
   const detail::GpuGridPtr gpu = opt.device == Device::cuda ? detail::make_gpu_grid(g) : nullptr;
-  if (gpu) out.source += " on GPUs (broadcasts: " + detail::gpu_grid_transport(*gpu) + ")";
+  if (gpu) {
+    out.source += " on GPUs (broadcasts: " + detail::gpu_grid_transport(*gpu) + ")";
+    detail::upload_local_system(*gpu, sys.A);  // once per run, not timed (as one process uploads A once)
+  }
   auto one = [&](const tcemu::Scheme& s) {
     return median_of([&] {
       return s.target == tcemu::Target::fp64 ? run_row<double>(g, R, C, sys, s, opt, false, gpu.get())

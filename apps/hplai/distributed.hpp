@@ -1,7 +1,8 @@
 #pragma once
 /// \file distributed.hpp
 /// hplai over a P x Q grid of MPI ranks (`hplai --grid PxQ`, docs/scaling.md), the LU on the host or on
-/// one GPU per rank (options.device; distributed_factor.hpp), the refinement on every rank's host.
+/// one GPU per rank (options.device; distributed_factor.hpp), the refinement's vectors on every rank's
+/// host (its block products where the factors are).
 ///
 /// Distribution (as HPL-MxP): the n x n matrix is cut into nb x nb blocks; block (I, J) lives on the
 /// rank at grid position (I mod P, J mod Q), which stores it as its local block (I div P, J div Q) of
@@ -19,7 +20,8 @@
 ///     (tcemu::gemm on host Views, or on CUDA Views in column chunks on a GPU), with the operand
 ///     scaling of lu.hpp from global maxima.
 /// Refinement: refine_generic (refine_impl.hpp) on FP64 vectors replicated on every rank; the
-/// matrix-vector product and the preconditioner's triangular solves work on the local blocks.
+/// matrix-vector product and the preconditioner's triangular solves work on the local blocks (on the
+/// GPU when the LU ran there).
 ///
 /// Reproducibility (host LU): every sum across blocks is formed in a fixed block order at one rank (the
 /// collectives only move, or add exactly one nonzero per slot), so the result does not depend on the
@@ -79,7 +81,8 @@ struct BlockCyclic {
 /// the baseline row "fp64" is the same distributed LU without pivoting in FP64 with native FP64
 /// updates plus refinement (no distributed partial pivoting), then every scheme; the LU on
 /// options.device (host or cuda: each rank on its GPU, the broadcasts through NCCL or MPI through host
-/// memory, the source line naming which), the refinement on the host.
+/// memory, the source line naming which; the blocks uploaded once per run, untimed), the refinement's
+/// block products where the factors are.
 /// Collective over grid.comm; every rank returns the same RunResult (times: the slowest rank).
 /// Throws tcemu::InvalidArgument as run() does (bad --nb, a singular pivot "<scheme>: singular pivot
 /// at column j: ...", an unverifiable system), on every rank alike; tcemu::DeviceError for cuda in a

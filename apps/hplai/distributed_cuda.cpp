@@ -9,10 +9,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "app_common/mpi_gpu.hpp"
 #include "app_common/nccl_comm.hpp"
@@ -45,8 +48,9 @@ class GridBroadcast {
  public:
   virtual ~GridBroadcast() = default;
   /// `bytes` at `buf` (device memory) from rank `root` of this rank's process row (along_row) or
-  /// column to the others of it, in place; returns when `buf` holds them. Collective over that
-  /// row or column.
+  /// column to the others of it, in place, ordered on the factorisation's stream after the work
+  /// queued there before (MPI: the call waits for it; NCCL: queued, the host goes on). Collective
+  /// over that row or column.
   virtual void bcast(void* buf, std::size_t bytes, int root, bool along_row) = 0;
   virtual std::string name() const = 0;
 };
@@ -102,10 +106,9 @@ class NcclBroadcast final : public GridBroadcast {
   NcclBroadcast& operator=(const NcclBroadcast&) = delete;
   void bcast(void* buf, std::size_t bytes, int root, bool along_row) override {
     if (bytes == 0) return;
+    // Queued on the factorisation's stream: the work after it waits there, the host does not.
     tcemu::app::check_nccl(ncclBroadcast(buf, buf, bytes, ncclChar, root, along_row ? row_ : col_, stream_), "hplai",
                            "ncclBroadcast");
-    const cudaError_t e = cudaStreamSynchronize(stream_);
-    if (e != cudaSuccess) throw tcemu::DeviceError(std::string("hplai over NCCL: ") + cudaGetErrorString(e));
   }
   std::string name() const override { return "nccl"; }
 
@@ -145,21 +148,195 @@ DeviceBlock<T> block(T* p, std::int64_t rows, std::int64_t cols, std::int64_t ld
 
 }  // namespace
 
+/// The preconditioner's device vectors in the factors' precision T: w (n, the iterate, as every
+/// rank's host copy), u (one block row's part) and the partial products of one block row.
+template <class T>
+struct PrecondBuffers {
+  Kokkos::View<T*, Kokkos::CudaSpace> w, u, partial;
+};
+
 class GpuGrid {
  public:
   explicit GpuGrid(const Grid& g) : solvers(space), broadcast(make_broadcast(g, space)) {}
   Cuda space;
   DenseSolvers<Cuda> solvers;
   std::unique_ptr<GridBroadcast> broadcast;
+  DeviceMatrix<double> A;  ///< this rank's FP64 blocks, column-major (upload_local_system)
+  DeviceMatrix<float> lu32;  ///< the factors of the last FP32-storage row
+  DeviceMatrix<double> lu64;  ///< the factors of the last FP64-storage row
+  Kokkos::View<double*, Kokkos::CudaSpace> z, partial, sums;  ///< the mat-vec's operand and results
+  PrecondBuffers<float> p32;
+  PrecondBuffers<double> p64;
+  template <class T>
+  DeviceMatrix<T>& factors() {
+    if constexpr (std::is_same_v<T, float>) return lu32;
+    else return lu64;
+  }
+  template <class T>
+  PrecondBuffers<T>& precond() {
+    if constexpr (std::is_same_v<T, float>) return p32;
+    else return p64;
+  }
 };
+
+namespace {
+
+/// v (device) of at least `count` entries, reallocated only when too small.
+template <class V>
+void ensure(V& v, std::int64_t count, const char* label) {
+  if (static_cast<std::int64_t>(v.extent(0)) >= count) return;
+  v = V();
+  v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(count));
+}
+
+template <class T>
+using HostVector = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+
+/// dst[0 .. count) (device) = src (host) / dst (host) = src[0 .. count) (device); both wait.
+template <class T>
+void upload(const Cuda& space, const Kokkos::View<T*, Kokkos::CudaSpace>& dst, const T* src, std::int64_t count,
+            std::int64_t at = 0) {
+  if (count <= 0) return;
+  Kokkos::deep_copy(space, Kokkos::subview(dst, std::make_pair(at, at + count)),
+                    HostVector<T>(const_cast<T*>(src), static_cast<std::size_t>(count)));
+  space.fence();
+}
+template <class T>
+void download(const Cuda& space, T* dst, const Kokkos::View<T*, Kokkos::CudaSpace>& src, std::int64_t count) {
+  if (count <= 0) return;
+  Kokkos::deep_copy(space, HostVector<T>(dst, static_cast<std::size_t>(count)),
+                    Kokkos::subview(src, std::make_pair(std::int64_t(0), count)));
+  space.fence();
+}
+
+}  // namespace
+
+void upload_local_system(GpuGrid& gpu, const LocalMatrix<double>& A) {
+  const std::size_t lr = A.extent(0), lc = A.extent(1);
+  gpu.A = DeviceMatrix<double>();
+  gpu.A = DeviceMatrix<double>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::local_A_gpu"), lr, lc);
+  {  // the row-major blocks as they are, then transposed on the GPU (kernels::convert)
+    Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::CudaSpace> rows(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::local_A_rows"), lr, lc);
+    Kokkos::deep_copy(gpu.space, rows, A);
+    kernels::convert(gpu.space, rows, gpu.A);
+    gpu.space.fence();
+  }
+}
+
+void gpu_matvec(GpuGrid& gpu, const Grid& g, const BlockCyclic& C, const std::vector<double>& z, bool sum_blocks,
+                std::vector<double>& out) {
+  const Cuda& space = gpu.space;
+  const DeviceMatrix<double> A = gpu.A;
+  const std::int64_t lr = static_cast<std::int64_t>(A.extent(0)), lc = static_cast<std::int64_t>(A.extent(1));
+  const std::int64_t nb = C.nb, lbc = (lc + nb - 1) / nb, Q = g.Q, q = g.q;
+  ensure(gpu.z, C.n, "hplai::z");
+  ensure(gpu.partial, std::max<std::int64_t>(lr * lbc, 1), "hplai::matvec_partial");
+  ensure(gpu.sums, std::max<std::int64_t>(lr, 1), "hplai::matvec_sums");
+  upload(space, gpu.z, z.data(), C.n);
+  const auto zv = gpu.z, part = gpu.partial, sums = gpu.sums;
+  // One work item per (local row, local block column), rows fastest (coalesced in column-major A).
+  Kokkos::parallel_for(
+      "hplai::matvec_partials", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, lr * lbc),
+      KOKKOS_LAMBDA(const std::int64_t k) {
+        const std::int64_t li = k % lr, lbj = k / lr, lj0 = lbj * nb, j0 = (lbj * Q + q) * nb;
+        const std::int64_t width = lc - lj0 < nb ? lc - lj0 : nb;
+        double s = 0;
+        for (std::int64_t c = 0; c < width; ++c) s += A(li, lj0 + c) * zv(j0 + c);
+        part(li * lbc + lbj) = s;
+      });
+  if (!sum_blocks) {
+    out.resize(static_cast<std::size_t>(lr * lbc));
+    download(space, out.data(), part, lr * lbc);
+    return;
+  }
+  Kokkos::parallel_for(
+      "hplai::matvec_sums", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, lr),
+      KOKKOS_LAMBDA(const std::int64_t li) {
+        double s = 0;
+        for (std::int64_t J = 0; J < lbc; ++J) s += part(li * lbc + J);  // in block order
+        sums(li) = s;
+      });
+  out.resize(static_cast<std::size_t>(lr));
+  download(space, out.data(), sums, lr);
+}
+
+template <class T>
+void gpu_precond_load(GpuGrid& gpu, const std::vector<T>& w) {
+  PrecondBuffers<T>& b = gpu.precond<T>();
+  ensure(b.w, static_cast<std::int64_t>(w.size()), "hplai::precond_w");
+  upload(gpu.space, b.w, w.data(), static_cast<std::int64_t>(w.size()));
+}
+
+template <class T>
+void gpu_precond_partials(GpuGrid& gpu, const BlockCyclic& C, int Q, int q, std::int64_t li0, std::int64_t kb,
+                          std::int64_t first, std::int64_t last, std::vector<T>& out) {
+  PrecondBuffers<T>& b = gpu.precond<T>();
+  const std::int64_t count = (last - first) * kb;
+  out.resize(static_cast<std::size_t>(count));
+  if (count <= 0) return;
+  ensure(b.partial, count, "hplai::precond_partial");
+  const DeviceMatrix<T> lu = gpu.factors<T>();
+  const auto w = b.w, part = b.partial;
+  const std::int64_t nb = C.nb, n = C.n;
+  Kokkos::parallel_for(
+      "hplai::precond_partials", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(gpu.space, 0, count),
+      KOKKOS_LAMBDA(const std::int64_t k) {
+        const std::int64_t r = k % kb, lbj = first + k / kb, J = lbj * Q + q;
+        const std::int64_t width = n - J * nb < nb ? n - J * nb : nb;
+        T s = 0;
+        for (std::int64_t c = 0; c < width; ++c) s += lu(li0 + r, lbj * nb + c) * w(J * nb + c);  // column order
+        part(k) = s;
+      });
+  download(gpu.space, out.data(), part, count);
+}
+
+template <class T>
+void gpu_precond_solve_diagonal(GpuGrid& gpu, std::int64_t li0, std::int64_t lj0, bool lower, std::vector<T>& u) {
+  PrecondBuffers<T>& b = gpu.precond<T>();
+  const std::int64_t kb = static_cast<std::int64_t>(u.size());
+  ensure(b.u, kb, "hplai::precond_u");
+  upload(gpu.space, b.u, u.data(), kb);
+  const DeviceMatrix<T> lu = gpu.factors<T>();
+  const auto uv = b.u;
+  constexpr int kThreads = 256;
+  using Policy = Kokkos::TeamPolicy<Cuda>;
+  // One team sweeps the kb x kb diagonal block column by column (a barrier per step): forward with
+  // the unit lower triangle, backward with the upper one.
+  Kokkos::parallel_for(
+      "hplai::precond_diagonal", Policy(gpu.space, 1, kThreads), KOKKOS_LAMBDA(const Policy::member_type& m) {
+        const int t = m.team_rank();
+        if (lower) {
+          for (std::int64_t c = 0; c < kb; ++c) {
+            const T uc = uv(c);
+            for (std::int64_t r = t; r < kb; r += kThreads)
+              if (r > c) uv(r) -= lu(li0 + r, lj0 + c) * uc;
+            m.team_barrier();
+          }
+        } else {
+          for (std::int64_t c = kb - 1; c >= 0; --c) {
+            const T uc = uv(c) / lu(li0 + c, lj0 + c);
+            for (std::int64_t r = t; r < c; r += kThreads) uv(r) -= lu(li0 + r, lj0 + c) * uc;
+            m.team_barrier();
+            if (t == 0) uv(c) = uc;
+          }
+        }
+      });
+  download(gpu.space, u.data(), uv, kb);
+}
+
+template <class T>
+void gpu_precond_store(GpuGrid& gpu, std::int64_t i0, const std::vector<T>& u) {
+  upload(gpu.space, gpu.precond<T>().w, u.data(), static_cast<std::int64_t>(u.size()), i0);
+}
 
 void GpuGridDeleter::operator()(GpuGrid* p) const { delete p; }
 GpuGridPtr make_gpu_grid(const Grid& g) { return GpuGridPtr(new GpuGrid(g)); }
 std::string gpu_grid_transport(const GpuGrid& gpu) { return gpu.broadcast->name(); }
 
 template <class T>
-LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, const LocalMatrix<T>& lu,
-                               const LuOptions& options, double tiny, GpuGrid& gpu) {
+LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, const LuOptions& options,
+                               double tiny, GpuGrid& gpu) {
   using tcemu::app::Clock;
   using tcemu::app::seconds_since;
   const Cuda& space = gpu.space;
@@ -168,12 +345,17 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
   const bool scaled = options.scale_operands && wants_scaling<T>(options.gemm.scheme);
   LuStats st;
   const auto start = Clock::now();
-  DeviceMatrix<T> A(Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::local_lu_gpu"), lr, lc);
-  {  // row-major host blocks -> column-major device blocks
-    auto left = Kokkos::create_mirror_view(A);
-    Kokkos::deep_copy(left, lu);
-    Kokkos::deep_copy(space, A, left);
-    space.fence();
+  DeviceMatrix<T>& A = gpu.factors<T>();
+  if (static_cast<std::int64_t>(A.extent(0)) != lr || static_cast<std::int64_t>(A.extent(1)) != lc) {
+    A = DeviceMatrix<T>();
+    A = DeviceMatrix<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::local_lu_gpu"), lr, lc);
+  }
+  {  // round the FP64 blocks to T (both column-major with leading dimension lr: element by element)
+    const DeviceMatrix<double> A64 = gpu.A;
+    T* const out = A.data();
+    Kokkos::parallel_for(
+        "hplai::round", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, lr * lc),
+        KOKKOS_LAMBDA(const std::int64_t k) { out[k] = static_cast<T>(A64.data()[k]); });
   }
   DenseSolvers<Cuda>& solvers = gpu.solvers;
   GridBroadcast* const bc = gpu.broadcast.get();
@@ -191,18 +373,12 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
         solvers.factor_panel(at(rk, ck), kb, kb, ld, tiny, k0);
         pack(space, A, rk, ck, kb, kb, diag.data());
       }
-      if (g.P > 1) {
-        space.fence();
-        bc->bcast(diag.data(), static_cast<std::size_t>(kb * kb) * sizeof(T), pk, false);
-      }
+      if (g.P > 1) bc->bcast(diag.data(), static_cast<std::size_t>(kb * kb) * sizeof(T), pk, false);
       if (below > 0) solvers.trsm(false, true, false, below, kb, diag.data(), kb, at(rk1, ck), ld);
       pack(space, A, rk, ck, rows, kb, panel.data());
     }
     // 2. the panel (leading dimension rows) along the process rows.
-    if (g.Q > 1) {
-      space.fence();
-      bc->bcast(panel.data(), static_cast<std::size_t>(rows * kb) * sizeof(T), qk, true);
-    }
+    if (g.Q > 1) bc->bcast(panel.data(), static_cast<std::size_t>(rows * kb) * sizeof(T), qk, true);
     space.fence();
     st.seconds_panel += seconds_since(t0);
     if (rest == 0) {
@@ -215,10 +391,7 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
       solvers.trsm(true, false, true, kb, cols, panel.data(), rows, at(rk, ck1), ld);
       pack(space, A, rk, ck1, kb, cols, urow.data());
     }
-    if (g.P > 1) {
-      space.fence();
-      bc->bcast(urow.data(), static_cast<std::size_t>(kb * cols) * sizeof(T), pk, false);
-    }
+    if (g.P > 1) bc->bcast(urow.data(), static_cast<std::size_t>(kb * cols) * sizeof(T), pk, false);
     space.fence();
     st.seconds_solve += seconds_since(t0);
     // 4. A22 -= L21 U12 on the local trailing blocks, operands scaled by the global maxima (lu.hpp).
@@ -249,23 +422,27 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
     st.seconds_update += seconds_since(t0);
     if (options.progress) options.progress({k + 1, blocks, k0 + kb, seconds_since(start)});
   }
-  {  // the factors back to the host, row-major
-    auto left = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A);
-    Kokkos::deep_copy(lu, left);
-  }
-  st.seconds = seconds_since(start);
   // cuSOLVER's getrf does not check pivots: the first zero / non-finite / negligible one of the
   // diagonal entries this rank holds, then the smallest column over the grid.
   std::int64_t bad_column = n;
-  double bad_value = 0;
-  for (std::int64_t i = 0; i < n && bad_column == n; ++i) {
-    if (R.owner(i) != g.p || C.owner(i) != g.q) continue;
-    const double u = static_cast<double>(lu(R.local(i), C.local(i)));
-    if (!(std::fabs(u) > tiny) || !std::isfinite(u)) {
-      bad_column = i;
-      bad_value = u;
-    }
+  {
+    const int P = g.P, Q = g.Q, p = g.p, q = g.q;
+    Kokkos::parallel_reduce(
+        "hplai::grid_pivots", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, n),
+        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& first) {
+          const std::int64_t I = i / nb;
+          if (I % P != p || I % Q != q) return;
+          const double u = static_cast<double>(A(I / P * nb + i % nb, I / Q * nb + i % nb));
+          const double a = u < 0 ? -u : u;
+          if ((!(a > tiny) || !(a <= DBL_MAX)) && i < first) first = i;
+        },
+        Kokkos::Min<std::int64_t>(bad_column));
+    space.fence();
+    bad_column = std::min(bad_column, n);
   }
+  st.seconds = seconds_since(start);
+  const double bad_value =
+      bad_column < n ? kernels::element(space, A, R.local(bad_column), C.local(bad_column)) : 0.0;
   agree_on_factorisation(g, R, C, bad_column, bad_value, tiny, st);
   return st;
 }
@@ -286,16 +463,43 @@ GpuGridPtr make_gpu_grid(const Grid&) { no_gpu_path(); }
 std::string gpu_grid_transport(const GpuGrid&) { no_gpu_path(); }
 
 template <class T>
-LuStats factor_distributed_gpu(const Grid&, const BlockCyclic&, const BlockCyclic&, const LocalMatrix<T>&,
-                               const LuOptions&, double, GpuGrid&) {
+LuStats factor_distributed_gpu(const Grid&, const BlockCyclic&, const BlockCyclic&, const LuOptions&, double, GpuGrid&) {
+  no_gpu_path();
+}
+void upload_local_system(GpuGrid&, const LocalMatrix<double>&) { no_gpu_path(); }
+void gpu_matvec(GpuGrid&, const Grid&, const BlockCyclic&, const std::vector<double>&, bool, std::vector<double>&) {
+  no_gpu_path();
+}
+template <class T>
+void gpu_precond_load(GpuGrid&, const std::vector<T>&) {
+  no_gpu_path();
+}
+template <class T>
+void gpu_precond_partials(GpuGrid&, const BlockCyclic&, int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                          std::vector<T>&) {
+  no_gpu_path();
+}
+template <class T>
+void gpu_precond_solve_diagonal(GpuGrid&, std::int64_t, std::int64_t, bool, std::vector<T>&) {
+  no_gpu_path();
+}
+template <class T>
+void gpu_precond_store(GpuGrid&, std::int64_t, const std::vector<T>&) {
   no_gpu_path();
 }
 
 #endif
 
-template LuStats factor_distributed_gpu<float>(const Grid&, const BlockCyclic&, const BlockCyclic&,
-                                               const LocalMatrix<float>&, const LuOptions&, double, GpuGrid&);
-template LuStats factor_distributed_gpu<double>(const Grid&, const BlockCyclic&, const BlockCyclic&,
-                                                const LocalMatrix<double>&, const LuOptions&, double, GpuGrid&);
+#define HPLAI_GRID_GPU_INSTANTIATE(T)                                                                              \
+  template LuStats factor_distributed_gpu<T>(const Grid&, const BlockCyclic&, const BlockCyclic&, const LuOptions&,   \
+                                             double, GpuGrid&);                                                      \
+  template void gpu_precond_load<T>(GpuGrid&, const std::vector<T>&);                                               \
+  template void gpu_precond_partials<T>(GpuGrid&, const BlockCyclic&, int, int, std::int64_t, std::int64_t,         \
+                                        std::int64_t, std::int64_t, std::vector<T>&);                               \
+  template void gpu_precond_solve_diagonal<T>(GpuGrid&, std::int64_t, std::int64_t, bool, std::vector<T>&);         \
+  template void gpu_precond_store<T>(GpuGrid&, std::int64_t, const std::vector<T>&);
+HPLAI_GRID_GPU_INSTANTIATE(float)
+HPLAI_GRID_GPU_INSTANTIATE(double)
+#undef HPLAI_GRID_GPU_INSTANTIATE
 
 }  // namespace hplai::detail

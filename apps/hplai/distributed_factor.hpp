@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "distributed.hpp"
 #include "lu.hpp"
@@ -52,24 +53,55 @@ inline BlockStep block_step(const Grid& g, const BlockCyclic& R, const BlockCycl
 void agree_on_factorisation(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, std::int64_t bad_column,
                             double bad_value, double tiny, LuStats& st);
 
-/// The distributed LU without pivoting of distributed.hpp (steps 1-4) with each rank's local blocks
-/// on its GPU (the one Kokkos chose: by default local rank mod GPU count): `lu` (host, the rounded
-/// local blocks on entry) is copied to the GPU in column-major order, the diagonal blocks factored by
-/// cuSOLVER's getrf without pivoting, L21 and U12 by cuBLAS trsm, the diagonal block, panel and U12
-/// broadcast along the process columns and rows through NCCL (one GPU per rank, where built) or MPI
-/// through pinned host memory, and the trailing blocks updated by tcemu::gemm on CUDA Views (in
-/// column chunks of kUpdateChunk), operands scaled by the global maxima as on the host. The factors
-/// come back into `lu` (the copies both ways are inside the returned times). `gpu`: the run's GPU
-/// context (make_gpu_grid). Collective over g.comm. Throws SingularPivot on every rank for the first
-/// pivot that is zero, not finite or <= tiny; tcemu::DeviceError in builds without the GPU path.
-template <class T>
-LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, const LocalMatrix<T>& lu,
-                               const LuOptions& options, double tiny, class GpuGrid& gpu);
-
-/// What a run's GPU factorisations share, made once per run (collective over g.comm): the dense
-/// solvers' library handles and the broadcasts' transport (its NCCL communicators). Opaque outside
-/// distributed_cuda.cpp.
+/// What a run's GPU work shares, made once per run (collective over g.comm): the dense solvers'
+/// library handles, the broadcasts' transport (its NCCL communicators), the rank's FP64 blocks and
+/// factors on its GPU and the refinement's device buffers. Opaque outside distributed_cuda.cpp.
 class GpuGrid;
+
+/// The distributed LU without pivoting of distributed.hpp (steps 1-4) with each rank's local blocks
+/// on its GPU (the one Kokkos chose: by default local rank mod GPU count): the FP64 blocks that
+/// upload_local_system put there are rounded to T into the GpuGrid's factors (column-major), the
+/// diagonal blocks factored by cuSOLVER's getrf without pivoting, L21 and U12 by cuBLAS trsm, the
+/// diagonal block, panel and U12 broadcast along the process columns and rows through NCCL (one GPU
+/// per rank, where built; queued on the stream) or MPI through pinned host memory, and the trailing
+/// blocks updated by tcemu::gemm on CUDA Views (in column chunks of kUpdateChunk), operands scaled by
+/// the global maxima as on the host. The factors stay on the GPU for the refinement (gpu_precond_*);
+/// the rounding is inside the returned time, the upload is not. Collective over g.comm. Throws
+/// SingularPivot on every rank for the first pivot that is zero, not finite or <= tiny;
+/// tcemu::DeviceError in builds without the GPU path.
+template <class T>
+LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, const LuOptions& options,
+                               double tiny, GpuGrid& gpu);
+
+/// Copies this rank's FP64 local blocks `A` (host, row-major) to its GPU, column-major, once per run:
+/// the source of every row's factors and the refinement's matrix (8 bytes per local entry of GPU
+/// memory, plus as much again during the copy).
+void upload_local_system(GpuGrid& gpu, const LocalMatrix<double>& A);
+
+/// The refinement's mat-vec on the GPU: with the uploaded local blocks A (lr x lc) and z (all n
+/// entries, host), the partial sums s(li, lbj) = sum over the columns c of local block column lbj,
+/// in order, of A(li, lbj nb + c) z(J nb + c) (J = lbj Q + q, the block's global index). `out`: with
+/// sum_blocks (the rank holds every block column, Q = 1) the lr sums over lbj in block order, else
+/// the lr x held partials, row-major.
+void gpu_matvec(GpuGrid& gpu, const Grid& g, const BlockCyclic& C, const std::vector<double>& z, bool sum_blocks,
+                std::vector<double>& out);
+
+/// The preconditioner's block-row solves (distributed.cpp, DistributedOps::precond) with the factors
+/// of the last factor_distributed_gpu<T> on this rank's GPU. load: the GPU's copy of the iterate
+/// w (n entries) = w. partials: out((lbj - first) kb + r) = sum over the columns c of local block
+/// column lbj, in order, of LU(li0 + r, lbj nb + c) w(J nb + c), for lbj in [first, last), in T.
+/// solve_diagonal: u <- L^-1 u (lower: unit lower triangle) or U^-1 u of the kb x kb diagonal block at
+/// local (li0, lj0), kb = u.size(). store: the GPU's w(i0 ..) = u. Each waits for the GPU.
+template <class T>
+void gpu_precond_load(GpuGrid& gpu, const std::vector<T>& w);
+template <class T>
+void gpu_precond_partials(GpuGrid& gpu, const BlockCyclic& C, int Q, int q, std::int64_t li0, std::int64_t kb,
+                          std::int64_t first, std::int64_t last, std::vector<T>& out);
+template <class T>
+void gpu_precond_solve_diagonal(GpuGrid& gpu, std::int64_t li0, std::int64_t lj0, bool lower, std::vector<T>& u);
+template <class T>
+void gpu_precond_store(GpuGrid& gpu, std::int64_t i0, const std::vector<T>& u);
+
 struct GpuGridDeleter {
   void operator()(GpuGrid* p) const;
 };

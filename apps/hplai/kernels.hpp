@@ -20,7 +20,8 @@ constexpr bool runs_on_host() {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
 }
 
-/// LU(i, j) = T(A(i, j)) for an n x n FP64 A (row-major) and factors LU of any layout. Row-major
+/// LU(i, j) = T(A(i, j)) for a rows x cols FP64 A (row-major; n x n for one process, a rank's local
+/// blocks over a process grid) and factors LU of the same extents in any layout. Row-major
 /// factors on the host: a copy row by row. Otherwise one team per 32 x 32 tile, read along A's rows
 /// and written along LU's fastest index through a tile in team scratch memory (the transpose of a
 /// row-major A into the GPU's column-major factors stays coalesced).
@@ -30,20 +31,21 @@ void convert(const Space& space, const ViewA& A, const ViewLU& LU) {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using Tile = Kokkos::View<double[32][33], typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  const std::int64_t n = static_cast<std::int64_t>(A.extent(0));
-  const std::int64_t tiles = (n + 31) / 32;
+  const std::int64_t rows = static_cast<std::int64_t>(A.extent(0)), cols = static_cast<std::int64_t>(A.extent(1));
+  const std::int64_t tiles = (cols + 31) / 32;  // tiles per row of tiles
   const bool lu_rows_fast = LU.stride(1) < LU.stride(0);  // row-major factors
   const int team = std::is_same_v<typename Space::memory_space, Kokkos::HostSpace> ? 1 : 256;
   if constexpr (runs_on_host<Space>()) {
     if (lu_rows_fast) {  // the host's row-major factors: a straight copy, row by row
       Kokkos::parallel_for(
-          "hplai::convert", Kokkos::RangePolicy<Space>(space, 0, n), KOKKOS_LAMBDA(std::int64_t i) {
-            for (std::int64_t j = 0; j < n; ++j) LU(i, j) = static_cast<T>(A(i, j));
+          "hplai::convert", Kokkos::RangePolicy<Space>(space, 0, rows), KOKKOS_LAMBDA(std::int64_t i) {
+            for (std::int64_t j = 0; j < cols; ++j) LU(i, j) = static_cast<T>(A(i, j));
           });
       return;
     }
   }
-  Policy policy(space, static_cast<int>(tiles * tiles), team);
+  if (rows == 0 || cols == 0) return;
+  Policy policy(space, static_cast<int>(((rows + 31) / 32) * tiles), team);
   Kokkos::parallel_for(
       "hplai::convert", policy.set_scratch_size(0, Kokkos::PerTeam(Tile::shmem_size())),
       KOKKOS_LAMBDA(const Member& m) {
@@ -51,13 +53,13 @@ void convert(const Space& space, const ViewA& A, const ViewLU& LU) {
         Tile tile(m.team_scratch(0));
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, 1024), [&](int e) {  // along A's rows
           const std::int64_t i = r0 + e / 32, j = c0 + e % 32;
-          if (i < n && j < n) tile(e / 32, e % 32) = A(i, j);
+          if (i < rows && j < cols) tile(e / 32, e % 32) = A(i, j);
         });
         m.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, 1024), [&](int e) {  // along LU's fastest index
           const int r = lu_rows_fast ? e / 32 : e % 32, c = lu_rows_fast ? e % 32 : e / 32;
           const std::int64_t i = r0 + r, j = c0 + c;
-          if (i < n && j < n) LU(i, j) = static_cast<T>(tile(r, c));
+          if (i < rows && j < cols) LU(i, j) = static_cast<T>(tile(r, c));
         });
       });
 }
