@@ -12,6 +12,7 @@
 ///  | v = U^-1 L^-1 v (the preconditioner) | `cblas_?trsv` twice | `cublas?trsv` twice |
 ///  | y = alpha A x + beta y, A row-major FP64 | `cblas_dgemv` | `cublasDgemv` on A^T |
 ///  | FP64 baseline (LU with partial pivoting) | LAPACK `dgetrf` + `dgetrs` | `cusolverDnXgetrf` + `cusolverDnXgetrs` |
+///  | block products of the grid's refinement | plain loops (distributed.cpp) | `cublas?gemvStridedBatched` |
 ///
 /// Pointers are into the Views of the space's memory (View::data()); `ld` is the leading dimension
 /// of the factors in their layout (the row stride for the host, the column stride for the GPU). The
@@ -104,6 +105,14 @@ class DenseSolvers<Kokkos::Cuda> {
             std::int64_t lda, float* B, std::int64_t ldb);
   void trsm(bool left, bool upper, bool unit_diagonal, std::int64_t m, std::int64_t n, const double* A,
             std::int64_t lda, double* B, std::int64_t ldb);
+  /// y_b = A_b x_b for b < batch, A_b the m x n column-major block at A + b strideA (leading dimension
+  /// lda), x_b = x + b stridex, y_b = y + b stridey (unit increments): cublas?gemvStridedBatched with
+  /// alpha 1, beta 0. For the refinement over a process grid (distributed_cuda.cpp): one product per
+  /// block column.
+  void gemv_batched(std::int64_t m, std::int64_t n, const float* A, std::int64_t lda, std::int64_t strideA,
+                    const float* x, std::int64_t stridex, float* y, std::int64_t stridey, std::int64_t batch);
+  void gemv_batched(std::int64_t m, std::int64_t n, const double* A, std::int64_t lda, std::int64_t strideA,
+                    const double* x, std::int64_t stridex, double* y, std::int64_t stridey, std::int64_t batch);
 
   struct Handles;
 

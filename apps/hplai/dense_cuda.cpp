@@ -153,6 +153,21 @@ void Gpu::trsm(bool left, bool upper, bool unit, std::int64_t m, std::int64_t n,
   HPLAI_CHECK(hplai::trsm(h_->blas, left, upper, unit, m, n, A, lda, B, ldb));
 }
 
+void Gpu::gemv_batched(std::int64_t m, std::int64_t n, const float* A, std::int64_t lda, std::int64_t strideA,
+                       const float* x, std::int64_t stridex, float* y, std::int64_t stridey, std::int64_t batch) {
+  if (m <= 0 || batch <= 0) return;
+  const float one = 1.0f, zero = 0.0f;
+  HPLAI_CHECK(cublasSgemvStridedBatched_64(h_->blas, CUBLAS_OP_N, m, n, &one, A, lda, strideA, x, 1, stridex, &zero, y,
+                                           1, stridey, batch));
+}
+void Gpu::gemv_batched(std::int64_t m, std::int64_t n, const double* A, std::int64_t lda, std::int64_t strideA,
+                       const double* x, std::int64_t stridex, double* y, std::int64_t stridey, std::int64_t batch) {
+  if (m <= 0 || batch <= 0) return;
+  const double one = 1.0, zero = 0.0;
+  HPLAI_CHECK(cublasDgemvStridedBatched_64(h_->blas, CUBLAS_OP_N, m, n, &one, A, lda, strideA, x, 1, stridex, &zero, y,
+                                           1, stridey, batch));
+}
+
 BaselineTimes Gpu::baseline(double* A, std::int64_t n, double* x) {
   using tcemu::app::Clock;
   using tcemu::app::seconds_since;

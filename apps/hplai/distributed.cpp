@@ -313,9 +313,9 @@ struct DistributedOps {
     } else {
       std::vector<double> partial(static_cast<std::size_t>(lr * blocks), 0.0), local;
       if (gpu) {
-        detail::gpu_matvec(*gpu, g, C, z, false, local);  // lr x held, row-major
+        detail::gpu_matvec(*gpu, g, C, z, false, local);  // lr x held, column-major
         for (std::int64_t li = 0; li < lr; ++li)
-          for (std::int64_t lbj = 0; lbj < held; ++lbj) partial[li * blocks + lbj * g.Q + g.q] = local[li * held + lbj];
+          for (std::int64_t lbj = 0; lbj < held; ++lbj) partial[li * blocks + lbj * g.Q + g.q] = local[lbj * lr + li];
       } else {
         for (std::int64_t li = 0; li < lr; ++li)
           for (std::int64_t lj0 = 0; lj0 < lc; lj0 += nb) {

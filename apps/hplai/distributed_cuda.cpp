@@ -229,32 +229,32 @@ void gpu_matvec(GpuGrid& gpu, const Grid& g, const BlockCyclic& C, const std::ve
   const Cuda& space = gpu.space;
   const DeviceMatrix<double> A = gpu.A;
   const std::int64_t lr = static_cast<std::int64_t>(A.extent(0)), lc = static_cast<std::int64_t>(A.extent(1));
-  const std::int64_t nb = C.nb, lbc = (lc + nb - 1) / nb, Q = g.Q, q = g.q;
+  const std::int64_t nb = C.nb, lbc = (lc + nb - 1) / nb;
   ensure(gpu.z, C.n, "hplai::z");
   ensure(gpu.partial, std::max<std::int64_t>(lr * lbc, 1), "hplai::matvec_partial");
   ensure(gpu.sums, std::max<std::int64_t>(lr, 1), "hplai::matvec_sums");
   upload(space, gpu.z, z.data(), C.n);
-  const auto zv = gpu.z, part = gpu.partial, sums = gpu.sums;
-  // One work item per (local row, local block column), rows fastest (coalesced in column-major A).
-  Kokkos::parallel_for(
-      "hplai::matvec_partials", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, lr * lbc),
-      KOKKOS_LAMBDA(const std::int64_t k) {
-        const std::int64_t li = k % lr, lbj = k / lr, lj0 = lbj * nb, j0 = (lbj * Q + q) * nb;
-        const std::int64_t width = lc - lj0 < nb ? lc - lj0 : nb;
-        double s = 0;
-        for (std::int64_t c = 0; c < width; ++c) s += A(li, lj0 + c) * zv(j0 + c);
-        part(li * lbc + lbj) = s;
-      });
+  // partial(:, lbj) = A(:, block column lbj) z(block J = lbj Q + q): one batched gemv; the last local
+  // block column is narrower when it is the matrix's last, partial one.
+  const std::int64_t last_width = lc - (lbc - 1) * nb, full = last_width == nb ? lbc : lbc - 1;
+  const std::int64_t ld = std::max<std::int64_t>(lr, 1);
+  double* const part = gpu.partial.data();
+  const double* const zp = gpu.z.data();
+  gpu.solvers.gemv_batched(lr, nb, A.data(), ld, nb * ld, zp + g.q * nb, g.Q * nb, part, lr, full);
+  if (full < lbc)
+    gpu.solvers.gemv_batched(lr, last_width, A.data() + full * nb * ld, ld, 0, zp + (full * g.Q + g.q) * nb, 0,
+                             part + full * lr, 0, 1);
   if (!sum_blocks) {
     out.resize(static_cast<std::size_t>(lr * lbc));
-    download(space, out.data(), part, lr * lbc);
+    download(space, out.data(), gpu.partial, lr * lbc);
     return;
   }
+  const auto pv = gpu.partial, sums = gpu.sums;
   Kokkos::parallel_for(
       "hplai::matvec_sums", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, lr),
       KOKKOS_LAMBDA(const std::int64_t li) {
         double s = 0;
-        for (std::int64_t J = 0; J < lbc; ++J) s += part(li * lbc + J);  // in block order
+        for (std::int64_t J = 0; J < lbc; ++J) s += pv(J * lr + li);  // in block order
         sums(li) = s;
       });
   out.resize(static_cast<std::size_t>(lr));
@@ -276,19 +276,19 @@ void gpu_precond_partials(GpuGrid& gpu, const BlockCyclic& C, int Q, int q, std:
   out.resize(static_cast<std::size_t>(count));
   if (count <= 0) return;
   ensure(b.partial, count, "hplai::precond_partial");
-  const DeviceMatrix<T> lu = gpu.factors<T>();
-  const auto w = b.w, part = b.partial;
-  const std::int64_t nb = C.nb, n = C.n;
-  Kokkos::parallel_for(
-      "hplai::precond_partials", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(gpu.space, 0, count),
-      KOKKOS_LAMBDA(const std::int64_t k) {
-        const std::int64_t r = k % kb, lbj = first + k / kb, J = lbj * Q + q;
-        const std::int64_t width = n - J * nb < nb ? n - J * nb : nb;
-        T s = 0;
-        for (std::int64_t c = 0; c < width; ++c) s += lu(li0 + r, lbj * nb + c) * w(J * nb + c);  // column order
-        part(k) = s;
-      });
-  download(gpu.space, out.data(), part, count);
+  const DeviceMatrix<T>& lu = gpu.factors<T>();
+  const std::int64_t nb = C.nb, n = C.n, ld = static_cast<std::int64_t>(lu.stride(1));
+  // One gemv per block column lbj in [first, last): LU(li0 .., block lbj) w(block J = lbj Q + q); the
+  // matrix's last block column, when partial, separately.
+  const std::int64_t J_last = (last - 1) * Q + q, last_width = std::min(nb, n - J_last * nb);
+  const std::int64_t full = last_width == nb ? last - first : last - first - 1;
+  const T* const a = lu.data() + li0 + first * nb * ld;
+  const T* const w = b.w.data() + (first * Q + q) * nb;
+  T* const part = b.partial.data();
+  gpu.solvers.gemv_batched(kb, nb, a, ld, nb * ld, w, Q * nb, part, kb, full);
+  if (full < last - first)
+    gpu.solvers.gemv_batched(kb, last_width, a + full * nb * ld, ld, 0, w + full * Q * nb, 0, part + full * kb, 0, 1);
+  download(gpu.space, out.data(), b.partial, count);
 }
 
 template <class T>
@@ -297,32 +297,11 @@ void gpu_precond_solve_diagonal(GpuGrid& gpu, std::int64_t li0, std::int64_t lj0
   const std::int64_t kb = static_cast<std::int64_t>(u.size());
   ensure(b.u, kb, "hplai::precond_u");
   upload(gpu.space, b.u, u.data(), kb);
-  const DeviceMatrix<T> lu = gpu.factors<T>();
-  const auto uv = b.u;
-  constexpr int kThreads = 256;
-  using Policy = Kokkos::TeamPolicy<Cuda>;
-  // One team sweeps the kb x kb diagonal block column by column (a barrier per step): forward with
-  // the unit lower triangle, backward with the upper one.
-  Kokkos::parallel_for(
-      "hplai::precond_diagonal", Policy(gpu.space, 1, kThreads), KOKKOS_LAMBDA(const Policy::member_type& m) {
-        const int t = m.team_rank();
-        if (lower) {
-          for (std::int64_t c = 0; c < kb; ++c) {
-            const T uc = uv(c);
-            for (std::int64_t r = t; r < kb; r += kThreads)
-              if (r > c) uv(r) -= lu(li0 + r, lj0 + c) * uc;
-            m.team_barrier();
-          }
-        } else {
-          for (std::int64_t c = kb - 1; c >= 0; --c) {
-            const T uc = uv(c) / lu(li0 + c, lj0 + c);
-            for (std::int64_t r = t; r < c; r += kThreads) uv(r) -= lu(li0 + r, lj0 + c) * uc;
-            m.team_barrier();
-            if (t == 0) uv(c) = uc;
-          }
-        }
-      });
-  download(gpu.space, u.data(), uv, kb);
+  const DeviceMatrix<T>& lu = gpu.factors<T>();
+  const std::int64_t ld = static_cast<std::int64_t>(lu.stride(1));
+  // u <- L11^-1 u (unit lower) or U11^-1 u: cuBLAS trsm with one right-hand side
+  gpu.solvers.trsm(true, !lower, lower, kb, 1, lu.data() + li0 + lj0 * ld, ld, b.u.data(), kb);
+  download(gpu.space, u.data(), b.u, kb);
 }
 
 template <class T>

@@ -79,19 +79,20 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
 void upload_local_system(GpuGrid& gpu, const LocalMatrix<double>& A);
 
 /// The refinement's mat-vec on the GPU: with the uploaded local blocks A (lr x lc) and z (all n
-/// entries, host), the partial sums s(li, lbj) = sum over the columns c of local block column lbj,
-/// in order, of A(li, lbj nb + c) z(J nb + c) (J = lbj Q + q, the block's global index). `out`: with
-/// sum_blocks (the rank holds every block column, Q = 1) the lr sums over lbj in block order, else
-/// the lr x held partials, row-major.
+/// entries, host), the partial sums s(li, lbj) = sum over the columns c of local block column lbj of
+/// A(li, lbj nb + c) z(J nb + c) (J = lbj Q + q, the block's global index; cuBLAS gemv, one per block
+/// column). `out`: with sum_blocks (the rank holds every block column, Q = 1) the lr sums over lbj in
+/// block order, else the lr x held partials, column-major (s(li, lbj) at lbj lr + li).
 void gpu_matvec(GpuGrid& gpu, const Grid& g, const BlockCyclic& C, const std::vector<double>& z, bool sum_blocks,
                 std::vector<double>& out);
 
 /// The preconditioner's block-row solves (distributed.cpp, DistributedOps::precond) with the factors
-/// of the last factor_distributed_gpu<T> on this rank's GPU. load: the GPU's copy of the iterate
-/// w (n entries) = w. partials: out((lbj - first) kb + r) = sum over the columns c of local block
-/// column lbj, in order, of LU(li0 + r, lbj nb + c) w(J nb + c), for lbj in [first, last), in T.
-/// solve_diagonal: u <- L^-1 u (lower: unit lower triangle) or U^-1 u of the kb x kb diagonal block at
-/// local (li0, lj0), kb = u.size(). store: the GPU's w(i0 ..) = u. Each waits for the GPU.
+/// of the last factor_distributed_gpu<T> on this rank's GPU, in T, through cuBLAS. load: the GPU's
+/// copy of the iterate w (n entries) = w. partials: out((lbj - first) kb + r) = sum over the columns c
+/// of local block column lbj of LU(li0 + r, lbj nb + c) w(J nb + c), for lbj in [first, last) (one
+/// gemv per block column). solve_diagonal: u <- L^-1 u (lower: unit lower triangle) or U^-1 u of the
+/// kb x kb diagonal block at local (li0, lj0), kb = u.size() (trsm). store: the GPU's w(i0 ..) = u.
+/// Each waits for the GPU.
 template <class T>
 void gpu_precond_load(GpuGrid& gpu, const std::vector<T>& w);
 template <class T>
