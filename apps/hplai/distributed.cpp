@@ -351,8 +351,11 @@ struct DistributedOps {
   /// rank gathers them (MPI_Gatherv on the row communicator), subtracts them in J order, solves with
   /// the diagonal block and broadcasts v_I to every rank.
   void precond(Vec& v) {
+    if (gpu) {
+      detail::gpu_precond_apply<T>(*gpu, g, R, C, v);
+      return;
+    }
     std::vector<T> w(v.begin(), v.end());
-    if (gpu) detail::gpu_precond_load(*gpu, w);
     for (std::int64_t I = 0; I < blocks; ++I) solve_block_row(w, I, true);
     for (std::int64_t I = blocks - 1; I >= 0; --I) solve_block_row(w, I, false);
     for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<double>(w[i]);
@@ -371,17 +374,13 @@ struct DistributedOps {
       };
       const auto [first, last] = range(g.q);
       std::vector<T> partial(static_cast<std::size_t>((last - first) * kb));
-      if (gpu) {
-        detail::gpu_precond_partials(*gpu, C, g.Q, g.q, li0, kb, first, last, partial);
-      } else {
-        for (std::int64_t lbj = first; lbj < last; ++lbj) {
-          const std::int64_t J = lbj * g.Q + g.q, width = std::min(nb, n - J * nb);
-          for (std::int64_t r = 0; r < kb; ++r) {
-            T s = 0;
-            const T* l = &lu(li0 + r, lbj * nb);
-            for (std::int64_t c = 0; c < width; ++c) s += l[c] * w[J * nb + c];
-            partial[(lbj - first) * kb + r] = s;
-          }
+      for (std::int64_t lbj = first; lbj < last; ++lbj) {
+        const std::int64_t J = lbj * g.Q + g.q, width = std::min(nb, n - J * nb);
+        for (std::int64_t r = 0; r < kb; ++r) {
+          T s = 0;
+          const T* l = &lu(li0 + r, lbj * nb);
+          for (std::int64_t c = 0; c < width; ++c) s += l[c] * w[J * nb + c];
+          partial[(lbj - first) * kb + r] = s;
         }
       }
       std::vector<int> counts(g.Q), displs(g.Q);
@@ -401,14 +400,12 @@ struct DistributedOps {
           const std::int64_t at = displs[qq] + (J / g.Q - range(qq).first) * kb;
           for (std::int64_t r = 0; r < kb; ++r) u[r] -= all[at + r];
         }
-        if (gpu) {
-          detail::gpu_precond_solve_diagonal(*gpu, li0, C.local(i0), lower, u);
-        } else if (const T* D = &lu(li0, C.local(i0)); lower) {
-          const std::int64_t ld = C.local_count(g.q);
+        const T* D = &lu(li0, C.local(i0));
+        const std::int64_t ld = C.local_count(g.q);
+        if (lower) {
           for (std::int64_t r = 0; r < kb; ++r)
             for (std::int64_t c = 0; c < r; ++c) u[r] -= D[r * ld + c] * u[c];
         } else {
-          const std::int64_t ld = C.local_count(g.q);
           for (std::int64_t r = kb - 1; r >= 0; --r) {
             T s = u[r];
             for (std::int64_t c = r + 1; c < kb; ++c) s -= D[r * ld + c] * u[c];
@@ -419,7 +416,6 @@ struct DistributedOps {
     }
     MPI_Bcast(u.data(), to_int(kb), mpi_type<T>(), pI * g.Q + qI, g.comm);
     std::copy(u.begin(), u.end(), w.begin() + i0);
-    if (gpu) detail::gpu_precond_store(*gpu, i0, u);
   }
 };
 

@@ -43,10 +43,15 @@ using DeviceBlock = Kokkos::View<T**, Kokkos::LayoutStride, Kokkos::CudaSpace, K
 /// Largest MPI message in bytes (MPI counts are int).
 constexpr std::size_t kMaxMessageBytes = std::size_t(1) << 30;
 
-/// Broadcasts of device buffers along the grid's process rows or columns.
-class GridBroadcast {
+/// Collectives on device buffers along the grid's process rows or columns: the LU's broadcasts and
+/// the refinement's sums of partial products.
+class GridTransport {
  public:
-  virtual ~GridBroadcast() = default;
+  virtual ~GridTransport() = default;
+  /// buf (count FP32 or FP64 entries, device memory) at rank `root` of this rank's process row
+  /// (along_row) or column = the sum of every such rank's buf, in place (the others' buf undefined
+  /// after), ordered on the stream as bcast. Collective over that row or column.
+  virtual void reduce_sum(void* buf, std::size_t count, bool fp64, int root, bool along_row) = 0;
   /// `bytes` at `buf` (device memory) from rank `root` of this rank's process row (along_row) or
   /// column to the others of it, in place, ordered on the factorisation's stream after the work
   /// queued there before (MPI: the call waits for it; NCCL: queued, the host goes on). Collective
@@ -57,9 +62,9 @@ class GridBroadcast {
 
 /// MPI_Bcast of a pinned host copy: the root copies its buffer to the host, the others copy the
 /// received bytes to theirs.
-class StagedBroadcast final : public GridBroadcast {
+class StagedTransport final : public GridTransport {
  public:
-  StagedBroadcast(const Grid& g, const Cuda& space) : g_(g), space_(space) {}
+  StagedTransport(const Grid& g, const Cuda& space) : g_(g), space_(space) {}
   void bcast(void* buf, std::size_t bytes, int root, bool along_row) override {
     using Bytes = Kokkos::View<char*, Kokkos::CudaSpace, Kokkos::MemoryUnmanaged>;
     if (bytes == 0) return;
@@ -80,6 +85,26 @@ class StagedBroadcast final : public GridBroadcast {
     if (!is_root) Kokkos::deep_copy(space_, d, h);
     space_.fence();
   }
+  void reduce_sum(void* buf, std::size_t count, bool fp64, int root, bool along_row) override {
+    using Bytes = Kokkos::View<char*, Kokkos::CudaSpace, Kokkos::MemoryUnmanaged>;
+    const std::size_t bytes = count * (fp64 ? 8 : 4);
+    if (bytes == 0) return;
+    if (bytes > kMaxMessageBytes) throw tcemu::InvalidArgument("hplai over MPI: a row sum of more than 1 GiB");
+    const MPI_Comm comm = along_row ? g_.row : g_.col;
+    const bool is_root = (along_row ? g_.q : g_.p) == root;
+    if (host_.extent(0) < 2 * bytes) {
+      host_ = Pinned();
+      host_ = Pinned(Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::stage"), 2 * bytes);
+    }
+    const Bytes d(static_cast<char*>(buf), bytes);
+    Kokkos::deep_copy(space_, Kokkos::subview(host_, std::make_pair(std::size_t(0), bytes)), d);
+    space_.fence();
+    if (MPI_Reduce(host_.data(), host_.data() + bytes, static_cast<int>(count), fp64 ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM,
+                   root, comm) != MPI_SUCCESS)
+      throw tcemu::Error("hplai over MPI: MPI_Reduce failed");
+    if (is_root) Kokkos::deep_copy(space_, d, Kokkos::subview(host_, std::make_pair(bytes, 2 * bytes)));
+    space_.fence();
+  }
   std::string name() const override { return "mpi (through host memory)"; }
 
  private:
@@ -92,23 +117,29 @@ class StagedBroadcast final : public GridBroadcast {
 #if defined(HPLAI_HAVE_NCCL)
 /// ncclBroadcast on one NCCL communicator per process row and per process column (over the row and
 /// column MPI communicators: app_common/nccl_comm.hpp), on the factorisation's stream.
-class NcclBroadcast final : public GridBroadcast {
+class NcclTransport final : public GridTransport {
  public:
-  NcclBroadcast(const Grid& g, const Cuda& space)
+  NcclTransport(const Grid& g, const Cuda& space)
       : stream_(space.cuda_stream()),
         row_(tcemu::app::nccl_comm_over(g.row, "hplai")),
         col_(tcemu::app::nccl_comm_over(g.col, "hplai")) {}
-  ~NcclBroadcast() override {
+  ~NcclTransport() override {
     ncclCommDestroy(row_);
     ncclCommDestroy(col_);
   }
-  NcclBroadcast(const NcclBroadcast&) = delete;
-  NcclBroadcast& operator=(const NcclBroadcast&) = delete;
+  NcclTransport(const NcclTransport&) = delete;
+  NcclTransport& operator=(const NcclTransport&) = delete;
   void bcast(void* buf, std::size_t bytes, int root, bool along_row) override {
     if (bytes == 0) return;
     // Queued on the factorisation's stream: the work after it waits there, the host does not.
     tcemu::app::check_nccl(ncclBroadcast(buf, buf, bytes, ncclChar, root, along_row ? row_ : col_, stream_), "hplai",
                            "ncclBroadcast");
+  }
+  void reduce_sum(void* buf, std::size_t count, bool fp64, int root, bool along_row) override {
+    if (count == 0) return;
+    tcemu::app::check_nccl(ncclReduce(buf, buf, count, fp64 ? ncclDouble : ncclFloat, ncclSum, root,
+                                      along_row ? row_ : col_, stream_),
+                           "hplai", "ncclReduce");
   }
   std::string name() const override { return "nccl"; }
 
@@ -120,13 +151,13 @@ class NcclBroadcast final : public GridBroadcast {
 
 /// NCCL where it is built and no two ranks share a GPU (NCCL refuses that), else MPI through pinned
 /// host memory. Collective over g.comm.
-std::unique_ptr<GridBroadcast> make_broadcast(const Grid& g, const Cuda& space) {
+std::unique_ptr<GridTransport> make_transport(const Grid& g, const Cuda& space) {
   const bool shared = tcemu::app::ranks_share_a_gpu(g.comm, space.cuda_device());
 #if defined(HPLAI_HAVE_NCCL)
-  if (!shared) return std::make_unique<NcclBroadcast>(g, space);
+  if (!shared) return std::make_unique<NcclTransport>(g, space);
 #endif
   (void)shared;
-  return std::make_unique<StagedBroadcast>(g, space);
+  return std::make_unique<StagedTransport>(g, space);
 }
 
 /// buf (column-major, leading dimension rows) = A(r0 .. r0+rows, c0 .. c0+cols).
@@ -157,10 +188,10 @@ struct PrecondBuffers {
 
 class GpuGrid {
  public:
-  explicit GpuGrid(const Grid& g) : solvers(space), broadcast(make_broadcast(g, space)) {}
+  explicit GpuGrid(const Grid& g) : solvers(space), transport(make_transport(g, space)) {}
   Cuda space;
   DenseSolvers<Cuda> solvers;
-  std::unique_ptr<GridBroadcast> broadcast;
+  std::unique_ptr<GridTransport> transport;
   DeviceMatrix<double> A;  ///< this rank's FP64 blocks, column-major (upload_local_system)
   DeviceMatrix<float> lu32;  ///< the factors of the last FP32-storage row
   DeviceMatrix<double> lu64;  ///< the factors of the last FP64-storage row
@@ -262,56 +293,75 @@ void gpu_matvec(GpuGrid& gpu, const Grid& g, const BlockCyclic& C, const std::ve
 }
 
 template <class T>
-void gpu_precond_load(GpuGrid& gpu, const std::vector<T>& w) {
+void gpu_precond_apply(GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const BlockCyclic& C, std::vector<double>& v) {
+  const Cuda& space = gpu.space;
   PrecondBuffers<T>& b = gpu.precond<T>();
-  ensure(b.w, static_cast<std::int64_t>(w.size()), "hplai::precond_w");
-  upload(gpu.space, b.w, w.data(), static_cast<std::int64_t>(w.size()));
-}
-
-template <class T>
-void gpu_precond_partials(GpuGrid& gpu, const BlockCyclic& C, int Q, int q, std::int64_t li0, std::int64_t kb,
-                          std::int64_t first, std::int64_t last, std::vector<T>& out) {
-  PrecondBuffers<T>& b = gpu.precond<T>();
-  const std::int64_t count = (last - first) * kb;
-  out.resize(static_cast<std::size_t>(count));
-  if (count <= 0) return;
-  ensure(b.partial, count, "hplai::precond_partial");
   const DeviceMatrix<T>& lu = gpu.factors<T>();
-  const std::int64_t nb = C.nb, n = C.n, ld = static_cast<std::int64_t>(lu.stride(1));
-  // One gemv per block column lbj in [first, last): LU(li0 .., block lbj) w(block J = lbj Q + q); the
-  // matrix's last block column, when partial, separately.
-  const std::int64_t J_last = (last - 1) * Q + q, last_width = std::min(nb, n - J_last * nb);
-  const std::int64_t full = last_width == nb ? last - first : last - first - 1;
-  const T* const a = lu.data() + li0 + first * nb * ld;
-  const T* const w = b.w.data() + (first * Q + q) * nb;
-  T* const part = b.partial.data();
-  gpu.solvers.gemv_batched(kb, nb, a, ld, nb * ld, w, Q * nb, part, kb, full);
-  if (full < last - first)
-    gpu.solvers.gemv_batched(kb, last_width, a + full * nb * ld, ld, 0, w + full * Q * nb, 0, part + full * kb, 0, 1);
-  download(gpu.space, out.data(), b.partial, count);
-}
-
-template <class T>
-void gpu_precond_solve_diagonal(GpuGrid& gpu, std::int64_t li0, std::int64_t lj0, bool lower, std::vector<T>& u) {
-  PrecondBuffers<T>& b = gpu.precond<T>();
-  const std::int64_t kb = static_cast<std::int64_t>(u.size());
-  ensure(b.u, kb, "hplai::precond_u");
-  upload(gpu.space, b.u, u.data(), kb);
-  const DeviceMatrix<T>& lu = gpu.factors<T>();
+  GridTransport* const tr = gpu.transport.get();
+  const std::int64_t n = R.n, nb = R.nb, blocks = (n + nb - 1) / nb, Q = g.Q, q = g.q;
   const std::int64_t ld = static_cast<std::int64_t>(lu.stride(1));
-  // u <- L11^-1 u (unit lower) or U11^-1 u: cuBLAS trsm with one right-hand side
-  gpu.solvers.trsm(true, !lower, lower, kb, 1, lu.data() + li0 + lj0 * ld, ld, b.u.data(), kb);
-  download(gpu.space, u.data(), b.u, kb);
-}
-
-template <class T>
-void gpu_precond_store(GpuGrid& gpu, std::int64_t i0, const std::vector<T>& u) {
-  upload(gpu.space, gpu.precond<T>().w, u.data(), static_cast<std::int64_t>(u.size()), i0);
+  const std::int64_t held = (C.local_count(g.q) + nb - 1) / nb;
+  constexpr bool fp64 = std::is_same_v<T, double>;
+  ensure(b.w, n, "hplai::precond_w");
+  ensure(b.u, nb, "hplai::precond_u");
+  ensure(b.partial, nb * std::max<std::int64_t>(held, 1), "hplai::precond_partial");
+  {  // w = T(v), rounded on the host as the host path does
+    std::vector<T> w(v.begin(), v.end());
+    upload(space, b.w, w.data(), n);
+  }
+  const auto wv = b.w, uv = b.u, part = b.partial;
+  // Block row I: u = w(I) - sum_J LU(I, J) w(J) over J < I (lower) or J > I (upper), then u <- the
+  // diagonal block's triangle^-1 u, broadcast to every rank into w(I). Every step is queued on the
+  // stream; with NCCL the host never waits until the end.
+  for (std::int64_t k = 0; k < 2 * blocks; ++k) {  // forward over I = 0 .. blocks - 1, then backward
+    const bool lower = k < blocks;
+    const std::int64_t I = lower ? k : 2 * blocks - 1 - k;
+    const std::int64_t i0 = I * nb, kb = std::min(nb, n - i0);
+    const int pI = static_cast<int>(I % g.P), qI = static_cast<int>(I % g.Q);
+    if (g.p == pI) {
+      const std::int64_t li0 = R.local(i0);
+      const std::int64_t before = (C.local_start(I, g.q) + nb - 1) / nb, upto = (C.local_start(I + 1, g.q) + nb - 1) / nb;
+      const std::int64_t first = lower ? 0 : upto, last = lower ? before : held, count = last - first;
+      if (count > 0) {  // part(:, j) = LU(I, my j-th block of the range) w(its block), one gemv each
+        const std::int64_t J_last = (last - 1) * Q + q, last_width = std::min(nb, n - J_last * nb);
+        const std::int64_t full = last_width == nb ? count : count - 1;
+        const T* const a = lu.data() + li0 + first * nb * ld;
+        const T* const w = wv.data() + (first * Q + q) * nb;
+        gpu.solvers.gemv_batched(kb, nb, a, ld, nb * ld, w, Q * nb, part.data(), kb, full);
+        if (full < count)
+          gpu.solvers.gemv_batched(kb, last_width, a + full * nb * ld, ld, 0, w + full * Q * nb, 0,
+                                   part.data() + full * kb, 0, 1);
+      }
+      // uv = this rank's sum over its blocks, in block order (0 when it holds none)
+      Kokkos::parallel_for(
+          "hplai::precond_sum", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, kb),
+          KOKKOS_LAMBDA(const std::int64_t r) {
+            T s = 0;
+            for (std::int64_t j = 0; j < count; ++j) s += part(j * kb + r);
+            uv(r) = s;
+          });
+      if (g.Q > 1) tr->reduce_sum(uv.data(), static_cast<std::size_t>(kb), fp64, qI, true);
+      if (g.q == qI) {
+        Kokkos::parallel_for(
+            "hplai::precond_rhs", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, kb),
+            KOKKOS_LAMBDA(const std::int64_t r) { uv(r) = wv(i0 + r) - uv(r); });
+        gpu.solvers.trsm(true, !lower, lower, kb, 1, lu.data() + li0 + C.local(i0) * ld, ld, uv.data(), kb);
+      }
+      if (g.Q > 1) tr->bcast(uv.data(), static_cast<std::size_t>(kb) * sizeof(T), qI, true);
+    }
+    if (g.P > 1) tr->bcast(uv.data(), static_cast<std::size_t>(kb) * sizeof(T), pI, false);
+    Kokkos::parallel_for(
+        "hplai::precond_store", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, kb),
+        KOKKOS_LAMBDA(const std::int64_t r) { wv(i0 + r) = uv(r); });
+  }
+  std::vector<T> w(static_cast<std::size_t>(n));
+  download(space, w.data(), b.w, n);
+  for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<double>(w[i]);
 }
 
 void GpuGridDeleter::operator()(GpuGrid* p) const { delete p; }
 GpuGridPtr make_gpu_grid(const Grid& g) { return GpuGridPtr(new GpuGrid(g)); }
-std::string gpu_grid_transport(const GpuGrid& gpu) { return gpu.broadcast->name(); }
+std::string gpu_grid_transport(const GpuGrid& gpu) { return gpu.transport->name(); }
 
 template <class T>
 LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, const LuOptions& options,
@@ -337,7 +387,7 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
         KOKKOS_LAMBDA(const std::int64_t k) { out[k] = static_cast<T>(A64.data()[k]); });
   }
   DenseSolvers<Cuda>& solvers = gpu.solvers;
-  GridBroadcast* const bc = gpu.broadcast.get();
+  GridTransport* const bc = gpu.transport.get();
   const Kokkos::View<T*, Kokkos::CudaSpace> diag("hplai::diag", static_cast<std::size_t>(nb * nb)),
       panel("hplai::panel", static_cast<std::size_t>(ld * nb)),
       urow("hplai::urow", static_cast<std::size_t>(nb * std::max<std::int64_t>(lc, 1)));
@@ -358,8 +408,7 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
     }
     // 2. the panel (leading dimension rows) along the process rows.
     if (g.Q > 1) bc->bcast(panel.data(), static_cast<std::size_t>(rows * kb) * sizeof(T), qk, true);
-    space.fence();
-    st.seconds_panel += seconds_since(t0);
+    st.seconds_panel += seconds_since(t0);  // the host's time (as on one GPU): the step ends with one wait
     if (rest == 0) {
       if (options.progress) options.progress({k + 1, blocks, k0 + kb, seconds_since(start)});
       continue;
@@ -371,7 +420,6 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
       pack(space, A, rk, ck1, kb, cols, urow.data());
     }
     if (g.P > 1) bc->bcast(urow.data(), static_cast<std::size_t>(kb * cols) * sizeof(T), pk, false);
-    space.fence();
     st.seconds_solve += seconds_since(t0);
     // 4. A22 -= L21 U12 on the local trailing blocks, operands scaled by the global maxima (lu.hpp).
     t0 = Clock::now();
@@ -450,20 +498,7 @@ void gpu_matvec(GpuGrid&, const Grid&, const BlockCyclic&, const std::vector<dou
   no_gpu_path();
 }
 template <class T>
-void gpu_precond_load(GpuGrid&, const std::vector<T>&) {
-  no_gpu_path();
-}
-template <class T>
-void gpu_precond_partials(GpuGrid&, const BlockCyclic&, int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                          std::vector<T>&) {
-  no_gpu_path();
-}
-template <class T>
-void gpu_precond_solve_diagonal(GpuGrid&, std::int64_t, std::int64_t, bool, std::vector<T>&) {
-  no_gpu_path();
-}
-template <class T>
-void gpu_precond_store(GpuGrid&, std::int64_t, const std::vector<T>&) {
+void gpu_precond_apply(GpuGrid&, const Grid&, const BlockCyclic&, const BlockCyclic&, std::vector<double>&) {
   no_gpu_path();
 }
 
@@ -472,11 +507,8 @@ void gpu_precond_store(GpuGrid&, std::int64_t, const std::vector<T>&) {
 #define HPLAI_GRID_GPU_INSTANTIATE(T)                                                                              \
   template LuStats factor_distributed_gpu<T>(const Grid&, const BlockCyclic&, const BlockCyclic&, const LuOptions&,   \
                                              double, GpuGrid&);                                                      \
-  template void gpu_precond_load<T>(GpuGrid&, const std::vector<T>&);                                               \
-  template void gpu_precond_partials<T>(GpuGrid&, const BlockCyclic&, int, int, std::int64_t, std::int64_t,         \
-                                        std::int64_t, std::int64_t, std::vector<T>&);                               \
-  template void gpu_precond_solve_diagonal<T>(GpuGrid&, std::int64_t, std::int64_t, bool, std::vector<T>&);         \
-  template void gpu_precond_store<T>(GpuGrid&, std::int64_t, const std::vector<T>&);
+  template void gpu_precond_apply<T>(GpuGrid&, const Grid&, const BlockCyclic&, const BlockCyclic&,               \
+                                     std::vector<double>&);
 HPLAI_GRID_GPU_INSTANTIATE(float)
 HPLAI_GRID_GPU_INSTANTIATE(double)
 #undef HPLAI_GRID_GPU_INSTANTIATE

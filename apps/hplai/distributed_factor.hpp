@@ -86,22 +86,16 @@ void upload_local_system(GpuGrid& gpu, const LocalMatrix<double>& A);
 void gpu_matvec(GpuGrid& gpu, const Grid& g, const BlockCyclic& C, const std::vector<double>& z, bool sum_blocks,
                 std::vector<double>& out);
 
-/// The preconditioner's block-row solves (distributed.cpp, DistributedOps::precond) with the factors
-/// of the last factor_distributed_gpu<T> on this rank's GPU, in T, through cuBLAS. load: the GPU's
-/// copy of the iterate w (n entries) = w. partials: out((lbj - first) kb + r) = sum over the columns c
-/// of local block column lbj of LU(li0 + r, lbj nb + c) w(J nb + c), for lbj in [first, last) (one
-/// gemv per block column). solve_diagonal: u <- L^-1 u (lower: unit lower triangle) or U^-1 u of the
-/// kb x kb diagonal block at local (li0, lj0), kb = u.size() (trsm). store: the GPU's w(i0 ..) = u.
-/// Each waits for the GPU.
+/// v <- U^-1 L^-1 v (the refinement's preconditioner; v: all n entries, host, on every rank) with the
+/// factors of the last factor_distributed_gpu<T> on this rank's GPU, in T (v rounded to T first, as
+/// the host path does). Block row by block row, forward then backward, on the GPU: each rank of the
+/// block row's process row sums its products LU(I, J) w(J) (cuBLAS batched gemv, one per block column
+/// J, summed in J order), the row's sums are added at the diagonal's rank (the transport's reduce),
+/// which subtracts them from w(I) and solves with the diagonal block (trsm); the result goes along the
+/// row and down every column (broadcasts). With NCCL every step is queued on the stream and the host
+/// waits once, at the end. Collective over g.comm.
 template <class T>
-void gpu_precond_load(GpuGrid& gpu, const std::vector<T>& w);
-template <class T>
-void gpu_precond_partials(GpuGrid& gpu, const BlockCyclic& C, int Q, int q, std::int64_t li0, std::int64_t kb,
-                          std::int64_t first, std::int64_t last, std::vector<T>& out);
-template <class T>
-void gpu_precond_solve_diagonal(GpuGrid& gpu, std::int64_t li0, std::int64_t lj0, bool lower, std::vector<T>& u);
-template <class T>
-void gpu_precond_store(GpuGrid& gpu, std::int64_t i0, const std::vector<T>& u);
+void gpu_precond_apply(GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const BlockCyclic& C, std::vector<double>& v);
 
 struct GpuGridDeleter {
   void operator()(GpuGrid* p) const;
