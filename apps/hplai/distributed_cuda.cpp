@@ -3,6 +3,10 @@
 // the entry point throws the one-line error of a build without the GPU path.
 #include "dense.hpp"  // HPLAI_HAVE_CUDA_KOKKOS
 #include "distributed_factor.hpp"
+
+#include <string>
+
+#include "app_common/device.hpp"
 #include "tcemu/error.hpp"
 
 #if defined(HPLAI_HAVE_CUDA_KOKKOS)
@@ -477,10 +481,10 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
 #else
 
 namespace {
+/// The device layer's reason (app_common/device.hpp), as the one-process --device check words it.
 [[noreturn]] void no_gpu_path() {
-  throw tcemu::DeviceError(
-      "--device cuda: this build of hplai has no GPU path (tcemu's CUDA backend and a CUDA-enabled Kokkos, "
-      "docs/kokkos.md)");
+  const std::string why = tcemu::app::gpu_path_missing(tcemu::app::GpuPath::kokkos_cuda);
+  throw tcemu::DeviceError("--device cuda: " + (why.empty() ? std::string("this build of hplai has no GPU path") : why));
 }
 }  // namespace
 

@@ -5,6 +5,9 @@
 // simulate_distributed_cuda throws the one-line error of a build without the GPU path.
 #include <Kokkos_Core.hpp>
 
+#include <string>
+
+#include "app_common/device.hpp"
 #include "distributed.hpp"
 #include "exchange.hpp"
 #include "tcemu/error.hpp"
@@ -146,10 +149,10 @@ DistributedResult<T> simulate_distributed_cuda(const DistributedPlan& plan, cons
 #else
 
 namespace {
+/// The device layer's reason (app_common/device.hpp), as the one-process --device check words it.
 [[noreturn]] void no_gpu_path() {
-  throw tcemu::DeviceError(
-      "--device cuda: this build of qsim has no GPU path (tcemu's CUDA backend and a CUDA-enabled Kokkos, "
-      "docs/kokkos.md)");
+  const std::string why = tcemu::app::gpu_path_missing(tcemu::app::GpuPath::kokkos_cuda);
+  throw tcemu::DeviceError("--device cuda: " + (why.empty() ? std::string("this build of qsim has no GPU path") : why));
 }
 }  // namespace
 
