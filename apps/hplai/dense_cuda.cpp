@@ -46,6 +46,21 @@ cublasStatus_t trsm(cublasHandle_t h, bool left, bool upper, bool unit, std::int
                         upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
                         unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n, &one, A, lda, B, ldb);
 }
+/// y_b = A_b x_b (alpha 1, beta 0, A not transposed) for b < batch: cublas?gemvStridedBatched.
+cublasStatus_t gemv_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, const float* A, std::int64_t lda,
+                            std::int64_t strideA, const float* x, std::int64_t stridex, float* y, std::int64_t stridey,
+                            std::int64_t batch) {
+  const float one = 1.0f, zero = 0.0f;
+  return cublasSgemvStridedBatched_64(h, CUBLAS_OP_N, m, n, &one, A, lda, strideA, x, 1, stridex, &zero, y, 1, stridey,
+                                      batch);
+}
+cublasStatus_t gemv_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, const double* A, std::int64_t lda,
+                            std::int64_t strideA, const double* x, std::int64_t stridex, double* y, std::int64_t stridey,
+                            std::int64_t batch) {
+  const double one = 1.0, zero = 0.0;
+  return cublasDgemvStridedBatched_64(h, CUBLAS_OP_N, m, n, &one, A, lda, strideA, x, 1, stridex, &zero, y, 1, stridey,
+                                      batch);
+}
 cublasStatus_t trsv(cublasHandle_t h, cublasFillMode_t uplo, cublasDiagType_t diag, std::int64_t n, const float* A,
                     std::int64_t ld, float* x) {
   return cublasStrsv_64(h, uplo, CUBLAS_OP_N, diag, n, A, ld, x, 1);
@@ -155,17 +170,11 @@ void Gpu::trsm(bool left, bool upper, bool unit, std::int64_t m, std::int64_t n,
 
 void Gpu::gemv_batched(std::int64_t m, std::int64_t n, const float* A, std::int64_t lda, std::int64_t strideA,
                        const float* x, std::int64_t stridex, float* y, std::int64_t stridey, std::int64_t batch) {
-  if (m <= 0 || batch <= 0) return;
-  const float one = 1.0f, zero = 0.0f;
-  HPLAI_CHECK(cublasSgemvStridedBatched_64(h_->blas, CUBLAS_OP_N, m, n, &one, A, lda, strideA, x, 1, stridex, &zero, y,
-                                           1, stridey, batch));
+  if (m > 0 && batch > 0) HPLAI_CHECK(hplai::gemv_batched(h_->blas, m, n, A, lda, strideA, x, stridex, y, stridey, batch));
 }
 void Gpu::gemv_batched(std::int64_t m, std::int64_t n, const double* A, std::int64_t lda, std::int64_t strideA,
                        const double* x, std::int64_t stridex, double* y, std::int64_t stridey, std::int64_t batch) {
-  if (m <= 0 || batch <= 0) return;
-  const double one = 1.0, zero = 0.0;
-  HPLAI_CHECK(cublasDgemvStridedBatched_64(h_->blas, CUBLAS_OP_N, m, n, &one, A, lda, strideA, x, 1, stridex, &zero, y,
-                                           1, stridey, batch));
+  if (m > 0 && batch > 0) HPLAI_CHECK(hplai::gemv_batched(h_->blas, m, n, A, lda, strideA, x, stridex, y, stridey, batch));
 }
 
 BaselineTimes Gpu::baseline(double* A, std::int64_t n, double* x) {

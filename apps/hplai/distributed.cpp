@@ -259,9 +259,9 @@ LuStats factor_distributed(const Grid& g, const BlockCyclic& R, const BlockCycli
 
 /// The refinement's operations (refine_impl.hpp) on FP64 vectors replicated on every rank, with the
 /// FP64 local blocks A and the local factors lu (working precision T) on the host, or, when `gpu` is
-/// set, both on the rank's GPU (the mat-vec's and the triangular solves' block products run there;
-/// the collectives and the vector work stay on the host). Vector work is a plain loop on every rank
-/// (same inputs, same order: same results everywhere).
+/// set, both on the rank's GPU (the mat-vec's block products there, its sums and collectives on the
+/// host; the preconditioner wholly there: gpu_precond_apply). Vector work is a plain loop on every
+/// rank (same inputs, same order: same results everywhere).
 template <class T>
 struct DistributedOps {
   using Vec = std::vector<double>;
@@ -346,10 +346,11 @@ struct DistributedOps {
   }
 
   /// v = U^-1 L^-1 v with the distributed factors, in T (FP32 factors: v rounded to FP32, as the
-  /// one-process preconditioner does). Block row I at a time (forward, then backward): the ranks of
-  /// its process row form their partials L_IJ v_J (sum over J's columns in order), the diagonal's
-  /// rank gathers them (MPI_Gatherv on the row communicator), subtracts them in J order, solves with
-  /// the diagonal block and broadcasts v_I to every rank.
+  /// one-process preconditioner does). On the GPUs: gpu_precond_apply. On the host, block row I at a
+  /// time (forward, then backward): the ranks of its process row form their partials L_IJ v_J (sum
+  /// over J's columns in order), the diagonal's rank gathers them (MPI_Gatherv on the row
+  /// communicator), subtracts them in J order, solves with the diagonal block and broadcasts v_I to
+  /// every rank.
   void precond(Vec& v) {
     if (gpu) {
       detail::gpu_precond_apply<T>(*gpu, g, R, C, v);

@@ -1,6 +1,8 @@
-// hplai over a P x Q process grid on the ranks' GPUs: factor_distributed_gpu (distributed_factor.hpp).
-// Compiled as CUDA in builds whose Kokkos has the CUDA backend and tcemu its CUDA backend; elsewhere
-// the entry point throws the one-line error of a build without the GPU path.
+// hplai over a P x Q process grid on the ranks' GPUs (distributed_factor.hpp): the run's GPU state
+// (GpuGrid, its transport), the LU (factor_distributed_gpu) and the refinement's O(n^2) work
+// (gpu_matvec, gpu_precond_apply). Compiled as CUDA in builds whose Kokkos has the CUDA backend and
+// tcemu its CUDA backend; elsewhere the entry points throw the one-line error of a build without the
+// GPU path.
 #include "dense.hpp"  // HPLAI_HAVE_CUDA_KOKKOS
 #include "distributed_factor.hpp"
 
@@ -197,8 +199,8 @@ class GpuGrid {
   DenseSolvers<Cuda> solvers;
   std::unique_ptr<GridTransport> transport;
   DeviceMatrix<double> A;  ///< this rank's FP64 blocks, column-major (upload_local_system)
-  DeviceMatrix<float> lu32;  ///< the factors of the last FP32-storage row
-  DeviceMatrix<double> lu64;  ///< the factors of the last FP64-storage row
+  DeviceMatrix<float> lu32;  ///< the factors of the last row, when it stored FP32 (else empty)
+  DeviceMatrix<double> lu64;  ///< the factors of the last row, when it stored FP64 (else empty)
   Kokkos::View<double*, Kokkos::CudaSpace> z, partial, sums;  ///< the mat-vec's operand and results
   PrecondBuffers<float> p32;
   PrecondBuffers<double> p64;
@@ -379,6 +381,9 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
   LuStats st;
   const auto start = Clock::now();
   DeviceMatrix<T>& A = gpu.factors<T>();
+  // One set of factors at a time: the other precision's (an earlier row's) is freed first.
+  if constexpr (std::is_same_v<T, float>) gpu.lu64 = DeviceMatrix<double>();
+  else gpu.lu32 = DeviceMatrix<float>();
   if (static_cast<std::int64_t>(A.extent(0)) != lr || static_cast<std::int64_t>(A.extent(1)) != lc) {
     A = DeviceMatrix<T>();
     A = DeviceMatrix<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::local_lu_gpu"), lr, lc);

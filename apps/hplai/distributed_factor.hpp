@@ -75,7 +75,7 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
 
 /// Copies this rank's FP64 local blocks `A` (host, row-major) to its GPU, column-major, once per run:
 /// the source of every row's factors and the refinement's matrix (8 bytes per local entry of GPU
-/// memory, plus as much again during the copy).
+/// memory, plus as much again during the copy; each row's factors add 4 or 8 more).
 void upload_local_system(GpuGrid& gpu, const LocalMatrix<double>& A);
 
 /// The refinement's mat-vec on the GPU: with the uploaded local blocks A (lr x lc) and z (all n

@@ -56,7 +56,7 @@ build() {
   kokkos_cuda_build scale "$BUILD" "$ROOT" "$OUT/build.log" "" qsim hplai test_qsim_mpi test_hplai_mpi
 }
 
-# run NAME SECONDS CMD...: runs CMD under timeout with stdout in $OUT/NAME.json|txt, stderr in NAME.err
+# run NAME SECONDS CMD...: runs CMD under timeout with stdout in $OUT/NAME.out, stderr in NAME.err
 run() {
   local name=$1 secs=$2
   shift 2
