@@ -397,43 +397,57 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
   }
   DenseSolvers<Cuda>& solvers = gpu.solvers;
   GridTransport* const bc = gpu.transport.get();
-  const Kokkos::View<T*, Kokkos::CudaSpace> diag("hplai::diag", static_cast<std::size_t>(nb * nb)),
-      panel("hplai::panel", static_cast<std::size_t>(ld * nb)),
-      urow("hplai::urow", static_cast<std::size_t>(nb * std::max<std::int64_t>(lc, 1)));
+  // Broadcast buffers: the diagonal block (P > 1), the panel (Q > 1), U12 (P > 1); without a
+  // broadcast the panel and U12 are used where they lie in the factors.
+  const bool panel_in_place = g.Q == 1, urow_in_place = g.P == 1;
+  const Kokkos::View<T*, Kokkos::CudaSpace> diag("hplai::diag", static_cast<std::size_t>(g.P > 1 ? nb * nb : 0)),
+      panel("hplai::panel", static_cast<std::size_t>(panel_in_place ? 0 : ld * nb)),
+      urow("hplai::urow", static_cast<std::size_t>(urow_in_place ? 0 : nb * std::max<std::int64_t>(lc, 1)));
   T* const a = A.data();
   auto at = [&](std::int64_t i, std::int64_t j) { return a + i + j * ld; };
   for (std::int64_t k = 0; k < blocks; ++k) {
     const auto [k0, kb, rest, pk, qk, rk, rk1, ck, ck1, rows, below, cols] = block_step(g, R, C, k);
     auto t0 = Clock::now();
-    // 1. the diagonal block, down the process column; L21 = A21 U11^-1 on the column's ranks.
+    // 1. The panel [L11\U11; L21] on the diagonal's process column: with one process row (P = 1) its
+    //    rank holds it all and factors it with one getrf, as one process does; otherwise the diagonal
+    //    block goes down the column and each rank of it solves its rows of L21 = A21 U11^-1.
     if (g.q == qk) {
-      if (g.p == pk) {
-        solvers.factor_panel(at(rk, ck), kb, kb, ld, tiny, k0);
-        pack(space, A, rk, ck, kb, kb, diag.data());
+      if (g.P == 1) {
+        solvers.factor_panel(at(rk, ck), rows, kb, ld, tiny, k0);
+      } else {
+        if (g.p == pk) {
+          solvers.factor_panel(at(rk, ck), kb, kb, ld, tiny, k0);
+          pack(space, A, rk, ck, kb, kb, diag.data());
+        }
+        bc->bcast(diag.data(), static_cast<std::size_t>(kb * kb) * sizeof(T), pk, false);
+        if (below > 0) solvers.trsm(false, true, false, below, kb, diag.data(), kb, at(rk1, ck), ld);
       }
-      if (g.P > 1) bc->bcast(diag.data(), static_cast<std::size_t>(kb * kb) * sizeof(T), pk, false);
-      if (below > 0) solvers.trsm(false, true, false, below, kb, diag.data(), kb, at(rk1, ck), ld);
-      pack(space, A, rk, ck, rows, kb, panel.data());
+      if (!panel_in_place) pack(space, A, rk, ck, rows, kb, panel.data());
     }
-    // 2. the panel (leading dimension rows) along the process rows.
+    // 2. the panel (leading dimension rows) along the process rows; with Q = 1 it stays in the factors.
     if (g.Q > 1) bc->bcast(panel.data(), static_cast<std::size_t>(rows * kb) * sizeof(T), qk, true);
+    T* const l11 = panel_in_place ? at(rk, ck) : panel.data();
+    const std::int64_t ldl = panel_in_place ? ld : std::max<std::int64_t>(rows, 1);
     st.seconds_panel += seconds_since(t0);  // the host's time (as on one GPU): the step ends with one wait
     if (rest == 0) {
       if (options.progress) options.progress({k + 1, blocks, k0 + kb, seconds_since(start)});
       continue;
     }
-    // 3. U12 = L11^-1 A12 on the diagonal's process row (L11: the panel's top kb rows), down the columns.
+    // 3. U12 = L11^-1 A12 on the diagonal's process row, down the columns (with P = 1 it stays in place).
     t0 = Clock::now();
     if (g.p == pk && cols > 0) {
-      solvers.trsm(true, false, true, kb, cols, panel.data(), rows, at(rk, ck1), ld);
-      pack(space, A, rk, ck1, kb, cols, urow.data());
+      solvers.trsm(true, false, true, kb, cols, l11, ldl, at(rk, ck1), ld);
+      if (!urow_in_place) pack(space, A, rk, ck1, kb, cols, urow.data());
     }
     if (g.P > 1) bc->bcast(urow.data(), static_cast<std::size_t>(kb * cols) * sizeof(T), pk, false);
+    T* const u12 = urow_in_place ? at(rk, ck1) : urow.data();
+    const std::int64_t ldu = urow_in_place ? ld : kb;
     st.seconds_solve += seconds_since(t0);
-    // 4. A22 -= L21 U12 on the local trailing blocks, operands scaled by the global maxima (lu.hpp).
+    // 4. A22 -= L21 U12 on the local trailing blocks, operands scaled by the global maxima (lu.hpp);
+    //    a scaling of operands that live in the factors is undone after the update, as on one GPU.
     t0 = Clock::now();
-    const auto L21 = block(panel.data() + (rk1 - rk), below, kb, std::max<std::int64_t>(rows, 1));
-    const auto U12 = block(urow.data(), kb, cols, kb);
+    const auto L21 = block(l11 + (rk1 - rk), below, kb, ldl);
+    const auto U12 = block(u12, kb, cols, ldu);
     int sl = 0, su = 0;
     if (scaled) {
       const double local[2] = {kernels::absmax(space, L21), kernels::absmax(space, U12)};
@@ -448,11 +462,13 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
       const T alpha = static_cast<T>(-std::ldexp(1.0, -(sl + su)));
       for (std::int64_t c0 = 0; c0 < cols; c0 += kUpdateChunk) {  // bounded accumulators, as on one GPU
         const std::int64_t w = std::min(kUpdateChunk, cols - c0);
-        const auto U = block(urow.data() + c0 * kb, kb, w, kb);
+        const auto U = block(u12 + c0 * ldu, kb, w, ldu);
         const auto A22 = Kokkos::subview(A, std::make_pair(rk1, lr), std::make_pair(ck1 + c0, ck1 + c0 + w));
         st.gemm.add(tcemu::gemm(space, tcemu::Op::N, tcemu::Op::N, alpha, L21, U, T(1), A22, options.gemm));
       }
     }
+    if (panel_in_place && sl != 0) kernels::scale(space, L21, static_cast<T>(std::ldexp(1.0, -sl)));
+    if (urow_in_place && su != 0) kernels::scale(space, U12, static_cast<T>(std::ldexp(1.0, -su)));
     ++st.updates;  // one update step of the whole matrix, as on the host grid
     space.fence();
     st.seconds_update += seconds_since(t0);

@@ -61,9 +61,11 @@ class GpuGrid;
 /// The distributed LU without pivoting of distributed.hpp (steps 1-4) with each rank's local blocks
 /// on its GPU (the one Kokkos chose: by default local rank mod GPU count): the FP64 blocks that
 /// upload_local_system put there are rounded to T into the GpuGrid's factors (column-major), the
-/// diagonal blocks factored by cuSOLVER's getrf without pivoting, L21 and U12 by cuBLAS trsm, the
+/// diagonal blocks factored by cuSOLVER's getrf without pivoting (with one process row, P = 1, the
+/// whole panel [A11; A21] in one getrf, as one process does), L21 and U12 by cuBLAS trsm, the
 /// diagonal block, panel and U12 broadcast along the process columns and rows through NCCL (one GPU
-/// per rank, where built; queued on the stream) or MPI through pinned host memory, and the trailing
+/// per rank, where built; queued on the stream) or MPI through pinned host memory (the panel used in
+/// place when Q = 1, U12 when P = 1), and the trailing
 /// blocks updated by tcemu::gemm on CUDA Views (in column chunks of kUpdateChunk), operands scaled by
 /// the global maxima as on the host. The factors stay on the GPU for the refinement (gpu_precond_*);
 /// the rounding is inside the returned time, the upload is not. Collective over g.comm. Throws
