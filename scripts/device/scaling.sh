@@ -7,7 +7,7 @@
 #   prefill   touch PREFILL_GIB (default 180) GiB of host memory and free it, for machines that grow
 #             their memory as it is used (the lending tool's notes say MemAvailable may start near
 #             31 GiB there; qsim's one-process memory check reads MemAvailable). The x2 machine of
-#             2026-11-24 showed 252 GiB available from the start: not needed there
+#             2026-11-24 showed 251 GiB available from the start (MemAvailable 263370028 kB): not needed there
 #   tests     test_qsim_mpi and test_hplai_mpi (TEST_APPS="qsim hplai") with TEST_RANKS (default "1 2")
 #             ranks, one GPU per rank where there are enough (NCCL), else sharing (MPI through host memory)
 #   qsim      the runs of QSIM_RUNS ("GPUS:QUBITS ...", default "1:32 2:32 2:33": 32 qubits on 1 and 2
