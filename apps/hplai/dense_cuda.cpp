@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "app_common/timing.hpp"
@@ -47,19 +48,17 @@ cublasStatus_t trsm(cublasHandle_t h, bool left, bool upper, bool unit, std::int
                         unit ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT, m, n, &one, A, lda, B, ldb);
 }
 /// y_b = A_b x_b (alpha 1, beta 0, A not transposed) for b < batch: cublas?gemvStridedBatched.
-cublasStatus_t gemv_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, const float* A, std::int64_t lda,
-                            std::int64_t strideA, const float* x, std::int64_t stridex, float* y, std::int64_t stridey,
+template <class T>
+cublasStatus_t gemv_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, const T* A, std::int64_t lda,
+                            std::int64_t strideA, const T* x, std::int64_t stridex, T* y, std::int64_t stridey,
                             std::int64_t batch) {
-  const float one = 1.0f, zero = 0.0f;
-  return cublasSgemvStridedBatched_64(h, CUBLAS_OP_N, m, n, &one, A, lda, strideA, x, 1, stridex, &zero, y, 1, stridey,
-                                      batch);
-}
-cublasStatus_t gemv_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, const double* A, std::int64_t lda,
-                            std::int64_t strideA, const double* x, std::int64_t stridex, double* y, std::int64_t stridey,
-                            std::int64_t batch) {
-  const double one = 1.0, zero = 0.0;
-  return cublasDgemvStridedBatched_64(h, CUBLAS_OP_N, m, n, &one, A, lda, strideA, x, 1, stridex, &zero, y, 1, stridey,
-                                      batch);
+  const T one = 1, zero = 0;
+  if constexpr (std::is_same_v<T, float>)
+    return cublasSgemvStridedBatched_64(h, CUBLAS_OP_N, m, n, &one, A, lda, strideA, x, 1, stridex, &zero, y, 1,
+                                        stridey, batch);
+  else
+    return cublasDgemvStridedBatched_64(h, CUBLAS_OP_N, m, n, &one, A, lda, strideA, x, 1, stridex, &zero, y, 1,
+                                        stridey, batch);
 }
 cublasStatus_t trsv(cublasHandle_t h, cublasFillMode_t uplo, cublasDiagType_t diag, std::int64_t n, const float* A,
                     std::int64_t ld, float* x) {

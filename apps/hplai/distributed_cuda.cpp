@@ -46,6 +46,14 @@ using DeviceMatrix = Kokkos::View<T**, Kokkos::LayoutLeft, Kokkos::CudaSpace>;
 template <class T>
 using DeviceBlock = Kokkos::View<T**, Kokkos::LayoutStride, Kokkos::CudaSpace, Kokkos::MemoryUnmanaged>;
 
+/// v (a Kokkos View) of at least `count` entries, reallocated only when too small.
+template <class V>
+void ensure(V& v, std::int64_t count, const char* label) {
+  if (static_cast<std::int64_t>(v.extent(0)) >= count) return;
+  v = V();
+  v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(count));
+}
+
 /// Largest MPI message in bytes (MPI counts are int).
 constexpr std::size_t kMaxMessageBytes = std::size_t(1) << 30;
 
@@ -66,8 +74,9 @@ class GridTransport {
   virtual std::string name() const = 0;
 };
 
-/// MPI_Bcast of a pinned host copy: the root copies its buffer to the host, the others copy the
-/// received bytes to theirs.
+/// MPI on pinned host copies: for a broadcast the root copies its buffer to the host and the others
+/// copy the received bytes to theirs; for a sum every rank sends its host copy (MPI_Reduce) and the
+/// root copies the sum back.
 class StagedTransport final : public GridTransport {
  public:
   StagedTransport(const Grid& g, const Cuda& space) : g_(g), space_(space) {}
@@ -76,10 +85,7 @@ class StagedTransport final : public GridTransport {
     if (bytes == 0) return;
     const MPI_Comm comm = along_row ? g_.row : g_.col;
     const bool is_root = (along_row ? g_.q : g_.p) == root;
-    if (host_.extent(0) < bytes) {
-      host_ = Pinned();
-      host_ = Pinned(Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::stage"), bytes);
-    }
+    ensure(host_, static_cast<std::int64_t>(bytes), "hplai::stage");
     const auto h = Kokkos::subview(host_, std::make_pair(std::size_t(0), bytes));
     const Bytes d(static_cast<char*>(buf), bytes);
     if (is_root) Kokkos::deep_copy(space_, h, d);
@@ -98,10 +104,7 @@ class StagedTransport final : public GridTransport {
     if (bytes > kMaxMessageBytes) throw tcemu::InvalidArgument("hplai over MPI: a row sum of more than 1 GiB");
     const MPI_Comm comm = along_row ? g_.row : g_.col;
     const bool is_root = (along_row ? g_.q : g_.p) == root;
-    if (host_.extent(0) < 2 * bytes) {
-      host_ = Pinned();
-      host_ = Pinned(Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::stage"), 2 * bytes);
-    }
+    ensure(host_, static_cast<std::int64_t>(2 * bytes), "hplai::stage");
     const Bytes d(static_cast<char*>(buf), bytes);
     Kokkos::deep_copy(space_, Kokkos::subview(host_, std::make_pair(std::size_t(0), bytes)), d);
     space_.fence();
@@ -218,14 +221,6 @@ class GpuGrid {
 
 namespace {
 
-/// v (device) of at least `count` entries, reallocated only when too small.
-template <class V>
-void ensure(V& v, std::int64_t count, const char* label) {
-  if (static_cast<std::int64_t>(v.extent(0)) >= count) return;
-  v = V();
-  v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(count));
-}
-
 template <class T>
 using HostVector = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 
@@ -244,6 +239,37 @@ void download(const Cuda& space, T* dst, const Kokkos::View<T*, Kokkos::CudaSpac
   Kokkos::deep_copy(space, HostVector<T>(dst, static_cast<std::size_t>(count)),
                     Kokkos::subview(src, std::make_pair(std::int64_t(0), count)));
   space.fence();
+}
+
+/// y(:, j) = A(:, block column first + j) x(block J) for j < count, J = (first + j) Q + q: the m-row
+/// column-major A (leading dimension ld) holds local block columns of nb columns (the matrix's last
+/// block, of n - J nb columns, may be narrower), x all n entries, y column-major with leading
+/// dimension m. cuBLAS batched gemv: the full-width blocks in one call, a narrower last one apart.
+template <class T>
+void block_column_products(DenseSolvers<Cuda>& solvers, std::int64_t m, const T* A, std::int64_t ld, std::int64_t first,
+                           std::int64_t count, const T* x, std::int64_t n, std::int64_t nb, std::int64_t Q,
+                           std::int64_t q, T* y) {
+  if (count <= 0) return;
+  const std::int64_t J_last = (first + count - 1) * Q + q, last_width = std::min(nb, n - J_last * nb);
+  const std::int64_t full = last_width == nb ? count : count - 1;
+  const T* const a = A + first * nb * ld;
+  const T* const xs = x + (first * Q + q) * nb;
+  solvers.gemv_batched(m, nb, a, ld, nb * ld, xs, Q * nb, y, m, full);
+  if (full < count)
+    solvers.gemv_batched(m, last_width, a + full * nb * ld, ld, 0, xs + full * Q * nb, 0, y + full * m, 0, 1);
+}
+
+/// out(r) = sum over j < count of part(j m + r), in j order (block order), for r < m.
+template <class T>
+void sum_in_order(const Cuda& space, const Kokkos::View<T*, Kokkos::CudaSpace>& part, std::int64_t m, std::int64_t count,
+                  const Kokkos::View<T*, Kokkos::CudaSpace>& out) {
+  Kokkos::parallel_for(
+      "hplai::sum_in_order", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, m),
+      KOKKOS_LAMBDA(const std::int64_t r) {
+        T s = 0;
+        for (std::int64_t j = 0; j < count; ++j) s += part(j * m + r);
+        out(r) = s;
+      });
 }
 
 }  // namespace
@@ -271,31 +297,17 @@ void gpu_matvec(GpuGrid& gpu, const Grid& g, const BlockCyclic& C, const std::ve
   ensure(gpu.partial, std::max<std::int64_t>(lr * lbc, 1), "hplai::matvec_partial");
   ensure(gpu.sums, std::max<std::int64_t>(lr, 1), "hplai::matvec_sums");
   upload(space, gpu.z, z.data(), C.n);
-  // partial(:, lbj) = A(:, block column lbj) z(block J = lbj Q + q): one batched gemv; the last local
-  // block column is narrower when it is the matrix's last, partial one.
-  const std::int64_t last_width = lc - (lbc - 1) * nb, full = last_width == nb ? lbc : lbc - 1;
-  const std::int64_t ld = std::max<std::int64_t>(lr, 1);
-  double* const part = gpu.partial.data();
-  const double* const zp = gpu.z.data();
-  gpu.solvers.gemv_batched(lr, nb, A.data(), ld, nb * ld, zp + g.q * nb, g.Q * nb, part, lr, full);
-  if (full < lbc)
-    gpu.solvers.gemv_batched(lr, last_width, A.data() + full * nb * ld, ld, 0, zp + (full * g.Q + g.q) * nb, 0,
-                             part + full * lr, 0, 1);
+  // partial(:, lbj) = A(:, block column lbj) z(block J = lbj Q + q)
+  block_column_products(gpu.solvers, lr, A.data(), std::max<std::int64_t>(lr, 1), 0, lbc, gpu.z.data(), C.n, nb, g.Q,
+                        g.q, gpu.partial.data());
   if (!sum_blocks) {
     out.resize(static_cast<std::size_t>(lr * lbc));
     download(space, out.data(), gpu.partial, lr * lbc);
     return;
   }
-  const auto pv = gpu.partial, sums = gpu.sums;
-  Kokkos::parallel_for(
-      "hplai::matvec_sums", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, lr),
-      KOKKOS_LAMBDA(const std::int64_t li) {
-        double s = 0;
-        for (std::int64_t J = 0; J < lbc; ++J) s += pv(J * lr + li);  // in block order
-        sums(li) = s;
-      });
+  sum_in_order(space, gpu.partial, lr, lbc, gpu.sums);
   out.resize(static_cast<std::size_t>(lr));
-  download(space, out.data(), sums, lr);
+  download(space, out.data(), gpu.sums, lr);
 }
 
 template <class T>
@@ -328,24 +340,9 @@ void gpu_precond_apply(GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const 
       const std::int64_t li0 = R.local(i0);
       const std::int64_t before = (C.local_start(I, g.q) + nb - 1) / nb, upto = (C.local_start(I + 1, g.q) + nb - 1) / nb;
       const std::int64_t first = lower ? 0 : upto, last = lower ? before : held, count = last - first;
-      if (count > 0) {  // part(:, j) = LU(I, my j-th block of the range) w(its block), one gemv each
-        const std::int64_t J_last = (last - 1) * Q + q, last_width = std::min(nb, n - J_last * nb);
-        const std::int64_t full = last_width == nb ? count : count - 1;
-        const T* const a = lu.data() + li0 + first * nb * ld;
-        const T* const w = wv.data() + (first * Q + q) * nb;
-        gpu.solvers.gemv_batched(kb, nb, a, ld, nb * ld, w, Q * nb, part.data(), kb, full);
-        if (full < count)
-          gpu.solvers.gemv_batched(kb, last_width, a + full * nb * ld, ld, 0, w + full * Q * nb, 0,
-                                   part.data() + full * kb, 0, 1);
-      }
-      // uv = this rank's sum over its blocks, in block order (0 when it holds none)
-      Kokkos::parallel_for(
-          "hplai::precond_sum", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, kb),
-          KOKKOS_LAMBDA(const std::int64_t r) {
-            T s = 0;
-            for (std::int64_t j = 0; j < count; ++j) s += part(j * kb + r);
-            uv(r) = s;
-          });
+      // uv = this rank's sum of LU(I, J) w(J) over its blocks of the range, in block order (0 for none)
+      block_column_products(gpu.solvers, kb, lu.data() + li0, ld, first, count, wv.data(), n, nb, Q, q, part.data());
+      sum_in_order(space, part, kb, count, uv);
       if (g.Q > 1) tr->reduce_sum(uv.data(), static_cast<std::size_t>(kb), fp64, qI, true);
       if (g.q == qI) {
         Kokkos::parallel_for(
