@@ -172,6 +172,14 @@ struct Certificate {
   /// One line: "N = 16 moduli (log2 P = 125.4), certified bound <= 0.31 u |A||B| entrywise
   /// (u = 2^-53, cauchy-schwarz scaling)" or "no N <= 20 certified (needs ...)".
   std::string text() const;
+  /// The N a run uses: `moduli`, or kMaxModuli when none is certified (range policy ignore).
+  int run_moduli() const { return moduli != 0 ? moduli : kMaxModuli; }
+  /// The report line of a run at run_moduli(): text(), prefixed "N = 20 moduli under range policy
+  /// ignore; " when no N is certified.
+  std::string report() const;
+  /// Why a run that may not ignore the range declines when no N is certified: "the operands'
+  /// exponent spread needs more than 20 moduli (<text()>)".
+  std::string too_wide() const;
 };
 
 /// choose_moduli_tol with the worst ratio of the bound at the chosen N (same arguments, same

@@ -518,6 +518,14 @@ std::string Certificate::text() const {
   return buf;
 }
 
+std::string Certificate::report() const {
+  return (moduli != 0 ? "" : "N = " + std::to_string(kMaxModuli) + " moduli under range policy ignore; ") + text();
+}
+
+std::string Certificate::too_wide() const {
+  return "the operands' exponent spread needs more than " + std::to_string(kMaxModuli) + " moduli (" + text() + ")";
+}
+
 template <class T>
 int choose_moduli(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, Target target,
                   Scaling rule) {

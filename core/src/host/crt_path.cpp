@@ -22,11 +22,9 @@ std::string crt_path(const Scheme& s, T alpha, MatrixView<const T> a, MatrixView
         a.cols <= crt::kInt8CertificateMaxK
             ? crt::certify_int8<T>(Op::N, Op::N, a, b, tol, crt::Scaling::cauchy_schwarz)
             : crt::certify<T>(Op::N, Op::N, a, b, tol, crt::Scaling::cauchy_schwarz);
-    if (cert.moduli == 0 && !force)
-      return "the operands' exponent spread needs more than " + std::to_string(crt::kMaxModuli) +
-             " moduli (" + cert.text() + ")";
-    moduli = cert.moduli == 0 ? crt::kMaxModuli : cert.moduli;
-    certificate = cert.moduli == 0 ? "N = 20 moduli under range policy ignore; " + cert.text() : cert.text();
+    if (cert.moduli == 0 && !force) return cert.too_wide();
+    moduli = cert.run_moduli();
+    certificate = cert.report();
   } else {
     certificate = "N = " + std::to_string(moduli) + " moduli (given)";
   }

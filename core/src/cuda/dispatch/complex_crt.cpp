@@ -147,9 +147,8 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
         crt_certify_int8(mp, m, 2 * n, cl.lx, ly2, reinterpret_cast<unsigned*>(cl.fail), cl.ratio_bits, tol, ws, st);
     // None certified: the embedding runs its own certificate and falls back as the host does.
     if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore) return false;
-    N = cert.moduli ? cert.moduli : crt::kMaxModuli;
-    certificate = (cert.moduli ? "" : "N = 20 moduli under range policy ignore; ") + cert.text() +
-                  " (certified on the GPU on the real embedding: INT8 magnitude products)";
+    N = cert.run_moduli();
+    certificate = cert.report() + " (certified on the GPU on the real embedding: INT8 magnitude products)";
   }
 
   // Panels: 3 parts x N moduli x lines x kcp bytes per operand; the products' residues likewise.

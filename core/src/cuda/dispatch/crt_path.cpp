@@ -93,7 +93,7 @@ crt::Certificate crt_certify_int8(const CrtMagnitudePanels& mp, std::int64_t m, 
   cert.tol = tol;
   for (int N = crt::kMinModuli; N <= crt::kMaxModuli && cert.moduli == 0; ++N)
     if (!(hm[0] & (1u << N))) cert.moduli = N;
-  const int at = cert.moduli ? cert.moduli : crt::kMaxModuli;
+  const int at = cert.run_moduli();
   crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, at, at, mask + 1, ratio_bits, st);
   TCEMU_CUDA(cudaMemcpyAsync(hm, ratio_bits, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
@@ -133,12 +133,9 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
     crt_magnitudes<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, mp.kp, 1, mp.y, st);
     const crt::Certificate cert =
         crt_certify_int8(mp, p.m, p.n, lx, ly, reinterpret_cast<unsigned*>(fail), ratio_bits, tol, ws, st);
-    if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore)
-      return "the operands' exponent spread needs more than " + std::to_string(crt::kMaxModuli) + " moduli (" +
-             cert.text() + ")";
-    N = cert.moduli ? cert.moduli : crt::kMaxModuli;
-    report.certificate = (cert.moduli ? "" : "N = 20 moduli under range policy ignore; ") + cert.text() +
-                         " (certified on the GPU: INT8 magnitude products)";
+    if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore) return cert.too_wide();
+    N = cert.run_moduli();
+    report.certificate = cert.report() + " (certified on the GPU: INT8 magnitude products)";
   } else if (N == 0) {
     crt_certificate<T>(p.x.data, p.m, p.x.line_stride, p.x.k_stride, p.y.data, p.n, p.y.line_stride,
                        p.y.k_stride, p.k, lx, ly, tol, fail, ratio_bits, st);
@@ -153,14 +150,10 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
     cert.tol = tol;
     for (int n = crt::kMinModuli; n <= crt::kMaxModuli && cert.moduli == 0; ++n)
       if (!hfail[n]) cert.moduli = n;
-    const int at = cert.moduli ? cert.moduli : crt::kMaxModuli;
-    std::memcpy(&cert.worst_ratio, hratio + at, sizeof(double));
-    if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore)
-      return "the operands' exponent spread needs more than " + std::to_string(crt::kMaxModuli) + " moduli (" +
-             cert.text() + ")";
-    N = cert.moduli ? cert.moduli : crt::kMaxModuli;
-    report.certificate =
-        (cert.moduli ? "" : "N = 20 moduli under range policy ignore; ") + cert.text() + " (certified on the GPU)";
+    std::memcpy(&cert.worst_ratio, hratio + cert.run_moduli(), sizeof(double));
+    if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore) return cert.too_wide();
+    N = cert.run_moduli();
+    report.certificate = cert.report() + " (certified on the GPU)";
   } else {
     report.certificate = "N = " + std::to_string(N) + " moduli (given)";
   }

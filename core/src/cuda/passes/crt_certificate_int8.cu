@@ -105,13 +105,10 @@ __global__ void __launch_bounds__(kCertThreads)
     }
   }
   mask = warp_or(mask);
-  for (int o = 16; o > 0; o >>= 1) {
-    const double w = __shfl_xor_sync(0xffffffffu, worst, o);
-    worst = w > worst ? w : worst;
-  }
+  const unsigned long long worst_bits = warp_max_u64(dbits(worst));  // worst >= 0: bits order as values
   if ((threadIdx.x & 31) == 0) {
     if (mask) atomicOr(&block_mask, mask);
-    if (worst > 0) atomicMax(&block_worst, dbits(worst));
+    if (worst_bits) atomicMax(&block_worst, worst_bits);
   }
   __syncthreads();
   if (threadIdx.x == 0) {
