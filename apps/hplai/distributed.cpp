@@ -533,6 +533,17 @@ RunResult run_distributed(const Grid& g, std::int64_t n, std::uint64_t seed, con
   if (opt.repeat < 1) throw tcemu::InvalidArgument("--repeat " + std::to_string(opt.repeat) + " must be >= 1");
   const std::int64_t nb = std::min(opt.nb, n);
   const BlockCyclic R{n, nb, g.P}, C{n, nb, g.Q};
+  {  // --device auto resolves per rank: a job whose ranks disagree (GPUs on some nodes only) stops
+    int range[2] = {-static_cast<int>(opt.device), static_cast<int>(opt.device)};
+    MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, g.comm);
+    if (-range[0] != range[1])
+      throw tcemu::InvalidArgument("--grid: --device resolved differently on the ranks (a GPU on some of them "
+                                   "only); pass --device host or --device cuda");
+  }
+  // The GPU context (library handles, the broadcasts' NCCL communicators) once for the whole run, and
+  // the GPUs' memory checked on every rank before the blocks are generated.
+  const detail::GpuGridPtr gpu = opt.device == Device::cuda ? detail::make_gpu_grid(g) : nullptr;
+  if (gpu) detail::check_gpu_memory(g, R, C);
   const LocalSystem sys = generate_local(g, R, C, seed);
   RunResult out;
   out.n = n;
@@ -548,15 +559,6 @@ RunResult run_distributed(const Grid& g, std::int64_t n, std::uint64_t seed, con
     for (int i = 0; i < opt.repeat; ++i) runs.push_back(once());
     return tcemu::app::median_element(std::move(runs), [](const SchemeResult& r) { return r.total_seconds; });
   };
-  {  // --device auto resolves per rank: a job whose ranks disagree (GPUs on some nodes only) stops
-    int range[2] = {-static_cast<int>(opt.device), static_cast<int>(opt.device)};
-    MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, g.comm);
-    if (-range[0] != range[1])
-      throw tcemu::InvalidArgument("--grid: --device resolved differently on the ranks (a GPU on some of them "
-                                   "only); pass --device host or --device cuda");
-  }
-  // The GPU context (library handles, the broadcasts' NCCL communicators) once for the whole run.
-  const detail::GpuGridPtr gpu = opt.device == Device::cuda ? detail::make_gpu_grid(g) : nullptr;
   if (gpu) {
     out.source += " on GPUs (broadcasts: " + detail::gpu_grid_transport(*gpu) + ")";
     detail::upload_local_system(*gpu, sys.A);  // once per run, not timed (as one process uploads A once)

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -364,6 +365,31 @@ void gpu_precond_apply(GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const 
 
 void GpuGridDeleter::operator()(GpuGrid* p) const { delete p; }
 GpuGridPtr make_gpu_grid(const Grid& g) { return GpuGridPtr(new GpuGrid(g)); }
+
+void check_gpu_memory(const Grid& g, const BlockCyclic& R, const BlockCyclic& C) {
+  const double lr = static_cast<double>(R.local_count(g.p)), lc = static_cast<double>(C.local_count(g.q));
+  const double nb = static_cast<double>(R.nb), held_block_columns = std::ceil(lc / nb);
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) throw tcemu::DeviceError("hplai: cudaGetDevice failed");
+  const int sharing = tcemu::app::ranks_on_my_gpu(g.comm, device);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  const bool queried = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
+  const double need = sharing * (16 * lr * lc + 8 * (2 * (lr + lc) + nb) * nb + 8 * lr * held_block_columns +
+                                 256.0 * (1 << 20));
+  const bool fits = queried && need <= static_cast<double>(free_bytes);
+  int all_fit = fits ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &all_fit, 1, MPI_INT, MPI_MIN, g.comm);
+  if (all_fit) return;
+  const std::string run = "--n " + std::to_string(R.n) + " --grid " + std::to_string(g.P) + "x" + std::to_string(g.Q);
+  if (!queried) throw tcemu::DeviceError("hplai: " + run + ": cudaMemGetInfo failed on rank " + std::to_string(g.rank));
+  if (fits) throw tcemu::InvalidArgument(run + ": another rank's GPU lacks the memory for its blocks (its error says how much)");
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "%s: rank %d's GPU has %.1f GiB free; its blocks in FP64, their factors and buffers need about %.1f "
+                "GiB (%d rank(s) on this GPU): use more GPUs or a smaller --n",
+                run.c_str(), g.rank, static_cast<double>(free_bytes) / (1 << 30), need / (1 << 30), sharing);
+  throw tcemu::InvalidArgument(buf);
+}
 std::string gpu_grid_transport(const GpuGrid& gpu) { return gpu.transport->name(); }
 
 template <class T>
@@ -509,6 +535,7 @@ namespace {
 class GpuGrid {};
 void GpuGridDeleter::operator()(GpuGrid* p) const { delete p; }
 GpuGridPtr make_gpu_grid(const Grid&) { no_gpu_path(); }
+void check_gpu_memory(const Grid&, const BlockCyclic&, const BlockCyclic&) { no_gpu_path(); }
 std::string gpu_grid_transport(const GpuGrid&) { no_gpu_path(); }
 
 template <class T>

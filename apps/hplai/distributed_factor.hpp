@@ -110,4 +110,14 @@ GpuGridPtr make_gpu_grid(const Grid& g);
 /// The broadcasts' transport of `gpu`: "nccl" or "mpi (through host memory)".
 std::string gpu_grid_transport(const GpuGrid& gpu);
 
+/// Checks, before anything large is allocated, that this rank's GPU can hold what a GPU grid run
+/// puts there: about 16 bytes per local entry of the R x C block-cyclic matrix (the FP64 blocks plus
+/// a row's factors, or the upload's staging copy), the broadcast and update buffers (8 (2 (lr + lc)
+/// + nb) nb bytes), the refinement's partial sums and 256 MiB of library workspace, times the ranks
+/// that share the GPU (ranks_on_my_gpu), against cudaMemGetInfo's free bytes. Collective over
+/// g.comm: every rank throws tcemu::InvalidArgument when some rank's GPU falls short ("--n N --grid
+/// PxQ: ..." naming the free and needed GiB on the short rank, "another rank's GPU" on the others),
+/// so no rank is left waiting in a collective; tcemu::DeviceError in builds without the GPU path.
+void check_gpu_memory(const Grid& g, const BlockCyclic& R, const BlockCyclic& C);
+
 }  // namespace hplai::detail

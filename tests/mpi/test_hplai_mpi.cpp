@@ -126,6 +126,27 @@ TEST(HplaiMpi, GpuGridsGiveTheHostSolution) {
   }
 }
 
+// A GPU grid whose blocks cannot fit its GPUs stops on every rank with InvalidArgument naming --n
+// and --grid, before the blocks are generated (no rank left waiting in a collective); the same
+// grid at a size that fits runs.
+TEST(HplaiMpi, GpuGridTooLargeForItsGpusFailsOnEveryRank) {
+  if (!hplai::cuda_path_built()) GTEST_SKIP() << "no GPU path in this build (tcemu's CUDA backend and a CUDA-enabled Kokkos)";
+  if (!tcemu::app::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  hplai::RunOptions opt = options(64);
+  opt.device = hplai::Device::cuda;
+  const hplai::Grid grid(MPI_COMM_WORLD, world_size(), 1);
+  const std::int64_t n = std::int64_t{1} << 21;  // 16 bytes per entry: 64 TiB over the ranks
+  try {
+    hplai::run_distributed(grid, n, 1, opt);
+    ADD_FAILURE() << "n = 2^21 ran";
+  } catch (const tcemu::InvalidArgument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("--n 2097152 --grid " + std::to_string(world_size()) + "x1"), std::string::npos) << what;
+    EXPECT_NE(what.find("GiB"), std::string::npos) << what;
+  }
+  EXPECT_TRUE(hplai::run_distributed(grid, 256, 1, opt).rows.front().pass);
+}
+
 TEST(HplaiMpi, GridOfTheWrongSizeThrows) {
   EXPECT_THROW(hplai::Grid(MPI_COMM_WORLD, world_size() + 1, 1), tcemu::InvalidArgument);
   int P = 0, Q = 0;

@@ -83,12 +83,14 @@ GemmReport complex_gemm_crt_embedding(MatrixView<const std::complex<T>> a, Matri
 /// reconstruction and output rounding, so the host's bits. N per call (scheme.parts = 0): the host's
 /// certificate of the embedding (crt::certify_int8 on X and Y) from the same lines before the
 /// residues (no N certified under RangePolicy::ignore: N = 20, as the host). Returns false (C not
-/// written) when the operands hold NaN or Inf, no N is certified (other policies) or the kernel
-/// cannot run the shapes: the caller runs the embedding, which falls back as usual.
+/// written) when the operands hold NaN or Inf, no N is certified (other policies; `declined` then
+/// holds the certificate's reason, crt::Certificate::too_wide, for the caller's native fallback) or
+/// the kernel cannot run the shapes: the caller runs the embedding, which falls back as usual.
 template <class T>
 bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
                          std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
-                         const GemmOptions& options, Stream stream, Workspace& wso, GemmReport& report) {
+                         const GemmOptions& options, Stream stream, Workspace& wso, GemmReport& report,
+                         std::string& declined) {
   Workspace::Impl& ws = wso.impl();
   cudaStream_t st = stream;
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
@@ -145,10 +147,13 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
         crt::unit_roundoff(options.scheme.target == Target::fp64 ? crt::Target::fp64 : crt::Target::fp32);
     const crt::Certificate cert =
         crt_certify_int8(mp, m, 2 * n, cl.lx, ly2, reinterpret_cast<unsigned*>(cl.fail), cl.ratio_bits, tol, ws, st);
-    // None certified: the embedding runs its own certificate and falls back as the host does.
-    if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore) return false;
+    // None certified: the caller falls back as the host does, without certifying the embedding again.
+    if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore) {
+      declined = cert.too_wide();
+      return false;
+    }
     N = cert.run_moduli();
-    certificate = cert.report() + " (certified on the GPU on the real embedding: INT8 magnitude products)";
+    certificate = cert.report() + " (certified on the GPU on the real embedding: " + int8_certificate_note(cert) + ")";
   }
 
   // Panels: 3 parts x N moduli x lines x kcp bytes per operand; the products' residues likewise.
@@ -239,7 +244,12 @@ GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<cons
                        options.execution.crt_products == CrtProducts::automatic && crt_s8::available() &&
                        alpha != std::complex<T>(0);
   GemmReport report;
-  if (three_m && complex_gemm_crt_3m<T>(a, b, alpha, beta, C, options, stream, ws, report)) return report;
+  std::string declined;
+  if (three_m && complex_gemm_crt_3m<T>(a, b, alpha, beta, C, options, stream, ws, report, declined)) return report;
+  if (!declined.empty())  // the embedding's certificate would find what 3M's found: its native fallback
+    return ::tcemu::detail::scheme_fallback(options, declined, [&](const GemmOptions& o) {
+      return complex_gemm_crt_embedding<T>(a, b, alpha, beta, C, o, stream, ws);
+    });
   return complex_gemm_crt_embedding<T>(a, b, alpha, beta, C, options, stream, ws);
 }
 
