@@ -169,9 +169,6 @@ struct Certificate {
   /// (<= 1 when certified; at N = kMaxModuli when moduli = 0). 0 when no entry has a nonzero term.
   double worst_ratio = 0;
   Scaling rule = Scaling::cauchy_schwarz;
-  /// certify_int8's magnitude levels behind the answer: 1 (2^14 hx . hy alone certified it) or 2
-  /// (the one-level bound certified no N, so both levels were tried); 0 for certify.
-  int levels = 0;
   /// One line: "N = 16 moduli (log2 P = 125.4), certified bound <= 0.31 u |A||B| entrywise
   /// (u = 2^-53, cauchy-schwarz scaling)" or "no N <= 20 certified (needs ...)".
   std::string text() const;
@@ -191,9 +188,8 @@ template <class T>
 Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B, double tol, Scaling rule);
 
 /// The cheap rigorous certificate: the same test as certify, E_ij(N) <= tol (|x||y|)_ij, with
-/// every term replaced by a bound in the safe direction, so that it costs one INT8 GEMM-sized
-/// integer product (three where the first certifies nothing: k, then 2k long) and O((m + n) k)
-/// instead of O(mnk) FP64 work:
+/// every term replaced by a bound in the safe direction, so that it costs three INT8 GEMM-sized
+/// integer products (k, then 2k long) and O((m + n) k) instead of O(mnk) FP64 work:
 ///  - a LOWER bound on (|x||y|)_ij (the right-hand side; a smaller value only makes the test
 ///    harder to pass): with Ex_i, Ey_j the line exponents (max |line| < 2^E) and the two magnitude
 ///    levels hx, lx of x_il and hy, ly of y_lj (crt_arith::magnitude_levels, integers in [0, 127]),
@@ -206,10 +202,6 @@ Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B
 ///  - UPPER bounds on Z_ij = sum_l [x_il != 0] |y_lj| <= ||y_j||_1 and W_ij <= ||x_i||_1 (the left-
 ///    hand side grows), each 1-norm bounded by 2^(E-16) sum_l ceil(|v_l| 2^(16-E)) (an exact,
 ///    order-independent integer: crt_arith::norm1_bound), so host and GPU get the same N.
-/// The test runs first with the one-level bound G1_ij = 2^14 (hx . hy) <= G_ij (one k-long product
-/// on a GPU): the smallest N it certifies is returned (levels = 1); only when it certifies none is
-/// every N tested again with G_ij (levels = 2). So N may exceed the two-level bound's smallest N
-/// where G1 just misses it (G and G1 differ by about 3 % on dense uniform lines), and stays rigorous.
 /// Entries whose G_ij is 0 fail the test (even where every product term is zero: conservative).
 /// Every replaced term errs on the safe side, so whatever N this returns, certify's guarantee
 /// (|error_ij| <= tol (|x||y|)_ij + 2u |C_ij|) holds at it (docs/crt.md); it may ask for more moduli

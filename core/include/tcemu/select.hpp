@@ -64,8 +64,7 @@ MeasuredCost fit_measured_cost(const std::vector<CostSample>& samples);
 
 /// The terms int8-crt's per-call certificate (crt::certify_int8 on the GPU, k <= 2^16) is linear in,
 /// on an m x n x k product: {1 (its two read-backs), 0, m k + k n (the magnitude panels), m n (the
-/// per-entry test of every N), m n k (its INT8 magnitude products: k long, and 2k long where the
-/// one-level bound certifies nothing)}.
+/// per-entry test of every N), m n k (its two INT8 magnitude products, k and 2k long)}.
 std::array<double, kCostFeatures> certificate_features(std::int64_t m, std::int64_t n, std::int64_t k);
 
 /// Fits the cost of int8-crt's certificate alone to `samples` (CostSample::seconds: a call with N
@@ -156,7 +155,7 @@ struct CostModel {
   /// Predicted seconds of int8-crt's per-call certificate for an m x n x k product in a call of target
   /// `call`: the measured certificate cost of that target when the model has one and k <= 2^16
   /// (crt::kInt8CertificateMaxK, the INT8 certificate the calibration timed), else the rate formula:
-  /// for k <= 2^16 one INT8 product (the one-level bound), the magnitude panels (read the operand, write 5 bytes) and
+  /// for k <= 2^16 three INT8 products, the magnitude panels (read the operand, write 5 bytes) and
   /// about 20 ps per entry for the test and the ratio pass (H100, docs/crt.md); beyond, crt::certify's FP64
   /// sums on the CUDA cores, about fifty DGEMMs' time.
   double certificate_seconds(std::int64_t m, std::int64_t n, std::int64_t k, Target call) const;

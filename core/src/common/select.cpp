@@ -99,13 +99,13 @@ double CostModel::certificate_seconds(std::int64_t m, std::int64_t n, std::int64
     }
   const double flop = 2.0 * double(m) * double(n) * double(k);
   const double operands = double(m) * double(k) + double(k) * double(n), mn = double(m) * double(n);
-  // k <= 2^16: crt::certify_int8, one INT8 product of magnitudes where the one-level bound certifies
-  // (the usual case; three products' worth where it does not), the magnitude panels (read FP64,
-  // write 2 + 3 bytes) and the per-entry test of the N plus the ratio pass, about 20 ps per entry
-  // (1.35 ms at 8192^3 on an H100, docs/perf-notes.md "Session 19"). Beyond: crt::certify's FP64
-  // sums on the CUDA cores, about fifty DGEMMs' time (1.03 s at 8192^3).
+  // k <= 2^16: crt::certify_int8, three INT8 products' worth of magnitude GEMMs, the magnitude panels
+  // (read FP64, write 2 + 3 bytes) and the per-entry test of the N plus the ratio pass, about 20 ps per
+  // entry (1.35 ms at 8192^3 on an H100; the whole certificate 4.5 ms of kernels, docs/perf-notes.md
+  // "Session 19"). Beyond: crt::certify's FP64 sums on the
+  // CUDA cores, about fifty DGEMMs' time (1.03 s at 8192^3).
   if (k <= crt::kInt8CertificateMaxK)
-    return flop / (tops_int8 * 1e12) + operands * 13.0 / (bandwidth_gbs * 1e9) + mn * 20e-12;
+    return 3 * flop / (tops_int8 * 1e12) + operands * 13.0 / (bandwidth_gbs * 1e9) + mn * 20e-12;
   return 50 * flop / (tflops_fp64 * 1e12);
 }
 

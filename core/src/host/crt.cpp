@@ -449,8 +449,8 @@ Certificate certify_int8(Op opA, Op opB, MatrixView<const T> A, MatrixView<const
   std::vector<std::int8_t> hx, lx, hy, ly;
   lines(xr, m, Ex, nx, hx, lx);
   lines(yc, n, Ey, ny, hy, ly);
-  // hh = hx . hy and cross = hx . ly + lx . hy: exact integers (what the GPU's INT8 GEMMs give).
-  std::vector<std::int64_t> hh_of(m * n), cross_of(m * n);
+  // G_ij = 2^14 (hx . hy) + 2^7 (hx . ly + lx . hy): exact integers (what two INT8 GEMMs give).
+  std::vector<double> rhs_of(m * n);
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       std::int64_t hh = 0, cross = 0;
@@ -458,52 +458,39 @@ Certificate certify_int8(Op opA, Op opB, MatrixView<const T> A, MatrixView<const
         hh += std::int64_t{hx[i * k + l]} * hy[j * k + l];
         cross += std::int64_t{hx[i * k + l]} * ly[j * k + l] + std::int64_t{lx[i * k + l]} * hy[j * k + l];
       }
-      hh_of[i * n + j] = hh;
-      cross_of[i * n + j] = cross;
+      rhs_of[i * n + j] = arith::int8_certificate_rhs(hh, cross, Ex[i] + Ey[j], tol);
     }
   LineRule ra, rb;
   rules_of(rule, xr, yc, m, n, k, ra, rb);
   std::vector<int> ea(m), eb(n);
-  std::vector<double> rhs_of(m * n);
-  // The test of every N against G_ij = 2^14 hh (levels = 1) or 2^14 hh + 2^7 cross (levels = 2).
-  auto certify_levels = [&](int levels) {
-    Certificate c = cert;
-    c.levels = levels;
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < n; ++j)
-        rhs_of[i * n + j] =
-            arith::int8_certificate_rhs(hh_of[i * n + j], levels == 2 ? cross_of[i * n + j] : 0, Ex[i] + Ey[j], tol);
-    for (int N = kMinModuli; N <= kMaxModuli; ++N) {
-      exponents_of(ra, N, ea.data());
-      exponents_of(rb, N, eb.data());
-      const double rec = constants(N).recon_error;
-      auto bound = [&](std::int64_t i, std::int64_t j) { return arith::entry_bound(ny[j], nx[i], ea[i], eb[j], rec); };
-      bool ok = true;
-      for (std::int64_t i = 0; i < m && ok; ++i)
-        for (std::int64_t j = 0; j < n; ++j) {
-          // zero lines: every product term is zero, C'_ij = 0 exactly (certify skips them too)
-          if (nx[i] == 0 || ny[j] == 0) continue;
-          if (!(bound(i, j) <= rhs_of[i * n + j])) {
-            ok = false;
-            break;
-          }
+  for (int N = kMinModuli; N <= kMaxModuli; ++N) {
+    exponents_of(ra, N, ea.data());
+    exponents_of(rb, N, eb.data());
+    const double rec = constants(N).recon_error;
+    auto bound = [&](std::int64_t i, std::int64_t j) { return arith::entry_bound(ny[j], nx[i], ea[i], eb[j], rec); };
+    auto rhs = [&](std::int64_t e) { return rhs_of[e]; };
+    bool ok = true;
+    for (std::int64_t i = 0; i < m && ok; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        // zero lines: every product term is zero, C'_ij = 0 exactly (certify skips them too)
+        if (nx[i] == 0 || ny[j] == 0) continue;
+        if (!(bound(i, j) <= rhs(i * n + j))) {
+          ok = false;
+          break;
         }
-      if (ok || N == kMaxModuli) {
-        for (std::int64_t i = 0; i < m; ++i)
-          for (std::int64_t j = 0; j < n; ++j)
-            if (nx[i] != 0 && ny[j] != 0) {
-              const double r = rhs_of[i * n + j];
-              c.worst_ratio = std::max(c.worst_ratio, r > 0 ? bound(i, j) / r : HUGE_VAL);
-            }
-        c.moduli = ok ? N : 0;
-        break;
       }
+    if (ok || N == kMaxModuli) {
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j)
+          if (nx[i] != 0 && ny[j] != 0) {
+            const double r = rhs(i * n + j);
+            cert.worst_ratio = std::max(cert.worst_ratio, r > 0 ? bound(i, j) / r : HUGE_VAL);
+          }
+      cert.moduli = ok ? N : 0;
+      return cert;
     }
-    return c;
-  };
-  // One level first (the GPU's k-long product alone); both levels only when it certifies no N.
-  const Certificate one = certify_levels(1);
-  return one.moduli != 0 ? one : certify_levels(2);
+  }
+  return cert;
 }
 
 template <class T>

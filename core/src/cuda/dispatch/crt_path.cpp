@@ -71,51 +71,34 @@ CrtMagnitudePanels crt_magnitude_panels(Workspace::Impl& ws, std::int64_t m, std
 crt::Certificate crt_certify_int8(const CrtMagnitudePanels& mp, std::int64_t m, std::int64_t n, const CrtLines& lx,
                                   const CrtLines& ly, unsigned* mask, unsigned long long* ratio_bits, double tol,
                                   Workspace::Impl& ws, cudaStream_t st) {
-  // The one-level bound first: hx . hy (k long) and the test of every N; only when it certifies none,
-  // [hx lx] . [ly hy] (2k long) and the test with both levels (crt::certify_int8's order). Then the
-  // worst ratio at the chosen N with the levels that chose it.
+  // Two INT8 GEMMs of the magnitude levels (hx . hy over kp, [hx lx] . [ly hy] over 2 kp), then the
+  // per-entry test for every N and the worst ratio at the chosen one.
   const std::int64_t kp = mp.kp, ldg = round_up(m, 4);
   auto* g = static_cast<std::int32_t*>(
       ws.get(kSlotAccum, sizeof(std::int32_t) * static_cast<std::size_t>(2 * ldg * n), st));
-  std::int32_t* cross = g + ldg * n;
   cublasHandle_t hb = ws.handle(st);
   const std::int32_t one = 1, zero = 0;
   const int gm = blas_int(m, "m"), gn = blas_int(n, "n"), gldc = blas_int(ldg, "ldc");
-  auto* hm = static_cast<unsigned*>(ws.host(sizeof(unsigned) + sizeof(unsigned long long)));
-  crt::Certificate cert;
-  cert.tol = tol;
-  // mask[2 (levels - 1)]: the test's fail bits, mask[2 (levels - 1) + 1]: the ratio pass's (unused).
-  auto test_every_n = [&](int levels) {
-    unsigned* fail = mask + 2 * (levels - 1);
-    crt_certificate_int8(g, levels == 2 ? cross : nullptr, ldg, m, n, lx, ly, tol, crt::kMinModuli,
-                         crt::kMaxModuli, fail, nullptr, st);
-    TCEMU_CUDA(cudaMemcpyAsync(hm, fail, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
-    TCEMU_CUDA(cudaStreamSynchronize(st));
-    cert.levels = levels;
-    for (int N = crt::kMinModuli; N <= crt::kMaxModuli && cert.moduli == 0; ++N)
-      if (!(hm[0] & (1u << N))) cert.moduli = N;
-  };
   TCEMU_CUBLAS(cublasGemmEx(hb, CUBLAS_OP_T, CUBLAS_OP_N, gm, gn, blas_int(kp, "k"), &one, mp.x, CUDA_R_8I,
                             blas_int(2 * kp, "lda"), mp.y, CUDA_R_8I, blas_int(3 * kp, "ldb"), &zero, g, CUDA_R_32I,
                             gldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
-  test_every_n(1);
-  if (cert.moduli == 0) {
-    TCEMU_CUBLAS(cublasGemmEx(hb, CUBLAS_OP_T, CUBLAS_OP_N, gm, gn, blas_int(2 * kp, "k"), &one, mp.x, CUDA_R_8I,
-                              blas_int(2 * kp, "lda"), mp.y + kp, CUDA_R_8I, blas_int(3 * kp, "ldb"), &zero, cross,
-                              CUDA_R_32I, gldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
-    test_every_n(2);
-  }
+  TCEMU_CUBLAS(cublasGemmEx(hb, CUBLAS_OP_T, CUBLAS_OP_N, gm, gn, blas_int(2 * kp, "k"), &one, mp.x, CUDA_R_8I,
+                            blas_int(2 * kp, "lda"), mp.y + kp, CUDA_R_8I, blas_int(3 * kp, "ldb"), &zero,
+                            g + ldg * n, CUDA_R_32I, gldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+  crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask, nullptr, st);
+  auto* hm = static_cast<unsigned*>(ws.host(sizeof(unsigned) + sizeof(unsigned long long)));
+  TCEMU_CUDA(cudaMemcpyAsync(hm, mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+  TCEMU_CUDA(cudaStreamSynchronize(st));
+  crt::Certificate cert;
+  cert.tol = tol;
+  for (int N = crt::kMinModuli; N <= crt::kMaxModuli && cert.moduli == 0; ++N)
+    if (!(hm[0] & (1u << N))) cert.moduli = N;
   const int at = cert.run_moduli();
-  crt_certificate_int8(g, cert.levels == 2 ? cross : nullptr, ldg, m, n, lx, ly, tol, at, at,
-                       mask + 2 * (cert.levels - 1) + 1, ratio_bits, st);
+  crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, at, at, mask + 1, ratio_bits, st);
   TCEMU_CUDA(cudaMemcpyAsync(hm, ratio_bits, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
   std::memcpy(&cert.worst_ratio, hm, sizeof(double));
   return cert;
-}
-
-std::string int8_certificate_note(const crt::Certificate& cert) {
-  return std::string("INT8 magnitude products, ") + (cert.levels == 1 ? "one level" : "two levels");
 }
 
 template <class T>
@@ -152,7 +135,7 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
         crt_certify_int8(mp, p.m, p.n, lx, ly, reinterpret_cast<unsigned*>(fail), ratio_bits, tol, ws, st);
     if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore) return cert.too_wide();
     N = cert.run_moduli();
-    report.certificate = cert.report() + " (certified on the GPU: " + int8_certificate_note(cert) + ")";
+    report.certificate = cert.report() + " (certified on the GPU: INT8 magnitude products)";
   } else if (N == 0) {
     crt_certificate<T>(p.x.data, p.m, p.x.line_stride, p.x.k_stride, p.y.data, p.n, p.y.line_stride,
                        p.y.k_stride, p.k, lx, ly, tol, fail, ratio_bits, st);

@@ -36,21 +36,16 @@ struct CrtMagnitudePanels {
 CrtMagnitudePanels crt_magnitude_panels(Workspace::Impl& ws, std::int64_t m, std::int64_t n, std::int64_t k,
                                         cudaStream_t stream);
 
-/// crt::certify_int8 on the GPU from filled magnitude panels (k <= crt::kInt8CertificateMaxK): the
-/// cuBLAS INT8 GEMM hx . hy (INT32, in the accumulator slot) and the per-entry test of every N with
-/// the one-level bound (crt_certificate_int8; one sync); only when that certifies none, the GEMM
-/// [hx lx] . [ly hy] and the test with both levels (one sync); then the worst ratio at the chosen N
-/// (one sync). lx, ly: the lines' statistics with s1; mask (4 entries) and ratio_bits zeroed before
-/// (CrtCallLines).
+/// crt::certify_int8 on the GPU from filled magnitude panels (k <= crt::kInt8CertificateMaxK): two
+/// cuBLAS INT8 GEMMs (hx . hy and [hx lx] . [ly hy], INT32, in the accumulator slot), the per-entry
+/// test of every N (crt_certificate_int8; one sync) and the worst ratio at the chosen N (one sync).
+/// lx, ly: the lines' statistics with s1; mask (2 entries) and ratio_bits zeroed before (CrtCallLines).
 /// Returns the host's certificate bit for bit: moduli = 0 when no N <= 20 is certified (worst_ratio
 /// then at N = 20).
 crt::Certificate crt_certify_int8(const CrtMagnitudePanels& panels, std::int64_t m, std::int64_t n,
                                   const CrtLines& lx, const CrtLines& ly, unsigned* mask,
                                   unsigned long long* ratio_bits, double tol, Workspace::Impl& ws,
                                   cudaStream_t stream);
-
-/// How crt_certify_int8 certified, for reports: "INT8 magnitude products, one level" (or "two levels").
-std::string int8_certificate_note(const crt::Certificate& cert);
 
 /// The GPU's k chunk of one INT8 product: 2^16 keeps every INT32 sum below 2^30 (residues in [-128,
 /// 127]), so no sum wraps even for p = 256. The residues do not depend on the chunking.

@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kCertThreads)
       for (int t = 0; t < kCertBatch; ++t) {
         const bool load = row && b + t < cols;
         vh[t] = load ? hh[(j0 + b + t) * ld + i] : 0;
-        vc[t] = load && cross != nullptr ? cross[(j0 + b + t) * ld + i] : 0;  // null: the one-level bound
+        vc[t] = load ? cross[(j0 + b + t) * ld + i] : 0;
       }
 #pragma unroll
       for (int t = 0; t < kCertBatch; ++t) {

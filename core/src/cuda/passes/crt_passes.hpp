@@ -86,8 +86,7 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
                     cudaStream_t stream);
 
 /// The test of crt::certify_int8 for every entry (i, j) of active lines, from the INT32 products
-/// hh[j * ld + i] = hx . hy and cross[j * ld + i] = hx . ly + lx . hy (column-major, ld >= m;
-/// cross = nullptr: 0, the one-level bound of crt::certify_int8):
+/// hh[j * ld + i] = hx . hy and cross[j * ld + i] = hx . ly + lx . hy (column-major, ld >= m):
 /// for N in [n_lo, n_hi], fail_mask bit N set when entry_bound(norm1_y, norm1_x, ea, eb,
 /// recon_error(N)) <= int8_certificate_rhs(...) fails (atomicOr on *fail_mask, zeroed before); with
 /// ratio_bits != nullptr (n_lo == n_hi) also the largest bound / rhs (+inf where rhs = 0) as the
