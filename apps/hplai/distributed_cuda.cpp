@@ -380,7 +380,8 @@ void check_gpu_memory(const Grid& g, const BlockCyclic& R, const BlockCyclic& C)
   int all_fit = fits ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &all_fit, 1, MPI_INT, MPI_MIN, g.comm);
   if (all_fit) return;
-  const std::string run = "--n " + std::to_string(R.n) + " --grid " + std::to_string(g.P) + "x" + std::to_string(g.Q);
+  // hplai's main puts "--n N --seed S: " before the message.
+  const std::string run = "--grid " + std::to_string(g.P) + "x" + std::to_string(g.Q);
   if (!queried) throw tcemu::DeviceError("hplai: " + run + ": cudaMemGetInfo failed on rank " + std::to_string(g.rank));
   if (fits) throw tcemu::InvalidArgument(run + ": another rank's GPU lacks the memory for its blocks (its error says how much)");
   char buf[320];

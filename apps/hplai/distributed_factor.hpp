@@ -115,8 +115,8 @@ std::string gpu_grid_transport(const GpuGrid& gpu);
 /// a row's factors, or the upload's staging copy), the broadcast and update buffers (8 (2 (lr + lc)
 /// + nb) nb bytes), the refinement's partial sums and 256 MiB of library workspace, times the ranks
 /// that share the GPU (ranks_on_my_gpu), against cudaMemGetInfo's free bytes. Collective over
-/// g.comm: every rank throws tcemu::InvalidArgument when some rank's GPU falls short ("--n N --grid
-/// PxQ: ..." naming the free and needed GiB on the short rank, "another rank's GPU" on the others),
+/// g.comm: every rank throws tcemu::InvalidArgument when some rank's GPU falls short ("--grid PxQ:
+/// ..." naming the free and needed GiB on the short rank, "another rank's GPU" on the others),
 /// so no rank is left waiting in a collective; tcemu::DeviceError in builds without the GPU path.
 void check_gpu_memory(const Grid& g, const BlockCyclic& R, const BlockCyclic& C);
 
