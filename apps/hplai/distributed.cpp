@@ -543,7 +543,7 @@ RunResult run_distributed(const Grid& g, std::int64_t n, std::uint64_t seed, con
   // The GPU context (library handles, the broadcasts' NCCL communicators) once for the whole run, and
   // the GPUs' memory checked on every rank before the blocks are generated.
   const detail::GpuGridPtr gpu = opt.device == Device::cuda ? detail::make_gpu_grid(g) : nullptr;
-  if (gpu) detail::check_gpu_memory(g, R, C);
+  if (gpu) detail::check_gpu_memory(*gpu, g, R, C);
   const LocalSystem sys = generate_local(g, R, C, seed);
   RunResult out;
   out.n = n;

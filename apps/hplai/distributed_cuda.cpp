@@ -366,29 +366,33 @@ void gpu_precond_apply(GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const 
 void GpuGridDeleter::operator()(GpuGrid* p) const { delete p; }
 GpuGridPtr make_gpu_grid(const Grid& g) { return GpuGridPtr(new GpuGrid(g)); }
 
-void check_gpu_memory(const Grid& g, const BlockCyclic& R, const BlockCyclic& C) {
+void check_gpu_memory(const GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const BlockCyclic& C) {
   const double lr = static_cast<double>(R.local_count(g.p)), lc = static_cast<double>(C.local_count(g.q));
   const double nb = static_cast<double>(R.nb), held_block_columns = std::ceil(lc / nb);
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) throw tcemu::DeviceError("hplai: cudaGetDevice failed");
-  const int sharing = tcemu::app::ranks_on_my_gpu(g.comm, device);
+  const int sharing = tcemu::app::ranks_on_my_gpu(g.comm, gpu.space.cuda_device());
   std::size_t free_bytes = 0, total_bytes = 0;
   const bool queried = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
   const double need = sharing * (16 * lr * lc + 8 * (2 * (lr + lc) + nb) * nb + 8 * lr * held_block_columns +
                                  256.0 * (1 << 20));
-  const bool fits = queried && need <= static_cast<double>(free_bytes);
-  int all_fit = fits ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &all_fit, 1, MPI_INT, MPI_MIN, g.comm);
-  if (all_fit) return;
+  // The rank short by the most (a failed query counts as infinitely short) tells every rank its
+  // numbers, so that the one error line shown (rank 0's) names them.
+  struct {
+    double short_by;
+    int rank;
+  } worst{queried ? need - static_cast<double>(free_bytes) : HUGE_VAL, g.rank};
+  MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, g.comm);
+  if (!(worst.short_by > 0)) return;
+  double facts[4] = {queried ? 1.0 : 0.0, static_cast<double>(free_bytes), need, static_cast<double>(sharing)};
+  MPI_Bcast(facts, 4, MPI_DOUBLE, worst.rank, g.comm);
   // hplai's main puts "--n N --seed S: " before the message.
   const std::string run = "--grid " + std::to_string(g.P) + "x" + std::to_string(g.Q);
-  if (!queried) throw tcemu::DeviceError("hplai: " + run + ": cudaMemGetInfo failed on rank " + std::to_string(g.rank));
-  if (fits) throw tcemu::InvalidArgument(run + ": another rank's GPU lacks the memory for its blocks (its error says how much)");
+  if (facts[0] == 0)
+    throw tcemu::DeviceError(run + ": cudaMemGetInfo failed on rank " + std::to_string(worst.rank));
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "%s: rank %d's GPU has %.1f GiB free; its blocks in FP64, their factors and buffers need about %.1f "
                 "GiB (%d rank(s) on this GPU): use more GPUs or a smaller --n",
-                run.c_str(), g.rank, static_cast<double>(free_bytes) / (1 << 30), need / (1 << 30), sharing);
+                run.c_str(), worst.rank, facts[1] / (1 << 30), facts[2] / (1 << 30), static_cast<int>(facts[3]));
   throw tcemu::InvalidArgument(buf);
 }
 std::string gpu_grid_transport(const GpuGrid& gpu) { return gpu.transport->name(); }
@@ -536,7 +540,7 @@ namespace {
 class GpuGrid {};
 void GpuGridDeleter::operator()(GpuGrid* p) const { delete p; }
 GpuGridPtr make_gpu_grid(const Grid&) { no_gpu_path(); }
-void check_gpu_memory(const Grid&, const BlockCyclic&, const BlockCyclic&) { no_gpu_path(); }
+void check_gpu_memory(const GpuGrid&, const Grid&, const BlockCyclic&, const BlockCyclic&) { no_gpu_path(); }
 std::string gpu_grid_transport(const GpuGrid&) { no_gpu_path(); }
 
 template <class T>

@@ -114,10 +114,13 @@ std::string gpu_grid_transport(const GpuGrid& gpu);
 /// puts there: about 16 bytes per local entry of the R x C block-cyclic matrix (the FP64 blocks plus
 /// a row's factors, or the upload's staging copy), the broadcast and update buffers (8 (2 (lr + lc)
 /// + nb) nb bytes), the refinement's partial sums and 256 MiB of library workspace, times the ranks
-/// that share the GPU (ranks_on_my_gpu), against cudaMemGetInfo's free bytes. Collective over
-/// g.comm: every rank throws tcemu::InvalidArgument when some rank's GPU falls short ("--grid PxQ:
-/// ..." naming the free and needed GiB on the short rank, "another rank's GPU" on the others),
-/// so no rank is left waiting in a collective; tcemu::DeviceError in builds without the GPU path.
-void check_gpu_memory(const Grid& g, const BlockCyclic& R, const BlockCyclic& C);
+/// that share the GPU (ranks_on_my_gpu), against cudaMemGetInfo's free bytes. Not counted: the
+/// emulated GEMM's own workspace of the Ozaki schemes (int8-ozaki, int8-crt: INT32 accumulators up
+/// to GemmOptions' ozaki_accumulator_bytes, residue panels), which may still fail to allocate.
+/// Collective over g.comm: when some rank's GPU falls short every rank throws the same
+/// tcemu::InvalidArgument, "--grid PxQ: rank r's GPU has F GiB free; ... need about X GiB ..." with
+/// the numbers of the rank short by the most (tcemu::DeviceError when its cudaMemGetInfo failed), so
+/// no rank is left waiting in a collective; tcemu::DeviceError in builds without the GPU path.
+void check_gpu_memory(const GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const BlockCyclic& C);
 
 }  // namespace hplai::detail
