@@ -206,7 +206,9 @@ LuStats factor_distributed(const Grid& g, const BlockCyclic& R, const BlockCycli
         for (std::int64_t r = 0; r < kb; ++r) std::copy(D + r * ld, D + r * ld + kb, diag.data() + r * kb);
       }
       if (g.P > 1) MPI_Bcast(diag.data(), to_int(kb * kb), mpi_type<T>(), pk, g.col);
-      if (below > 0) trsm(CblasRight, CblasUpper, CblasNonUnit, below, kb, diag.data(), kb, &lu(rk1, ck), ld);
+      // One trsm per local block (as the update below): the same calls on every grid.
+      for (std::int64_t li = rk1; li < lr; li += nb)
+        trsm(CblasRight, CblasUpper, CblasNonUnit, std::min(nb, lr - li), kb, diag.data(), kb, &lu(li, ck), ld);
       panel.resize(static_cast<std::size_t>(rows * kb));
       for (std::int64_t r = 0; r < rows; ++r)
         std::copy(&lu(rk + r, ck), &lu(rk + r, ck) + kb, panel.data() + r * kb);
@@ -223,7 +225,8 @@ LuStats factor_distributed(const Grid& g, const BlockCyclic& R, const BlockCycli
     t0 = Clock::now();
     urow.resize(static_cast<std::size_t>(kb * cols));
     if (g.p == pk && cols > 0) {
-      trsm(CblasLeft, CblasLower, CblasUnit, kb, cols, panel.data(), kb, &lu(rk, ck1), ld);
+      for (std::int64_t lj = ck1; lj < lc; lj += nb)
+        trsm(CblasLeft, CblasLower, CblasUnit, kb, std::min(nb, lc - lj), panel.data(), kb, &lu(rk, lj), ld);
       for (std::int64_t r = 0; r < kb; ++r) std::copy(&lu(rk + r, ck1), &lu(rk + r, ck1) + cols, urow.data() + r * cols);
     }
     if (g.P > 1) MPI_Bcast(urow.data(), to_int(kb * cols), mpi_type<T>(), pk, g.col);
@@ -242,13 +245,22 @@ LuStats factor_distributed(const Grid& g, const BlockCyclic& R, const BlockCycli
       if (sl != 0) std::for_each(L21, L21 + below * kb, [fl](T& v) { v *= fl; });
       if (su != 0) std::for_each(urow.begin(), urow.end(), [fu](T& v) { v *= fu; });
     }
+    // One GEMM per local trailing block: a BLAS kernel may round an entry differently by where it sits in
+    // the call (edge tiles; OpenBLAS's Haswell and Zen sgemm do), so calls of the grid's blocks, the
+    // same on every grid, keep every grid's factors those of the 1 x 1 grid.
     if (below > 0 && cols > 0) {
       const T alpha = static_cast<T>(-std::ldexp(1.0, -(sl + su)));
       const Unmanaged<T> L(L21, below, kb), U(urow.data(), kb, cols);
-      const auto A22 = Kokkos::subview(lu, std::make_pair(rk1, lr), std::make_pair(ck1, lc));
-      st.gemm.add(tcemu::gemm(space, tcemu::Op::N, tcemu::Op::N, alpha, L, U, T(1), A22, options.gemm));
+      for (std::int64_t li = rk1; li < lr; li += nb)
+        for (std::int64_t lj = ck1; lj < lc; lj += nb) {
+          const auto rows_of = std::make_pair(li, std::min(li + nb, lr)), cols_of = std::make_pair(lj, std::min(lj + nb, lc));
+          const auto Lb = Kokkos::subview(L, std::make_pair(li - rk1, rows_of.second - rk1), Kokkos::ALL);
+          const auto Ub = Kokkos::subview(U, Kokkos::ALL, std::make_pair(lj - ck1, cols_of.second - ck1));
+          st.gemm.add(tcemu::gemm(space, tcemu::Op::N, tcemu::Op::N, alpha, Lb, Ub, T(1),
+                                  Kokkos::subview(lu, rows_of, cols_of), options.gemm));
+        }
     }
-    ++st.updates;  // one update step of the whole matrix (one GEMM per rank holding trailing blocks)
+    ++st.updates;  // one update step of the whole matrix (one GEMM per local trailing block)
     st.seconds_update += seconds_since(t0);
     if (options.progress) options.progress({k + 1, blocks, k0 + kb, seconds_since(start)});
   }
