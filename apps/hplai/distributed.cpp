@@ -50,16 +50,6 @@ int to_int(std::int64_t v) {  // MPI counts are int
   return static_cast<int>(v);
 }
 
-/// Blocks of the 1D map that `proc` holds, and how many of them come before global block `block`.
-std::int64_t blocks_held(const BlockCyclic& m, int proc) {
-  const std::int64_t blocks = (m.n + m.nb - 1) / m.nb;
-  return blocks > proc ? (blocks - proc + m.procs - 1) / m.procs : 0;
-}
-std::int64_t blocks_before(const BlockCyclic& m, std::int64_t block, int proc) {
-  const std::int64_t b = block > proc ? (block - proc + m.procs - 1) / m.procs : 0;
-  return std::min(b, blocks_held(m, proc));
-}
-
 /// |x| as the one-process generator forms it (problem.cpp).
 double magnitude(double x) { return x < 0 ? -x : x; }
 
@@ -318,7 +308,7 @@ struct DistributedOps {
   /// row go to its process row (an MPI_Allreduce in which each slot has one nonzero term: exact), are
   /// added in J order, and the rows are gathered down the process columns.
   void matvec(const Vec& z, Vec& w) {
-    const std::int64_t lr = R.local_count(g.p), lc = C.local_count(g.q), held = blocks_held(C, g.q);
+    const std::int64_t lr = R.local_count(g.p), lc = C.local_count(g.q), held = C.blocks_held(g.q);
     std::vector<double> mine;
     if (gpu && g.Q == 1) {
       detail::gpu_matvec(*gpu, g, C, z, true, mine);  // this rank holds every block column: summed there
@@ -381,11 +371,7 @@ struct DistributedOps {
     if (g.p == pI) {
       const std::int64_t li0 = R.local(i0);
       // my block columns J < I (lower) or J > I (upper), as local block indices [first, last)
-      auto range = [&](int qq) {
-        const std::int64_t before = blocks_before(C, I, qq), upto = blocks_before(C, I + 1, qq);
-        return lower ? std::make_pair(std::int64_t(0), before) : std::make_pair(upto, blocks_held(C, qq));
-      };
-      const auto [first, last] = range(g.q);
+      const auto [first, last] = C.blocks_beside(I, g.q, lower);
       std::vector<T> partial(static_cast<std::size_t>((last - first) * kb));
       for (std::int64_t lbj = first; lbj < last; ++lbj) {
         const std::int64_t J = lbj * g.Q + g.q, width = std::min(nb, n - J * nb);
@@ -399,7 +385,7 @@ struct DistributedOps {
       std::vector<int> counts(g.Q), displs(g.Q);
       std::int64_t total = 0;
       for (int qq = 0; qq < g.Q; ++qq) {
-        const auto [f, l] = range(qq);
+        const auto [f, l] = C.blocks_beside(I, qq, lower);
         counts[qq] = to_int((l - f) * kb);
         displs[qq] = to_int(total);
         total += (l - f) * kb;
@@ -410,7 +396,7 @@ struct DistributedOps {
       if (g.q == qI) {
         for (std::int64_t J = lower ? 0 : I + 1; J < (lower ? I : blocks); ++J) {  // in J order
           const int qq = static_cast<int>(J % g.Q);
-          const std::int64_t at = displs[qq] + (J / g.Q - range(qq).first) * kb;
+          const std::int64_t at = displs[qq] + (J / g.Q - C.blocks_beside(I, qq, lower).first) * kb;
           for (std::int64_t r = 0; r < kb; ++r) u[r] -= all[at + r];
         }
         const T* D = &lu(li0, C.local(i0));
@@ -456,8 +442,7 @@ SchemeResult run_row(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, 
                                 sys.A.extent(1));
   MPI_Barrier(g.comm);
   const auto t0 = tcemu::app::Clock::now();
-  for (std::size_t i = 0; i < lu.extent(0); ++i)  // round A to the working precision (GPU: in factor_*_gpu)
-    for (std::size_t j = 0; j < lu.extent(1); ++j) lu(i, j) = static_cast<T>(sys.A(i, j));
+  if (!gpu) kernels::convert(HostSpace(), sys.A, lu);  // round A to the working precision (GPU: in factor_*_gpu)
   LuStats st;
   try {
     const double tiny = std::numeric_limits<T>::epsilon() / 2 * sys.a_max;
@@ -515,15 +500,25 @@ void parse_grid(const std::string& text, int& P, int& Q) {
                                  " ranks, more than 2^20");
 }
 
+std::int64_t BlockCyclic::blocks_held(int proc) const {
+  const std::int64_t blocks = (n + nb - 1) / nb;
+  return blocks > proc ? (blocks - proc + procs - 1) / procs : 0;
+}
+
+std::int64_t BlockCyclic::blocks_before(std::int64_t block, int proc) const {
+  const std::int64_t b = block > proc ? (block - proc + procs - 1) / procs : 0;
+  return std::min(b, blocks_held(proc));
+}
+
 std::int64_t BlockCyclic::local_count(int proc) const {
-  const std::int64_t blocks = (n + nb - 1) / nb, held = blocks_held(*this, proc);
+  const std::int64_t blocks = (n + nb - 1) / nb, held = blocks_held(proc);
   if (held == 0) return 0;
   const bool has_last = (blocks - 1) % procs == proc;
   return held * nb - (has_last ? blocks * nb - n : 0);
 }
 
 std::int64_t BlockCyclic::local_start(std::int64_t block, int proc) const {
-  return std::min(blocks_before(*this, block, proc) * nb, local_count(proc));
+  return std::min(blocks_before(block, proc) * nb, local_count(proc));
 }
 
 void detail::agree_on_factorisation(const Grid& g, const BlockCyclic& R, const BlockCyclic& C, std::int64_t bad_column,

@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "run.hpp"
 
@@ -67,6 +68,14 @@ struct BlockCyclic {
   int procs = 1;
   /// Number of indices process `proc` holds.
   std::int64_t local_count(int proc) const;
+  /// Number of blocks process `proc` holds, and how many of them come before global block `block`.
+  std::int64_t blocks_held(int proc) const;
+  std::int64_t blocks_before(std::int64_t block, int proc) const;
+  /// Local block indices [first, last) of proc's blocks J < block (lower) or J > block (upper).
+  std::pair<std::int64_t, std::int64_t> blocks_beside(std::int64_t block, int proc, bool lower) const {
+    return lower ? std::make_pair(std::int64_t{0}, blocks_before(block, proc))
+                 : std::make_pair(blocks_before(block + 1, proc), blocks_held(proc));
+  }
   /// Local index, on the owner, of the first global index of block `block` or of the first later
   /// block it holds (the local start of "blocks >= block"); local_count(proc) when none.
   std::int64_t local_start(std::int64_t block, int proc) const;

@@ -55,6 +55,16 @@ void ensure(V& v, std::int64_t count, const char* label) {
   v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(count));
 }
 
+/// m of rows x cols, reallocated (the old one freed first, so both never coexist) only when its
+/// extents differ.
+template <class M>
+void ensure_extents(M& m, std::int64_t rows, std::int64_t cols, const char* label) {
+  if (static_cast<std::int64_t>(m.extent(0)) == rows && static_cast<std::int64_t>(m.extent(1)) == cols) return;
+  m = M();
+  m = M(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(rows),
+        static_cast<std::size_t>(cols));
+}
+
 /// Largest MPI message in bytes (MPI counts are int).
 constexpr std::size_t kMaxMessageBytes = std::size_t(1) << 30;
 
@@ -277,8 +287,7 @@ void sum_in_order(const Cuda& space, const Kokkos::View<T*, Kokkos::CudaSpace>& 
 
 void upload_local_system(GpuGrid& gpu, const LocalMatrix<double>& A) {
   const std::size_t lr = A.extent(0), lc = A.extent(1);
-  gpu.A = DeviceMatrix<double>();
-  gpu.A = DeviceMatrix<double>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::local_A_gpu"), lr, lc);
+  ensure_extents(gpu.A, static_cast<std::int64_t>(lr), static_cast<std::int64_t>(lc), "hplai::local_A_gpu");
   {  // the row-major blocks as they are, then transposed on the GPU (kernels::convert)
     Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::CudaSpace> rows(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::local_A_rows"), lr, lc);
@@ -293,7 +302,7 @@ void gpu_matvec(GpuGrid& gpu, const Grid& g, const BlockCyclic& C, const std::ve
   const Cuda& space = gpu.space;
   const DeviceMatrix<double> A = gpu.A;
   const std::int64_t lr = static_cast<std::int64_t>(A.extent(0)), lc = static_cast<std::int64_t>(A.extent(1));
-  const std::int64_t nb = C.nb, lbc = (lc + nb - 1) / nb;
+  const std::int64_t nb = C.nb, lbc = C.blocks_held(g.q);
   ensure(gpu.z, C.n, "hplai::z");
   ensure(gpu.partial, std::max<std::int64_t>(lr * lbc, 1), "hplai::matvec_partial");
   ensure(gpu.sums, std::max<std::int64_t>(lr, 1), "hplai::matvec_sums");
@@ -319,7 +328,7 @@ void gpu_precond_apply(GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const 
   GridTransport* const tr = gpu.transport.get();
   const std::int64_t n = R.n, nb = R.nb, blocks = (n + nb - 1) / nb, Q = g.Q, q = g.q;
   const std::int64_t ld = static_cast<std::int64_t>(lu.stride(1));
-  const std::int64_t held = (C.local_count(g.q) + nb - 1) / nb;
+  const std::int64_t held = C.blocks_held(g.q);
   constexpr bool fp64 = std::is_same_v<T, double>;
   ensure(b.w, n, "hplai::precond_w");
   ensure(b.u, nb, "hplai::precond_u");
@@ -339,8 +348,8 @@ void gpu_precond_apply(GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const 
     const int pI = static_cast<int>(I % g.P), qI = static_cast<int>(I % g.Q);
     if (g.p == pI) {
       const std::int64_t li0 = R.local(i0);
-      const std::int64_t before = (C.local_start(I, g.q) + nb - 1) / nb, upto = (C.local_start(I + 1, g.q) + nb - 1) / nb;
-      const std::int64_t first = lower ? 0 : upto, last = lower ? before : held, count = last - first;
+      const auto [first, last] = C.blocks_beside(I, g.q, lower);
+      const std::int64_t count = last - first;
       // uv = this rank's sum of LU(I, J) w(J) over its blocks of the range, in block order (0 for none)
       block_column_products(gpu.solvers, kb, lu.data() + li0, ld, first, count, wv.data(), n, nb, Q, q, part.data());
       sum_in_order(space, part, kb, count, uv);
@@ -354,9 +363,8 @@ void gpu_precond_apply(GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const 
       if (g.Q > 1) tr->bcast(uv.data(), static_cast<std::size_t>(kb) * sizeof(T), qI, true);
     }
     if (g.P > 1) tr->bcast(uv.data(), static_cast<std::size_t>(kb) * sizeof(T), pI, false);
-    Kokkos::parallel_for(
-        "hplai::precond_store", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, kb),
-        KOKKOS_LAMBDA(const std::int64_t r) { wv(i0 + r) = uv(r); });
+    Kokkos::deep_copy(space, Kokkos::subview(wv, std::make_pair(i0, i0 + kb)),
+                      Kokkos::subview(uv, std::make_pair(std::int64_t{0}, kb)));
   }
   std::vector<T> w(static_cast<std::size_t>(n));
   download(space, w.data(), b.w, n);
@@ -368,7 +376,7 @@ GpuGridPtr make_gpu_grid(const Grid& g) { return GpuGridPtr(new GpuGrid(g)); }
 
 void check_gpu_memory(const GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const BlockCyclic& C) {
   const double lr = static_cast<double>(R.local_count(g.p)), lc = static_cast<double>(C.local_count(g.q));
-  const double nb = static_cast<double>(R.nb), held_block_columns = std::ceil(lc / nb);
+  const double nb = static_cast<double>(R.nb), held_block_columns = static_cast<double>(C.blocks_held(g.q));
   const int sharing = tcemu::app::ranks_on_my_gpu(g.comm, gpu.space.cuda_device());
   std::size_t free_bytes = 0, total_bytes = 0;
   const bool queried = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
@@ -412,10 +420,7 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
   // One set of factors at a time: the other precision's (an earlier row's) is freed first.
   if constexpr (std::is_same_v<T, float>) gpu.lu64 = DeviceMatrix<double>();
   else gpu.lu32 = DeviceMatrix<float>();
-  if (static_cast<std::int64_t>(A.extent(0)) != lr || static_cast<std::int64_t>(A.extent(1)) != lc) {
-    A = DeviceMatrix<T>();
-    A = DeviceMatrix<T>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "hplai::local_lu_gpu"), lr, lc);
-  }
+  ensure_extents(A, lr, lc, "hplai::local_lu_gpu");
   {  // round the FP64 blocks to T (both column-major with leading dimension lr: element by element)
     const DeviceMatrix<double> A64 = gpu.A;
     T* const out = A.data();
@@ -531,10 +536,7 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
 
 namespace {
 /// The device layer's reason (app_common/device.hpp), as the one-process --device check words it.
-[[noreturn]] void no_gpu_path() {
-  const std::string why = tcemu::app::gpu_path_missing(tcemu::app::GpuPath::kokkos_cuda);
-  throw tcemu::DeviceError("--device cuda: " + (why.empty() ? std::string("this build of hplai has no GPU path") : why));
-}
+[[noreturn]] void no_gpu_path() { tcemu::app::throw_gpu_path_missing(tcemu::app::GpuPath::kokkos_cuda, "hplai"); }
 }  // namespace
 
 class GpuGrid {};

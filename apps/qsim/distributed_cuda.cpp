@@ -150,10 +150,7 @@ DistributedResult<T> simulate_distributed_cuda(const DistributedPlan& plan, cons
 
 namespace {
 /// The device layer's reason (app_common/device.hpp), as the one-process --device check words it.
-[[noreturn]] void no_gpu_path() {
-  const std::string why = tcemu::app::gpu_path_missing(tcemu::app::GpuPath::kokkos_cuda);
-  throw tcemu::DeviceError("--device cuda: " + (why.empty() ? std::string("this build of qsim has no GPU path") : why));
-}
+[[noreturn]] void no_gpu_path() { tcemu::app::throw_gpu_path_missing(tcemu::app::GpuPath::kokkos_cuda, "qsim"); }
 }  // namespace
 
 std::unique_ptr<SliceExchange> make_gpu_exchange(MPI_Comm) { no_gpu_path(); }

@@ -58,11 +58,16 @@ void prepare_gpu_cost_model() {
 #endif
 }
 
+void throw_gpu_path_missing(GpuPath path, const char* app) {
+  const std::string why = gpu_path_missing(path);
+  throw DeviceError("--device cuda: " + (why.empty() ? "this build of " + std::string(app) + " has no GPU path" : why));
+}
+
 Device resolve_device(Device requested, GpuPath path) {
   if (requested == Device::host) return Device::host;
   const std::string missing = gpu_path_missing(path);
   if (!missing.empty()) {
-    if (requested == Device::cuda) throw DeviceError("--device cuda: " + missing);
+    if (requested == Device::cuda) throw_gpu_path_missing(path, "this app");
     return Device::host;
   }
   const bool gpu = gpu_available(path);

@@ -30,6 +30,10 @@ Device parse_device(const std::string& name);
 /// Kokkos has no CUDA backend (...)", each with how to configure one; "" when it can.
 std::string gpu_path_missing(GpuPath path = GpuPath::tcemu_cuda);
 
+/// Throws DeviceError "--device cuda: " + gpu_path_missing(path), or "--device cuda: this build of
+/// <app> has no GPU path" where that reason is empty (a path the app itself left out).
+[[noreturn]] void throw_gpu_path_missing(GpuPath path, const char* app);
+
 /// True when this build can run `path` (gpu_path_missing is "") and the CUDA runtime finds a device
 /// (never throws).
 bool gpu_available(GpuPath path = GpuPath::tcemu_cuda);

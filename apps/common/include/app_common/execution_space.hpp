@@ -24,7 +24,7 @@ decltype(auto) with_execution_space(Device device, Body&& body) {
     throw DeviceError("--device cuda: no CUDA device is available on this machine");
   return std::forward<Body>(body)(Kokkos::Cuda());
 #else
-  throw DeviceError("--device cuda: " + gpu_path_missing(GpuPath::kokkos_cuda));
+  throw_gpu_path_missing(GpuPath::kokkos_cuda, "this app");
 #endif
 }
 

@@ -13,8 +13,9 @@ namespace tcemu::cuda::detail {
 /// embedding's certificate from the 3M lines first), 1 <= k <= 2^16, alpha != 0,
 /// ExecutionPolicy::crt_products automatic and the INT8 wgmma kernel available: 3M in the residue
 /// domain (docs/crt.md, "3M in the residue domain"; 3N INT8 products, C written by the
-/// reconstruction), falling back to the embedding for NaN / Inf or when no N is certified (the
-/// embedding then certifies again and falls back to native arithmetic like the host). Otherwise the embedding: builds Y (2k x 2n, column-major, kSlotComplexRe)
+/// reconstruction), falling back to the embedding for NaN / Inf, and, when no N is certified, to
+/// native arithmetic on the embedding with the certificate's reason (detail::scheme_fallback, like
+/// the host; the embedding does not certify again). Otherwise the embedding: builds Y (2k x 2n, column-major, kSlotComplexRe)
 /// from b; reads X straight from a when a's rows are interleaved re/im rows (column stride 1) that
 /// do not overlap C, else packs X (row-major m x 2k, kSlotComplexIm); then one real gemm_device
 /// (int8-crt: line rule, certificate, residues, INT8 products, reconstruction) into C's real view
