@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -295,12 +296,86 @@ double distributed_max_abs_error(const std::vector<std::complex<double>>& ref,
   return total;
 }
 
+template <class T>
+std::vector<std::uint64_t> distributed_samples(const std::vector<std::complex<T>>& local, std::int64_t shots,
+                                               std::uint64_t seed, MPI_Comm comm, int root) {
+  if (shots > std::numeric_limits<int>::max())
+    throw tcemu::InvalidArgument("qsim over MPI: " + std::to_string(shots) + " shots are more than an MPI count holds");
+  const int ranks = comm_size(comm), rank = comm_rank(comm);
+  if (shots <= 0) return {};
+  // Every rank knows every slice's share of the sum, so every rank knows which draws each one answers.
+  std::vector<double> parts(static_cast<std::size_t>(ranks));
+  const double mine = norm_squared(local);
+  check_mpi(MPI_Allgather(&mine, 1, MPI_DOUBLE, parts.data(), 1, MPI_DOUBLE, comm), "MPI_Allgather");
+  std::vector<double> offsets(parts.size());
+  double total = 0;
+  for (std::size_t r = 0; r < parts.size(); ++r) {
+    offsets[r] = total;
+    total += parts[r];
+  }
+  const std::vector<double> u = sample_draws(shots, seed, total);
+  const std::vector<std::size_t> order = draw_order(u);
+  std::vector<double> sorted(u.size());
+  for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = u[order[k]];
+  // A draw belongs to the last rank with a nonzero share whose offset it reaches (rank 0 when every
+  // share is zero: the one-process sampler then answers index 0).
+  std::vector<int> begin(parts.size(), 0), count(parts.size(), 0);
+  int owner = -1;
+  for (int r = 0; r < ranks; ++r) {
+    if (!(parts[static_cast<std::size_t>(r)] > 0)) continue;
+    begin[static_cast<std::size_t>(r)] =
+        owner < 0 ? 0
+                  : static_cast<int>(std::lower_bound(sorted.begin(), sorted.end(), offsets[static_cast<std::size_t>(r)]) -
+                                     sorted.begin());
+    if (owner >= 0) count[static_cast<std::size_t>(owner)] = begin[static_cast<std::size_t>(r)] - begin[static_cast<std::size_t>(owner)];
+    owner = r;
+  }
+  if (owner < 0) owner = 0;
+  count[static_cast<std::size_t>(owner)] = static_cast<int>(sorted.size()) - begin[static_cast<std::size_t>(owner)];
+  const std::size_t me = static_cast<std::size_t>(rank);
+  std::vector<std::uint64_t> answers(static_cast<std::size_t>(count[me]));
+  sweep_slice(local, static_cast<std::uint64_t>(local.size()) * static_cast<std::uint64_t>(rank), offsets[me],
+              sorted.data() + begin[me], answers.size(), answers.data());
+  std::vector<std::uint64_t> gathered(rank == root ? sorted.size() : 0);
+  check_mpi(MPI_Gatherv(answers.data(), count[me], MPI_UINT64_T, gathered.data(), count.data(), begin.data(),
+                        MPI_UINT64_T, root, comm),
+            "MPI_Gatherv");
+  if (rank != root) return {};
+  std::vector<std::uint64_t> out(sorted.size());
+  for (std::size_t k = 0; k < order.size(); ++k) out[order[k]] = gathered[k];
+  return out;
+}
+
+template <class T>
+std::vector<std::complex<double>> distributed_amplitudes(const std::vector<std::complex<T>>& local,
+                                                         const std::vector<std::uint64_t>& indices, MPI_Comm comm) {
+  const int ranks = comm_size(comm), rank = comm_rank(comm);
+  const std::uint64_t slice = local.size();
+  std::vector<double> values(2 * indices.size(), 0.0);
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    if (slice == 0 || indices[i] / slice >= static_cast<std::uint64_t>(ranks))
+      throw tcemu::InvalidArgument("qsim over MPI: basis index " + std::to_string(indices[i]) + " is outside the " +
+                                   std::to_string(slice * static_cast<std::uint64_t>(ranks)) + " amplitudes");
+    if (indices[i] / slice != static_cast<std::uint64_t>(rank)) continue;
+    const std::complex<T> z = local[static_cast<std::size_t>(indices[i] % slice)];
+    values[2 * i] = z.real();
+    values[2 * i + 1] = z.imag();
+  }
+  if (!values.empty())
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM, comm),
+              "MPI_Allreduce");
+  std::vector<std::complex<double>> out;
+  for (std::size_t i = 0; i < indices.size(); ++i) out.emplace_back(values[2 * i], values[2 * i + 1]);
+  return out;
+}
+
 namespace {
 
 template <class T>
 SchemeRun run_one_distributed(const Circuit& c, const std::vector<Block>& blocks, const tcemu::Scheme& scheme,
-                              const RunConfig& cfg, std::vector<std::complex<double>>* reference, MPI_Comm comm,
-                              SliceExchange& transport, std::int64_t& swaps) {
+                              const RunConfig& cfg, const std::vector<std::uint64_t>& indices,
+                              std::vector<std::complex<double>>* reference, MPI_Comm comm, SliceExchange& transport,
+                              std::int64_t& swaps) {
   SimOptions opt;
   opt.gemm = tcemu::app::gemm_options(scheme);
   opt.gemm.range_policy = cfg.range_policy;
@@ -308,7 +383,7 @@ SchemeRun run_one_distributed(const Circuit& c, const std::vector<Block>& blocks
   // The reference run keeps its slices (in host memory); the others are measured where they ran.
   const bool is_reference = reference->empty();
   opt.reference = is_reference ? nullptr : reference;
-  opt.download = is_reference;
+  opt.download = is_reference || !indices.empty() || cfg.shots > 0 || cfg.keep_states;
   DistributedResult<T> sim = simulate_distributed<T>(blocks, c.num_qubits, opt, comm, &transport);
   swaps += sim.swaps;
   SchemeRun r;
@@ -317,6 +392,15 @@ SchemeRun run_one_distributed(const Circuit& c, const std::vector<Block>& blocks
   r.stats = sim.stats;
   r.used = sim.stats.gemm.used_counts();
   r.accuracy = sim.accuracy;
+  r.amplitudes = distributed_amplitudes(sim.local_state, indices, comm);
+  if (cfg.shots > 0) {
+    r.samples = distributed_samples(sim.local_state, cfg.shots, cfg.seed, comm);
+    for (auto& v : r.samples) v = classical_value(v, c.measurements);
+  }
+  if (cfg.keep_states) {
+    const std::vector<std::complex<T>> full = gather_state(sim.local_state, comm);
+    r.state.assign(full.begin(), full.end());
+  }
   if (is_reference) {
     r.accuracy.fidelity = 1.0;
     r.accuracy.max_amp_err = 0.0;
@@ -329,8 +413,13 @@ SchemeRun run_one_distributed(const Circuit& c, const std::vector<Block>& blocks
 
 JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm comm, std::int64_t* swaps_out,
                               std::string* exchange_out) {
-  if (!cfg.amplitudes.empty() || cfg.shots > 0 || cfg.keep_states)
-    throw tcemu::InvalidArgument("qsim over MPI: --amplitudes, --shots and the states of --output need one rank so far");
+  if (!cfg.reference || cfg.buffers != BufferMode::automatic)
+    throw tcemu::InvalidArgument("qsim over MPI: --no-reference and --buffers need one rank so far");
+  if (cfg.keep_states && c.num_qubits > kMaxSavedStateQubits)
+    throw tcemu::InvalidArgument("qsim over MPI: the states of " + std::to_string(c.num_qubits) +
+                                 " qubits are too large to save (at most " + std::to_string(kMaxSavedStateQubits) + ")");
+  std::vector<std::uint64_t> indices;
+  for (const auto& b : cfg.amplitudes) indices.push_back(parse_bitstring(b, c.num_qubits));
   JobResult job;
   const auto t0 = Clock::now();
   const std::vector<Block> blocks = fuse(c, cfg.fuse);
@@ -354,8 +443,10 @@ JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm c
   for (std::size_t i = 0; i < order.size(); ++i) {
     const auto& s = order[i].scheme;
     SchemeRun r = i == 0 || uses_double(s)
-                      ? run_one_distributed<double>(c, blocks, s, cfg, &reference, comm, *transport, swaps)
-                      : run_one_distributed<float>(c, blocks, s, cfg, &reference, comm, *transport, swaps);
+                      ? run_one_distributed<double>(c, blocks, s, cfg, indices, &reference, comm, *transport, swaps)
+                      : run_one_distributed<float>(c, blocks, s, cfg, indices, &reference, comm, *transport, swaps);
+    if (i > 0 && !r.samples.empty() && r.samples.size() == job.runs[0].samples.size())  // rank 0
+      for (std::size_t k = 0; k < r.samples.size(); ++k) r.samples_differing += r.samples[k] != job.runs[0].samples[k];
     if (cfg.log) {
       char line[240];
       std::snprintf(line, sizeof line, "[%zu/%zu] %-16s done: %.3f s on rank 0 (swaps %.3f s), 1 - fidelity %.2e", i + 1,
@@ -377,7 +468,11 @@ JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm c
   template std::complex<double> distributed_overlap<T>(const std::vector<std::complex<double>>&,                    \
                                                        const std::vector<std::complex<T>>&, MPI_Comm);              \
   template double distributed_max_abs_error<T>(const std::vector<std::complex<double>>&,                            \
-                                               const std::vector<std::complex<T>>&, MPI_Comm);
+                                               const std::vector<std::complex<T>>&, MPI_Comm);                     \
+  template std::vector<std::uint64_t> distributed_samples<T>(const std::vector<std::complex<T>>&, std::int64_t,      \
+                                                             std::uint64_t, MPI_Comm, int);                         \
+  template std::vector<std::complex<double>> distributed_amplitudes<T>(const std::vector<std::complex<T>>&,          \
+                                                                       const std::vector<std::uint64_t>&, MPI_Comm);
 TCEMU_QSIM_DISTRIBUTED(float)
 TCEMU_QSIM_DISTRIBUTED(double)
 #undef TCEMU_QSIM_DISTRIBUTED

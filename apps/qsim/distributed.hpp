@@ -129,13 +129,34 @@ template <class T>
 double distributed_max_abs_error(const std::vector<std::complex<double>>& ref_local,
                                  const std::vector<std::complex<T>>& local_state, MPI_Comm comm);
 
+/// sample_states() of the whole state from the canonical slices of all ranks (collective): every rank
+/// draws the same seeded uniforms times the sum of the slices' |psi_k|^2 (MPI_Allgather of one double
+/// per rank), answers those that fall within its slice's share of the running sum (sweep_slice,
+/// state_metrics.hpp) and rank `root` gathers the answers (MPI_Gatherv). Returns the `shots` basis
+/// indices in draw order on `root`, nothing on the others. They equal sample_states() of the gathered
+/// state except for a draw within rounding of a slice boundary's running sum. Throws tcemu::Error when
+/// an MPI call fails, tcemu::InvalidArgument when shots exceeds INT_MAX.
+template <class T>
+std::vector<std::uint64_t> distributed_samples(const std::vector<std::complex<T>>& local_state, std::int64_t shots,
+                                               std::uint64_t seed, MPI_Comm comm, int root = 0);
+
+/// The amplitudes of global basis indices `indices` (each below ranks x 2^L) from the canonical slices
+/// of 2^L amplitudes: each is read on the rank that holds it and summed over the ranks
+/// (MPI_Allreduce, exact: the other ranks add zeros). The same on every rank, in the order given.
+template <class T>
+std::vector<std::complex<double>> distributed_amplitudes(const std::vector<std::complex<T>>& local_state,
+                                                         const std::vector<std::uint64_t>& indices, MPI_Comm comm);
+
 /// run_job() over the ranks of `comm` (collective; every rank passes the same circuit and config):
 /// fp64 reference then every scheme with simulate_distributed(); fidelity, max_amp_err and norm as
-/// MPI_Allreduce against the distributed reference, on config.device (host or cuda). The result is
-/// complete on every rank (stats are this rank's); `swaps` (optional) receives the qubit swaps of all
-/// runs and `exchange` (optional) their transport. Throws tcemu::InvalidArgument for what the
-/// distributed path does not do (--amplitudes, --shots, --output's states: cfg.keep_states) and as
-/// global_qubits_for() and simulate_distributed() do.
+/// MPI_Allreduce against the distributed reference, on config.device (host or cuda); amplitudes
+/// (distributed_amplitudes) on every rank; samples (distributed_samples, with samples_differing) and
+/// the states of config.keep_states (gather_state, n <= kMaxSavedStateQubits) on rank 0 only. The rest
+/// of the result is complete on every rank (stats are this rank's); `swaps` (optional) receives the
+/// qubit swaps of all runs and `exchange` (optional) their transport. Runs that report amplitudes,
+/// samples or states bring their slices to host memory. Throws tcemu::InvalidArgument for what the
+/// distributed path does not do (config.reference false, a buffer mode other than automatic), for an
+/// amplitude bitstring of the wrong length, and as global_qubits_for() and simulate_distributed() do.
 JobResult run_job_distributed(const Circuit& circuit, const RunConfig& config, MPI_Comm comm,
                               std::int64_t* swaps = nullptr, std::string* exchange = nullptr);
 

@@ -229,19 +229,21 @@ int main(int argc, char** argv) {
     cfg.keep_states = output_opt->count() && circuit.num_qubits <= qsim::kMaxSavedStateQubits;
     if (mpi.size > 1) {  // the state over MPI_Comm_size ranks (distributed.hpp); rank 0 reports
 #ifdef TCEMU_QSIM_HAVE_MPI
-      if (output_opt->count()) throw tcemu::InvalidArgument("qsim over MPI: --output needs one rank so far");
-      if (no_reference || buffer_mode != qsim::BufferMode::automatic)
-        throw tcemu::InvalidArgument("qsim over MPI: --no-reference and --buffers need one rank so far");
       if (mpi.rank != 0) cfg.log = nullptr;
       else if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
       std::int64_t swaps = 0;
       std::string exchange;
       qsim::JobResult job;
+      // Rank 0 writes --output (samples and states are gathered there), through a temporary that
+      // is removed when anything fails; SIGTERM from mpirun (another rank failed) removes it too.
+      std::unique_ptr<tcemu::app::io::Writer> out;
       try {
+        if (output_opt->count() && mpi.rank == 0) out = std::make_unique<tcemu::app::io::Writer>(output);
         job = qsim::run_job_distributed(circuit, cfg, MPI_COMM_WORLD, &swaps, &exchange);
       } catch (const std::exception& e) {
         // A rank that fails alone leaves the others in a collective: stop them all (exit status 2)
         // after the one line (rank 0's; the other ranks' output is discarded), as hplai does.
+        out.reset();
         tcemu::app::print_error("qsim", e.what());
         MPI_Abort(MPI_COMM_WORLD, 2);
       }
@@ -254,6 +256,10 @@ int main(int argc, char** argv) {
       ctx.circuit = &circuit;
       ctx.fuse = fuse;
       ctx.device = device;
+      ctx.bitstrings = cfg.amplitudes;
+      ctx.shots = shots;
+      ctx.seed = seed;
+      if (out) qsim::write_output(*out, job, ctx);
       if (cli.common.json) qsim::print_json(job, ctx);
       else qsim::print_table(job, ctx);
       return 0;

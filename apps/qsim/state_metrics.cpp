@@ -83,28 +83,47 @@ double norm_squared(const std::vector<std::complex<T>>& psi) {
   return norm;
 }
 
+std::vector<double> sample_draws(std::int64_t shots, std::uint64_t seed, double total) {
+  std::vector<double> u(static_cast<std::size_t>(std::max<std::int64_t>(shots, 0)));
+  Rng rng(seed);
+  for (auto& x : u) x = rng.uniform() * total;
+  return u;
+}
+
+std::vector<std::size_t> draw_order(const std::vector<double>& draws) {
+  std::vector<std::size_t> order(draws.size());
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return draws[i] < draws[j]; });
+  return order;
+}
+
+template <class T>
+void sweep_slice(const std::vector<std::complex<T>>& psi, std::uint64_t first_index, double cdf_start,
+                 const double* sorted, std::size_t count, std::uint64_t* out) {
+  double cdf = cdf_start;
+  std::size_t k = 0;
+  std::uint64_t last_nonzero = 0;
+  for (std::size_t idx = 0; idx < psi.size() && k < count; ++idx) {
+    const double p = double(psi[idx].real()) * psi[idx].real() + double(psi[idx].imag()) * psi[idx].imag();
+    if (p > 0) last_nonzero = idx;
+    cdf += p;
+    while (k < count && sorted[k] < cdf) out[k++] = first_index + idx;
+  }
+  for (; k < count; ++k) out[k] = first_index + last_nonzero;  // rounding of the running sum
+}
+
 template <class T>
 std::vector<std::uint64_t> sample_states(const std::vector<std::complex<T>>& psi, std::int64_t shots,
                                          std::uint64_t seed) {
   std::vector<std::uint64_t> out(static_cast<std::size_t>(std::max<std::int64_t>(shots, 0)));
   if (out.empty() || psi.empty()) return out;
-  Rng rng(seed);
-  const double total = norm_squared(psi);
-  std::vector<double> u(out.size());
-  for (auto& x : u) x = rng.uniform() * total;
-  std::vector<std::size_t> order(u.size());
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return u[i] < u[j]; });
-  double cdf = 0;
-  std::size_t k = 0;
-  std::uint64_t last_nonzero = 0;
-  for (std::size_t idx = 0; idx < psi.size() && k < order.size(); ++idx) {
-    const double p = double(psi[idx].real()) * psi[idx].real() + double(psi[idx].imag()) * psi[idx].imag();
-    if (p > 0) last_nonzero = idx;
-    cdf += p;
-    while (k < order.size() && u[order[k]] < cdf) out[order[k++]] = idx;
-  }
-  for (; k < order.size(); ++k) out[order[k]] = last_nonzero;  // rounding of the running sum
+  const std::vector<double> u = sample_draws(shots, seed, norm_squared(psi));
+  const std::vector<std::size_t> order = draw_order(u);
+  std::vector<double> sorted(u.size());
+  for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = u[order[k]];
+  std::vector<std::uint64_t> answers(order.size());
+  sweep_slice(psi, 0, 0.0, sorted.data(), sorted.size(), answers.data());
+  for (std::size_t k = 0; k < order.size(); ++k) out[order[k]] = answers[k];
   return out;
 }
 
@@ -125,5 +144,9 @@ template double norm_squared<float>(const std::vector<std::complex<float>>&);
 template double norm_squared<double>(const std::vector<std::complex<double>>&);
 template std::vector<std::uint64_t> sample_states<float>(const std::vector<std::complex<float>>&, std::int64_t, std::uint64_t);
 template std::vector<std::uint64_t> sample_states<double>(const std::vector<std::complex<double>>&, std::int64_t, std::uint64_t);
+template void sweep_slice<float>(const std::vector<std::complex<float>>&, std::uint64_t, double, const double*, std::size_t,
+                                 std::uint64_t*);
+template void sweep_slice<double>(const std::vector<std::complex<double>>&, std::uint64_t, double, const double*,
+                                  std::size_t, std::uint64_t*);
 
 }  // namespace qsim

@@ -34,6 +34,23 @@ template <class T>
 std::vector<std::uint64_t> sample_states(const std::vector<std::complex<T>>& psi, std::int64_t shots,
                                          std::uint64_t seed);
 
+/// The draws of sample_states: `shots` seeded uniforms in [0, 1) times `total`, in draw order.
+std::vector<double> sample_draws(std::int64_t shots, std::uint64_t seed, double total);
+
+/// Draw numbers sorted by their draws, ascending (a fixed order for equal draws).
+std::vector<std::size_t> draw_order(const std::vector<double>& draws);
+
+/// The inverse-CDF sweep of one slice of a state: psi holds the amplitudes of basis indices
+/// first_index, first_index + 1, ...; the running sum of |psi_k|^2 starts at cdf_start. Each of the
+/// `count` ascending draws sorted[0..count) gets the first index whose running sum exceeds it; draws
+/// the slice's last sum does not exceed (rounding) get its last index with a nonzero amplitude
+/// (first_index when there is none). Writes out[0..count). sample_states is this sweep over the whole
+/// state from 0; the distributed sampler (distributed.hpp) runs it per rank from the sums of the
+/// slices before.
+template <class T>
+void sweep_slice(const std::vector<std::complex<T>>& psi, std::uint64_t first_index, double cdf_start,
+                 const double* sorted, std::size_t count, std::uint64_t* out);
+
 /// Value of the classical register after measuring basis state `basis` with `measurements`
 /// (qubit, clbit) pairs in program order (a later measurement into the same bit wins):
 /// sum_j bit_j 2^j. With no measurements, `basis` itself.

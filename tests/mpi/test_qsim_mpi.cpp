@@ -1,6 +1,7 @@
 // qsim over MPI ranks (apps/qsim/distributed.hpp), run by CTest under `mpirun -np 1|2|4`: the state
 // gathered from the ranks against the one-process host simulator, the swap count, the collectives'
-// norm and fidelity, the rank-count error, the swap in pieces (single-buffer mode), and where a GPU
+// norm and fidelity, samples, amplitudes and a whole job's reports against the one-process job, the
+// rank-count error, the swap in pieces (single-buffer mode), and where a GPU
 // and the GPU path are present the same runs on the GPU (every rank on it: with several ranks on one
 // GPU the swaps go through MPI and host memory, NCCL refuses a shared GPU) and the GPU transport
 // itself. Every rank runs every test (the simulations are collective); the gathered state is
@@ -24,7 +25,9 @@
 #include "qsim/distributed.hpp"
 #include "qsim/exchange.hpp"
 #include "qsim/fusion.hpp"
+#include "qsim/job.hpp"
 #include "qsim/simulate.hpp"
+#include "qsim/state_metrics.hpp"
 #include "tcemu/error.hpp"
 #include "tcemu/scheme.hpp"
 
@@ -243,6 +246,112 @@ TEST(QsimMpi, GpuExchangeTradesDeviceBuffersWithThePartner) {
   for (std::size_t i = 0; i < bytes; ++i) wrong += host(i) != static_cast<unsigned char>((partner * 37 + i) % 251);
   EXPECT_EQ(wrong, 0u);
 #endif
+}
+
+/// The samples of distributed_samples on rank 0 against sample_states of the gathered state.
+void expect_samples_match_gathered(const std::vector<std::complex<double>>& local, std::int64_t shots,
+                                   std::uint64_t seed, const char* what) {
+  const auto samples = qsim::distributed_samples(local, shots, seed, MPI_COMM_WORLD);
+  const auto full = qsim::gather_state(local, MPI_COMM_WORLD);
+  if (world_rank() != 0) {
+    EXPECT_TRUE(samples.empty()) << what;
+    return;
+  }
+  const auto one = qsim::sample_states(full, shots, seed);
+  ASSERT_EQ(samples.size(), one.size()) << what;
+  std::size_t differing = 0, beyond_rank0 = 0;
+  for (std::size_t k = 0; k < one.size(); ++k) {
+    differing += samples[k] != one[k];
+    beyond_rank0 += samples[k] >= local.size();
+  }
+  EXPECT_EQ(differing, 0u) << what;
+  // Not vacuous: with several ranks the draws reach the other ranks' slices.
+  if (world_size() > 1) EXPECT_GT(beyond_rank0, 0u) << what;
+}
+
+TEST(QsimMpi, SamplesEqualTheGatheredStatesSamples) {
+  const auto circuit = qsim::brickwork(10, 8, 2);
+  const auto dist = qsim::simulate_distributed<double>(qsim::fuse(circuit, 3), circuit.num_qubits, fp64_options(),
+                                                       MPI_COMM_WORLD);
+  expect_samples_match_gathered(dist.local_state, 3000, 7, "brickwork");
+  // GHZ: amplitude only at 0 and 2^n - 1, so with 4 ranks the middle ranks' shares are zero and the
+  // draws split between the first and the last rank.
+  const auto ghz = qsim::simulate_distributed<double>(qsim::fuse(qsim::ghz(8), 2), 8, fp64_options(), MPI_COMM_WORLD);
+  expect_samples_match_gathered(ghz.local_state, 1000, 11, "ghz");
+  // A zero state: every draw answers index 0, as the one-process sampler does.
+  const std::vector<std::complex<double>> zero(ghz.local_state.size());
+  const auto none = qsim::distributed_samples(zero, 5, 3, MPI_COMM_WORLD);
+  if (world_rank() == 0) EXPECT_EQ(none, std::vector<std::uint64_t>(5, 0));
+  EXPECT_TRUE(qsim::distributed_samples(dist.local_state, 0, 3, MPI_COMM_WORLD).empty());
+}
+
+TEST(QsimMpi, AmplitudesAreReadWhereTheyLieAndTheSameOnEveryRank) {
+  const auto circuit = qsim::brickwork(9, 6, 4);
+  const auto dist = qsim::simulate_distributed<double>(qsim::fuse(circuit, 3), circuit.num_qubits, fp64_options(),
+                                                       MPI_COMM_WORLD);
+  const std::vector<std::uint64_t> indices = {0, 511, 128, 300, 257, 5};  // on every rank of 4
+  const auto amps = qsim::distributed_amplitudes(dist.local_state, indices, MPI_COMM_WORLD);
+  ASSERT_EQ(amps.size(), indices.size());
+  const auto full = qsim::gather_state(dist.local_state, MPI_COMM_WORLD);
+  double checksum = 0;
+  for (const auto& z : amps) checksum += z.real() + 3 * z.imag();
+  double low = checksum, high = checksum;
+  MPI_Allreduce(MPI_IN_PLACE, &low, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &high, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(low, high);
+  if (world_rank() == 0)
+    for (std::size_t i = 0; i < indices.size(); ++i) EXPECT_EQ(amps[i], full[indices[i]]) << indices[i];
+  EXPECT_THROW(qsim::distributed_amplitudes(dist.local_state, {512}, MPI_COMM_WORLD), tcemu::InvalidArgument);
+}
+
+TEST(QsimMpi, JobReportsTheOneProcessJobsAmplitudesSamplesAndStates) {
+  // run_job_distributed with --amplitudes, --shots and --output's states against run_job on one
+  // process: the fp64 reference's samples equal, its amplitudes and state to 1e-12; the complex64
+  // runs' GEMMs see other shapes over the ranks (slices, swapped qubits), so their states agree to
+  // FP32 rounding and a draw within that of a boundary may answer differently.
+  const auto circuit = qsim::brickwork(10, 6, 9);
+  qsim::RunConfig cfg;
+  cfg.schemes = {tcemu::parse_scheme("fp32"), tcemu::parse_scheme("bf16")};
+  cfg.fuse = 3;
+  cfg.shots = 2000;
+  cfg.seed = 5;
+  cfg.amplitudes = {"0000000000", "1111111111", "1000000001", "0110100101"};
+  cfg.keep_states = true;
+  const qsim::JobResult dist = qsim::run_job_distributed(circuit, cfg, MPI_COMM_WORLD);
+  ASSERT_EQ(dist.runs.size(), 3u);
+  if (world_rank() != 0) {
+    for (const auto& r : dist.runs) {
+      EXPECT_TRUE(r.samples.empty());
+      EXPECT_TRUE(r.state.empty());
+      EXPECT_EQ(r.amplitudes.size(), cfg.amplitudes.size());  // on every rank
+    }
+    return;
+  }
+  const qsim::JobResult one = qsim::run_job(circuit, cfg);
+  ASSERT_EQ(one.runs.size(), dist.runs.size());
+  std::int64_t differing = 0;
+  for (std::size_t i = 0; i < one.runs.size(); ++i) {
+    const auto& a = dist.runs[i];
+    const auto& b = one.runs[i];
+    const double tolerance = i == 0 ? 1e-12 : 1e-5;
+    ASSERT_EQ(a.samples.size(), b.samples.size()) << b.scheme.name;
+    std::int64_t unequal = 0, unequal_to_fp64 = 0;
+    for (std::size_t k = 0; k < a.samples.size(); ++k) {
+      unequal += a.samples[k] != b.samples[k];
+      unequal_to_fp64 += a.samples[k] != dist.runs[0].samples[k];
+    }
+    if (i == 0) EXPECT_EQ(unequal, 0);
+    else EXPECT_LE(unequal, 20) << b.scheme.name;  // 1 % of the draws
+    EXPECT_EQ(a.samples_differing, unequal_to_fp64) << b.scheme.name;
+    differing += a.samples_differing;
+    ASSERT_EQ(a.amplitudes.size(), b.amplitudes.size());
+    for (std::size_t k = 0; k < a.amplitudes.size(); ++k)
+      EXPECT_LE(std::abs(a.amplitudes[k] - b.amplitudes[k]), tolerance) << b.scheme.name;
+    ASSERT_EQ(a.state.size(), b.state.size());
+    EXPECT_LE(relative_difference(a.state, b.state), tolerance) << b.scheme.name;
+  }
+  EXPECT_GT(differing, 0);  // bf16's distribution differs from fp64's somewhere: the comparison ran
+  EXPECT_EQ(dist.runs[0].samples.size(), 2000u);
 }
 
 TEST(QsimMpi, TooManyRanksForTheBlocksIsRejected) {
