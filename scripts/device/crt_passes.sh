@@ -77,7 +77,8 @@ scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.
 tot = collections.OrderedDict()
 for r in rows[1:]:
     name = re.sub(r"\(anonymous namespace\)::|<unnamed>::", "", r[k])
-    name = re.split(r"[(]", name.replace("void ", ""))[0].split("::")[-1][:70]
+    # drop namespace qualifiers everywhere (template arguments too: residue_lines_kernel<double, MagnitudeSink>)
+    name = re.sub(r"\b[A-Za-z_][A-Za-z_0-9]*::", "", re.split(r"[(]", name.replace("void ", ""))[0])[:70]
     ms = float(r[val].replace(",", "")) * scale.get(r[u], 1e-6)
     t, c = tot.get(name, (0.0, 0)); tot[name] = (t + ms, c + 1)
 for n, (t, c) in tot.items():

@@ -4,7 +4,6 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
-#include <stdexcept>
 
 #include "cuda/arch/cp_async.cuh"
 #include "cuda/passes/crt_passes.hpp"
@@ -32,29 +31,60 @@ __device__ __forceinline__ unsigned long long block_reduce(unsigned long long v,
   return r;
 }
 
-/// Lines along k (k less strided than the lines): one block per line.
-template <class T>
+/// Elements per thread that line_rule_block keeps in registers between its two sweeps (k <= 8192
+/// with 256 threads): the lines of the resident blocks do not stay in L2, so a second read would
+/// come from memory (session 19: 0.36 ms at 8192^3 against 0.17 for one read).
+constexpr int kLineCached = 32;
+
+/// Lines along k (k less strided than the lines): one block per line. kCached: k <= kLineThreads x
+/// kLineCached, the elements read once; else read again for s2.
+template <class T, bool kCached>
 __global__ void __launch_bounds__(kLineThreads) line_rule_block(const T* __restrict__ data, std::int64_t k,
                                                                 std::int64_t ls, std::int64_t ks, CrtLines out) {
   const std::int64_t line = blockIdx.x;
   const T* src = data + line * ls;
   unsigned long long mx = 0, nf = 0;
-  for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
-    const double a = fabs(static_cast<double>(src[kk * ks]));
-    if (!(a <= DBL_MAX)) ++nf;
-    else mx = dbits(a) > mx ? dbits(a) : mx;
+  [[maybe_unused]] T kept[kCached ? kLineCached : 1];
+  if constexpr (kCached) {
+#pragma unroll
+    for (int i = 0; i < kLineCached; ++i) {  // all loads in flight before the first use
+      const std::int64_t kk = threadIdx.x + std::int64_t{i} * kLineThreads;
+      kept[i] = kk < k ? src[kk * ks] : T(0);
+    }
+#pragma unroll
+    for (int i = 0; i < kLineCached; ++i) {
+      const double a = fabs(static_cast<double>(kept[i]));
+      if (!(a <= DBL_MAX)) ++nf;
+      else mx = dbits(a) > mx ? dbits(a) : mx;
+    }
+  } else {
+    for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
+      const double a = fabs(static_cast<double>(src[kk * ks]));
+      if (!(a <= DBL_MAX)) ++nf;
+      else mx = dbits(a) > mx ? dbits(a) : mx;
+    }
   }
   mx = block_reduce(mx, true);
   nf = block_reduce(nf, false);
   const double m = __longlong_as_double(static_cast<long long>(mx));
   std::uint64_t s2 = 0, s1 = 0;
   const int E = m > 0 ? crt::arith::line_exponent_of_max(m) : 0;
-  if (m > 0 && nf == 0)
-    for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
-      const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
-      s2 += q * q;
-      s1 += q;
+  if (m > 0 && nf == 0) {
+    if constexpr (kCached) {
+#pragma unroll
+      for (int i = 0; i < kLineCached; ++i) {  // padding elements are 0: ceil_mag(0) = 0
+        const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(kept[i]), 16 - E);
+        s2 += q * q;
+        s1 += q;
+      }
+    } else {
+      for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
+        const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
+        s2 += q * q;
+        s1 += q;
+      }
     }
+  }
   s2 = block_reduce(s2, false);
   if (out.s1 != nullptr) s1 = block_reduce(s1, false);
   if (threadIdx.x == 0) {
@@ -355,14 +385,56 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
   }
 }
 
-/// The residue pass for operands read along k (k less strided than the lines): one thread per line
+/// The output policies of the two pass kernels below. Each holds the panel layout (span positions
+/// per line, the k chunks) and writes the 16 panel positions ko0..ko0+15 of one line from their
+/// elements x (0 for padding): ResidueSink the N residue panels (write_residues16), MagnitudeSink the
+/// certificate's magnitude panels.
+template <bool kComplex3M>
+struct ResidueSink : CrtResidueWriter {
+  template <class T>
+  __device__ __forceinline__ void write16(std::int64_t line, std::int64_t ko0, const T (&x)[kResiduePositions]) const {
+    write_residues16<kComplex3M>(*this, line, ko0, x);
+  }
+};
+
+/// crt_magnitudes' layouts 0 ([hi | lo], copies = 2) and 1 ([hi | lo | hi], copies = 3): span = kp
+/// (a multiple of 16), one chunk; crt_arith::magnitude_levels with E = 16 - base per element, zeros
+/// for inactive lines; three or two 16-byte stores per group.
+struct MagnitudeSink {
+  std::int64_t span;
+  ChunkedK chunks;
+  const int* base;
+  const int* active;
+  int copies;
+  std::int8_t* out;
+
+  template <class T>
+  __device__ __forceinline__ void write16(std::int64_t line, std::int64_t ko0, const T (&x)[kResiduePositions]) const {
+    int hi[kResiduePositions], lo[kResiduePositions];
+    const bool on = active[line] != 0;
+    const int E = 16 - base[line];
+#pragma unroll
+    for (int i = 0; i < kResiduePositions; ++i) {
+      hi[i] = 0;
+      lo[i] = 0;
+      if (on) crt::arith::magnitude_levels(static_cast<double>(x[i]), E, hi[i], lo[i]);
+    }
+    std::int8_t* o = out + line * (copies * span) + ko0;
+    store_bytes<kResiduePositions>(o, hi);
+    store_bytes<kResiduePositions>(o + span, lo);
+    if (copies == 3) store_bytes<kResiduePositions>(o + 2 * span, hi);
+  }
+};
+
+/// The pass for operands read along k (k less strided than the lines): one thread per line
 /// and 16 consecutive panel positions, consecutive threads on consecutive groups of one line, no
 /// shared memory and no barrier. Every thread has its 16 loads in flight (16-byte vectors where
-/// aligned) before it uses one, then write_residues16 (512 contiguous bytes per warp and modulus).
-template <class T, bool kComplex3M>
+/// aligned) before it uses one, then the sink's write16 (residues: 512 contiguous bytes per warp and
+/// modulus).
+template <class T, class Sink>
 __global__ void __launch_bounds__(kResidueThreads, 2)
     residue_lines_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
-                         bool vec, CrtResidueWriter w) {
+                         bool vec, Sink w) {
   const std::int64_t groups = w.span / kResiduePositions;
   const std::int64_t items = lines * groups;
   for (std::int64_t it = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x; it < items;
@@ -396,11 +468,11 @@ __global__ void __launch_bounds__(kResidueThreads, 2)
         x[i] = kk >= 0 ? __ldg(src + kk * ks) : T(0);
       }
     }
-    write_residues16<kComplex3M>(w, line, ko0, x);
+    w.write16(line, ko0, x);
   }
 }
 
-/// The residue pass for operands whose lines are contiguous (lines less strided than k, e.g. a
+/// The pass for operands whose lines are contiguous (lines less strided than k, e.g. a
 /// column-major op(A)): tiles of 64 lines x 64 panel positions staged in shared memory. Loads: a warp
 /// reads one k position of 32 consecutive lines (async: 16-byte copies, 512 contiguous bytes of one or
 /// more k positions), coalesced. Then each thread takes 16
@@ -424,9 +496,9 @@ constexpr std::size_t transpose_smem_bytes(bool async) {
 }
 
 /// Issues the cp.async copies of tile (line0, ko_base) into `buf` (kTileK x kTileLines of T).
-template <class T>
+template <class T, class Sink>
 __device__ __forceinline__ void copy_tile_async(T* buf, const T* __restrict__ data, std::int64_t lines,
-                                                std::int64_t ks, const CrtResidueWriter& w, std::int64_t line0,
+                                                std::int64_t ks, const Sink& w, std::int64_t line0,
                                                 std::int64_t ko_base) {
   constexpr int kPer = 16 / static_cast<int>(sizeof(T));  // lines per 16-byte copy
   constexpr int kChunksPerRow = kTileLines / kPer;
@@ -446,10 +518,10 @@ __device__ __forceinline__ void copy_tile_async(T* buf, const T* __restrict__ da
   arch::cp_async_commit();
 }
 
-template <class T, bool kAsync>
+template <class T, class Sink, bool kAsync>
 __global__ void __launch_bounds__(kResidueThreads, 2)
     residue_transpose_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
-                             CrtResidueWriter w) {
+                             Sink w) {
   static_assert(kResidueThreads == 4 * kTileLines && kTileK == 4 * kResiduePositions, "tile mapping");
   extern __shared__ __align__(16) unsigned char transpose_smem[];
   T* const tiles_buf = reinterpret_cast<T*>(transpose_smem);
@@ -498,7 +570,7 @@ __global__ void __launch_bounds__(kResidueThreads, 2)
         const int r = group * kResiduePositions + i;
         x[i] = tile[r * kTileLines + tile_column(r, my_line)];
       }
-      write_residues16<false>(w, line, ko0, x);
+      w.write16(line, ko0, x);
     }
     if constexpr (kAsync) {
       __syncthreads();  // every read of `tile` is done before the next iteration's copy overwrites it
@@ -515,7 +587,10 @@ void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64
   if (lines <= 0) return;
   const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
   if (k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride))) {
-    line_rule_block<T><<<static_cast<unsigned>(lines), kLineThreads, 0, stream>>>(data, k, line_stride, k_stride, out);
+    if (k <= std::int64_t{kLineThreads} * kLineCached)
+      line_rule_block<T, true><<<static_cast<unsigned>(lines), kLineThreads, 0, stream>>>(data, k, line_stride, k_stride, out);
+    else
+      line_rule_block<T, false><<<static_cast<unsigned>(lines), kLineThreads, 0, stream>>>(data, k, line_stride, k_stride, out);
     TCEMU_LAUNCHED("crt line_rule_block");
   } else {
     if (out.scratch == nullptr) throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": line rule without scratch");
@@ -547,13 +622,62 @@ void crt_pair_lines(const CrtLines& in, std::int64_t lines, const CrtLines& out,
   TCEMU_LAUNCHED("crt pair_lines_kernel");
 }
 
+namespace {
+
+/// Runs one pass of `sink` over an operand: residue_lines_kernel where k is read along the lines
+/// (k less strided), else residue_transpose_kernel through shared-memory tiles (cp.async where the
+/// lines are unit-stride and 16-byte aligned).
+template <class T, class Sink>
+void launch_pass(const T* data, std::int64_t lines, std::int64_t line_stride, std::int64_t k_stride, const Sink& w,
+                 cudaStream_t stream) {
+  const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
+  const bool k_along = k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride));
+  const std::int64_t cap = std::int64_t{device_sms()} * 2 * 16;  // 2 resident blocks per SM, 16 waves
+  if (!k_along) {  // lines contiguous: through shared-memory tiles
+    const std::int64_t tiles = (lines + kTileLines - 1) / kTileLines * ((w.span + kTileK - 1) / kTileK);
+    const auto tgrid = static_cast<unsigned>(tiles < cap ? tiles : cap);
+    const bool async = line_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
+                       (k_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0;
+    if (async) {
+      constexpr std::size_t bytes = transpose_smem_bytes<T>(true);
+      // Per launch (a host call of microseconds): the attribute belongs to the current device, and a
+      // process may use several.
+      TCEMU_CUDA(cudaFuncSetAttribute(residue_transpose_kernel<T, Sink, true>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+      residue_transpose_kernel<T, Sink, true><<<tgrid, kResidueThreads, bytes, stream>>>(data, lines, line_stride,
+                                                                                       k_stride, w);
+    } else {
+      residue_transpose_kernel<T, Sink, false><<<tgrid, kResidueThreads, transpose_smem_bytes<T>(false), stream>>>(
+          data, lines, line_stride, k_stride, w);
+    }
+    TCEMU_LAUNCHED("crt residue_transpose_kernel");
+    return;
+  }
+  const bool vec = k_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
+                   (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+  const std::int64_t items = lines * (w.span / kResiduePositions);
+  const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
+  const auto grid = static_cast<unsigned>(want < cap ? want : cap);
+  residue_lines_kernel<T, Sink><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
+  TCEMU_LAUNCHED("crt residue_lines_kernel");
+}
+
+}  // namespace
+
 template <class T>
 void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                     std::int64_t k_stride, const CrtLines& in, std::int64_t kp, int layout, std::int8_t* out,
                     cudaStream_t stream) {
   if (lines <= 0 || kp <= 0) return;
   if (layout == 2 && (k % 2 != 0 || lines % 2 != 0))  // pairs of (re, im) and of output lines
-    throw std::logic_error("crt_magnitudes: layout 2 needs an even k and an even line count");
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
+                          ": magnitude layout 2 needs an even k and an even line count");
+  if (layout != 2 && kp % kResiduePositions == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+    // Real lines: 16 positions per thread through the residue passes' loops.
+    launch_pass(data, lines, line_stride, k_stride,
+                MagnitudeSink{kp, ChunkedK{k, k, kp, true}, in.base, in.active, layout == 0 ? 2 : 3, out}, stream);
+    return;
+  }
   const std::int64_t total = lines * kp;
   const std::int64_t blocks = std::min<std::int64_t>((total + 255) / 256, 1 << 20);
   magnitudes_kernel<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(data, lines, k, line_stride, k_stride, in,
@@ -565,42 +689,14 @@ template <class T>
 void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
-  CrtResidueWriter w{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out, 0,
-                     {}, {}};
+  ResidueSink<false> w{{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out, 0,
+                        {}, {}}};
   if (lines <= 0 || w.span <= 0) return;
   for (int l = 0; l < n_moduli; ++l) {
     w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
     w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
   }
-  const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
-  const bool k_along = k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride));
-  const bool vec = k_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
-                   (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
-  const std::int64_t items = lines * (w.span / kResiduePositions);
-  const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
-  const std::int64_t cap = std::int64_t{device_sms()} * 2 * 16;  // 2 resident blocks per SM, 16 waves
-  const auto grid = static_cast<unsigned>(want < cap ? want : cap);
-  if (!k_along) {  // lines contiguous: through shared-memory tiles
-    const std::int64_t tiles = (lines + kTileLines - 1) / kTileLines * ((w.span + kTileK - 1) / kTileK);
-    const auto tgrid = static_cast<unsigned>(tiles < cap ? tiles : cap);
-    const bool async = line_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
-                       (k_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0;
-    if (async) {
-      constexpr std::size_t bytes = transpose_smem_bytes<T>(true);
-      // Per launch (a host call of microseconds): the attribute belongs to the current device, and a
-      // process may use several.
-      TCEMU_CUDA(cudaFuncSetAttribute(residue_transpose_kernel<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(bytes)));
-      residue_transpose_kernel<T, true><<<tgrid, kResidueThreads, bytes, stream>>>(data, lines, line_stride, k_stride, w);
-    } else {
-      residue_transpose_kernel<T, false><<<tgrid, kResidueThreads, transpose_smem_bytes<T>(false), stream>>>(
-          data, lines, line_stride, k_stride, w);
-    }
-    TCEMU_LAUNCHED("crt residue_transpose_kernel");
-    return;
-  }
-  residue_lines_kernel<T, false><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
-  TCEMU_LAUNCHED("crt residue_lines_kernel");
+  launch_pass(data, lines, line_stride, k_stride, w, stream);
 }
 
 template <class T>
@@ -611,8 +707,8 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
     throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
                           ": complex residue panels need kcp >= k and a multiple of 16, got kcp = " + std::to_string(kcp));
   const std::int64_t panel = lines * kcp;
-  CrtResidueWriter w{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out, n_moduli * panel, {},
-                     {}};
+  ResidueSink<true> w{{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out, n_moduli * panel, {},
+                       {}}};
   for (int l = 0; l < n_moduli; ++l) {
     w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
     w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
@@ -623,7 +719,7 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
   const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
   const std::int64_t cap = std::int64_t{device_sms()} * 2 * 16;
   const auto grid = static_cast<unsigned>(want < cap ? want : cap);
-  residue_lines_kernel<T, true><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, 1, vec, w);
+  residue_lines_kernel<T, ResidueSink<true>><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, 1, vec, w);
   TCEMU_LAUNCHED("crt residue_lines_kernel (complex 3M)");
 }
 
