@@ -426,6 +426,50 @@ struct MagnitudeSink {
   }
 };
 
+/// crt_magnitudes' layout 2 (the complex real embedding's y): the pass runs over the source lines s
+/// (k interleaved (re, im) reals each) and writes output lines 2s ([hi | lo | hi] of the positions
+/// as read) and 2s + 1 (each (re, im) pair swapped) from the same 16 elements; span = kp.
+struct MagnitudePairSink {
+  std::int64_t span;
+  ChunkedK chunks;
+  const int* base;
+  const int* active;
+  std::int8_t* out;
+
+  __device__ __forceinline__ void levels(std::int64_t line, const double (&v)[kResiduePositions],
+                                         int (&hi)[kResiduePositions], int (&lo)[kResiduePositions]) const {
+    const bool on = active[line] != 0;
+    const int E = 16 - base[line];
+#pragma unroll
+    for (int i = 0; i < kResiduePositions; ++i) {
+      hi[i] = 0;
+      lo[i] = 0;
+      if (on) crt::arith::magnitude_levels(v[i], E, hi[i], lo[i]);
+    }
+  }
+  __device__ __forceinline__ void store(std::int64_t line, std::int64_t ko0, const int (&hi)[kResiduePositions],
+                                        const int (&lo)[kResiduePositions]) const {
+    std::int8_t* o = out + line * (3 * span) + ko0;
+    store_bytes<kResiduePositions>(o, hi);
+    store_bytes<kResiduePositions>(o + span, lo);
+    store_bytes<kResiduePositions>(o + 2 * span, hi);
+  }
+  template <class T>
+  __device__ __forceinline__ void write16(std::int64_t s, std::int64_t ko0, const T (&x)[kResiduePositions]) const {
+    double v[kResiduePositions], swapped[kResiduePositions];
+#pragma unroll
+    for (int i = 0; i < kResiduePositions; ++i) {
+      v[i] = static_cast<double>(x[i]);
+      swapped[i] = static_cast<double>(x[i ^ 1]);
+    }
+    int hi[kResiduePositions], lo[kResiduePositions];
+    levels(2 * s, v, hi, lo);
+    store(2 * s, ko0, hi, lo);
+    levels(2 * s + 1, swapped, hi, lo);
+    store(2 * s + 1, ko0, hi, lo);
+  }
+};
+
 /// The pass for operands read along k (k less strided than the lines): one thread per line
 /// and 16 consecutive panel positions, consecutive threads on consecutive groups of one line, no
 /// shared memory and no barrier. Every thread has its 16 loads in flight (16-byte vectors where
@@ -676,6 +720,12 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
     // Real lines: 16 positions per thread through the residue passes' loops.
     launch_pass(data, lines, line_stride, k_stride,
                 MagnitudeSink{kp, ChunkedK{k, k, kp, true}, in.base, in.active, layout == 0 ? 2 : 3, out}, stream);
+    return;
+  }
+  if (layout == 2 && k_stride == 1 && kp % kResiduePositions == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+    // The embedding's column pairs: one pass over the lines / 2 complex source lines.
+    launch_pass(data, lines / 2, line_stride, std::int64_t{1},
+                MagnitudePairSink{kp, ChunkedK{k, k, kp, true}, in.base, in.active, out}, stream);
     return;
   }
   const std::int64_t total = lines * kp;
