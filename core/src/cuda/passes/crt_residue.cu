@@ -397,9 +397,33 @@ struct ResidueSink : CrtResidueWriter {
   }
 };
 
+/// crt_arith::magnitude_levels of 16 elements of `line` with E = 16 - base[line]; zeros for an
+/// inactive line (and for the zeros of the padding).
+template <class T>
+__device__ __forceinline__ void line_levels16(const int* base, const int* active, std::int64_t line,
+                                              const T (&x)[kResiduePositions], int (&hi)[kResiduePositions],
+                                              int (&lo)[kResiduePositions]) {
+  const bool on = active[line] != 0;
+  const int E = 16 - base[line];
+#pragma unroll
+  for (int i = 0; i < kResiduePositions; ++i) {
+    hi[i] = 0;
+    lo[i] = 0;
+    if (on) crt::arith::magnitude_levels(static_cast<double>(x[i]), E, hi[i], lo[i]);
+  }
+}
+
+/// [hi | lo] (copies = 2) or [hi | lo | hi] (copies = 3) of 16 positions from o, the parts span bytes
+/// apart: one 16-byte store each (o and span multiples of 16).
+__device__ __forceinline__ void store_levels16(std::int8_t* o, std::int64_t span, int copies,
+                                               const int (&hi)[kResiduePositions], const int (&lo)[kResiduePositions]) {
+  store_bytes<kResiduePositions>(o, hi);
+  store_bytes<kResiduePositions>(o + span, lo);
+  if (copies == 3) store_bytes<kResiduePositions>(o + 2 * span, hi);
+}
+
 /// crt_magnitudes' layouts 0 ([hi | lo], copies = 2) and 1 ([hi | lo | hi], copies = 3): span = kp
-/// (a multiple of 16), one chunk; crt_arith::magnitude_levels with E = 16 - base per element, zeros
-/// for inactive lines; three or two 16-byte stores per group.
+/// (a multiple of 16), one chunk.
 struct MagnitudeSink {
   std::int64_t span;
   ChunkedK chunks;
@@ -411,18 +435,8 @@ struct MagnitudeSink {
   template <class T>
   __device__ __forceinline__ void write16(std::int64_t line, std::int64_t ko0, const T (&x)[kResiduePositions]) const {
     int hi[kResiduePositions], lo[kResiduePositions];
-    const bool on = active[line] != 0;
-    const int E = 16 - base[line];
-#pragma unroll
-    for (int i = 0; i < kResiduePositions; ++i) {
-      hi[i] = 0;
-      lo[i] = 0;
-      if (on) crt::arith::magnitude_levels(static_cast<double>(x[i]), E, hi[i], lo[i]);
-    }
-    std::int8_t* o = out + line * (copies * span) + ko0;
-    store_bytes<kResiduePositions>(o, hi);
-    store_bytes<kResiduePositions>(o + span, lo);
-    if (copies == 3) store_bytes<kResiduePositions>(o + 2 * span, hi);
+    line_levels16(base, active, line, x, hi, lo);
+    store_levels16(out + line * (copies * span) + ko0, span, copies, hi, lo);
   }
 };
 
@@ -436,37 +450,16 @@ struct MagnitudePairSink {
   const int* active;
   std::int8_t* out;
 
-  __device__ __forceinline__ void levels(std::int64_t line, const double (&v)[kResiduePositions],
-                                         int (&hi)[kResiduePositions], int (&lo)[kResiduePositions]) const {
-    const bool on = active[line] != 0;
-    const int E = 16 - base[line];
-#pragma unroll
-    for (int i = 0; i < kResiduePositions; ++i) {
-      hi[i] = 0;
-      lo[i] = 0;
-      if (on) crt::arith::magnitude_levels(v[i], E, hi[i], lo[i]);
-    }
-  }
-  __device__ __forceinline__ void store(std::int64_t line, std::int64_t ko0, const int (&hi)[kResiduePositions],
-                                        const int (&lo)[kResiduePositions]) const {
-    std::int8_t* o = out + line * (3 * span) + ko0;
-    store_bytes<kResiduePositions>(o, hi);
-    store_bytes<kResiduePositions>(o + span, lo);
-    store_bytes<kResiduePositions>(o + 2 * span, hi);
-  }
   template <class T>
   __device__ __forceinline__ void write16(std::int64_t s, std::int64_t ko0, const T (&x)[kResiduePositions]) const {
-    double v[kResiduePositions], swapped[kResiduePositions];
+    T swapped[kResiduePositions];
 #pragma unroll
-    for (int i = 0; i < kResiduePositions; ++i) {
-      v[i] = static_cast<double>(x[i]);
-      swapped[i] = static_cast<double>(x[i ^ 1]);
-    }
+    for (int i = 0; i < kResiduePositions; ++i) swapped[i] = x[i ^ 1];
     int hi[kResiduePositions], lo[kResiduePositions];
-    levels(2 * s, v, hi, lo);
-    store(2 * s, ko0, hi, lo);
-    levels(2 * s + 1, swapped, hi, lo);
-    store(2 * s + 1, ko0, hi, lo);
+    line_levels16(base, active, 2 * s, x, hi, lo);
+    store_levels16(out + 2 * s * (3 * span) + ko0, span, 3, hi, lo);
+    line_levels16(base, active, 2 * s + 1, swapped, hi, lo);
+    store_levels16(out + (2 * s + 1) * (3 * span) + ko0, span, 3, hi, lo);
   }
 };
 
