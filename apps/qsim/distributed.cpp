@@ -413,6 +413,8 @@ SchemeRun run_one_distributed(const Circuit& c, const std::vector<Block>& blocks
 
 JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm comm, std::int64_t* swaps_out,
                               std::string* exchange_out) {
+  if (cfg.shots > std::numeric_limits<int>::max())  // before any run (MPI counts are int)
+    throw tcemu::InvalidArgument("qsim over MPI: " + std::to_string(cfg.shots) + " shots are more than an MPI count holds");
   if (!cfg.reference || cfg.buffers != BufferMode::automatic)
     throw tcemu::InvalidArgument("qsim over MPI: --no-reference and --buffers need one rank so far");
   if (cfg.keep_states && c.num_qubits > kMaxSavedStateQubits)

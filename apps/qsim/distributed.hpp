@@ -134,8 +134,10 @@ double distributed_max_abs_error(const std::vector<std::complex<double>>& ref_lo
 /// per rank), answers those that fall within its slice's share of the running sum (sweep_slice,
 /// state_metrics.hpp) and rank `root` gathers the answers (MPI_Gatherv). Returns the `shots` basis
 /// indices in draw order on `root`, nothing on the others. They equal sample_states() of the gathered
-/// state except for a draw within rounding of a slice boundary's running sum. Throws tcemu::Error when
-/// an MPI call fails, tcemu::InvalidArgument when shots exceeds INT_MAX.
+/// state up to the rounding of the running sums: a slice's sweep starts from the earlier slices'
+/// blocked sums (norm_squared) where one process carries one running sum, a relative difference of
+/// about 1e-14 at 2^26 amplitudes, so a draw that close to a boundary may answer differently. Throws
+/// tcemu::Error when an MPI call fails, tcemu::InvalidArgument when shots exceeds INT_MAX.
 template <class T>
 std::vector<std::uint64_t> distributed_samples(const std::vector<std::complex<T>>& local_state, std::int64_t shots,
                                                std::uint64_t seed, MPI_Comm comm, int root = 0);
@@ -143,6 +145,7 @@ std::vector<std::uint64_t> distributed_samples(const std::vector<std::complex<T>
 /// The amplitudes of global basis indices `indices` (each below ranks x 2^L) from the canonical slices
 /// of 2^L amplitudes: each is read on the rank that holds it and summed over the ranks
 /// (MPI_Allreduce, exact: the other ranks add zeros). The same on every rank, in the order given.
+/// Throws tcemu::InvalidArgument for an index at or beyond ranks x 2^L, tcemu::Error when MPI fails.
 template <class T>
 std::vector<std::complex<double>> distributed_amplitudes(const std::vector<std::complex<T>>& local_state,
                                                          const std::vector<std::uint64_t>& indices, MPI_Comm comm);

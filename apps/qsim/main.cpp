@@ -229,6 +229,9 @@ int main(int argc, char** argv) {
     cfg.keep_states = output_opt->count() && circuit.num_qubits <= qsim::kMaxSavedStateQubits;
     if (mpi.size > 1) {  // the state over MPI_Comm_size ranks (distributed.hpp); rank 0 reports
 #ifdef TCEMU_QSIM_HAVE_MPI
+      // Refused before anything runs or is opened, on every rank alike (exit status 2, no abort).
+      if (no_reference || buffer_mode != qsim::BufferMode::automatic)
+        throw tcemu::InvalidArgument("qsim over MPI: --no-reference and --buffers need one rank so far");
       if (mpi.rank != 0) cfg.log = nullptr;
       else if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
       std::int64_t swaps = 0;

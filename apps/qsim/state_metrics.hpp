@@ -37,7 +37,7 @@ std::vector<std::uint64_t> sample_states(const std::vector<std::complex<T>>& psi
 /// The draws of sample_states: `shots` seeded uniforms in [0, 1) times `total`, in draw order.
 std::vector<double> sample_draws(std::int64_t shots, std::uint64_t seed, double total);
 
-/// Draw numbers sorted by their draws, ascending (a fixed order for equal draws).
+/// Draw numbers sorted by their draws, ascending (equal draws get equal answers, in any order).
 std::vector<std::size_t> draw_order(const std::vector<double>& draws);
 
 /// The inverse-CDF sweep of one slice of a state: psi holds the amplitudes of basis indices

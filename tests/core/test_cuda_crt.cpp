@@ -14,7 +14,9 @@
 #include <limits>
 #include <string>
 
+#include "cuda/passes/crt_passes.hpp"
 #include "cuda_test_util.hpp"
+#include "tcemu/crt_arith.hpp"
 #include "tcemu/gemm.hpp"
 #include "tcemu/random.hpp"
 
@@ -87,6 +89,81 @@ void expect_bit_identical(const std::string& scheme, Target target, const Shape&
 }
 
 }  // namespace
+
+/// The magnitude panels of crt::certify_int8 (detail::crt_magnitudes) against the definition computed
+/// here, for layouts 0, 1 and 2, lines read along k (residue_lines_kernel) and contiguous lines
+/// (residue_transpose_kernel), and through the plain per-byte kernel (an output not 16-byte aligned
+/// takes it): k = 70 (kp = 80: padding), an inactive line, line exponents from the data.
+template <class T>
+void expect_magnitude_panels(int layout, bool lines_contiguous, bool aligned_output) {
+  SCOPED_TRACE("layout " + std::to_string(layout) + (lines_contiguous ? " contiguous lines" : " lines along k") +
+               (aligned_output ? "" : " unaligned output"));
+  const std::int64_t out_lines = 38, k = 70, kp = 80;
+  const std::int64_t src_lines = layout == 2 ? out_lines / 2 : out_lines;
+  // Source: lines along k with a padded stride, or contiguous lines (k strided); layout 2 reads along k.
+  const bool contiguous = lines_contiguous && layout != 2;
+  const std::int64_t ls = contiguous ? 1 : k + 3, ks = contiguous ? src_lines + 2 : 1;
+  std::vector<T> x(static_cast<std::size_t>((src_lines - 1) * ls + (k - 1) * ks + 1), T(0));
+  fill_random(MatrixView<T>{x.data(), static_cast<std::int64_t>(x.size()), 1, 1, 1}, Distribution::parse("phi=1"), 91);
+  const auto at = [&](std::int64_t line, std::int64_t j) { return static_cast<double>(x[line * ls + j * ks]); };
+  std::vector<int> base(static_cast<std::size_t>(out_lines)), active(static_cast<std::size_t>(out_lines), 1);
+  for (std::int64_t l = 0; l < out_lines; ++l) {
+    double mx = 0;
+    for (std::int64_t j = 0; j < k; ++j) mx = std::max(mx, std::fabs(at(layout == 2 ? l / 2 : l, j)));
+    base[l] = 16 - crt::arith::line_exponent_of_max(mx);
+  }
+  active[5] = 0;
+  const std::int64_t pitch = (layout == 0 ? 2 : 3) * kp;
+  std::vector<std::int8_t> want(static_cast<std::size_t>(out_lines * pitch), 0);
+  for (std::int64_t l = 0; l < out_lines; ++l)
+    for (std::int64_t j = 0; j < k && active[l]; ++j) {
+      const double v = layout == 2 ? at(l / 2, j ^ (l & 1)) : at(l, j);
+      int hi = 0, lo = 0;
+      crt::arith::magnitude_levels(v, 16 - base[l], hi, lo);
+      want[l * pitch + j] = static_cast<std::int8_t>(hi);
+      want[l * pitch + kp + j] = static_cast<std::int8_t>(lo);
+      if (layout != 0) want[l * pitch + 2 * kp + j] = static_cast<std::int8_t>(hi);
+    }
+  T* dx = nullptr;
+  int *dbase = nullptr, *dactive = nullptr;
+  std::int8_t* dout = nullptr;
+  ASSERT_EQ(cudaMalloc(&dx, sizeof(T) * x.size()), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dbase, sizeof(int) * base.size()), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dactive, sizeof(int) * active.size()), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dout, want.size() + 16), cudaSuccess);
+  cudaMemcpy(dx, x.data(), sizeof(T) * x.size(), cudaMemcpyHostToDevice);
+  cudaMemcpy(dbase, base.data(), sizeof(int) * base.size(), cudaMemcpyHostToDevice);
+  cudaMemcpy(dactive, active.data(), sizeof(int) * active.size(), cudaMemcpyHostToDevice);
+  cudaMemset(dout, 0x55, want.size() + 16);  // every byte must be written
+  cuda::detail::CrtLines in;
+  in.base = dbase;
+  in.active = dactive;
+  std::int8_t* const out = dout + (aligned_output ? 0 : 1);
+  cuda::detail::crt_magnitudes<T>(dx, out_lines, k, ls, ks, in, kp, layout, out, nullptr);
+  std::vector<std::int8_t> got(want.size());
+  ASSERT_EQ(cudaMemcpy(got.data(), out, got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(dx);
+  cudaFree(dbase);
+  cudaFree(dactive);
+  cudaFree(dout);
+  std::size_t wrong = 0, first = got.size();
+  for (std::size_t b = 0; b < got.size(); ++b)
+    if (got[b] != want[b]) {
+      ++wrong;
+      first = std::min(first, b);
+    }
+  EXPECT_EQ(wrong, 0u) << "first at line " << first / pitch << ", byte " << first % pitch;
+}
+
+TEST(CudaCrt, MagnitudePanelsEqualTheirDefinitionOnEveryPath) {
+  TCEMU_REQUIRE_GPU();
+  for (int layout : {0, 1, 2})
+    for (bool contiguous : {false, true})
+      for (bool aligned : {true, false}) {
+        expect_magnitude_panels<double>(layout, contiguous, aligned);
+        expect_magnitude_panels<float>(layout, contiguous, aligned);
+      }
+}
 
 TEST(CudaCrt, PerCallAndGivenNMatchTheHostBitForBit) {
   TCEMU_REQUIRE_GPU();

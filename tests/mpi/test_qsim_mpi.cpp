@@ -278,6 +278,18 @@ TEST(QsimMpi, SamplesEqualTheGatheredStatesSamples) {
   // draws split between the first and the last rank.
   const auto ghz = qsim::simulate_distributed<double>(qsim::fuse(qsim::ghz(8), 2), 8, fp64_options(), MPI_COMM_WORLD);
   expect_samples_match_gathered(ghz.local_state, 1000, 11, "ghz");
+  // X on the top qubit, H on qubit 0: amplitude at 2^7 and 2^7 + 1 only, so with 2 or 4 ranks rank
+  // 0's share is zero and a later rank is the first to own draws.
+  const double r = std::sqrt(0.5);
+  std::vector<qsim::Block> flip(2);
+  flip[0].qubits = {7};
+  flip[0].matrix = {0.0, 1.0, 1.0, 0.0};
+  flip[0].gates = 1;
+  flip[1].qubits = {0};
+  flip[1].matrix = {r, r, r, -r};
+  flip[1].gates = 1;
+  const auto top = qsim::simulate_distributed<double>(flip, 8, fp64_options(), MPI_COMM_WORLD);
+  expect_samples_match_gathered(top.local_state, 500, 13, "top qubit set");
   // A zero state: every draw answers index 0, as the one-process sampler does.
   const std::vector<std::complex<double>> zero(ghz.local_state.size());
   const auto none = qsim::distributed_samples(zero, 5, 3, MPI_COMM_WORLD);

@@ -79,7 +79,10 @@ void crt_certificate(const T* x, std::int64_t m, std::int64_t xs_line, std::int6
 /// that pitch. kp is a multiple of 16. layout = 2: [hi | lo | hi] of the complex real embedding's
 /// columns (common/complex_crt.hpp): `lines` output lines from lines / 2 source lines of k
 /// interleaved (re, im) reals (k even), line 2s the source line s, line 2s + 1 the same with each
-/// pair swapped; `in` then describes the output lines (crt_pair_lines).
+/// pair swapped; `in` then describes the output lines (crt_pair_lines). With kp a multiple of 16
+/// and `out` 16-byte aligned the residue pass's kernels write it (16 positions per thread; layout 2
+/// needs k_stride = 1), else a kernel per byte. Throws InvalidArgument for layout 2 with an odd k or
+/// an odd line count.
 template <class T>
 void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                     std::int64_t k_stride, const CrtLines& in, std::int64_t kp, int layout, std::int8_t* out,

@@ -513,7 +513,7 @@ __global__ void __launch_bounds__(kResidueThreads, 2)
 /// column-major op(A)): tiles of 64 lines x 64 panel positions staged in shared memory. Loads: a warp
 /// reads one k position of 32 consecutive lines (async: 16-byte copies, 512 contiguous bytes of one or
 /// more k positions), coalesced. Then each thread takes 16
-/// consecutive positions of one line from the tile and runs write_residues16; a warp covers 8 lines x
+/// consecutive positions of one line from the tile and hands them to the sink; a warp covers 8 lines x
 /// 64 positions, so each store instruction writes 8 runs of 64 contiguous bytes. The tile's columns
 /// are XOR-swizzled by the position's 16-group (column line ^ 8 (r / 16 % 4)) so that both the row
 /// writes and the 16-groups' reads of 8 lines hit distinct banks.
