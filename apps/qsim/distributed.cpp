@@ -296,11 +296,18 @@ double distributed_max_abs_error(const std::vector<std::complex<double>>& ref,
   return total;
 }
 
+namespace {
+/// The draws are gathered with int counts: throws tcemu::InvalidArgument beyond INT_MAX shots.
+void check_shots_fit_mpi(std::int64_t shots) {
+  if (shots > std::numeric_limits<int>::max())
+    throw tcemu::InvalidArgument("qsim over MPI: " + std::to_string(shots) + " shots are more than an MPI count holds");
+}
+}  // namespace
+
 template <class T>
 std::vector<std::uint64_t> distributed_samples(const std::vector<std::complex<T>>& local, std::int64_t shots,
                                                std::uint64_t seed, MPI_Comm comm, int root) {
-  if (shots > std::numeric_limits<int>::max())
-    throw tcemu::InvalidArgument("qsim over MPI: " + std::to_string(shots) + " shots are more than an MPI count holds");
+  check_shots_fit_mpi(shots);
   const int ranks = comm_size(comm), rank = comm_rank(comm);
   if (shots <= 0) return {};
   // Every rank knows every slice's share of the sum, so every rank knows which draws each one answers.
@@ -313,10 +320,8 @@ std::vector<std::uint64_t> distributed_samples(const std::vector<std::complex<T>
     offsets[r] = total;
     total += parts[r];
   }
-  const std::vector<double> u = sample_draws(shots, seed, total);
-  const std::vector<std::size_t> order = draw_order(u);
-  std::vector<double> sorted(u.size());
-  for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = u[order[k]];
+  const SortedDraws d = sorted_draws(shots, seed, total);
+  const std::vector<double>& sorted = d.sorted;
   // A draw belongs to the last rank with a nonzero share whose offset it reaches (rank 0 when every
   // share is zero: the one-process sampler then answers index 0).
   std::vector<int> begin(parts.size(), 0), count(parts.size(), 0);
@@ -342,7 +347,7 @@ std::vector<std::uint64_t> distributed_samples(const std::vector<std::complex<T>
             "MPI_Gatherv");
   if (rank != root) return {};
   std::vector<std::uint64_t> out(sorted.size());
-  for (std::size_t k = 0; k < order.size(); ++k) out[order[k]] = gathered[k];
+  for (std::size_t k = 0; k < d.order.size(); ++k) out[d.order[k]] = gathered[k];
   return out;
 }
 
@@ -413,8 +418,7 @@ SchemeRun run_one_distributed(const Circuit& c, const std::vector<Block>& blocks
 
 JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm comm, std::int64_t* swaps_out,
                               std::string* exchange_out) {
-  if (cfg.shots > std::numeric_limits<int>::max())  // before any run (MPI counts are int)
-    throw tcemu::InvalidArgument("qsim over MPI: " + std::to_string(cfg.shots) + " shots are more than an MPI count holds");
+  check_shots_fit_mpi(cfg.shots);  // before any run
   if (!cfg.reference || cfg.buffers != BufferMode::automatic)
     throw tcemu::InvalidArgument("qsim over MPI: --no-reference and --buffers need one rank so far");
   if (cfg.keep_states && c.num_qubits > kMaxSavedStateQubits)
@@ -447,8 +451,7 @@ JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm c
     SchemeRun r = i == 0 || uses_double(s)
                       ? run_one_distributed<double>(c, blocks, s, cfg, indices, &reference, comm, *transport, swaps)
                       : run_one_distributed<float>(c, blocks, s, cfg, indices, &reference, comm, *transport, swaps);
-    if (i > 0 && !r.samples.empty() && r.samples.size() == job.runs[0].samples.size())  // rank 0
-      for (std::size_t k = 0; k < r.samples.size(); ++k) r.samples_differing += r.samples[k] != job.runs[0].samples[k];
+    if (i > 0) r.samples_differing = samples_differing(r.samples, job.runs[0].samples);  // rank 0's samples
     if (cfg.log) {
       char line[240];
       std::snprintf(line, sizeof line, "[%zu/%zu] %-16s done: %.3f s on rank 0 (swaps %.3f s), 1 - fidelity %.2e", i + 1,

@@ -201,8 +201,7 @@ JobResult run_job(const Circuit& c, const RunConfig& cfg) {
       r.scheme = s;
       r.auto_choice = auto_config->summary();
     }
-    if (cfg.reference && i > 0 && !r.samples.empty())
-      for (std::size_t k = 0; k < r.samples.size(); ++k) r.samples_differing += r.samples[k] != job.runs[0].samples[k];
+    if (cfg.reference && i > 0) r.samples_differing = samples_differing(r.samples, job.runs[0].samples);
     if (cfg.log) {
       char line[200];
       std::snprintf(line, sizeof line, "%s %-16s done: %.3f s (GEMM %.0f%%), 1 - fidelity %.2e", tag.c_str(), s.name.c_str(),

@@ -227,13 +227,27 @@ int main(int argc, char** argv) {
     cfg.reference = !no_reference;
     cfg.cuda_kernels = cuda_kernels;
     cfg.keep_states = output_opt->count() && circuit.num_qubits <= qsim::kMaxSavedStateQubits;
+    const auto log_line = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
+    // The report of a finished job (one process, or rank 0 of several): --output, then the table or JSON.
+    const auto report = [&](const qsim::JobResult& job, tcemu::app::io::Writer* out) {
+      qsim::ReportContext ctx;
+      ctx.circuit = &circuit;
+      ctx.fuse = fuse;
+      ctx.device = device;
+      ctx.bitstrings = cfg.amplitudes;
+      ctx.shots = shots;
+      ctx.seed = seed;
+      if (out) qsim::write_output(*out, job, ctx);
+      if (cli.common.json) qsim::print_json(job, ctx);
+      else qsim::print_table(job, ctx);
+    };
     if (mpi.size > 1) {  // the state over MPI_Comm_size ranks (distributed.hpp); rank 0 reports
 #ifdef TCEMU_QSIM_HAVE_MPI
       // Refused before anything runs or is opened, on every rank alike (exit status 2, no abort).
       if (no_reference || buffer_mode != qsim::BufferMode::automatic)
         throw tcemu::InvalidArgument("qsim over MPI: --no-reference and --buffers need one rank so far");
       if (mpi.rank != 0) cfg.log = nullptr;
-      else if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
+      else if (!cli.common.quiet) cfg.log = log_line;
       std::int64_t swaps = 0;
       std::string exchange;
       qsim::JobResult job;
@@ -255,16 +269,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "qsim: %d MPI ranks on %s, %lld global<->local qubit swaps over all runs (exchange: %s)\n",
                      mpi.size, device == qsim::Device::cuda ? "GPUs" : "the host", static_cast<long long>(swaps),
                      exchange.c_str());
-      qsim::ReportContext ctx;
-      ctx.circuit = &circuit;
-      ctx.fuse = fuse;
-      ctx.device = device;
-      ctx.bitstrings = cfg.amplitudes;
-      ctx.shots = shots;
-      ctx.seed = seed;
-      if (out) qsim::write_output(*out, job, ctx);
-      if (cli.common.json) qsim::print_json(job, ctx);
-      else qsim::print_table(job, ctx);
+      report(job, out.get());
       return 0;
 #endif
     }
@@ -273,23 +278,13 @@ int main(int argc, char** argv) {
     else
       qsim::check_device_memory(circuit, schemes, qsim::free_device_memory_bytes(), qsim::available_memory_bytes(),
                                 buffer_mode, cfg.reference);
-    if (!cli.common.quiet) cfg.log = [](const std::string& line) { std::fprintf(stderr, "qsim: %s\n", line.c_str()); };
+    if (!cli.common.quiet) cfg.log = log_line;
     // Open the output first: the Writer works on a temporary that is renamed on success and removed
     // when anything below throws or SIGINT/SIGTERM arrives (run_guarded installed the handlers).
     std::unique_ptr<tcemu::app::io::Writer> out;
     if (output_opt->count()) out = std::make_unique<tcemu::app::io::Writer>(output);
 
-    const qsim::JobResult job = qsim::run_job(circuit, cfg);
-    qsim::ReportContext ctx;
-    ctx.circuit = &circuit;
-    ctx.fuse = fuse;
-    ctx.device = device;
-    ctx.bitstrings = cfg.amplitudes;
-    ctx.shots = shots;
-    ctx.seed = seed;
-    if (out) qsim::write_output(*out, job, ctx);
-    if (cli.common.json) qsim::print_json(job, ctx);
-    else qsim::print_table(job, ctx);
+    report(qsim::run_job(circuit, cfg), out.get());
     return 0;
   });
 }

@@ -83,18 +83,26 @@ double norm_squared(const std::vector<std::complex<T>>& psi) {
   return norm;
 }
 
-std::vector<double> sample_draws(std::int64_t shots, std::uint64_t seed, double total) {
+SortedDraws sorted_draws(std::int64_t shots, std::uint64_t seed, double total) {
   std::vector<double> u(static_cast<std::size_t>(std::max<std::int64_t>(shots, 0)));
   Rng rng(seed);
   for (auto& x : u) x = rng.uniform() * total;
-  return u;
+  SortedDraws d;
+  d.order.resize(u.size());
+  std::iota(d.order.begin(), d.order.end(), std::size_t(0));
+  std::sort(d.order.begin(), d.order.end(), [&](std::size_t i, std::size_t j) { return u[i] < u[j]; });
+  d.sorted.resize(u.size());
+  for (std::size_t k = 0; k < u.size(); ++k) d.sorted[k] = u[d.order[k]];
+  return d;
 }
 
-std::vector<std::size_t> draw_order(const std::vector<double>& draws) {
-  std::vector<std::size_t> order(draws.size());
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return draws[i] < draws[j]; });
-  return order;
+std::int64_t samples_differing(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+  if (a.empty() || b.empty()) return 0;
+  if (a.size() != b.size()) throw tcemu::InvalidArgument("samples_differing: " + std::to_string(a.size()) + " and " +
+                                                         std::to_string(b.size()) + " samples");
+  std::int64_t n = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) n += a[k] != b[k];
+  return n;
 }
 
 template <class T>
@@ -117,13 +125,10 @@ std::vector<std::uint64_t> sample_states(const std::vector<std::complex<T>>& psi
                                          std::uint64_t seed) {
   std::vector<std::uint64_t> out(static_cast<std::size_t>(std::max<std::int64_t>(shots, 0)));
   if (out.empty() || psi.empty()) return out;
-  const std::vector<double> u = sample_draws(shots, seed, norm_squared(psi));
-  const std::vector<std::size_t> order = draw_order(u);
-  std::vector<double> sorted(u.size());
-  for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = u[order[k]];
-  std::vector<std::uint64_t> answers(order.size());
-  sweep_slice(psi, 0, 0.0, sorted.data(), sorted.size(), answers.data());
-  for (std::size_t k = 0; k < order.size(); ++k) out[order[k]] = answers[k];
+  const SortedDraws d = sorted_draws(shots, seed, norm_squared(psi));
+  std::vector<std::uint64_t> answers(d.sorted.size());
+  sweep_slice(psi, 0, 0.0, d.sorted.data(), d.sorted.size(), answers.data());
+  for (std::size_t k = 0; k < d.order.size(); ++k) out[d.order[k]] = answers[k];
   return out;
 }
 

@@ -34,11 +34,17 @@ template <class T>
 std::vector<std::uint64_t> sample_states(const std::vector<std::complex<T>>& psi, std::int64_t shots,
                                          std::uint64_t seed);
 
-/// The draws of sample_states: `shots` seeded uniforms in [0, 1) times `total`, in draw order.
-std::vector<double> sample_draws(std::int64_t shots, std::uint64_t seed, double total);
+/// The draws of sample_states: `shots` seeded uniforms in [0, 1) times `total`, ascending in `sorted`;
+/// order[k] is the draw number of sorted[k] (equal draws get equal answers, in any order).
+struct SortedDraws {
+  std::vector<double> sorted;
+  std::vector<std::size_t> order;
+};
+SortedDraws sorted_draws(std::int64_t shots, std::uint64_t seed, double total);
 
-/// Draw numbers sorted by their draws, ascending (equal draws get equal answers, in any order).
-std::vector<std::size_t> draw_order(const std::vector<double>& draws);
+/// Positions where two runs' samples differ (SchemeRun::samples_differing); 0 when either is empty
+/// (the sizes must then agree otherwise).
+std::int64_t samples_differing(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b);
 
 /// The inverse-CDF sweep of one slice of a state: psi holds the amplitudes of basis indices
 /// first_index, first_index + 1, ...; the running sum of |psi_k|^2 starts at cdf_start. Each of the
