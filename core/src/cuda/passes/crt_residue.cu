@@ -709,14 +709,15 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
   if (layout == 2 && (k % 2 != 0 || lines % 2 != 0))  // pairs of (re, im) and of output lines
     throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
                           ": magnitude layout 2 needs an even k and an even line count");
-  if (layout != 2 && kp % kResiduePositions == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
-    // Real lines: 16 positions per thread through the residue passes' loops.
+  // 16 positions per thread through the residue passes' loops: 16-byte stores need kp and out aligned.
+  const bool by_16 = kp % kResiduePositions == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+  if (by_16 && layout != 2) {
     launch_pass(data, lines, line_stride, k_stride,
                 MagnitudeSink{kp, ChunkedK{k, k, kp, true}, in.base, in.active, layout == 0 ? 2 : 3, out}, stream);
     return;
   }
-  if (layout == 2 && k_stride == 1 && kp % kResiduePositions == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
-    // The embedding's column pairs: one pass over the lines / 2 complex source lines.
+  if (by_16 && k_stride == 1) {
+    // Layout 2, the embedding's column pairs: one pass over the lines / 2 complex source lines.
     launch_pass(data, lines / 2, line_stride, std::int64_t{1},
                 MagnitudePairSink{kp, ChunkedK{k, k, kp, true}, in.base, in.active, out}, stream);
     return;
