@@ -135,8 +135,9 @@ double distributed_max_abs_error(const std::vector<std::complex<double>>& ref_lo
 /// state_metrics.hpp) and rank `root` gathers the answers (MPI_Gatherv). Returns the `shots` basis
 /// indices in draw order on `root`, nothing on the others. They equal sample_states() of the gathered
 /// state up to the rounding of the running sums: a slice's sweep starts from the earlier slices'
-/// blocked sums (norm_squared) where one process carries one running sum, a relative difference of
-/// about 1e-14 at 2^26 amplitudes, so a draw that close to a boundary may answer differently. Throws
+/// blocked sums (norm_squared) where one process carries one running sum (the two differ by at most
+/// the running sum's rounding, 2^n 2^-53 relative in the worst case), so a draw that close to a
+/// boundary may answer differently. Throws
 /// tcemu::Error when an MPI call fails, tcemu::InvalidArgument when shots exceeds INT_MAX.
 template <class T>
 std::vector<std::uint64_t> distributed_samples(const std::vector<std::complex<T>>& local_state, std::int64_t shots,
