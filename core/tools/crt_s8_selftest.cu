@@ -169,28 +169,37 @@ void check_case(const Case& c, std::mt19937_64& rng, bool host_reference) {
                          " entries differ, first at " + std::to_string(first) + " (got " +
                          std::to_string(bad ? got[first] : 0) + ", want " + std::to_string(bad ? want[first] : 0) + ")");
   }
-  // The fused reduction: the same products as int8 symmetric residues mod p_l, in the same places.
-  std::vector<std::int8_t> want_r(cn, std::int8_t(0x5A)), got_r(cn);
-  for (int l = 0; l < c.moduli; ++l)
-    for (int ch = 0; ch < c.chunks; ++ch)
-      for (std::int64_t j = 0; j < c.n; ++j)
-        for (std::int64_t i = 0; i < c.m; ++i) {
-          const std::size_t e = static_cast<std::size_t>(l * cmod + ch * cchunk + j * ldc + i);
-          want_r[e] = static_cast<std::int8_t>(sym_mod(want[e], modulus(l)));
-        }
+  // The fused reduction: the same products as int8 symmetric residues mod p_l, in the residue
+  // layout (residue_offset; each tile width its own); the padding entries of partial tiles hold 0.
+  const std::int64_t rpanel = s8::residue_panel_bytes(c.m, c.n), rchunk = rpanel, rmod = rchunk * c.chunks;
+  const std::size_t rn = static_cast<std::size_t>(rmod * c.moduli);
+  std::vector<std::int8_t> want_r(rn), got_r(rn);
   std::int8_t* dr = nullptr;
-  CK(cudaMalloc(&dr, cn));
+  CK(cudaMalloc(&dr, rn));
   s8::Products pr = p;
   pr.c = nullptr;
   pr.residues = dr;
+  pr.c_chunk_stride = rchunk;
+  pr.c_mod_stride = rmod;
   for (int l = 0; l < c.moduli; ++l) pr.p[l] = modulus(l);
   for (s8::TileN t : kTiles) {
-    CK(cudaMemset(dr, 0x5A, cn));
+    const std::int64_t used = s8::residue_panel_bytes(c.m, c.n, t);  // this width's panel
+    std::fill(want_r.begin(), want_r.end(), std::int8_t(0x5A));
+    for (int l = 0; l < c.moduli; ++l)
+      for (int ch = 0; ch < c.chunks; ++ch) {
+        std::int8_t* w = want_r.data() + l * rmod + ch * rchunk;
+        std::fill(w, w + used, std::int8_t(0));
+        for (std::int64_t j = 0; j < c.n; ++j)
+          for (std::int64_t i = 0; i < c.m; ++i)
+            w[s8::residue_offset(i, j, c.m, c.n, t)] =
+                static_cast<std::int8_t>(sym_mod(want[l * cmod + ch * cchunk + j * ldc + i], modulus(l)));
+      }
+    CK(cudaMemset(dr, 0x5A, rn));
     s8::run(pr, nullptr, t);
     CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(got_r.data(), dr, cn, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(got_r.data(), dr, rn, cudaMemcpyDeviceToHost));
     std::size_t bad = 0, first = 0;
-    for (std::size_t e = 0; e < cn; ++e)
+    for (std::size_t e = 0; e < rn; ++e)
       if (got_r[e] != want_r[e] && bad++ == 0) first = e;
     expect(bad == 0, "case " + c.name + " residues tile " + tile_name(t) + ": " + std::to_string(bad) +
                          " entries differ, first at " + std::to_string(first) + " (got " +
@@ -214,13 +223,17 @@ __global__ void fill_kernel(std::int8_t* p, std::size_t n, unsigned seed, int ex
   }
 }
 
-/// Entries where r (residues, column-major m x n per modulus) differs from C's residue mod p_l.
-__global__ void count_residue_diff(const std::int8_t* r, const std::int32_t* c, std::size_t per_mod, int moduli,
-                                   const int* p, unsigned long long* out) {
+/// Entries where r (residues in the residue layout, panel bytes per modulus) differs from C's residue
+/// mod p_l (C column-major m x n per modulus).
+__global__ void count_residue_diff(const std::int8_t* r, const std::int32_t* c, std::int64_t m, std::int64_t n,
+                                   std::int64_t panel, int moduli, const int* p, unsigned long long* out) {
   unsigned long long cnt = 0;
-  const std::size_t n = per_mod * moduli;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
-    cnt += r[i] != sym_mod(c[i], p[i / per_mod]);
+  const std::size_t per_mod = static_cast<std::size_t>(m * n), total = per_mod * moduli;
+  for (std::size_t e = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; e < total; e += std::size_t(gridDim.x) * blockDim.x) {
+    const std::int64_t l = static_cast<std::int64_t>(e / per_mod), ij = static_cast<std::int64_t>(e % per_mod);
+    const std::int64_t j = ij / m, i = ij % m;
+    cnt += r[l * panel + s8::residue_offset(i, j, m, n)] != sym_mod(c[e], p[l]);
+  }
   if (cnt) atomicAdd(out, cnt);
 }
 
@@ -248,7 +261,7 @@ struct Device {
     CK(cudaMalloc(&c_ref, cbytes()));
     CK(cudaMalloc(&c, cbytes()));
     CK(cudaMalloc(&diff, sizeof(unsigned long long)));
-    CK(cudaMalloc(&r, cbytes() / 4));
+    CK(cudaMalloc(&r, static_cast<std::size_t>(s8::residue_panel_bytes(m, n) * moduli)));
     CK(cudaMalloc(&dp, sizeof(int) * s8::kMaxProducts));
     int hp[s8::kMaxProducts];
     for (int l = 0; l < s8::kMaxProducts; ++l) hp[l] = modulus(l);
@@ -288,13 +301,14 @@ struct Device {
     s8::Products p = products();
     p.c = nullptr;
     p.residues = r;
+    p.c_mod_stride = s8::residue_panel_bytes(m, n);
     for (int l = 0; l < moduli; ++l) p.p[l] = modulus(l);
     return p;
   }
   /// Entries where the kernel's residues differ from cuBLAS's C mod p_l.
   unsigned long long compare_residues() const {
     CK(cudaMemset(diff, 0, sizeof(unsigned long long)));
-    count_residue_diff<<<1024, 256>>>(r, c_ref, static_cast<std::size_t>(m * n), moduli, dp, diff);
+    count_residue_diff<<<1024, 256>>>(r, c_ref, m, n, s8::residue_panel_bytes(m, n), moduli, dp, diff);
     CK(cudaGetLastError());
     unsigned long long h = 0;
     CK(cudaMemcpy(&h, diff, sizeof h, cudaMemcpyDeviceToHost));

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # int8-crt's passes, an older tree against this one in one call on one GPU (issue 21, scope 3):
-# builds both (this tree: test_core and tcemu-bench; the old one: tcemu-bench), runs this tree's
+# builds both (this tree: test_core, tcemu-bench and tcemu-crt-s8-selftest; the old one: tcemu-bench), runs this tree's
 # CUDA CRT tests, times every kernel of one int8-crt call of each tree under Nsight Compute (one
 # metric, gpu__time_duration: the per-pass breakdown), then tcemu-bench's FP64 table of both trees
 # interleaved (old, new, old, new) at 8192^3. Logs and CSVs under $OUT.
 # Usage (repository root, on the GPU machine):
 #   OUT=/dir scripts/device/crt_passes.sh OLD_SOURCE_DIR [jobs...]
-# jobs (default: build tests ncu_breakdown bench bench), in the order given: build tests ncu_breakdown
-# bench (one interleaved round per mention) peers (GEMMul8 beside this tree's tcemu-bench, through
-# fp64_peers.sh) sass (the residue and reconstruction objects' SASS). Knobs: DISTS
+# jobs (default: build tests ncu_breakdown bench bench), in the order given: build tests selftest (the
+# INT8 wgmma kernel's self-test and timings, --repeat 10) ncu_breakdown bench (one interleaved round per mention) peers (GEMMul8 beside this tree's tcemu-bench, through
+# fp64_peers.sh) fp32 (this tree's FP32-target table: SGEMM, fp16x2, int8-crt at FP32_SCHEMES) sass (the
+# residue and reconstruction objects' SASS). Knobs: DISTS
 # [phi=0.1,phi=1,phi=4], SHAPES [8192], SCHEMES [fp64,int8-crt:15,int8-crt:16,int8-crt:18], PEER_SCHEMES,
 # NCU_CASES ["phi=1:int8-crt:15 phi=4:int8-crt:18"; an entry DIST:SCHEME@SHAPE times SHAPE instead of
-# 8192, e.g. uniform:int8-crt:15@complex:4096], DEADLINE [280] (seconds after which the
+# 8192, e.g. uniform:int8-crt:15@complex:4096], FP32_DISTS, FP32_SCHEMES, DEADLINE [280] (seconds after which the
 # remaining timed jobs are skipped, so that the call ends with its logs).
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
@@ -33,7 +34,7 @@ build() {
   local half=$(( JOBS / 2 > 1 ? JOBS / 2 : 1 ))
   ( cmake -S "$ROOT" -B "$NEW_B" -DCMAKE_BUILD_TYPE=Release -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
         -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" "${DEPS_ARGS[@]}" > "$OUT/build_new.log" 2>&1 &&
-      cmake --build "$NEW_B" -j"$half" --target test_core tcemu-bench >> "$OUT/build_new.log" 2>&1 ) &
+      cmake --build "$NEW_B" -j"$half" --target test_core tcemu-bench tcemu-crt-s8-selftest >> "$OUT/build_new.log" 2>&1 ) &
   ( cmake -S "$OLD" -B "$OLD_B" -DCMAKE_BUILD_TYPE=Release -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
         -DTCEMU_BUILD_TESTS=OFF -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" "${DEPS_ARGS[@]}" > "$OUT/build_old.log" 2>&1 &&
       cmake --build "$OLD_B" -j"$half" --target tcemu-bench >> "$OUT/build_old.log" 2>&1 ) &
@@ -48,6 +49,14 @@ tests() {
   "$NEW_B/tests/test_core" --gtest_filter='CudaCrt*:Crt*' > "$OUT/tests_crt.log" 2>&1
   echo "test_core CudaCrt*:Crt* exit $?"
   grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|Failure|Expected|Which is" "$OUT/tests_crt.log" | head -30
+}
+
+selftest() {
+  stamp "tcemu-crt-s8-selftest --repeat 10 (new)"
+  "$NEW_B/core/tcemu-crt-s8-selftest" --repeat 10 > "$OUT/selftest.log" 2>&1
+  echo "selftest exit $?"
+  grep -E "SELFTEST|FAIL|ms|TOPS" "$OUT/selftest.log" | head -30
+  return 0
 }
 
 ncu_breakdown() {
@@ -107,6 +116,17 @@ peers() {
   late "GEMMul8" && return 0
   OUT="$OUT" BENCH="$NEW_B/core/tcemu-bench" FP64_SCHEMES="${PEER_SCHEMES:-fp64,int8-crt:15,int8-crt:18}" \
     bash "$ROOT/scripts/device/fp64_peers.sh" 8192 2>&1 | grep -E "GEMMul8|native|int8-crt|exit|==" | head -60
+  return 0  # the grep / head pipeline's status is not the job's
+}
+
+fp32() {  # the FP32 target beside fp16x2 (issue 21's FP32 row): float data, relative error against DGEMM
+  late "fp32" && return 0
+  stamp "FP32 target (new)"
+  "$NEW_B/core/tcemu-bench" --shapes 8192 --dists "${FP32_DISTS:-uniform,phi=1}" \
+    --schemes "${FP32_SCHEMES:-fp32,fp16x2,int8-crt:7,int8-crt:8,int8-crt:9,int8-crt}" --fp64-schemes '' \
+    --warmup 1 --repeat 5 --explain --csv "$OUT/fp32.csv" > "$OUT/fp32.txt" 2> "$OUT/fp32.err"
+  echo "exit $?"; grep -E "^8192 .*(fp32|fp16x2|int8-crt)" "$OUT/fp32.txt" | cut -c1-150 | head -20
+  return 0
 }
 
 sass() {

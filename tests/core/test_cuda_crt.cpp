@@ -13,7 +13,9 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <vector>
 
+#include "cuda/kernels/crt_wgmma_s8.hpp"
 #include "cuda/passes/crt_passes.hpp"
 #include "cuda_test_util.hpp"
 #include "tcemu/crt_arith.hpp"
@@ -153,6 +155,33 @@ void expect_magnitude_panels(int layout, bool lines_contiguous, bool aligned_out
       first = std::min(first, b);
     }
   EXPECT_EQ(wrong, 0u) << "first at line " << first / pitch << ", byte " << first % pitch;
+}
+
+// The fused reduction's residue layout (host arithmetic, no device needed): every entry of an m x n
+// product gets its own byte inside the panel, the byte a lane's 8-byte granule holds at the entry's
+// fragment position (r % 8), and the n128 panel fits the n256 one (the callers size for n256).
+TEST(CudaCrtLayout, ResidueOffsetsAreOneToOneInsideThePanel) {
+  namespace s8 = cuda::detail::crt_s8;
+  const std::int64_t shapes[][2] = {{1, 1}, {16, 256}, {17, 257}, {37, 29}, {128, 128}, {129, 300}, {200, 157}, {300, 513}};
+  for (const auto& mn : shapes)
+    for (s8::TileN tile : {s8::TileN::n256, s8::TileN::n128}) {
+      const std::int64_t m = mn[0], n = mn[1], panel = s8::residue_panel_bytes(m, n, tile);
+      ASSERT_LE(panel, s8::residue_panel_bytes(m, n)) << m << " x " << n;
+      std::vector<int> hits(static_cast<std::size_t>(panel), 0);
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          const std::int64_t at = s8::residue_offset(i, j, m, n, tile);
+          ASSERT_GE(at, 0);
+          ASSERT_LT(at, panel) << "entry (" << i << ", " << j << ") of " << m << " x " << n;
+          ++hits[static_cast<std::size_t>(at)];
+          // m64nN fragment: column offset 8 (r >> 2) + (r & 1), row offset 8 ((r >> 1) & 1)
+          const std::int64_t bn = static_cast<std::int64_t>(tile), tj = j % bn, half = (i % 16) / 8;
+          EXPECT_EQ(at % 8, ((tj / 8) * 4 + half * 2 + tj % 2) % 8) << i << ", " << j;
+        }
+      std::int64_t twice = 0;
+      for (int h : hits) twice += h > 1;
+      EXPECT_EQ(twice, 0) << m << " x " << n << " tile " << static_cast<int>(tile);
+    }
 }
 
 TEST(CudaCrt, MagnitudePanelsEqualTheirDefinitionOnEveryPath) {

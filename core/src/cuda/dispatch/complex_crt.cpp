@@ -164,8 +164,8 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   const std::int64_t budget = std::max<std::int64_t>(options.execution.ozaki_accumulator_bytes, 1);
   std::int64_t mb = m;
   if ((m + 3) / 4 * 4 * per_row > budget) mb = std::max<std::int64_t>(4, budget / per_row / 4 * 4);
-  const std::int64_t ldacc = (mb + 3) / 4 * 4, bstride = ldacc * n;
-  auto* res = static_cast<std::int8_t*>(ws.get(kSlotAccum, static_cast<std::size_t>(3 * N * bstride), st));
+  const std::int64_t panel = crt_s8::residue_panel_bytes(mb, n);  // one product's residues (fragment layout)
+  auto* res = static_cast<std::int8_t*>(ws.get(kSlotAccum, static_cast<std::size_t>(3 * N * panel), st));
   auto products = [&](int part, std::int64_t m0, std::int64_t rows) {
     crt_s8::Products q;
     q.x = rx + part * N * panel_x + m0 * kcp;
@@ -179,10 +179,8 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
     q.moduli = N;
     q.chunks = 1;
     q.chunk_stride = kcp;
-    q.residues = res + part * N * bstride;
-    q.ldc = ldacc;
-    q.c_chunk_stride = bstride;
-    q.c_mod_stride = bstride;
+    q.residues = res + part * N * panel;
+    q.c_mod_stride = panel;
     for (int l = 0; l < N; ++l) q.p[l] = crt::kModuli[l];
     return q;
   };
@@ -209,7 +207,7 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
     if (m0 + mb >= m) TCEMU_CUDA(cudaEventRecord(ws.ev[2], st));
     ComplexOutput<T> o = out;
     o.c = out.c + 2 * m0 * out.c_rs;
-    crt_reconstruct_complex3m<T>(res, bstride, ldacc, K, cl.ex + m0, cl.ey, rows, n, o, st);
+    crt_reconstruct_complex3m<T>(res, panel, K, cl.ex + m0, cl.ey, rows, n, o, st);
   }
   TCEMU_CUDA(cudaEventRecord(ws.ev[3], st));
 

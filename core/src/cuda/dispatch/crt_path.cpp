@@ -178,8 +178,12 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   std::int64_t mb = p.m;
   if (round_up(p.m, 4) * per_row > budget) mb = std::max<std::int64_t>(4, budget / per_row / 4 * 4);
   const std::int64_t ldacc = round_up(mb, 4), bstride = ldacc * p.n;
-  auto* acc = static_cast<std::int32_t*>(
-      ws.get(kSlotAccum, sizeof(std::int32_t) * static_cast<std::size_t>(bstride * N * nchunks), st));
+  // The slot holds the INT32 products or, with the fused reduction, N residue panels (their tiles'
+  // padding can make those the larger for small m or n).
+  const std::int64_t panel = crt_s8::residue_panel_bytes(mb, p.n);
+  const std::size_t acc_bytes = std::max(sizeof(std::int32_t) * static_cast<std::size_t>(bstride * N * nchunks),
+                                         static_cast<std::size_t>(N * panel));
+  auto* acc = static_cast<std::int32_t*>(ws.get(kSlotAccum, acc_bytes, st));
   cublasHandle_t hb = ws.handle(st);
   const std::int32_t one = 1, zero = 0;
   const int n = blas_int(p.n, "n"), ld = blas_int(span, "lda"), kk = blas_int(kcp, "k chunk");
@@ -213,6 +217,8 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
       crt_s8::Products r = q;
       r.c = nullptr;
       r.residues = reinterpret_cast<std::int8_t*>(acc);
+      r.c_mod_stride = panel;
+      r.c_chunk_stride = 0;
       for (int l = 0; l < N; ++l) r.p[l] = crt::kModuli[l];
       if (crt_s8::try_run(r, st)) {
         residues = true;
@@ -231,8 +237,8 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
     }
     if (m0 + mb >= p.m) TCEMU_CUDA(cudaEventRecord(ws.ev[2], st));
     if (residues)
-      crt_reconstruct_residues<T>(reinterpret_cast<const std::int8_t*>(acc), bstride, ldacc, K, ex + m0, ey, rows,
-                                  p.n, p.alpha, p.beta, p.c + m0 * p.c_rs, p.c_rs, p.c_cs, st);
+      crt_reconstruct_residues<T>(reinterpret_cast<const std::int8_t*>(acc), panel, K, ex + m0, ey, rows, p.n, p.alpha,
+                                  p.beta, p.c + m0 * p.c_rs, p.c_rs, p.c_cs, st);
     else
       crt_reconstruct<T>(acc, bstride, ldacc, nchunks, K, ex + m0, ey, rows, p.n, p.alpha, p.beta,
                          p.c + m0 * p.c_rs, p.c_rs, p.c_cs, st);

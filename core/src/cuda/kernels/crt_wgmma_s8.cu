@@ -9,7 +9,8 @@
 //  - warpgroups 1 and 2 are consumers of 64 rows each: per k-tile four m64nBNk32 wgmmas into the
 //    INT32 accumulators, one commit group per k-tile with one group left in flight (the stage of the
 //    previous k-tile is released when its group has completed), then the epilogue (template
-//    parameter Out) writes INT32 C, or reduces each entry mod p_l (Barrett) and writes int8 residues.
+//    parameter Out) writes INT32 C, or reduces each entry mod p_l (Barrett) and writes int8 residues
+//    in the accumulator fragments' order (8-byte stores; crt_wgmma_s8.hpp, residue_offset).
 // Tiles are walked in groups of 16 block rows per column so that the X and Y tiles in use stay in L2.
 // Measured on an H100 (docs/perf-notes.md, "Session 14"): 1,547 TOPS at 8192^3 (cuBLAS 1,304), 15
 // moduli 11.2 ms (cuBLAS's strided batch 15.1); the residue epilogue 2.5-9 % slower than INT32's,
@@ -167,22 +168,38 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int r = 0; r < NR; ++r) arch::fence_operand(acc[r]);
 
-    // Epilogue: column-major per product (the accumulator layout of m64nN: rows g, g + 8 of the
-    // warp's 16, columns 2 q4, 2 q4 + 1 of each 8); INT32 C, or the residues mod p_l.
+    // Epilogue (the accumulator layout of m64nN: entry r at row g + 8 ((r >> 1) & 1) of the warp's
+    // 16, column 2 q4 + 8 (r >> 2) + (r & 1)): INT32 C column-major per product, or the residues mod
+    // p_l in the fragments' own order (crt_wgmma_s8.hpp, residue_offset): 8 per 8-byte store.
     const std::int64_t off = l * a.c_mod_stride + ch * a.c_chunk_stride;
-    const int i0 = t.y * kBM + cw * 64 + warp * 16 + g, j0 = t.z * BN + 2 * q4;
-    const bool inside = t.y * kBM + kBM <= a.m && t.z * BN + BN <= a.n;
-    [[maybe_unused]] const std::uint32_t p = O == Out::residue_s8 ? a.p[l] : 1u;
-    [[maybe_unused]] const std::uint32_t magic = O == Out::residue_s8 ? a.magic[l] : 0u;
-    [[maybe_unused]] const std::uint32_t off31 = O == Out::residue_s8 ? a.off31[l] : 0u;
+    if constexpr (O == Out::int32) {
+      const int i0 = t.y * kBM + cw * 64 + warp * 16 + g, j0 = t.z * BN + 2 * q4;
+      const bool inside = t.y * kBM + kBM <= a.m && t.z * BN + BN <= a.n;
 #pragma unroll
-    for (int r = 0; r < NR; ++r) {
-      const int i = i0 + ((r >> 1) & 1) * 8, j = j0 + (r >> 2) * 8 + (r & 1);
-      if (inside || (i < a.m && j < a.n)) {
-        if constexpr (O == Out::int32)
-          a.c[off + std::int64_t(j) * a.ldc + i] = acc[r];
-        else
-          a.residues[off + std::int64_t(j) * a.ldc + i] = static_cast<std::int8_t>(sym_residue(acc[r], p, magic, off31));
+      for (int r = 0; r < NR; ++r) {
+        const int i = i0 + ((r >> 1) & 1) * 8, j = j0 + (r >> 2) * 8 + (r & 1);
+        if (inside || (i < a.m && j < a.n)) a.c[off + std::int64_t(j) * a.ldc + i] = acc[r];
+      }
+    } else {
+      // This band's rows (the last band: m rounded up to 16); slots wholly past them are not stored.
+      const int m16 = (a.m + 15) / 16 * 16, band_rows = min(kBM, m16 - t.y * kBM), slot = cw * 4 + warp;
+      const std::uint32_t p = a.p[l], magic = a.magic[l], off31 = a.off31[l];
+      std::int8_t* dst = a.residues + off + std::int64_t(t.y) * kBM * (std::int64_t(a.tiles_n) * BN) +
+                         std::int64_t(t.z) * band_rows * BN + slot * (16 * BN) + lane * 8;
+      if (slot * 16 < band_rows) {
+#pragma unroll
+        for (int s = 0; s < NR / 8; ++s) {
+          std::uint32_t w[2];
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            std::uint32_t b[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+              b[e] = static_cast<std::uint32_t>(sym_residue(acc[8 * s + 4 * h + e], p, magic, off31)) & 0xFFu;
+            w[h] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+          }
+          *reinterpret_cast<uint2*>(dst + s * 256) = make_uint2(w[0], w[1]);
+        }
       }
     }
   }
@@ -278,8 +295,16 @@ std::string check(const Products& p) {
     for (int l = 0; l < p.moduli; ++l)
       if (p.p[l] < 2 || p.p[l] > 256) return bad("modulus p[" + std::to_string(l) + "] = " + std::to_string(p.p[l]) +
                                                  " outside [2, 256]");
+    const std::int64_t panel = residue_panel_bytes(p.m, p.n);  // bounds the n128 tiles' panel too
+    if (!arch::aligned16(p.residues) || p.c_mod_stride % 16 || p.c_chunk_stride % 16)
+      return bad("the residues and their strides must be 16-byte aligned");
+    const std::int64_t per_modulus = p.chunks > 1 ? p.c_chunk_stride * p.chunks : panel;
+    if ((p.chunks > 1 && p.c_chunk_stride < panel) || (p.moduli > 1 && p.c_mod_stride < per_modulus))
+      return bad("residue panels of " + std::to_string(panel) + " bytes overlap (c_mod_stride " +
+                 std::to_string(p.c_mod_stride) + ", c_chunk_stride " + std::to_string(p.c_chunk_stride) + ")");
+  } else if (p.ldc < p.m) {
+    return bad("ldc = " + std::to_string(p.ldc) + " < m = " + std::to_string(p.m));
   }
-  if (p.ldc < p.m) return bad("ldc = " + std::to_string(p.ldc) + " < m = " + std::to_string(p.m));
   const std::int64_t tiles = std::int64_t(p.moduli) * p.chunks * ((p.m + kBM - 1) / kBM) * ((p.n + 127) / 128);
   if (p.m > INT32_MAX - 256 || p.n > INT32_MAX - 256 || tiles > INT32_MAX)
     return bad("m, n or the tile count exceed the kernel's 32-bit indices");

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string>
 
+#include "tcemu/float_bits.hpp"  // TCEMU_HD: residue_offset is also called in device code
+
 namespace tcemu::cuda::detail::crt_s8 {
 
 /// Most moduli of one batch (crt::kMaxModuli).
@@ -37,7 +39,9 @@ struct Products {
   /// The fused reduction (issue 21 item 3), instead of c: with `residues` set (and c null), the
   /// epilogue writes R_lc(i, j) = C_lc(i, j) mod p[l] as the symmetric residue in [-floor(p/2),
   /// p - 1 - floor(p/2)] (crt_arith::sym_residue_i32's value; int8 for 2 <= p <= 256) at
-  /// residues[l * c_mod_stride + c * c_chunk_stride + j * ldc + i] (bytes): a quarter of the bytes.
+  /// residues[l * c_mod_stride + c * c_chunk_stride + residue_offset(i, j, m, n, tile)] (bytes; the
+  /// strides in bytes, multiples of 16, c_mod_stride >= residue_panel_bytes(m, n)): the block tiles'
+  /// accumulator fragments in register order (ldc unused), so that each thread stores 8-byte words.
   std::int8_t* residues = nullptr;
   int p[kMaxProducts] = {};                          ///< the moduli p_l, 2 <= p_l <= 256 (residues only)
 };
@@ -49,6 +53,37 @@ inline constexpr std::int64_t kMaxK = (std::int64_t{1} << 17) - 1;
 /// int8-crt uses) or 128 (m64n128k32, 128 x 128 tiles, 6 stages of 32 KB; measured 35 % slower on an
 /// H100, kept for comparisons). Rows: always 128 (two consumer warpgroups of 64).
 enum class TileN { n256 = 256, n128 = 128 };
+
+/// Layout of the fused reduction's residues (Products::residues), one product's panel of
+/// residue_panel_bytes(m, n) bytes: bands of 128 rows (the last one m16 - 128 (tiles_m - 1) rows, m16
+/// = m rounded up to 16) one after another; in a band, its block tiles (128 or fewer rows x BN columns,
+/// BN = 256 or 128, the tile width) one after another; in a tile, its warps' 16-row slots (the two
+/// consumer warpgroups' 4 warps each, 64 rows per warpgroup), 16 BN bytes each: granule s < BN / 16 of
+/// lane L at s * 256 + L * 8, holding the warp's wgmma accumulator entries r = 8 s .. 8 s + 7 (the
+/// fragment of m64nBN: row g + 8 ((r >> 1) & 1), column 2 q + 8 (r >> 2) + (r & 1), g = L / 4, q = L %
+/// 4). So each thread stores 8-byte words, 256 contiguous bytes per warp (docs/perf-notes.md, "Session
+/// 23"). Entries past m (up to m16) or n (up to the tile) hold the residues of zero lines (0).
+inline constexpr std::int64_t kResidueTileRows = 128;
+
+/// Bytes of one product's residue panel for m x n products with tile width `tile`:
+/// round_up(m, 16) x round_up(n, BN); the n256 panel bounds the n128 one.
+TCEMU_HD constexpr std::int64_t residue_panel_bytes(std::int64_t m, std::int64_t n, TileN tile = TileN::n256) {
+  const std::int64_t bn = static_cast<std::int64_t>(tile);
+  return (m + 15) / 16 * 16 * ((n + bn - 1) / bn * bn);
+}
+
+/// Byte offset of entry (i, j) (i < m, j < n) in one product's residue panel (the layout above).
+TCEMU_HD constexpr std::int64_t residue_offset(std::int64_t i, std::int64_t j, std::int64_t m, std::int64_t n,
+                                               TileN tile = TileN::n256) {
+  const std::int64_t bn = static_cast<std::int64_t>(tile), width = (n + bn - 1) / bn * bn, m16 = (m + 15) / 16 * 16;
+  const std::int64_t band = i / kResidueTileRows, ti = i % kResidueTileRows, tj = j % bn;
+  const std::int64_t band_rows = m16 - band * kResidueTileRows < kResidueTileRows ? m16 - band * kResidueTileRows
+                                                                                   : kResidueTileRows;
+  const std::int64_t slot = ti / 16, g = ti % 8, half = (ti % 16) / 8;
+  const std::int64_t r = (tj / 8) * 4 + half * 2 + (tj % 2), lane = g * 4 + (tj % 8) / 2;
+  return band * kResidueTileRows * width + (j / bn) * band_rows * bn + slot * 16 * bn + (r / 8) * 256 + lane * 8 +
+         r % 8;
+}
 
 /// "" when the kernel can run `p` (shapes, strides and alignment above; m, n, k >= 1; k <= kMaxK;
 /// lines and products within int range; exactly one of c and residues; moduli <= kMaxProducts and

@@ -107,14 +107,16 @@ void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t
                      const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows, std::int64_t n,
                      T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream);
 
-/// crt_reconstruct for one k chunk from the products' int8 symmetric residues res[l * bstride + j *
-/// ldacc + i] (the wgmma kernel's fused reduction, kernels/crt_wgmma_s8.hpp) instead of their INT32
+/// crt_reconstruct for one k chunk from the products' int8 symmetric residues (the wgmma kernel's
+/// fused reduction, kernels/crt_wgmma_s8.hpp): modulus l's residue of entry (i, j) at res[l * panel +
+/// crt_s8::residue_offset(i, j, n)] (128 x 256 tiles of accumulator fragments) instead of INT32
 /// values: a quarter of the bytes read, no reduction, the same chains, so the same C bit for bit.
-/// Throws InvalidArgument unless ldacc and bstride are multiples of 4 and res is 4-byte aligned.
+/// Throws InvalidArgument unless res is 16-byte aligned and panel a multiple of 16 of at least
+/// crt_s8::residue_panel_bytes(rows, n).
 template <class T>
-void crt_reconstruct_residues(const std::int8_t* res, std::int64_t bstride, std::int64_t ldacc,
-                              const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows, std::int64_t n,
-                              T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream);
+void crt_reconstruct_residues(const std::int8_t* res, std::int64_t panel, const crt::Constants& K, const int* ex,
+                              const int* ey, std::int64_t rows, std::int64_t n, T alpha, T beta, T* c,
+                              std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream);
 
 /// Where and how the 3M reconstruction writes complex C (crt_reconstruct_complex3m): C(i, j) = (re,
 /// im) at c + 2 (i * c_rs + j * c_cs) (strides in complex elements). direct: alpha and beta real,
@@ -130,14 +132,14 @@ struct ComplexOutput {
 
 /// The reconstruction of complex int8-crt in the 3M form: for rows [0, rows) of this block and the
 /// n complex columns, the residues of P1 = xr.yr, P2 = xi.yi, P3 = xs.ys at res[(part * n_moduli +
-/// l) * bstride + j * ldacc + i] (part 0, 1, 2; the wgmma kernel's fused reduction) give those of Re
-/// = P1 - P2 and Im = P3 - P1 - P2 (crt_arith::shifted_re_3m / shifted_im_3m), reconstructed in
-/// crt_arith's fixed order with exponent ex[i] + ey[j] and written as `out` says: the bits of the
-/// real embedding's reconstruction and complex combine. Throws InvalidArgument unless ldacc and
-/// bstride are multiples of 4 and res is 4-byte aligned.
+/// l) * panel + crt_s8::residue_offset(i, j, n)] (part 0, 1, 2; the wgmma kernel's fused reduction)
+/// give those of Re = P1 - P2 and Im = P3 - P1 - P2 (crt_arith::shifted_re_3m / shifted_im_3m),
+/// reconstructed in crt_arith's fixed order with exponent ex[i] + ey[j] and written as `out` says: the
+/// bits of the real embedding's reconstruction and complex combine. Throws InvalidArgument unless res
+/// is 16-byte aligned and panel a multiple of 16 of at least crt_s8::residue_panel_bytes(rows, n).
 template <class T>
-void crt_reconstruct_complex3m(const std::int8_t* res, std::int64_t bstride, std::int64_t ldacc,
-                               const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows,
-                               std::int64_t n, const ComplexOutput<T>& out, cudaStream_t stream);
+void crt_reconstruct_complex3m(const std::int8_t* res, std::int64_t panel, const crt::Constants& K, const int* ex,
+                               const int* ey, std::int64_t rows, std::int64_t n, const ComplexOutput<T>& out,
+                               cudaStream_t stream);
 
 }  // namespace tcemu::cuda::detail

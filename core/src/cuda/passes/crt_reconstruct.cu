@@ -1,7 +1,9 @@
-// int8-crt: one pass over the N INT32 residue products: reduce mod p_l (chunk sums added mod p_l),
-// reconstruct C' in crt_arith's fixed order, undo the scaling, alpha / beta, write C: the host
-// reference's operations one for one (crt_gemm_host's `write`: alpha v + (beta == 0 ? 0 : beta C) in
+// int8-crt: one pass over the N INT32 residue products (reduce mod p_l, chunk sums added mod p_l) or
+// over the wgmma kernel's int8 residues (its fused reduction, in its fragment layout), reconstruct C'
+// in crt_arith's fixed order, undo the scaling, alpha / beta, write C: the host reference's
+// operations one for one (crt_gemm_host's `write`: alpha v + (beta == 0 ? 0 : beta C) in
 // double, with __dmul_rn / __dadd_rn so that nothing is fused).
+#include "cuda/kernels/crt_wgmma_s8.hpp"
 #include "cuda/passes/complex_combine_entry.cuh"
 #include "cuda/passes/crt_passes.hpp"
 #include "tcemu/cuda/check.hpp"
@@ -9,7 +11,7 @@
 #include "tcemu/schemes/crt.hpp"
 
 #include <cstdint>
-#include <type_traits>
+#include <string>
 
 namespace tcemu::cuda::detail {
 namespace {
@@ -85,12 +87,9 @@ ReconConstants4 recon_constants4(const crt::Constants& K) {
 /// thread are in flight; each is reduced with crt_arith::shifted_residue_i32 (Barrett, no FP64
 /// conversion) and folded into sx and sy in crt_arith::reconstruct's order. Needs ldacc % 4 == 0
 /// and acc 16-byte aligned (the rows past `rows` up to ldacc are read, never written).
-/// kResidues: `acc` holds the products' int8 symmetric residues instead (the wgmma kernel's fused
-/// reduction): 4 bytes per modulus and thread, no reduction; the same residues enter the same
-/// chains, so the same bits. Needs acc 4-byte aligned then.
-template <class T, int NMAX, bool kResidues = false>
+template <class T, int NMAX>
 __global__ void __launch_bounds__(256)
-    reconstruct_rows4_kernel(const void* __restrict__ acc_v, std::int64_t bstride, std::int64_t ldacc, int n,
+    reconstruct_rows4_kernel(const std::int32_t* __restrict__ acc, std::int64_t bstride, std::int64_t ldacc, int n,
                              ReconConstants4 K, const int* __restrict__ ex, const int* __restrict__ ey,
                              std::int64_t rows, std::int64_t ncols, double alpha, double beta, T* c,
                              std::int64_t c_rs, std::int64_t c_cs, bool vec_c) {
@@ -99,15 +98,12 @@ __global__ void __launch_bounds__(256)
   int exr[4];
 #pragma unroll
   for (int e = 0; e < 4; ++e) exr[e] = i0 + e < rows ? ex[i0 + e] : 0;
-  using Elem = std::conditional_t<kResidues, std::int8_t, std::int32_t>;
-  using Vec = std::conditional_t<kResidues, int, int4>;  // the 4 rows' values of one modulus
-  const Elem* acc = static_cast<const Elem*>(acc_v);
   for (std::int64_t j = blockIdx.y; j < ncols; j += gridDim.y) {
-    const Elem* a = acc + j * ldacc + i0;
-    Vec v[NMAX];
+    const std::int32_t* a = acc + j * ldacc + i0;
+    int4 v[NMAX];  // the 4 rows' products of each modulus
 #pragma unroll
     for (int l = 0; l < NMAX; ++l)
-      if (l < n) v[l] = __ldg(reinterpret_cast<const Vec*>(a + l * bstride));
+      if (l < n) v[l] = __ldg(reinterpret_cast<const int4*>(a + l * bstride));
     double sx[4] = {0, 0, 0, 0}, sy[4] = {0, 0, 0, 0};
 #pragma unroll
     for (int l = 0; l < NMAX; ++l) {
@@ -115,13 +111,8 @@ __global__ void __launch_bounds__(256)
         const crt::arith::ModulusU32 m{K.p[l], K.magic[l], 0, 0, 0, 0, K.off30[l]};
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          int r;  // the residue + half, in [0, p)
-          if constexpr (kResidues) {
-            r = static_cast<int>(static_cast<std::int8_t>(v[l] >> (8 * e))) + static_cast<int>(K.p[l] >> 1);
-          } else {
-            const std::int32_t vl[4] = {v[l].x, v[l].y, v[l].z, v[l].w};
-            r = static_cast<int>(crt::arith::shifted_residue_i32(vl[e], m));
-          }
+          const std::int32_t vl[4] = {v[l].x, v[l].y, v[l].z, v[l].w};
+          const int r = static_cast<int>(crt::arith::shifted_residue_i32(vl[e], m));  // residue + half, in [0, p)
           const double rd = __hiloint2double(0x43300000, r) - K.bias[l];  // r - half, exactly
           sx[e] = fma(K.w_hi[l], rd, sx[e]);
           sy[e] = fma(K.w_lo[l], rd, sy[e]);
@@ -178,137 +169,203 @@ void with_nmax(int n, F&& f) {
   else f(std::integral_constant<int, crt::kMaxModuli>{});
 }
 
-template <class T, int NMAX, bool kResidues>
-void launch_rows4(const void* acc, std::int64_t bstride, std::int64_t ldacc, const ReconConstants4& R,
-                  int n, const int* ex, const int* ey, std::int64_t rows, std::int64_t ncols, double alpha,
-                  double beta, T* c, std::int64_t c_rs, std::int64_t c_cs, bool vec_c, cudaStream_t stream) {
+/// The vectorised one-chunk reconstruction (reconstruct_rows4_kernel) from INT32 products.
+template <class T>
+void reconstruct_rows4(const std::int32_t* acc, std::int64_t bstride, std::int64_t ldacc, const crt::Constants& K,
+                       const int* ex, const int* ey, std::int64_t rows, std::int64_t n, T alpha, T beta, T* c,
+                       std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
+  const ReconConstants4 R4 = recon_constants4(K);
+  const bool vec_c = c_rs == 1 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0 &&
+                     (n == 1 || (c_cs * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
   const std::int64_t threads = (rows + 3) / 4;
-  const dim3 grid(static_cast<unsigned>((threads + 255) / 256), static_cast<unsigned>(ncols < 65535 ? ncols : 65535));
-  reconstruct_rows4_kernel<T, NMAX, kResidues><<<grid, 256, 0, stream>>>(acc, bstride, ldacc, n, R, ex, ey, rows,
-                                                                          ncols, alpha, beta, c, c_rs, c_cs, vec_c);
+  const dim3 grid(static_cast<unsigned>((threads + 255) / 256), static_cast<unsigned>(n < 65535 ? n : 65535));
+  with_nmax(K.n, [&](auto nmax) {
+    reconstruct_rows4_kernel<T, decltype(nmax)::value><<<grid, 256, 0, stream>>>(
+        acc, bstride, ldacc, K.n, R4, ex, ey, rows, n, static_cast<double>(alpha), static_cast<double>(beta), c, c_rs,
+        c_cs, vec_c);
+  });
   TCEMU_LAUNCHED("crt reconstruct_rows4_kernel");
 }
 
-/// The vectorised one-chunk reconstruction (reconstruct_rows4_kernel) from INT32 products or, with
-/// kResidues, from their int8 residues.
-template <class T, bool kResidues>
-void reconstruct_rows4(const void* acc, std::int64_t bstride, std::int64_t ldacc, const crt::Constants& K,
-                       const int* ex, const int* ey, std::int64_t rows, std::int64_t n, T alpha, T beta, T* c,
-                       std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
-  {
-    const ReconConstants4 R4 = recon_constants4(K);
-    const bool vec_c = c_rs == 1 && reinterpret_cast<std::uintptr_t>(c) % 16 == 0 &&
-                       (n == 1 || (c_cs * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
-    const double a = static_cast<double>(alpha), b = static_cast<double>(beta);
-    with_nmax(K.n, [&](auto nmax) {
-      launch_rows4<T, decltype(nmax)::value, kResidues>(acc, bstride, ldacc, R4, K.n, ex, ey, rows, n, a, b, c, c_rs,
-                                                        c_cs, vec_c, stream);
-    });
+/// The 4 entries of one 4-byte word of the fused reduction's residue panels (crt_s8::residue_offset's
+/// layout with 128 x 256 tiles): word w holds bytes 4 h .. 4 h + 3 (h = w % 2) of lane L's granule s
+/// in warp slot `slot` of tile tn of band tb, i.e. fragment entries r = 8 s + 4 h + e (e < 4): rows i0
+/// + 8 ((e >> 1) & 1), columns j0 + (e & 1) with i0 = 128 tb + 16 slot + L / 4, j0 = 256 tn + 2 (L % 4)
+/// + 16 s + 8 h. Consecutive threads read consecutive words (128 bytes per warp and modulus); each
+/// entry's write covers 32-byte runs of 4 rows (column-major C).
+struct FragmentWord {
+  std::int64_t i0, j0;
+};
+__device__ __forceinline__ FragmentWord fragment_word(std::int64_t w, std::int64_t m16, std::int64_t width) {
+  const std::int64_t byte = 4 * w, band = byte / (128 * width), in_band = byte - band * 128 * width;
+  const std::int64_t band_rows = m16 - 128 * band < 128 ? m16 - 128 * band : 128;
+  const std::int64_t tile_bytes = band_rows * 256, tn = in_band / tile_bytes;
+  const int within = static_cast<int>(in_band - tn * tile_bytes);
+  const int slot = within / 4096, wb = within % 4096;
+  const int s = wb / 256, lane = (wb % 256) / 8, h = (wb % 8) / 4;
+  return {band * 128 + slot * 16 + lane / 4, tn * 256 + 2 * (lane % 4) + 16 * s + 8 * h};
+}
+__device__ __forceinline__ std::int64_t fragment_row(const FragmentWord& f, int e) { return f.i0 + 8 * ((e >> 1) & 1); }
+__device__ __forceinline__ std::int64_t fragment_col(const FragmentWord& f, int e) { return f.j0 + (e & 1); }
+
+/// crt_reconstruct_residues: a thread per 4-byte word of the residue panels (fragment_word); its N
+/// residue words are loaded before any is used, then each entry's two chains in crt_arith's order (the
+/// same residues in the same chains as the INT32 path, so the same bits).
+template <class T, int NMAX>
+__global__ void __launch_bounds__(256)
+    reconstruct_fragments_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, std::int64_t m16,
+                                 std::int64_t width, int n,
+                                 ReconConstants4 K, const int* __restrict__ ex, const int* __restrict__ ey,
+                                 std::int64_t rows, std::int64_t ncols, double alpha, double beta, T* c,
+                                 std::int64_t c_rs, std::int64_t c_cs) {
+  const std::int64_t w = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (4 * w >= m16 * width) return;
+  const FragmentWord f = fragment_word(w, m16, width);
+  if (f.i0 >= rows || f.j0 >= ncols) return;  // the word's first entry is its smallest row and column
+  int v[NMAX];
+#pragma unroll
+  for (int l = 0; l < NMAX; ++l)
+    if (l < n) v[l] = __ldg(reinterpret_cast<const int*>(res + l * panel) + w);
+  double sx[4] = {0, 0, 0, 0}, sy[4] = {0, 0, 0, 0};
+#pragma unroll
+  for (int l = 0; l < NMAX; ++l) {
+    if (l < n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int r = static_cast<int>(static_cast<std::int8_t>(v[l] >> (8 * e))) + static_cast<int>(K.p[l] >> 1);
+        const double rd = __hiloint2double(0x43300000, r) - K.bias[l];  // the symmetric residue, exactly
+        sx[e] = fma(K.w_hi[l], rd, sx[e]);
+        sy[e] = fma(K.w_lo[l], rd, sy[e]);
+      }
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const std::int64_t i = fragment_row(f, e), j = fragment_col(f, e);
+    if (i >= rows || j >= ncols) continue;
+    const double cv = crt::arith::reconstruct_from_sums(sx[e], sy[e], K.P_hi, K.P_lo, K.inv_P);
+    const double val = crt::arith::ldexp_fast(cv, -(ex[i] + ey[j]));
+    T& out = c[i * c_rs + j * c_cs];
+    const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(out));
+    out = static_cast<T>(__dadd_rn(__dmul_rn(alpha, val), old));
   }
 }
 
-/// crt_reconstruct_complex3m: a thread takes 4 consecutive rows of complex column j; the 3 x n
-/// residue words (4 rows each) are loaded before any is used; per modulus the residues of Re and Im
-/// (shifted_re_3m / shifted_im_3m) enter the two chains of each part in crt_arith's order, as the real
-/// embedding's columns 2j and 2j + 1 would.
+/// crt_reconstruct_complex3m: a thread per 4-byte word of the panels (fragment_word); the 3 x n
+/// residue words (P1, P2, P3 of each modulus) are loaded before any is used; per modulus the residues
+/// of Re and Im (shifted_re_3m / shifted_im_3m) enter the two chains of each part in crt_arith's
+/// order, as the real embedding's columns 2j and 2j + 1 would.
 template <class T, int NMAX>
 __global__ void __launch_bounds__(256)
-    reconstruct_complex3m_kernel(const std::int8_t* __restrict__ res, std::int64_t bstride, std::int64_t ldacc, int n,
+    reconstruct_complex3m_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, std::int64_t m16,
+                                 std::int64_t width, int n,
                                  ReconConstants4 K, const int* __restrict__ ex, const int* __restrict__ ey,
                                  std::int64_t rows, std::int64_t ncols, ComplexOutput<T> out) {
-  const std::int64_t i0 = 4 * (blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x);
-  if (i0 >= rows) return;
-  int exr[4];
+  const std::int64_t w = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  if (4 * w >= m16 * width) return;
+  const FragmentWord f = fragment_word(w, m16, width);
+  if (f.i0 >= rows || f.j0 >= ncols) return;
+  const std::int64_t part = std::int64_t{n} * panel;
+  const int* a = reinterpret_cast<const int*>(res) + w;
+  int v1[NMAX], v2[NMAX], v3[NMAX];
 #pragma unroll
-  for (int e = 0; e < 4; ++e) exr[e] = i0 + e < rows ? ex[i0 + e] : 0;
-  const std::int64_t part = std::int64_t{n} * bstride;
-  for (std::int64_t j = blockIdx.y; j < ncols; j += gridDim.y) {
-    const std::int8_t* a = res + j * ldacc + i0;
-    int v1[NMAX], v2[NMAX], v3[NMAX];
-#pragma unroll
-    for (int l = 0; l < NMAX; ++l)
-      if (l < n) {
-        v1[l] = __ldg(reinterpret_cast<const int*>(a + l * bstride));
-        v2[l] = __ldg(reinterpret_cast<const int*>(a + part + l * bstride));
-        v3[l] = __ldg(reinterpret_cast<const int*>(a + 2 * part + l * bstride));
-      }
-    double sxr[4] = {0, 0, 0, 0}, syr[4] = {0, 0, 0, 0}, sxi[4] = {0, 0, 0, 0}, syi[4] = {0, 0, 0, 0};
-#pragma unroll
-    for (int l = 0; l < NMAX; ++l) {
-      if (l < n) {
-        const crt::arith::ModulusU32 m{K.p[l], K.magic[l], 0, 0, K.p[l] >> 1, 0, 0};
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          // residue + half, in [0, p)
-          const auto u1 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v1[l] >> (8 * e))) + static_cast<int>(m.half));
-          const auto u2 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v2[l] >> (8 * e))) + static_cast<int>(m.half));
-          const auto u3 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v3[l] >> (8 * e))) + static_cast<int>(m.half));
-          const double re = __hiloint2double(0x43300000, static_cast<int>(crt::arith::shifted_re_3m(u1, u2, m))) - K.bias[l];
-          const double im = __hiloint2double(0x43300000, static_cast<int>(crt::arith::shifted_im_3m(u1, u2, u3, m))) - K.bias[l];
-          sxr[e] = fma(K.w_hi[l], re, sxr[e]);
-          syr[e] = fma(K.w_lo[l], re, syr[e]);
-          sxi[e] = fma(K.w_hi[l], im, sxi[e]);
-          syi[e] = fma(K.w_lo[l], im, syi[e]);
-        }
-      }
+  for (int l = 0; l < NMAX; ++l)
+    if (l < n) {
+      v1[l] = __ldg(a + l * panel / 4);
+      v2[l] = __ldg(a + (part + l * panel) / 4);
+      v3[l] = __ldg(a + (2 * part + l * panel) / 4);
     }
-    const int eyj = ey[j];
+  double sxr[4] = {0, 0, 0, 0}, syr[4] = {0, 0, 0, 0}, sxi[4] = {0, 0, 0, 0}, syi[4] = {0, 0, 0, 0};
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      if (i0 + e >= rows) continue;
-      double v[2];
+  for (int l = 0; l < NMAX; ++l) {
+    if (l < n) {
+      const crt::arith::ModulusU32 m{K.p[l], K.magic[l], 0, 0, K.p[l] >> 1, 0, 0};
 #pragma unroll
-      for (int c = 0; c < 2; ++c) {
-        const double cv = crt::arith::reconstruct_from_sums(c == 0 ? sxr[e] : sxi[e], c == 0 ? syr[e] : syi[e], K.P_hi,
-                                                            K.P_lo, K.inv_P);
-        v[c] = crt::arith::ldexp_fast(cv, -(exr[e] + eyj));
-      }
-      T* cij = out.c + 2 * ((i0 + e) * out.c_rs + j * out.c_cs);
-      if (out.direct) {  // the real GEMM's write of each part (alpha, beta real)
-        const double alpha = static_cast<double>(out.ar), beta = static_cast<double>(out.br);
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(cij[c]));
-          cij[c] = static_cast<T>(__dadd_rn(__dmul_rn(alpha, v[c]), old));
-        }
-      } else {  // the real GEMM into the temporary (alpha 1, beta 0), then the complex combine
-        const T x = static_cast<T>(__dadd_rn(__dmul_rn(1.0, v[0]), 0.0));
-        const T y = static_cast<T>(__dadd_rn(__dmul_rn(1.0, v[1]), 0.0));
-        complex_combine_entry(x, y, out.ar, out.ai, out.br, out.bi, cij);
+      for (int e = 0; e < 4; ++e) {
+        // residue + half, in [0, p)
+        const auto u1 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v1[l] >> (8 * e))) + static_cast<int>(m.half));
+        const auto u2 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v2[l] >> (8 * e))) + static_cast<int>(m.half));
+        const auto u3 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v3[l] >> (8 * e))) + static_cast<int>(m.half));
+        const double re = __hiloint2double(0x43300000, static_cast<int>(crt::arith::shifted_re_3m(u1, u2, m))) - K.bias[l];
+        const double im = __hiloint2double(0x43300000, static_cast<int>(crt::arith::shifted_im_3m(u1, u2, u3, m))) - K.bias[l];
+        sxr[e] = fma(K.w_hi[l], re, sxr[e]);
+        syr[e] = fma(K.w_lo[l], re, syr[e]);
+        sxi[e] = fma(K.w_hi[l], im, sxi[e]);
+        syi[e] = fma(K.w_lo[l], im, syi[e]);
       }
     }
   }
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const std::int64_t i = fragment_row(f, e), j = fragment_col(f, e);
+    if (i >= rows || j >= ncols) continue;
+    double v[2];
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      const double cv = crt::arith::reconstruct_from_sums(c == 0 ? sxr[e] : sxi[e], c == 0 ? syr[e] : syi[e], K.P_hi,
+                                                          K.P_lo, K.inv_P);
+      v[c] = crt::arith::ldexp_fast(cv, -(ex[i] + ey[j]));
+    }
+    T* cij = out.c + 2 * (i * out.c_rs + j * out.c_cs);
+    if (out.direct) {  // the real GEMM's write of each part (alpha, beta real)
+      const double alpha = static_cast<double>(out.ar), beta = static_cast<double>(out.br);
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(cij[c]));
+        cij[c] = static_cast<T>(__dadd_rn(__dmul_rn(alpha, v[c]), old));
+      }
+    } else {  // the real GEMM into the temporary (alpha 1, beta 0), then the complex combine
+      const T x = static_cast<T>(__dadd_rn(__dmul_rn(1.0, v[0]), 0.0));
+      const T y = static_cast<T>(__dadd_rn(__dmul_rn(1.0, v[1]), 0.0));
+      complex_combine_entry(x, y, out.ar, out.ai, out.br, out.bi, cij);
+    }
+  }
+}
+
+/// Grid of the fragment kernels: a thread per 4-byte word of one panel's used bytes.
+dim3 fragment_grid(std::int64_t used) { return dim3(static_cast<unsigned>((used / 4 + 255) / 256)); }
+
+/// Checks the fragment readers' arguments (one line naming the problem, InvalidArgument).
+void check_fragments(const std::int8_t* res, std::int64_t rows, std::int64_t n, std::int64_t panel, const char* what) {
+  if (panel < crt_s8::residue_panel_bytes(rows, n) || panel % 16 != 0 || reinterpret_cast<std::uintptr_t>(res) % 16 != 0)
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + what +
+                          " needs 16-byte aligned residue panels of at least residue_panel_bytes(rows, n) bytes");
+  if (panel / 4 / 256 >= (std::int64_t{1} << 31))
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + what +
+                          ": a residue panel of " + std::to_string(panel) + " bytes exceeds one launch's grid");
 }
 
 }  // namespace
 
 template <class T>
-void crt_reconstruct_complex3m(const std::int8_t* res, std::int64_t bstride, std::int64_t ldacc,
-                               const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows,
-                               std::int64_t n, const ComplexOutput<T>& out, cudaStream_t stream) {
+void crt_reconstruct_complex3m(const std::int8_t* res, std::int64_t panel, const crt::Constants& K, const int* ex,
+                               const int* ey, std::int64_t rows, std::int64_t n, const ComplexOutput<T>& out,
+                               cudaStream_t stream) {
   if (rows <= 0 || n <= 0) return;
-  if (ldacc % 4 != 0 || bstride % 4 != 0 || reinterpret_cast<std::uintptr_t>(res) % 4 != 0)
-    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
-                          ": the complex 3M reconstruction needs ldacc, bstride and the base 4-byte aligned");
+  check_fragments(res, rows, n, panel, "the complex 3M reconstruction");
   const ReconConstants4 R4 = recon_constants4(K);
-  const std::int64_t threads = (rows + 3) / 4;
-  const dim3 grid(static_cast<unsigned>((threads + 255) / 256), static_cast<unsigned>(n < 65535 ? n : 65535));
+  const std::int64_t m16 = (rows + 15) / 16 * 16, width = (n + 255) / 256 * 256;
   with_nmax(K.n, [&](auto nmax) {
-    reconstruct_complex3m_kernel<T, decltype(nmax)::value><<<grid, 256, 0, stream>>>(res, bstride, ldacc, K.n, R4, ex,
-                                                                                     ey, rows, n, out);
+    reconstruct_complex3m_kernel<T, decltype(nmax)::value><<<fragment_grid(m16 * width), 256, 0, stream>>>(
+        res, panel, m16, width, K.n, R4, ex, ey, rows, n, out);
   });
   TCEMU_LAUNCHED("crt reconstruct_complex3m_kernel");
 }
 
 template <class T>
-void crt_reconstruct_residues(const std::int8_t* res, std::int64_t bstride, std::int64_t ldacc,
-                              const crt::Constants& K, const int* ex, const int* ey, std::int64_t rows, std::int64_t n,
-                              T alpha, T beta, T* c, std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
+void crt_reconstruct_residues(const std::int8_t* res, std::int64_t panel, const crt::Constants& K, const int* ex,
+                              const int* ey, std::int64_t rows, std::int64_t n, T alpha, T beta, T* c,
+                              std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
   if (rows <= 0 || n <= 0) return;
-  if (ldacc % 4 != 0 || bstride % 4 != 0 || reinterpret_cast<std::uintptr_t>(res) % 4 != 0)
-    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": the residue reconstruction needs ldacc, bstride and the base "
-                          "4-byte aligned");
-  reconstruct_rows4<T, true>(res, bstride, ldacc, K, ex, ey, rows, n, alpha, beta, c, c_rs, c_cs, stream);
+  check_fragments(res, rows, n, panel, "the residue reconstruction");
+  const ReconConstants4 R4 = recon_constants4(K);
+  const std::int64_t m16 = (rows + 15) / 16 * 16, width = (n + 255) / 256 * 256;
+  with_nmax(K.n, [&](auto nmax) {
+    reconstruct_fragments_kernel<T, decltype(nmax)::value><<<fragment_grid(m16 * width), 256, 0, stream>>>(
+        res, panel, m16, width, K.n, R4, ex, ey, rows, n, static_cast<double>(alpha), static_cast<double>(beta), c, c_rs,
+        c_cs);
+  });
+  TCEMU_LAUNCHED("crt reconstruct_fragments_kernel");
 }
 
 template <class T>
@@ -320,7 +377,7 @@ void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t
     throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + std::to_string(nchunks) + " k chunks (k >= 2^38)");
   // One k chunk (k <= 2^16, every product |v| <= 2^30) with aligned rows: the vectorised kernel.
   if (nchunks == 1 && ldacc % 4 == 0 && bstride % 4 == 0 && reinterpret_cast<std::uintptr_t>(acc) % 16 == 0) {
-    reconstruct_rows4<T, false>(acc, bstride, ldacc, K, ex, ey, rows, n, alpha, beta, c, c_rs, c_cs, stream);
+    reconstruct_rows4<T>(acc, bstride, ldacc, K, ex, ey, rows, n, alpha, beta, c, c_rs, c_cs, stream);
     return;
   }
   ReconConstants R{};
@@ -347,17 +404,17 @@ void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t
 TCEMU_CRT_RECON(float)
 TCEMU_CRT_RECON(double)
 #undef TCEMU_CRT_RECON
-template void crt_reconstruct_residues<float>(const std::int8_t*, std::int64_t, std::int64_t, const crt::Constants&,
-                                              const int*, const int*, std::int64_t, std::int64_t, float, float,
-                                              float*, std::int64_t, std::int64_t, cudaStream_t);
-template void crt_reconstruct_residues<double>(const std::int8_t*, std::int64_t, std::int64_t, const crt::Constants&,
-                                               const int*, const int*, std::int64_t, std::int64_t, double, double,
-                                               double*, std::int64_t, std::int64_t, cudaStream_t);
-template void crt_reconstruct_complex3m<float>(const std::int8_t*, std::int64_t, std::int64_t, const crt::Constants&,
-                                               const int*, const int*, std::int64_t, std::int64_t,
-                                               const ComplexOutput<float>&, cudaStream_t);
-template void crt_reconstruct_complex3m<double>(const std::int8_t*, std::int64_t, std::int64_t, const crt::Constants&,
-                                                const int*, const int*, std::int64_t, std::int64_t,
-                                                const ComplexOutput<double>&, cudaStream_t);
+template void crt_reconstruct_residues<float>(const std::int8_t*, std::int64_t, const crt::Constants&, const int*,
+                                              const int*, std::int64_t, std::int64_t, float, float, float*,
+                                              std::int64_t, std::int64_t, cudaStream_t);
+template void crt_reconstruct_residues<double>(const std::int8_t*, std::int64_t, const crt::Constants&, const int*,
+                                               const int*, std::int64_t, std::int64_t, double, double, double*,
+                                               std::int64_t, std::int64_t, cudaStream_t);
+template void crt_reconstruct_complex3m<float>(const std::int8_t*, std::int64_t, const crt::Constants&, const int*,
+                                               const int*, std::int64_t, std::int64_t, const ComplexOutput<float>&,
+                                               cudaStream_t);
+template void crt_reconstruct_complex3m<double>(const std::int8_t*, std::int64_t, const crt::Constants&, const int*,
+                                                const int*, std::int64_t, std::int64_t, const ComplexOutput<double>&,
+                                                cudaStream_t);
 
 }  // namespace tcemu::cuda::detail
