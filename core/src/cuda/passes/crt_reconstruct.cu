@@ -188,22 +188,30 @@ void reconstruct_rows4(const std::int32_t* acc, std::int64_t bstride, std::int64
 }
 
 /// The 4 entries of one 4-byte word of the fused reduction's residue panels (crt_s8::residue_offset's
-/// layout with 128 x 256 tiles): word w holds bytes 4 h .. 4 h + 3 (h = w % 2) of lane L's granule s
-/// in warp slot `slot` of tile tn of band tb, i.e. fragment entries r = 8 s + 4 h + e (e < 4): rows i0
-/// + 8 ((e >> 1) & 1), columns j0 + (e & 1) with i0 = 128 tb + 16 slot + L / 4, j0 = 256 tn + 2 (L % 4)
-/// + 16 s + 8 h. Consecutive threads read consecutive words (128 bytes per warp and modulus); each
-/// entry's write covers 32-byte runs of 4 rows (column-major C).
+/// layout with 128 x 256 tiles). The grid: blockIdx.x = tile (band tb = tile / tiles_n, tn = tile %
+/// tiles_n), blockIdx.y = the tile's 1,024-byte piece, a thread per word w < 256 of it. Word w of the
+/// tile holds bytes 4 h .. 4 h + 3 (h = w % 2) of lane L's granule s in warp slot `slot`, i.e.
+/// fragment entries r = 8 s + 4 h + e (e < 4): rows i0 + 8 ((e >> 1) & 1), columns j0 + (e & 1) with
+/// i0 = 128 tb + 16 slot + L / 4, j0 = 256 tn + 2 (L % 4) + 16 s + 8 h. Consecutive threads read
+/// consecutive words (128 bytes per warp and modulus); each entry's write covers 32-byte runs of 4
+/// rows (column-major C). `at` is the word's byte offset in the panel. 32-bit index arithmetic but
+/// for the offsets (no 64-bit division per thread).
 struct FragmentWord {
-  std::int64_t i0, j0;
+  std::int64_t i0, j0, at;
+  bool valid;  // inside this band's rows (the last band may hold fewer than 128)
 };
-__device__ __forceinline__ FragmentWord fragment_word(std::int64_t w, std::int64_t m16, std::int64_t width) {
-  const std::int64_t byte = 4 * w, band = byte / (128 * width), in_band = byte - band * 128 * width;
-  const std::int64_t band_rows = m16 - 128 * band < 128 ? m16 - 128 * band : 128;
-  const std::int64_t tile_bytes = band_rows * 256, tn = in_band / tile_bytes;
-  const int within = static_cast<int>(in_band - tn * tile_bytes);
-  const int slot = within / 4096, wb = within % 4096;
-  const int s = wb / 256, lane = (wb % 256) / 8, h = (wb % 8) / 4;
-  return {band * 128 + slot * 16 + lane / 4, tn * 256 + 2 * (lane % 4) + 16 * s + 8 * h};
+__device__ __forceinline__ FragmentWord fragment_word(int m16, int tiles_n) {
+  const int tile = static_cast<int>(blockIdx.x), band = tile / tiles_n, tn = tile - band * tiles_n;
+  const int band_rows = min(128, m16 - 128 * band);
+  const int within = 4 * (static_cast<int>(blockIdx.y) * 256 + static_cast<int>(threadIdx.x));  // byte in the tile
+  const int slot = within >> 12, wb = within & 4095;
+  const int s = wb >> 8, lane = (wb & 255) >> 3, h = (wb & 7) >> 2;
+  FragmentWord f;
+  f.valid = slot * 16 < band_rows;
+  f.i0 = std::int64_t{band} * 128 + slot * 16 + (lane >> 2);
+  f.j0 = std::int64_t{tn} * 256 + 2 * (lane & 3) + 16 * s + 8 * h;
+  f.at = std::int64_t{band} * 128 * (std::int64_t{tiles_n} * 256) + std::int64_t{tn} * band_rows * 256 + within;
+  return f;
 }
 __device__ __forceinline__ std::int64_t fragment_row(const FragmentWord& f, int e) { return f.i0 + 8 * ((e >> 1) & 1); }
 __device__ __forceinline__ std::int64_t fragment_col(const FragmentWord& f, int e) { return f.j0 + (e & 1); }
@@ -213,19 +221,18 @@ __device__ __forceinline__ std::int64_t fragment_col(const FragmentWord& f, int 
 /// same residues in the same chains as the INT32 path, so the same bits).
 template <class T, int NMAX>
 __global__ void __launch_bounds__(256)
-    reconstruct_fragments_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, std::int64_t m16,
-                                 std::int64_t width, int n,
+    reconstruct_fragments_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, int m16, int tiles_n, int n,
                                  ReconConstants4 K, const int* __restrict__ ex, const int* __restrict__ ey,
                                  std::int64_t rows, std::int64_t ncols, double alpha, double beta, T* c,
                                  std::int64_t c_rs, std::int64_t c_cs) {
-  const std::int64_t w = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-  if (4 * w >= m16 * width) return;
-  const FragmentWord f = fragment_word(w, m16, width);
-  if (f.i0 >= rows || f.j0 >= ncols) return;  // the word's first entry is its smallest row and column
+  const FragmentWord f = fragment_word(m16, tiles_n);
+  if (!f.valid || f.i0 >= rows || f.j0 >= ncols) return;  // the word's first entry: its smallest row and column
   int v[NMAX];
 #pragma unroll
   for (int l = 0; l < NMAX; ++l)
-    if (l < n) v[l] = __ldg(reinterpret_cast<const int*>(res + l * panel) + w);
+    if (l < n) v[l] = __ldg(reinterpret_cast<const int*>(res + l * panel + f.at));
+  const int exr[2] = {ex[f.i0], f.i0 + 8 < rows ? ex[f.i0 + 8] : 0};
+  const int eyc[2] = {ey[f.j0], f.j0 + 1 < ncols ? ey[f.j0 + 1] : 0};
   double sx[4] = {0, 0, 0, 0}, sy[4] = {0, 0, 0, 0};
 #pragma unroll
   for (int l = 0; l < NMAX; ++l) {
@@ -244,7 +251,7 @@ __global__ void __launch_bounds__(256)
     const std::int64_t i = fragment_row(f, e), j = fragment_col(f, e);
     if (i >= rows || j >= ncols) continue;
     const double cv = crt::arith::reconstruct_from_sums(sx[e], sy[e], K.P_hi, K.P_lo, K.inv_P);
-    const double val = crt::arith::ldexp_fast(cv, -(ex[i] + ey[j]));
+    const double val = crt::arith::ldexp_fast(cv, -(exr[(e >> 1) & 1] + eyc[e & 1]));
     T& out = c[i * c_rs + j * c_cs];
     const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(out));
     out = static_cast<T>(__dadd_rn(__dmul_rn(alpha, val), old));
@@ -257,16 +264,15 @@ __global__ void __launch_bounds__(256)
 /// order, as the real embedding's columns 2j and 2j + 1 would.
 template <class T, int NMAX>
 __global__ void __launch_bounds__(256)
-    reconstruct_complex3m_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, std::int64_t m16,
-                                 std::int64_t width, int n,
+    reconstruct_complex3m_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, int m16, int tiles_n, int n,
                                  ReconConstants4 K, const int* __restrict__ ex, const int* __restrict__ ey,
                                  std::int64_t rows, std::int64_t ncols, ComplexOutput<T> out) {
-  const std::int64_t w = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-  if (4 * w >= m16 * width) return;
-  const FragmentWord f = fragment_word(w, m16, width);
-  if (f.i0 >= rows || f.j0 >= ncols) return;
+  const FragmentWord f = fragment_word(m16, tiles_n);
+  if (!f.valid || f.i0 >= rows || f.j0 >= ncols) return;
   const std::int64_t part = std::int64_t{n} * panel;
-  const int* a = reinterpret_cast<const int*>(res) + w;
+  const int* a = reinterpret_cast<const int*>(res + f.at);
+  const int exr[2] = {ex[f.i0], f.i0 + 8 < rows ? ex[f.i0 + 8] : 0};
+  const int eyc[2] = {ey[f.j0], f.j0 + 1 < ncols ? ey[f.j0 + 1] : 0};
   int v1[NMAX], v2[NMAX], v3[NMAX];
 #pragma unroll
   for (int l = 0; l < NMAX; ++l)
@@ -304,7 +310,7 @@ __global__ void __launch_bounds__(256)
     for (int c = 0; c < 2; ++c) {
       const double cv = crt::arith::reconstruct_from_sums(c == 0 ? sxr[e] : sxi[e], c == 0 ? syr[e] : syi[e], K.P_hi,
                                                           K.P_lo, K.inv_P);
-      v[c] = crt::arith::ldexp_fast(cv, -(ex[i] + ey[j]));
+      v[c] = crt::arith::ldexp_fast(cv, -(exr[(e >> 1) & 1] + eyc[e & 1]));
     }
     T* cij = out.c + 2 * (i * out.c_rs + j * out.c_cs);
     if (out.direct) {  // the real GEMM's write of each part (alpha, beta real)
@@ -322,17 +328,19 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-/// Grid of the fragment kernels: a thread per 4-byte word of one panel's used bytes.
-dim3 fragment_grid(std::int64_t used) { return dim3(static_cast<unsigned>((used / 4 + 255) / 256)); }
+/// Grid of the fragment kernels (fragment_word): a block per 1,024 bytes of each 128 x 256 tile.
+dim3 fragment_grid(std::int64_t rows, std::int64_t n) {
+  return dim3(static_cast<unsigned>((rows + 127) / 128 * ((n + 255) / 256)), 32);
+}
 
 /// Checks the fragment readers' arguments (one line naming the problem, InvalidArgument).
 void check_fragments(const std::int8_t* res, std::int64_t rows, std::int64_t n, std::int64_t panel, const char* what) {
   if (panel < crt_s8::residue_panel_bytes(rows, n) || panel % 16 != 0 || reinterpret_cast<std::uintptr_t>(res) % 16 != 0)
     throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + what +
                           " needs 16-byte aligned residue panels of at least residue_panel_bytes(rows, n) bytes");
-  if (panel / 4 / 256 >= (std::int64_t{1} << 31))
-    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + what +
-                          ": a residue panel of " + std::to_string(panel) + " bytes exceeds one launch's grid");
+  if ((rows + 127) / 128 * ((n + 255) / 256) > INT32_MAX)
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + what + ": " +
+                          std::to_string(rows) + " x " + std::to_string(n) + " residues exceed one launch's tile grid");
 }
 
 }  // namespace
@@ -344,10 +352,10 @@ void crt_reconstruct_complex3m(const std::int8_t* res, std::int64_t panel, const
   if (rows <= 0 || n <= 0) return;
   check_fragments(res, rows, n, panel, "the complex 3M reconstruction");
   const ReconConstants4 R4 = recon_constants4(K);
-  const std::int64_t m16 = (rows + 15) / 16 * 16, width = (n + 255) / 256 * 256;
+  const int m16 = static_cast<int>((rows + 15) / 16 * 16), tiles_n = static_cast<int>((n + 255) / 256);
   with_nmax(K.n, [&](auto nmax) {
-    reconstruct_complex3m_kernel<T, decltype(nmax)::value><<<fragment_grid(m16 * width), 256, 0, stream>>>(
-        res, panel, m16, width, K.n, R4, ex, ey, rows, n, out);
+    reconstruct_complex3m_kernel<T, decltype(nmax)::value><<<fragment_grid(rows, n), 256, 0, stream>>>(
+        res, panel, m16, tiles_n, K.n, R4, ex, ey, rows, n, out);
   });
   TCEMU_LAUNCHED("crt reconstruct_complex3m_kernel");
 }
@@ -359,10 +367,10 @@ void crt_reconstruct_residues(const std::int8_t* res, std::int64_t panel, const 
   if (rows <= 0 || n <= 0) return;
   check_fragments(res, rows, n, panel, "the residue reconstruction");
   const ReconConstants4 R4 = recon_constants4(K);
-  const std::int64_t m16 = (rows + 15) / 16 * 16, width = (n + 255) / 256 * 256;
+  const int m16 = static_cast<int>((rows + 15) / 16 * 16), tiles_n = static_cast<int>((n + 255) / 256);
   with_nmax(K.n, [&](auto nmax) {
-    reconstruct_fragments_kernel<T, decltype(nmax)::value><<<fragment_grid(m16 * width), 256, 0, stream>>>(
-        res, panel, m16, width, K.n, R4, ex, ey, rows, n, static_cast<double>(alpha), static_cast<double>(beta), c, c_rs,
+    reconstruct_fragments_kernel<T, decltype(nmax)::value><<<fragment_grid(rows, n), 256, 0, stream>>>(
+        res, panel, m16, tiles_n, K.n, R4, ex, ey, rows, n, static_cast<double>(alpha), static_cast<double>(beta), c, c_rs,
         c_cs);
   });
   TCEMU_LAUNCHED("crt reconstruct_fragments_kernel");
