@@ -182,12 +182,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         if (inside || (i < a.m && j < a.n)) a.c[off + std::int64_t(j) * a.ldc + i] = acc[r];
       }
     } else {
-      // This band's rows (the last band: m rounded up to 16); slots wholly past them are not stored.
-      const int m16 = (a.m + 15) / 16 * 16, band_rows = min(kBM, m16 - t.y * kBM), slot = cw * 4 + warp;
+      // Slots wholly past this band's rows (the last band: m rounded up to 16) are not stored.
+      constexpr TileN kTile = static_cast<TileN>(BN);
+      const int slot = cw * 4 + warp;
       const std::uint32_t p = a.p[l], magic = a.magic[l], off31 = a.off31[l];
-      std::int8_t* dst = a.residues + off + std::int64_t(t.y) * kBM * (std::int64_t(a.tiles_n) * BN) +
-                         std::int64_t(t.z) * band_rows * BN + slot * (16 * BN) + lane * 8;
-      if (slot * 16 < band_rows) {
+      std::int8_t* dst = a.residues + off + residue_tile_offset(a.m, a.n, t.y, t.z, kTile) +
+                         residue_fragment_offset(slot, lane, 0, kTile);
+      if (slot * 16 < residue_band_rows(a.m, t.y)) {
 #pragma unroll
         for (int s = 0; s < NR / 8; ++s) {
           std::uint32_t w[2];

@@ -72,17 +72,33 @@ TCEMU_HD constexpr std::int64_t residue_panel_bytes(std::int64_t m, std::int64_t
   return (m + 15) / 16 * 16 * ((n + bn - 1) / bn * bn);
 }
 
+/// Rows of band `band` of an m-row panel: 128, the last band m rounded up to 16 minus 128 band.
+TCEMU_HD constexpr std::int64_t residue_band_rows(std::int64_t m, std::int64_t band) {
+  const std::int64_t left = (m + 15) / 16 * 16 - band * kResidueTileRows;
+  return left < kResidueTileRows ? left : kResidueTileRows;
+}
+
+/// Byte offset of block tile (band, tile column tn) in one product's residue panel of m x n entries.
+TCEMU_HD constexpr std::int64_t residue_tile_offset(std::int64_t m, std::int64_t n, std::int64_t band, std::int64_t tn,
+                                                    TileN tile = TileN::n256) {
+  const std::int64_t bn = static_cast<std::int64_t>(tile), width = (n + bn - 1) / bn * bn;
+  return band * kResidueTileRows * width + tn * residue_band_rows(m, band) * bn;
+}
+
+/// Byte offset, inside its block tile, of accumulator entry r of lane `lane` in warp slot `slot`
+/// (slot = 4 consumer + warp, 16 rows each).
+TCEMU_HD constexpr std::int64_t residue_fragment_offset(std::int64_t slot, std::int64_t lane, std::int64_t r,
+                                                        TileN tile = TileN::n256) {
+  return slot * 16 * static_cast<std::int64_t>(tile) + (r / 8) * 256 + lane * 8 + r % 8;
+}
+
 /// Byte offset of entry (i, j) (i < m, j < n) in one product's residue panel (the layout above).
 TCEMU_HD constexpr std::int64_t residue_offset(std::int64_t i, std::int64_t j, std::int64_t m, std::int64_t n,
                                                TileN tile = TileN::n256) {
-  const std::int64_t bn = static_cast<std::int64_t>(tile), width = (n + bn - 1) / bn * bn, m16 = (m + 15) / 16 * 16;
-  const std::int64_t band = i / kResidueTileRows, ti = i % kResidueTileRows, tj = j % bn;
-  const std::int64_t band_rows = m16 - band * kResidueTileRows < kResidueTileRows ? m16 - band * kResidueTileRows
-                                                                                   : kResidueTileRows;
-  const std::int64_t slot = ti / 16, g = ti % 8, half = (ti % 16) / 8;
+  const std::int64_t bn = static_cast<std::int64_t>(tile), ti = i % kResidueTileRows, tj = j % bn;
+  const std::int64_t g = ti % 8, half = (ti % 16) / 8;
   const std::int64_t r = (tj / 8) * 4 + half * 2 + (tj % 2), lane = g * 4 + (tj % 8) / 2;
-  return band * kResidueTileRows * width + (j / bn) * band_rows * bn + slot * 16 * bn + (r / 8) * 256 + lane * 8 +
-         r % 8;
+  return residue_tile_offset(m, n, i / kResidueTileRows, j / bn, tile) + residue_fragment_offset(ti / 16, lane, r, tile);
 }
 
 /// "" when the kernel can run `p` (shapes, strides and alignment above; m, n, k >= 1; k <= kMaxK;

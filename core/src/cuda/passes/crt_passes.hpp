@@ -109,7 +109,7 @@ void crt_reconstruct(const std::int32_t* acc, std::int64_t bstride, std::int64_t
 
 /// crt_reconstruct for one k chunk from the products' int8 symmetric residues (the wgmma kernel's
 /// fused reduction, kernels/crt_wgmma_s8.hpp): modulus l's residue of entry (i, j) at res[l * panel +
-/// crt_s8::residue_offset(i, j, n)] (128 x 256 tiles of accumulator fragments) instead of INT32
+/// crt_s8::residue_offset(i, j, rows, n)] (128 x 256 tiles of accumulator fragments) instead of INT32
 /// values: a quarter of the bytes read, no reduction, the same chains, so the same C bit for bit.
 /// Throws InvalidArgument unless res is 16-byte aligned and panel a multiple of 16 of at least
 /// crt_s8::residue_panel_bytes(rows, n).
@@ -132,7 +132,7 @@ struct ComplexOutput {
 
 /// The reconstruction of complex int8-crt in the 3M form: for rows [0, rows) of this block and the
 /// n complex columns, the residues of P1 = xr.yr, P2 = xi.yi, P3 = xs.ys at res[(part * n_moduli +
-/// l) * panel + crt_s8::residue_offset(i, j, n)] (part 0, 1, 2; the wgmma kernel's fused reduction)
+/// l) * panel + crt_s8::residue_offset(i, j, rows, n)] (part 0, 1, 2; the wgmma kernel's fused reduction)
 /// give those of Re = P1 - P2 and Im = P3 - P1 - P2 (crt_arith::shifted_re_3m / shifted_im_3m),
 /// reconstructed in crt_arith's fixed order with exponent ex[i] + ey[j] and written as `out` says: the
 /// bits of the real embedding's reconstruction and complex combine. Throws InvalidArgument unless res
