@@ -194,23 +194,25 @@ void reconstruct_rows4(const std::int32_t* acc, std::int64_t bstride, std::int64
 /// fragment entries r = 8 s + 4 h + e (e < 4): rows i0 + 8 ((e >> 1) & 1), columns j0 + (e & 1) with
 /// i0 = 128 tb + 16 slot + L / 4, j0 = 256 tn + 2 (L % 4) + 16 s + 8 h. Consecutive threads read
 /// consecutive words (128 bytes per warp and modulus); each entry's write covers 32-byte runs of 4
-/// rows (column-major C). `at` is the word's byte offset in the panel (crt_s8::residue_tile_offset).
-/// 32-bit index arithmetic but for the offsets (no 64-bit division per thread).
+/// rows (column-major C). `at` is the word's byte offset in the panel. This is the inverse of
+/// crt_s8::residue_tile_offset and residue_fragment_offset, written in 32-bit arithmetic from m16 and
+/// tiles_n: calling those 64-bit helpers per thread measured 2.7 % slower (H200, docs/perf-notes.md
+/// "Session 23"); the GPU tests compare C bit for bit with the host, so the two cannot drift.
 struct FragmentWord {
   std::int64_t i0, j0, at;
   bool valid;  // inside this band's rows (the last band may hold fewer than 128)
 };
-__device__ __forceinline__ FragmentWord fragment_word(std::int64_t rows, std::int64_t n, int tiles_n) {
+__device__ __forceinline__ FragmentWord fragment_word(int m16, int tiles_n) {
   const int tile = static_cast<int>(blockIdx.x), band = tile / tiles_n, tn = tile - band * tiles_n;
+  const int band_rows = min(128, m16 - 128 * band);
   const int within = 4 * (static_cast<int>(blockIdx.y) * 256 + static_cast<int>(threadIdx.x));  // byte in the tile
-  // the inverse of crt_s8::residue_fragment_offset: slot, granule s, lane, half h of the granule
   const int slot = within >> 12, wb = within & 4095;
   const int s = wb >> 8, lane = (wb & 255) >> 3, h = (wb & 7) >> 2;
   FragmentWord f;
-  f.valid = slot * 16 < crt_s8::residue_band_rows(rows, band);
+  f.valid = slot * 16 < band_rows;
   f.i0 = std::int64_t{band} * 128 + slot * 16 + (lane >> 2);
   f.j0 = std::int64_t{tn} * 256 + 2 * (lane & 3) + 16 * s + 8 * h;
-  f.at = crt_s8::residue_tile_offset(rows, n, band, tn) + within;
+  f.at = std::int64_t{band} * 128 * (std::int64_t{tiles_n} * 256) + std::int64_t{tn} * band_rows * 256 + within;
   return f;
 }
 __device__ __forceinline__ std::int64_t fragment_row(const FragmentWord& f, int e) { return f.i0 + 8 * ((e >> 1) & 1); }
@@ -221,11 +223,11 @@ __device__ __forceinline__ std::int64_t fragment_col(const FragmentWord& f, int 
 /// same residues in the same chains as the INT32 path, so the same bits).
 template <class T, int NMAX>
 __global__ void __launch_bounds__(256)
-    reconstruct_fragments_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, int tiles_n, int n,
+    reconstruct_fragments_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, int m16, int tiles_n, int n,
                                  ReconConstants4 K, const int* __restrict__ ex, const int* __restrict__ ey,
                                  std::int64_t rows, std::int64_t ncols, double alpha, double beta, T* c,
                                  std::int64_t c_rs, std::int64_t c_cs) {
-  const FragmentWord f = fragment_word(rows, ncols, tiles_n);
+  const FragmentWord f = fragment_word(m16, tiles_n);
   if (!f.valid || f.i0 >= rows || f.j0 >= ncols) return;  // the word's first entry: its smallest row and column
   int v[NMAX];
 #pragma unroll
@@ -264,10 +266,10 @@ __global__ void __launch_bounds__(256)
 /// order, as the real embedding's columns 2j and 2j + 1 would.
 template <class T, int NMAX>
 __global__ void __launch_bounds__(256)
-    reconstruct_complex3m_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, int tiles_n, int n,
+    reconstruct_complex3m_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, int m16, int tiles_n, int n,
                                  ReconConstants4 K, const int* __restrict__ ex, const int* __restrict__ ey,
                                  std::int64_t rows, std::int64_t ncols, ComplexOutput<T> out) {
-  const FragmentWord f = fragment_word(rows, ncols, tiles_n);
+  const FragmentWord f = fragment_word(m16, tiles_n);
   if (!f.valid || f.i0 >= rows || f.j0 >= ncols) return;
   const std::int64_t part = std::int64_t{n} * panel;
   const int* a = reinterpret_cast<const int*>(res + f.at);
@@ -352,10 +354,10 @@ void crt_reconstruct_complex3m(const std::int8_t* res, std::int64_t panel, const
   if (rows <= 0 || n <= 0) return;
   check_fragments(res, rows, n, panel, "the complex 3M reconstruction");
   const ReconConstants4 R4 = recon_constants4(K);
-  const int tiles_n = static_cast<int>((n + 255) / 256);
+  const int m16 = static_cast<int>((rows + 15) / 16 * 16), tiles_n = static_cast<int>((n + 255) / 256);
   with_nmax(K.n, [&](auto nmax) {
     reconstruct_complex3m_kernel<T, decltype(nmax)::value><<<fragment_grid(rows, n), 256, 0, stream>>>(
-        res, panel, tiles_n, K.n, R4, ex, ey, rows, n, out);
+        res, panel, m16, tiles_n, K.n, R4, ex, ey, rows, n, out);
   });
   TCEMU_LAUNCHED("crt reconstruct_complex3m_kernel");
 }
@@ -367,10 +369,10 @@ void crt_reconstruct_residues(const std::int8_t* res, std::int64_t panel, const 
   if (rows <= 0 || n <= 0) return;
   check_fragments(res, rows, n, panel, "the residue reconstruction");
   const ReconConstants4 R4 = recon_constants4(K);
-  const int tiles_n = static_cast<int>((n + 255) / 256);
+  const int m16 = static_cast<int>((rows + 15) / 16 * 16), tiles_n = static_cast<int>((n + 255) / 256);
   with_nmax(K.n, [&](auto nmax) {
     reconstruct_fragments_kernel<T, decltype(nmax)::value><<<fragment_grid(rows, n), 256, 0, stream>>>(
-        res, panel, tiles_n, K.n, R4, ex, ey, rows, n, static_cast<double>(alpha), static_cast<double>(beta), c, c_rs,
+        res, panel, m16, tiles_n, K.n, R4, ex, ey, rows, n, static_cast<double>(alpha), static_cast<double>(beta), c, c_rs,
         c_cs);
   });
   TCEMU_LAUNCHED("crt reconstruct_fragments_kernel");
