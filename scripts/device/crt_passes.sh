@@ -9,7 +9,8 @@
 # jobs (default: build tests ncu_breakdown bench bench), in the order given: build tests selftest (the
 # INT8 wgmma kernel's self-test and timings, --repeat 10) ncu_breakdown bench (one interleaved round per mention) peers (GEMMul8 beside this tree's tcemu-bench, through
 # fp64_peers.sh) fp32 (this tree's FP32-target table: SGEMM, fp16x2, int8-crt at FP32_SCHEMES) sass (the
-# residue and reconstruction objects' SASS). Knobs: DISTS
+# residue and reconstruction objects' SASS) ncu_detail (Nsight Compute's full set on the residue,
+# product and reconstruction kernels of one int8-crt:15 call at phi = 1, old and new: ncud_*.csv). Knobs: DISTS
 # [phi=0.1,phi=1,phi=4], SHAPES [8192], SCHEMES [fp64,int8-crt:15,int8-crt:16,int8-crt:18], PEER_SCHEMES,
 # NCU_CASES ["phi=1:int8-crt:15 phi=4:int8-crt:18"; an entry DIST:SCHEME@SHAPE times SHAPE instead of
 # 8192, e.g. uniform:int8-crt:15@complex:4096], FP32_DISTS, FP32_SCHEMES, DEADLINE [280] (seconds after which the
@@ -94,6 +95,40 @@ for n, (t, c) in tot.items():
     if t > 0.02: print(f"  {t:9.3f} ms in {c:3d} launches  {n}")
 EOF
     done
+  done
+}
+
+ncu_detail() {  # the full set's metrics for the residue, product and reconstruction kernels (old, new)
+  local ncu_bin
+  ncu_bin=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  [ -n "$ncu_bin" ] || { echo "no ncu"; return 1; }
+  for v in old new; do
+    late "ncu_detail $v" && return 0
+    local B=$OLD_B; [ $v = new ] && B=$NEW_B
+    stamp "ncu full set $v phi=1 int8-crt:15"
+    "$ncu_bin" --clock-control none --set full --page raw --csv --launch-count 4 \
+      --kernel-name regex:'residue_lines|residue_transpose|s8_products|reconstruct_fragments' \
+      --log-file "$OUT/ncud_${v}.csv" \
+      "$B/core/tcemu-bench" --shapes 8192 --dists phi=1 --schemes '' --fp64-schemes int8-crt:15 \
+      --warmup 0 --repeat 1 --no-errors > /dev/null 2>&1 || echo "ncu_detail $v failed"
+    python3 - "$OUT/ncud_${v}.csv" <<'EOF'
+import csv, sys
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
+head = rows[0]
+want = ["gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed", "smsp__issue_active.avg.pct_of_peak_sustained_active",
+        "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+        "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
+        "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+        "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
+        "sm__warps_active.avg.pct_of_peak_sustained_active", "launch__registers_per_thread",
+        "smsp__inst_executed.sum"]
+idx = {w: head.index(w) for w in want if w in head}
+name = head.index("Kernel Name")
+for r in rows[2:]:
+    print(r[name].split("(")[0].replace("void ", "")[-60:])
+    for w, i in idx.items(): print(f"    {w} = {r[i]}")
+EOF
   done
 }
 

@@ -124,6 +124,30 @@ TEST(CrtArith, SignFreeLimbAndInt32ReductionsEqualIntegerRemainder) {
   }
 }
 
+// Barrett's reduction (mod_u32, s - q p computed as s + q neg_p) equals the remainder for every p
+// from 2 to 256 and 32-bit words at both ends and at random, with the full constants (modulus_u32)
+// and with the kernels' Barrett-only ones (barrett_u32).
+TEST(CrtArith, BarrettReductionEqualsTheRemainderForEveryWord) {
+  std::mt19937_64 rng(2031);
+  for (std::uint32_t p = 2; p <= 256; ++p) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const arith::ModulusU32 full = arith::modulus_u32(static_cast<int>(p));
+    const arith::ModulusU32 bare = arith::barrett_u32(p, full.magic);
+    EXPECT_EQ(bare.half, full.half);
+    int bad = 0;
+    const auto check = [&](std::uint32_t s) {
+      bad += arith::mod_u32(s, full) != s % p;
+      bad += arith::mod_u32(s, bare) != s % p;
+    };
+    for (std::uint32_t d = 0; d <= 2000; ++d) {
+      check(d);
+      check(UINT32_MAX - d);
+    }
+    for (int t = 0; t < 20000; ++t) check(static_cast<std::uint32_t>(rng()));
+    EXPECT_EQ(bad, 0);
+  }
+}
+
 // The INT8 wgmma kernel's epilogue reduction (sym_residue_i32_k17, |v| <= 2^31 - 2^14: one INT32
 // product of up to 2^17 - 1 INT8 x INT8 terms) equals the independent remainder for every p the kernel
 // accepts (2 to 256, the table's moduli among them): at both ends of its range, near 0 and at random.

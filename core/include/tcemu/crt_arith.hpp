@@ -118,6 +118,7 @@ struct ModulusU32 {
   std::uint32_t p = 0, magic = 0, c23 = 0, c46 = 0, half = 0, off25 = 0, off30 = 0;
   std::uint32_t c32 = 0, c53 = 0, c74 = 0, off19 = 0;
   std::uint32_t off31 = 0;  ///< ceil(2^31 / p) p + half (sym_residue_i32_k17)
+  std::uint32_t neg_p = 0;  ///< 2^32 - p: mod_u32's s - q p as one multiply-add s + q neg_p
 };
 TCEMU_HD ModulusU32 modulus_u32(int p) {
   ModulusU32 m;
@@ -133,20 +134,33 @@ TCEMU_HD ModulusU32 modulus_u32(int p) {
   m.c74 = pow2_mod(74, m.p);
   m.off19 = ((std::uint32_t{1} << 19) + m.p - 1) / m.p * m.p + m.half;
   m.off31 = static_cast<std::uint32_t>(((std::uint64_t{1} << 31) + m.p - 1) / m.p * m.p + m.half);
+  m.neg_p = 0u - m.p;
+  return m;
+}
+
+/// The Barrett constants alone (p, magic, half, neg_p; the limb constants and offsets zero): for
+/// kernels that hold p and magic in their parameters and set the one offset they use.
+TCEMU_HD ModulusU32 barrett_u32(std::uint32_t p, std::uint32_t magic) {
+  ModulusU32 m;
+  m.p = p;
+  m.magic = magic;
+  m.half = p / 2;
+  m.neg_p = 0u - p;
   return m;
 }
 
 /// s mod p for any 32-bit s (Barrett): q = floor(s magic / 2^32) is floor(s / p) or one less
 /// (magic <= 2^32 / p < magic + 1, s < 2^32), so r = s - q p lies in [0, 2p); one correction, written
 /// as an unsigned min (r - p wraps above r when r < p: one IMNMX on a GPU instead of a compare and
-/// a select).
+/// a select). s - q p is computed as s + q neg_p (equal mod 2^32): one IMAD, where s - q p compiles
+/// to a negation of q and an IMAD (the GPU multiply-add negates no product operand).
 TCEMU_HD std::uint32_t mod_u32(std::uint32_t s, const ModulusU32& m) {
 #ifdef __CUDA_ARCH__
   const std::uint32_t q = __umulhi(s, m.magic);
 #else
   const auto q = static_cast<std::uint32_t>((std::uint64_t{s} * m.magic) >> 32);
 #endif
-  const std::uint32_t r = s - q * m.p;
+  const std::uint32_t r = s + q * m.neg_p;
   const std::uint32_t d = r - m.p;
   return d < r ? d : r;
 }

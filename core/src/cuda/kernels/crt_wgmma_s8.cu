@@ -67,10 +67,7 @@ struct Params {
 
 /// The symmetric residue of one INT32 product of k <= kMaxK terms (crt_arith::sym_residue_i32_k17).
 __device__ __forceinline__ int sym_residue(std::int32_t v, std::uint32_t p, std::uint32_t magic, std::uint32_t off31) {
-  crt::arith::ModulusU32 m;
-  m.p = p;
-  m.magic = magic;
-  m.half = p >> 1;
+  crt::arith::ModulusU32 m = crt::arith::barrett_u32(p, magic);
   m.off31 = off31;
   return crt::arith::sym_residue_i32_k17(v, m);
 }

@@ -108,7 +108,8 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
     for (int l = 0; l < NMAX; ++l) {
       if (l < n) {
-        const crt::arith::ModulusU32 m{K.p[l], K.magic[l], 0, 0, 0, 0, K.off30[l]};
+        crt::arith::ModulusU32 m = crt::arith::barrett_u32(K.p[l], K.magic[l]);
+        m.off30 = K.off30[l];
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const std::int32_t vl[4] = {v[l].x, v[l].y, v[l].z, v[l].w};
@@ -287,7 +288,7 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
   for (int l = 0; l < NMAX; ++l) {
     if (l < n) {
-      const crt::arith::ModulusU32 m{K.p[l], K.magic[l], 0, 0, K.p[l] >> 1, 0, 0};
+      const crt::arith::ModulusU32 m = crt::arith::barrett_u32(K.p[l], K.magic[l]);
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         // residue + half, in [0, p)
