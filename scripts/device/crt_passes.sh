@@ -111,24 +111,7 @@ ncu_detail() {  # the full set's metrics for the residue, product and reconstruc
       --log-file "$OUT/ncud_${v}.csv" \
       "$B/core/tcemu-bench" --shapes 8192 --dists phi=1 --schemes '' --fp64-schemes int8-crt:15 \
       --warmup 0 --repeat 1 --no-errors > /dev/null 2>&1 || echo "ncu_detail $v failed"
-    python3 - "$OUT/ncud_${v}.csv" <<'EOF'
-import csv, sys
-rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
-head = rows[0]
-want = ["gpu__time_duration.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-        "dram__throughput.avg.pct_of_peak_sustained_elapsed", "smsp__issue_active.avg.pct_of_peak_sustained_active",
-        "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
-        "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active",
-        "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-        "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
-        "sm__warps_active.avg.pct_of_peak_sustained_active", "launch__registers_per_thread",
-        "smsp__inst_executed.sum"]
-idx = {w: head.index(w) for w in want if w in head}
-name = head.index("Kernel Name")
-for r in rows[2:]:
-    print(r[name].split("(")[0].replace("void ", "")[-60:])
-    for w, i in idx.items(): print(f"    {w} = {r[i]}")
-EOF
+    python3 "$ROOT/scripts/device/ncu_digest.py" "$OUT/ncud_${v}.csv" | tee "$OUT/ncud_${v}_digest.txt"
   done
 }
 

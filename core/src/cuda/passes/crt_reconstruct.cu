@@ -64,7 +64,8 @@ struct ReconConstants4 {
   double P_hi, P_lo, inv_P;
 };
 
-/// ReconConstants4 for N = K.n moduli (the integer constants, the bias, the reconstruction's).
+/// ReconConstants4 for N = K.n moduli (the integer constants, the bias, the reconstruction's); every
+/// entry past K.n is 0 (reconstruct_fragments_kernel's padding moduli rely on zero weights).
 ReconConstants4 recon_constants4(const crt::Constants& K) {
   ReconConstants4 R4{};
   for (int l = 0; l < K.n; ++l) {
@@ -221,7 +222,12 @@ __device__ __forceinline__ std::int64_t fragment_col(const FragmentWord& f, int 
 
 /// crt_reconstruct_residues: a thread per 4-byte word of the residue panels (fragment_word); its N
 /// residue words are loaded before any is used, then each entry's two chains in crt_arith's order (the
-/// same residues in the same chains as the INT32 path, so the same bits).
+/// same residues in the same chains as the INT32 path, so the same bits). Each residue r becomes a
+/// double in two instructions: the word XOR 0x80808080 holds r + 128 in every byte, a byte permute
+/// puts one byte under the exponent of 2^52, and one subtraction of 2^52 + 128 leaves r exactly
+/// (instead of a shift, a sign extension, an add of half and a per-modulus bias: the kernel is
+/// issue-bound). The modulus loop runs to NMAX without a branch per modulus: past n the word is 0
+/// (residue 0) and recon_constants4's weights are 0, so fma(0, 0, s) leaves each sum unchanged.
 template <class T, int NMAX>
 __global__ void __launch_bounds__(256)
     reconstruct_fragments_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, int m16, int tiles_n, int n,
@@ -230,23 +236,22 @@ __global__ void __launch_bounds__(256)
                                  std::int64_t c_rs, std::int64_t c_cs) {
   const FragmentWord f = fragment_word(m16, tiles_n);
   if (!f.valid || f.i0 >= rows || f.j0 >= ncols) return;  // the word's first entry: its smallest row and column
-  int v[NMAX];
+  unsigned v[NMAX];
 #pragma unroll
   for (int l = 0; l < NMAX; ++l)
-    if (l < n) v[l] = __ldg(reinterpret_cast<const int*>(res + l * panel + f.at));
+    v[l] = l < n ? __ldg(reinterpret_cast<const unsigned*>(res + l * panel + f.at)) : 0u;
   const int exr[2] = {ex[f.i0], f.i0 + 8 < rows ? ex[f.i0 + 8] : 0};
   const int eyc[2] = {ey[f.j0], f.j0 + 1 < ncols ? ey[f.j0 + 1] : 0};
   double sx[4] = {0, 0, 0, 0}, sy[4] = {0, 0, 0, 0};
 #pragma unroll
   for (int l = 0; l < NMAX; ++l) {
-    if (l < n) {
+    const unsigned biased = v[l] ^ 0x80808080u;  // r + 128 in each byte
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int r = static_cast<int>(static_cast<std::int8_t>(v[l] >> (8 * e))) + static_cast<int>(K.p[l] >> 1);
-        const double rd = __hiloint2double(0x43300000, r) - K.bias[l];  // the symmetric residue, exactly
-        sx[e] = fma(K.w_hi[l], rd, sx[e]);
-        sy[e] = fma(K.w_lo[l], rd, sy[e]);
-      }
+    for (int e = 0; e < 4; ++e) {
+      const auto lo = static_cast<int>(__byte_perm(biased, 0u, 0x4440u | static_cast<unsigned>(e)));  // byte e, zero-extended
+      const double rd = __hiloint2double(0x43300000, lo) - (0x1p52 + 128);  // the symmetric residue, exactly
+      sx[e] = fma(K.w_hi[l], rd, sx[e]);
+      sy[e] = fma(K.w_lo[l], rd, sy[e]);
     }
   }
 #pragma unroll

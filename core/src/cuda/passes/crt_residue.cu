@@ -241,6 +241,11 @@ struct CrtResidueWriter {
 
 constexpr int kResiduePositions = 16;
 constexpr int kResidueThreads = 256;
+/// Resident blocks per SM the pass kernels are compiled for (__launch_bounds__): 3 (24 warps, at most
+/// 80 registers; a few spills outside the modulus loop) rather than 2 (16 warps at 110-128
+/// registers), because the passes are latency-bound, not pipe-bound (Nsight Compute, H200: issue
+/// slots 56 % busy, the IMAD pipe 63 %; docs/perf-notes.md "Session 24").
+constexpr int kResidueBlocksPerSm = 3;
 
 /// Stores H residue bytes as one H-byte store (H = 16, 8, 4 or 2; dst H-byte aligned).
 template <int H>
@@ -469,7 +474,7 @@ struct MagnitudePairSink {
 /// aligned) before it uses one, then the sink's write16 (residues: 512 contiguous bytes per warp and
 /// modulus).
 template <class T, class Sink>
-__global__ void __launch_bounds__(kResidueThreads, 2)
+__global__ void __launch_bounds__(kResidueThreads, kResidueBlocksPerSm)
     residue_lines_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
                          bool vec, Sink w) {
   const std::int64_t groups = w.span / kResiduePositions;
@@ -556,7 +561,7 @@ __device__ __forceinline__ void copy_tile_async(T* buf, const T* __restrict__ da
 }
 
 template <class T, class Sink, bool kAsync>
-__global__ void __launch_bounds__(kResidueThreads, 2)
+__global__ void __launch_bounds__(kResidueThreads, kResidueBlocksPerSm)
     residue_transpose_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
                              Sink w) {
   static_assert(kResidueThreads == 4 * kTileLines && kTileK == 4 * kResiduePositions, "tile mapping");
@@ -669,7 +674,7 @@ void launch_pass(const T* data, std::int64_t lines, std::int64_t line_stride, st
                  cudaStream_t stream) {
   const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
   const bool k_along = k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride));
-  const std::int64_t cap = std::int64_t{device_sms()} * 2 * 16;  // 2 resident blocks per SM, 16 waves
+  const std::int64_t cap = std::int64_t{device_sms()} * kResidueBlocksPerSm * 16;  // 16 waves of resident blocks
   if (!k_along) {  // lines contiguous: through shared-memory tiles
     const std::int64_t tiles = (lines + kTileLines - 1) / kTileLines * ((w.span + kTileK - 1) / kTileK);
     const auto tgrid = static_cast<unsigned>(tiles < cap ? tiles : cap);
@@ -761,7 +766,7 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
                    (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
   const std::int64_t items = lines * (w.span / kResiduePositions);
   const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
-  const std::int64_t cap = std::int64_t{device_sms()} * 2 * 16;
+  const std::int64_t cap = std::int64_t{device_sms()} * kResidueBlocksPerSm * 16;
   const auto grid = static_cast<unsigned>(want < cap ? want : cap);
   residue_lines_kernel<T, ResidueSink<true>><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, 1, vec, w);
   TCEMU_LAUNCHED("crt residue_lines_kernel (complex 3M)");
