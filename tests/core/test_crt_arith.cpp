@@ -148,6 +148,49 @@ TEST(CrtArith, BarrettReductionEqualsTheRemainderForEveryWord) {
   }
 }
 
+// The residue pass's FP64 moduli: reduce_by_group (one group of 2 to 6 consecutive odd moduli of the
+// table) then residue_word_fp64 give the canonical symmetric residue (the 128-bit remainder's) in the
+// word's low byte and as the whole word, for integer-valued |v| < 2^63: random magnitudes, both ends
+// of the range, and v near odd multiples of M / 2 and of p / 2 (where a rounding could go either way).
+TEST(CrtArith, Fp64GroupResiduesAreTheCanonicalSymmetricResidues) {
+  std::mt19937_64 rng(2032);
+  for (int first = 1; first < kMaxModuli; ++first)
+    for (int size = 2; size <= 6 && first + size <= kMaxModuli; ++size) {
+      SCOPED_TRACE("moduli " + std::to_string(first) + " .. " + std::to_string(first + size - 1));
+      double M = 1;
+      for (int j = 0; j < size; ++j) M *= kModuli[first + j];
+      ASSERT_LT(M, 0x1p48);
+      const double inv_M = 1.0 / M;
+      int bad = 0;
+      const auto check = [&](double v) {
+        const double w = arith::reduce_by_group(v, M, inv_M);
+        for (int j = 0; j < size; ++j) {
+          const int p = kModuli[first + j];
+          const std::uint32_t word = arith::residue_word_fp64(w, p, 1.0 / p);
+          const int want = arith::residue(v, p);
+          bad += static_cast<std::int8_t>(word & 0xFFu) != want;
+          bad += static_cast<std::int32_t>(word) != want;
+        }
+      };
+      for (int t = 0; t < 3000; ++t) {
+        const int bits = 1 + static_cast<int>(rng() % 63);
+        auto v = static_cast<std::int64_t>(rng() >> (64 - bits));
+        if (rng() & 1) v = -v;
+        check(static_cast<double>(v));  // rounded to a double: still an integer below 2^63
+      }
+      for (double v : {0x1p63 - 1024, -0x1p63 + 1024, 0x1p53, -0x1p53, 1.0, -1.0, 0.0})
+        check(v);
+      const auto Mi = static_cast<std::int64_t>(M);
+      for (std::int64_t q : {std::int64_t{1}, std::int64_t{3}, std::int64_t{12345}, (std::int64_t{1} << 40) / Mi + 1})
+        for (std::int64_t d = -3; d <= 3; ++d) {
+          check(static_cast<double>(q * Mi / 2 + d));
+          check(static_cast<double>(-(q * Mi / 2) + d));
+          for (int j = 0; j < size; ++j) check(static_cast<double>(q * kModuli[first + j] / 2 + d));
+        }
+      EXPECT_EQ(bad, 0);
+    }
+}
+
 // The INT8 wgmma kernel's epilogue reduction (sym_residue_i32_k17, |v| <= 2^31 - 2^14: one INT32
 // product of up to 2^17 - 1 INT8 x INT8 terms) equals the independent remainder for every p the kernel
 // accepts (2 to 256, the table's moduli among them): at both ends of its range, near 0 and at random.

@@ -7,6 +7,7 @@
 /// scalings, fma and rint appear here: nothing a compiler may contract or reorder.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "tcemu/float_bits.hpp"
 
@@ -91,6 +92,39 @@ TCEMU_HD double sym_mod_small(double x, const ModulusF64& m) {
   if (r < lo) r += m.p;
   if (r < lo) r += m.p;
   return r;
+}
+
+/// 1.5 x 2^52: for |t| < 2^51, fma(a, b, kRoundMagic) - kRoundMagic is the exact a b rounded to the
+/// nearest integer (ties to even) in one rounding, and x + kRoundMagic of an integer |x| < 2^31
+/// holds x in its low 32 bits (two's complement).
+inline constexpr double kRoundMagic = 0x1.8p52;
+
+/// The first step of the GPU residue pass's FP64 moduli (a group of 2 to 6 odd moduli of the table,
+/// product M exact in a double with 2^12 < M < 2^48): w = v - M q with q = rint(v RN(1/M)) (one
+/// fma-rounding), for an integer-valued |v| < 2^63. |v RN(1/M) - v / M| < 2^(63 - 12 - 53), so |w|
+/// < 3/4 M < 2^48; v - q M is then exact in the fma. w = v mod every modulus of the group.
+TCEMU_HD double reduce_by_group(double v, double M, double inv_M) {
+  const double q = std::fma(v, inv_M, kRoundMagic) - kRoundMagic;
+  return std::fma(-q, M, v);
+}
+
+/// The symmetric residue of an integer-valued |w| < 2^48 mod an odd p <= 255 (inv_p = RN(1/p)), as
+/// the low 32 bits of r + kRoundMagic: the int8 residue is its low byte, r itself the word. q =
+/// rint(w inv_p) equals round(w / p) exactly: the error |w inv_p - w / p| < 2^(48 - 7 - 53) stays below
+/// the distance 1 / (2p) >= 2^-9 from w / p to any half-integer (p odd), so r = w - q p lies in
+/// [-(p - 1) / 2, (p - 1) / 2], the canonical symmetric residue (residue() of the same integer).
+/// Three FP64 operations and an add: the residue pass runs these on the FP64 pipe beside the integer
+/// limbs on the IMAD pipe.
+TCEMU_HD std::uint32_t residue_word_fp64(double w, double p, double inv_p) {
+  const double q = std::fma(w, inv_p, kRoundMagic) - kRoundMagic;
+  const double r = std::fma(-q, p, w) + kRoundMagic;
+#ifdef __CUDA_ARCH__
+  return static_cast<std::uint32_t>(__double2loint(r));
+#else
+  std::uint64_t u;
+  std::memcpy(&u, &r, sizeof u);
+  return static_cast<std::uint32_t>(u);
+#endif
 }
 
 /// The split of an integer-valued double 2^53 <= |x| < 2^84 for residue_split: xh = trunc(x 2^-32)

@@ -198,6 +198,17 @@ __global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, i
 /// count and tables, the output. Complex operands in the 3M form (crt_residues_complex3m): the
 /// positions are the interleaved (re, im) of span / 2 complex elements, each panel holds lines x
 /// span / 2 bytes, and three panel sets (re, im, re + im) lie part_stride bytes apart.
+/// One group of the residue pass's FP64 moduli (crt_arith::reduce_by_group, residue_word_fp64):
+/// moduli first .. first + size - 1 of the table (odd, 2 <= size <= kFp64GroupMax), their product M
+/// (exact, below 2^48) and RN(1 / M), each modulus and RN(1 / p) as doubles.
+constexpr int kFp64GroupMax = 6;
+constexpr int kFp64Groups = 2;
+struct Fp64Group {
+  double M, inv_M;
+  double p[kFp64GroupMax], inv_p[kFp64GroupMax];
+  int first, size;
+};
+
 struct CrtResidueWriter {
   std::int64_t span;  // nchunks * kcp
   ChunkedK chunks;
@@ -208,6 +219,13 @@ struct CrtResidueWriter {
   std::int64_t part_stride;  // complex 3M: bytes between the re, im and re + im panel sets
   crt::arith::ModulusF64 mod[crt::kMaxModuli];    // residue()'s constants (scaled integers beyond 2^84)
   crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // Barrett and limb constants (crt_arith::modulus_u32)
+  /// Scaled integers below 2^63 (the common branch): moduli [0, n_int) through the integer limbs (the
+  /// IMAD pipe), [n_int, n) through `groups` FP64 groups (the FP64 pipe, idle otherwise); both give
+  /// the canonical residue, so the split changes no byte (plan_fp64_groups). n_int = n, groups = 0:
+  /// integers only (complex 3M, few moduli).
+  int n_int;
+  int groups;
+  Fp64Group group[kFp64Groups];
 
   /// The quad's residues when its largest scaled integer is at or above 2^63 (amax): below 2^(floor((Lb
   /// - 2 - c) / 2) + 16) with c >= 30, so never for N <= 16 (Lb <= 125), beyond for lines with few
@@ -241,11 +259,13 @@ struct CrtResidueWriter {
 
 constexpr int kResiduePositions = 16;
 constexpr int kResidueThreads = 256;
-/// Resident blocks per SM the pass kernels are compiled for (__launch_bounds__): 3 (24 warps, at most
-/// 80 registers; a few spills outside the modulus loop) rather than 2 (16 warps at 110-128
-/// registers), because the passes are latency-bound, not pipe-bound (Nsight Compute, H200: issue
-/// slots 56 % busy, the IMAD pipe 63 %; docs/perf-notes.md "Session 24").
-constexpr int kResidueBlocksPerSm = 3;
+/// Resident blocks per SM the pass kernels are compiled for (__launch_bounds__). The lines kernel: 3
+/// (24 warps, at most 80 registers; a few spills outside the modulus loop) rather than 2 (16 warps at
+/// 110 registers): it was latency-bound (Nsight Compute, H200: issue slots 56 % busy, the IMAD pipe
+/// 63 %) and gained 5.5 %. The transposing kernel keeps 2: at 3 its shared-memory tiles (64 KB per
+/// block) and barriers made it 4.7 % slower (docs/perf-notes.md "Session 24").
+constexpr int kLinesBlocksPerSm = 3;
+constexpr int kTransposeBlocksPerSm = 2;
 
 /// Stores H residue bytes as one H-byte store (H = 16, 8, 4 or 2; dst H-byte aligned).
 template <int H>
@@ -306,12 +326,39 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
   std::int8_t* dst = w.out + line * w.span + ko0;  // real operands: this group's bytes in panel 0
   [[maybe_unused]] std::int8_t* const line_out = w.out + line * (w.span / 2);  // complex 3M: the line in panel 0
   if (amax < 0x1p63) {
+    if constexpr (!kComplex3M) {
+      // The FP64 groups first, while v is live: per group one reduction by M per element, then per
+      // modulus three FP64 operations and an add per element; the low bytes packed by byte permutes.
+#pragma unroll
+      for (int g = 0; g < kFp64Groups; ++g) {
+        if (g < w.groups) {
+          const Fp64Group& G = w.group[g];
+          double r[kResiduePositions];
+#pragma unroll
+          for (int i = 0; i < kResiduePositions; ++i) r[i] = crt::arith::reduce_by_group(v[i], G.M, G.inv_M);
+#pragma unroll
+          for (int j = 0; j < kFp64GroupMax; ++j) {
+            if (j < G.size) {
+              std::uint32_t word[4];
+#pragma unroll
+              for (int q = 0; q < 4; ++q) {
+                std::uint32_t b[4];
+#pragma unroll
+                for (int e = 0; e < 4; ++e) b[e] = crt::arith::residue_word_fp64(r[4 * q + e], G.p[j], G.inv_p[j]);
+                word[q] = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
+              }
+              *reinterpret_cast<uint4*>(dst + (G.first + j) * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
+            }
+          }
+        }
+      }
+    }
     crt::arith::Limbs23 a[kResiduePositions];
 #pragma unroll
     for (int i = 0; i < kResiduePositions; ++i) a[i] = crt::arith::limbs23(static_cast<long long>(v[i]));
 #pragma unroll
     for (int l = 0; l < crt::kMaxModuli; ++l) {
-      if (l < w.n) {
+      if (l < w.n_int) {
         const crt::arith::ModulusU32 m = w.mod_u[l];
         if constexpr (!kComplex3M) {
           // Packed quad by quad as the residues come (store_run's packing after all 16 residues measured
@@ -474,7 +521,7 @@ struct MagnitudePairSink {
 /// aligned) before it uses one, then the sink's write16 (residues: 512 contiguous bytes per warp and
 /// modulus).
 template <class T, class Sink>
-__global__ void __launch_bounds__(kResidueThreads, kResidueBlocksPerSm)
+__global__ void __launch_bounds__(kResidueThreads, kLinesBlocksPerSm)
     residue_lines_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
                          bool vec, Sink w) {
   const std::int64_t groups = w.span / kResiduePositions;
@@ -561,7 +608,7 @@ __device__ __forceinline__ void copy_tile_async(T* buf, const T* __restrict__ da
 }
 
 template <class T, class Sink, bool kAsync>
-__global__ void __launch_bounds__(kResidueThreads, kResidueBlocksPerSm)
+__global__ void __launch_bounds__(kResidueThreads, kTransposeBlocksPerSm)
     residue_transpose_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
                              Sink w) {
   static_assert(kResidueThreads == 4 * kTileLines && kTileK == 4 * kResiduePositions, "tile mapping");
@@ -674,8 +721,8 @@ void launch_pass(const T* data, std::int64_t lines, std::int64_t line_stride, st
                  cudaStream_t stream) {
   const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
   const bool k_along = k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride));
-  const std::int64_t cap = std::int64_t{device_sms()} * kResidueBlocksPerSm * 16;  // 16 waves of resident blocks
   if (!k_along) {  // lines contiguous: through shared-memory tiles
+    const std::int64_t cap = std::int64_t{device_sms()} * kTransposeBlocksPerSm * 16;  // 16 waves of resident blocks
     const std::int64_t tiles = (lines + kTileLines - 1) / kTileLines * ((w.span + kTileK - 1) / kTileK);
     const auto tgrid = static_cast<unsigned>(tiles < cap ? tiles : cap);
     const bool async = line_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
@@ -697,6 +744,7 @@ void launch_pass(const T* data, std::int64_t lines, std::int64_t line_stride, st
   }
   const bool vec = k_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
                    (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+  const std::int64_t cap = std::int64_t{device_sms()} * kLinesBlocksPerSm * 16;  // 16 waves of resident blocks
   const std::int64_t items = lines * (w.span / kResiduePositions);
   const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
   const auto grid = static_cast<unsigned>(want < cap ? want : cap);
@@ -734,17 +782,52 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
   TCEMU_LAUNCHED("crt magnitudes_kernel");
 }
 
+namespace {
+
+/// Splits the real residue pass's moduli between the IMAD pipe (integer limbs, moduli [0, n_int)) and
+/// the FP64 pipe (w.groups groups of the last n - n_int moduli, all odd): about 3/5 of the moduli go
+/// to the FP64 pipe once n >= 6 (an FP64 residue costs 4 FP64 operations on a pipe of 64 per SM and
+/// clock, an integer one about 4.3 IMAD-class of 64 and 8.4 issue slots: the split that keeps both
+/// pipes and the issue slots nearly evenly busy; docs/perf-notes.md "Session 24"), in at most two
+/// groups of 2 to 6 (the group product below 2^48). Fewer than 6 moduli: integers only.
+void plan_fp64_groups(CrtResidueWriter& w) {
+  w.n_int = w.n;
+  w.groups = 0;
+  if (w.n < 6) return;
+  const int n_fp64 = std::min((3 * w.n) / 5, kFp64Groups * kFp64GroupMax);
+  w.groups = (n_fp64 + kFp64GroupMax - 1) / kFp64GroupMax;
+  w.n_int = w.n - n_fp64;
+  int first = w.n_int;
+  for (int g = 0; g < w.groups; ++g) {
+    Fp64Group& G = w.group[g];
+    G.first = first;
+    G.size = (n_fp64 - (first - w.n_int) + (w.groups - g) - 1) / (w.groups - g);  // balanced sizes
+    G.M = 1;
+    for (int j = 0; j < G.size; ++j) {
+      const int p = crt::kModuli[first + j];
+      G.p[j] = p;
+      G.inv_p[j] = 1.0 / p;
+      G.M *= p;
+    }
+    G.inv_M = 1.0 / G.M;
+    first += G.size;
+  }
+}
+
+}  // namespace
+
 template <class T>
 void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
   ResidueSink<false> w{{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out, 0,
-                        {}, {}}};
+                        {}, {}, n_moduli, 0, {}}};
   if (lines <= 0 || w.span <= 0) return;
   for (int l = 0; l < n_moduli; ++l) {
     w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
     w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
   }
+  plan_fp64_groups(w);
   launch_pass(data, lines, line_stride, k_stride, w, stream);
 }
 
@@ -757,7 +840,7 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
                           ": complex residue panels need kcp >= k and a multiple of 16, got kcp = " + std::to_string(kcp));
   const std::int64_t panel = lines * kcp;
   ResidueSink<true> w{{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out, n_moduli * panel, {},
-                       {}}};
+                       {}, n_moduli, 0, {}}};  // integers only (n_int = n)
   for (int l = 0; l < n_moduli; ++l) {
     w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
     w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
@@ -766,7 +849,7 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
                    (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
   const std::int64_t items = lines * (w.span / kResiduePositions);
   const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
-  const std::int64_t cap = std::int64_t{device_sms()} * kResidueBlocksPerSm * 16;
+  const std::int64_t cap = std::int64_t{device_sms()} * kLinesBlocksPerSm * 16;
   const auto grid = static_cast<unsigned>(want < cap ? want : cap);
   residue_lines_kernel<T, ResidueSink<true>><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, 1, vec, w);
   TCEMU_LAUNCHED("crt residue_lines_kernel (complex 3M)");
