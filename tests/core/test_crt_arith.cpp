@@ -3,6 +3,7 @@
 // and 2^53 / 2^84 boundaries, and on random integers of every magnitude up to 2^100.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -150,8 +151,9 @@ TEST(CrtArith, BarrettReductionEqualsTheRemainderForEveryWord) {
 
 // The residue pass's FP64 moduli: reduce_by_group (one group of 2 to 6 consecutive odd moduli of the
 // table) then residue_word_fp64 give the canonical symmetric residue (the 128-bit remainder's) in the
-// word's low byte and as the whole word, for integer-valued |v| < 2^63: random magnitudes, both ends
-// of the range, and v near odd multiples of M / 2 and of p / 2 (where a rounding could go either way).
+// word's low byte and as the whole word, for integer-valued |v| below min(2^84, 2^51 M) (the residue
+// pass's fp64_limit): random magnitudes, both ends of the range, and v near odd multiples of M / 2 and
+// of p / 2 (where a rounding could go either way).
 TEST(CrtArith, Fp64GroupResiduesAreTheCanonicalSymmetricResidues) {
   std::mt19937_64 rng(2032);
   for (int first = 1; first < kMaxModuli; ++first)
@@ -172,13 +174,17 @@ TEST(CrtArith, Fp64GroupResiduesAreTheCanonicalSymmetricResidues) {
           bad += static_cast<std::int32_t>(word) != want;
         }
       };
+      const double limit = std::min(0x1p84, 0x1p51 * M);
       for (int t = 0; t < 3000; ++t) {
         const int bits = 1 + static_cast<int>(rng() % 63);
         auto v = static_cast<std::int64_t>(rng() >> (64 - bits));
         if (rng() & 1) v = -v;
         check(static_cast<double>(v));  // rounded to a double: still an integer below 2^63
+        const double wide = std::ldexp(static_cast<double>(v), static_cast<int>(rng() % 22));
+        if (std::fabs(wide) < limit) check(wide);
       }
-      for (double v : {0x1p63 - 1024, -0x1p63 + 1024, 0x1p53, -0x1p53, 1.0, -1.0, 0.0})
+      const double top = std::nextafter(limit, 0.0);  // the largest double below the limit (an integer)
+      for (double v : {top, -top, 0x1p63 - 1024, -0x1p63 + 1024, 0x1p53, -0x1p53, 1.0, -1.0, 0.0})
         check(v);
       const auto Mi = static_cast<std::int64_t>(M);
       for (std::int64_t q : {std::int64_t{1}, std::int64_t{3}, std::int64_t{12345}, (std::int64_t{1} << 40) / Mi + 1})

@@ -203,6 +203,9 @@ __global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, i
 /// (exact, below 2^48) and RN(1 / M), each modulus and RN(1 / p) as doubles.
 constexpr int kFp64GroupMax = 6;
 constexpr int kFp64Groups = 2;
+/// The most moduli a real pass sends through the integer limbs (plan_fp64_groups: n - min(3n/5, 12)
+/// <= 8 for n <= 20, and n < 6 stays below it).
+constexpr int kMaxIntModuli = 8;
 struct Fp64Group {
   double M, inv_M;
   double p[kFp64GroupMax], inv_p[kFp64GroupMax];
@@ -219,13 +222,17 @@ struct CrtResidueWriter {
   std::int64_t part_stride;  // complex 3M: bytes between the re, im and re + im panel sets
   crt::arith::ModulusF64 mod[crt::kMaxModuli];    // residue()'s constants (scaled integers beyond 2^84)
   crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // Barrett and limb constants (crt_arith::modulus_u32)
-  /// Scaled integers below 2^63 (the common branch): moduli [0, n_int) through the integer limbs (the
-  /// IMAD pipe), [n_int, n) through `groups` FP64 groups (the FP64 pipe, idle otherwise); both give
-  /// the canonical residue, so the split changes no byte (plan_fp64_groups). n_int = n, groups = 0:
-  /// integers only (complex 3M, few moduli).
+  /// Real operands: moduli [0, n_int) through the integer limbs (the IMAD pipe; n_int <=
+  /// kMaxIntModuli), [n_int, n) through `groups` FP64 groups (the FP64 pipe, idle otherwise); both
+  /// give the canonical residue, so the split changes no byte (plan_fp64_groups). Complex 3M: n_int
+  /// = n, groups = 0 (integers only).
   int n_int;
   int groups;
   Fp64Group group[kFp64Groups];
+  /// Real operands: groups of 16 whose largest scaled integer is below this take the split above
+  /// (reduce_by_group holds for |v| < 2^51 M, its result below 2^48 for |v| < 2^84): 2^84 capped by
+  /// 2^51 times the smallest group product; beyond, every modulus through write_wide.
+  double fp64_limit;
 
   /// The quad's residues when its largest scaled integer is at or above 2^63 (amax): below 2^(floor((Lb
   /// - 2 - c) / 2) + 16) with c >= 30, so never for N <= 16 (Lb <= 125), beyond for lines with few
@@ -306,11 +313,121 @@ __device__ __forceinline__ void store_run(const CrtResidueWriter& w, std::int8_t
   }
 }
 
+/// The integer-limb residues (crt_arith::residue_limbs, scaled integers below 2^63) of the 16
+/// positions for moduli l < n_used (kBound >= n_used: the unrolled loop's length; the constants are
+/// constant-bank operands), real: one 16-byte store per panel; complex 3M: store_run's three.
+template <bool kComplex3M, int kBound>
+__device__ __forceinline__ void limb_residues16(const CrtResidueWriter& w, const double (&v)[kResiduePositions],
+                                                int n_used, std::int8_t* dst, std::int8_t* line_out,
+                                                std::int64_t ko0) {
+  crt::arith::Limbs23 a[kResiduePositions];
+#pragma unroll
+  for (int i = 0; i < kResiduePositions; ++i) a[i] = crt::arith::limbs23(static_cast<long long>(v[i]));
+#pragma unroll
+  for (int l = 0; l < kBound; ++l) {
+    if (l < n_used) {
+      const crt::arith::ModulusU32 m = w.mod_u[l];
+      if constexpr (!kComplex3M) {
+        // Packed quad by quad as the residues come (store_run's packing after all 16 residues measured
+        // 2 % slower in this kernel: docs/perf-notes.md, "Session 17").
+        std::uint32_t word[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          std::uint32_t b[4];
+#pragma unroll
+          for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[4 * q + e], m)) & 0xFFu;
+          word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+        }
+        // span and panel multiples of 16: one aligned 16-byte store
+        *reinterpret_cast<uint4*>(dst + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
+      } else {
+        int r[kResiduePositions];
+#pragma unroll
+        for (int i = 0; i < kResiduePositions; ++i) r[i] = crt::arith::residue_limbs(a[i], m);
+        store_run<true>(w, line_out, ko0, l, r, m);
+      }
+    }
+  }
+}
+
+/// The wide-limb residues (crt_arith::residue_wide, scaled integers from 2^63 to 2^84: N >= 17 on
+/// lines with few large elements, phi = 4) for moduli l < n_used. A warp nearly always holds such a
+/// group somewhere, so this is not a rare branch: two halves of 8 positions (8 x 5 limb registers),
+/// each with the modulus loop unrolled and one 8-byte store per panel. One copy of the code: the
+/// half's values picked from registers by selects (a run-time index into v would move it to local
+/// memory).
+template <bool kComplex3M, int kBound>
+__device__ __forceinline__ void wide_residues16(const CrtResidueWriter& w, const double (&v)[kResiduePositions],
+                                                int n_used, std::int8_t* dst, std::int8_t* line_out,
+                                                std::int64_t ko0) {
+#pragma unroll 1
+  for (int h = 0; h < 2; ++h) {
+    crt::arith::WideLimbs a[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) a[i] = crt::arith::wide_limbs(h == 0 ? v[i] : v[8 + i]);
+#pragma unroll
+    for (int l = 0; l < kBound; ++l) {
+      if (l < n_used) {
+        const crt::arith::ModulusU32 m = w.mod_u[l];
+        if constexpr (!kComplex3M) {
+          std::uint32_t word[2];
+#pragma unroll
+          for (int q = 0; q < 2; ++q) {
+            std::uint32_t b[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_wide(a[4 * q + e], m)) & 0xFFu;
+            word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+          }
+          *reinterpret_cast<uint2*>(dst + 8 * h + l * w.panel) = make_uint2(word[0], word[1]);
+        } else {
+          int r[8];
+#pragma unroll
+          for (int i = 0; i < 8; ++i) r[i] = crt::arith::residue_wide(a[i], m);
+          store_run<true>(w, line_out, ko0 + 8 * h, l, r, m);
+        }
+      }
+    }
+  }
+}
+
+/// The FP64 groups' residues of the 16 positions (real operands; |v| < w.fp64_limit): per group one
+/// reduction by M per element (crt_arith::reduce_by_group), then per modulus three FP64 operations and
+/// an add per element (residue_word_fp64), the low bytes packed by byte permutes, one 16-byte store.
+__device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const double (&v)[kResiduePositions],
+                                                std::int8_t* dst) {
+#pragma unroll
+  for (int g = 0; g < kFp64Groups; ++g) {
+    if (g < w.groups) {
+      const Fp64Group& G = w.group[g];
+      double r[kResiduePositions];
+#pragma unroll
+      for (int i = 0; i < kResiduePositions; ++i) r[i] = crt::arith::reduce_by_group(v[i], G.M, G.inv_M);
+#pragma unroll
+      for (int j = 0; j < kFp64GroupMax; ++j) {
+        if (j < G.size) {
+          std::uint32_t word[4];
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            std::uint32_t b[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) b[e] = crt::arith::residue_word_fp64(r[4 * q + e], G.p[j], G.inv_p[j]);
+            word[q] = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
+          }
+          *reinterpret_cast<uint4*>(dst + (G.first + j) * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
+        }
+      }
+    }
+  }
+}
+
 /// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0
-/// for padding): scaled by 2^e[line] and truncated, converted to limbs once, then per modulus (loop
-/// unrolled: the constants are constant-bank operands) reduced (crt_arith::residue_limbs) and written
-/// (real: one 16-byte store per panel; complex 3M: store_run's three). Groups with a scaled integer at
-/// or above 2^63 take the wide limbs (crt_arith::residue_wide) in two halves of 8.
+/// for padding), scaled by 2^e[line] and truncated. Real operands below w.fp64_limit (every group of
+/// the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0, n_int) on the
+/// integer limbs (limb_residues16 below 2^63, wide_residues16 above), whose loops are unrolled to
+/// kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Complex 3M: every
+/// modulus on the limbs. Beyond both (not reached with the table's moduli: scaled integers stay below
+/// 2^(floor((Lb - 32) / 2) + 16) <= 2^77 for N = 20, and fp64_limit >= 2^81): residue() per quad,
+/// kept for completeness.
 template <bool kComplex3M, class T>
 __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std::int64_t line, std::int64_t ko0,
                                                  const T (&x)[kResiduePositions]) {
@@ -325,113 +442,36 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
   }
   std::int8_t* dst = w.out + line * w.span + ko0;  // real operands: this group's bytes in panel 0
   [[maybe_unused]] std::int8_t* const line_out = w.out + line * (w.span / 2);  // complex 3M: the line in panel 0
-  if (amax < 0x1p63) {
-    if constexpr (!kComplex3M) {
-      // The FP64 groups first, while v is live: per group one reduction by M per element, then per
-      // modulus three FP64 operations and an add per element; the low bytes packed by byte permutes.
-#pragma unroll
-      for (int g = 0; g < kFp64Groups; ++g) {
-        if (g < w.groups) {
-          const Fp64Group& G = w.group[g];
-          double r[kResiduePositions];
-#pragma unroll
-          for (int i = 0; i < kResiduePositions; ++i) r[i] = crt::arith::reduce_by_group(v[i], G.M, G.inv_M);
-#pragma unroll
-          for (int j = 0; j < kFp64GroupMax; ++j) {
-            if (j < G.size) {
-              std::uint32_t word[4];
-#pragma unroll
-              for (int q = 0; q < 4; ++q) {
-                std::uint32_t b[4];
-#pragma unroll
-                for (int e = 0; e < 4; ++e) b[e] = crt::arith::residue_word_fp64(r[4 * q + e], G.p[j], G.inv_p[j]);
-                word[q] = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
-              }
-              *reinterpret_cast<uint4*>(dst + (G.first + j) * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
-            }
-          }
-        }
-      }
-    }
-    crt::arith::Limbs23 a[kResiduePositions];
-#pragma unroll
-    for (int i = 0; i < kResiduePositions; ++i) a[i] = crt::arith::limbs23(static_cast<long long>(v[i]));
-#pragma unroll
-    for (int l = 0; l < crt::kMaxModuli; ++l) {
-      if (l < w.n_int) {
-        const crt::arith::ModulusU32 m = w.mod_u[l];
-        if constexpr (!kComplex3M) {
-          // Packed quad by quad as the residues come (store_run's packing after all 16 residues measured
-          // 2 % slower in this kernel: docs/perf-notes.md, "Session 17").
-          std::uint32_t word[4];
-#pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            std::uint32_t b[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[4 * q + e], m)) & 0xFFu;
-            word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
-          }
-          // span and panel multiples of 16: one aligned 16-byte store
-          *reinterpret_cast<uint4*>(dst + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
-        } else {
-          int r[kResiduePositions];
-#pragma unroll
-          for (int i = 0; i < kResiduePositions; ++i) r[i] = crt::arith::residue_limbs(a[i], m);
-          store_run<true>(w, line_out, ko0, l, r, m);
-        }
-      }
-    }
-  } else if (amax < 0x1p84) {
-    // Wide: scaled integers from 2^63 (N >= 17 on lines with few large elements, phi = 4). A warp
-    // nearly always holds such a group somewhere, so this is not a rare branch: two halves of 8
-    // positions (8 x 5 limb registers), each with the modulus loop unrolled as above and one 8-byte
-    // store per panel. One copy of the code: the half's values picked from registers by selects (a
-    // run-time index into v would move it to local memory).
-#pragma unroll 1
-    for (int h = 0; h < 2; ++h) {
-      crt::arith::WideLimbs a[8];
-#pragma unroll
-      for (int i = 0; i < 8; ++i) a[i] = crt::arith::wide_limbs(h == 0 ? v[i] : v[8 + i]);
-#pragma unroll
-      for (int l = 0; l < crt::kMaxModuli; ++l) {
-        if (l < w.n) {
-          const crt::arith::ModulusU32 m = w.mod_u[l];
-          if constexpr (!kComplex3M) {
-            std::uint32_t word[2];
-#pragma unroll
-            for (int q = 0; q < 2; ++q) {
-              std::uint32_t b[4];
-#pragma unroll
-              for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_wide(a[4 * q + e], m)) & 0xFFu;
-              word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
-            }
-            *reinterpret_cast<uint2*>(dst + 8 * h + l * w.panel) = make_uint2(word[0], word[1]);
-          } else {
-            int r[8];
-#pragma unroll
-            for (int i = 0; i < 8; ++i) r[i] = crt::arith::residue_wide(a[i], m);
-            store_run<true>(w, line_out, ko0 + 8 * h, l, r, m);
-          }
-        }
-      }
+  if constexpr (!kComplex3M) {
+    if (amax < w.fp64_limit) {
+      fp64_residues16(w, v, dst);
+      if (amax < 0x1p63) limb_residues16<false, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
+      else wide_residues16<false, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
+      return;
     }
   } else {
-    // Beyond 2^84 (not reached with the table's moduli: scaled integers stay below 2^(floor((Lb - 32)
-    // / 2) + 16) <= 2^77 for N = 20; kept for completeness): residue() per quad.
+    if (amax < 0x1p63) {
+      limb_residues16<true, crt::kMaxModuli>(w, v, w.n, dst, line_out, ko0);
+      return;
+    }
+    if (amax < 0x1p84) {
+      wide_residues16<true, crt::kMaxModuli>(w, v, w.n, dst, line_out, ko0);
+      return;
+    }
+  }
 #pragma unroll 1
-    for (int q = 0; q < 4; ++q) {
-      double vq[4];
+  for (int q = 0; q < 4; ++q) {
+    double vq[4];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) vq[e] = q == 0 ? v[e] : q == 1 ? v[4 + e] : q == 2 ? v[8 + e] : v[12 + e];
-      if constexpr (!kComplex3M) {
-        w.write_wide(dst + 4 * q, vq, fmax(fmax(fabs(vq[0]), fabs(vq[1])), fmax(fabs(vq[2]), fabs(vq[3]))));
-      } else {
-        for (int l = 0; l < w.n; ++l) {
-          int r[4];
+    for (int e = 0; e < 4; ++e) vq[e] = q == 0 ? v[e] : q == 1 ? v[4 + e] : q == 2 ? v[8 + e] : v[12 + e];
+    if constexpr (!kComplex3M) {
+      w.write_wide(dst + 4 * q, vq, fmax(fmax(fabs(vq[0]), fabs(vq[1])), fmax(fabs(vq[2]), fabs(vq[3]))));
+    } else {
+      for (int l = 0; l < w.n; ++l) {
+        int r[4];
 #pragma unroll
-          for (int e = 0; e < 4; ++e) r[e] = crt::arith::residue(vq[e], w.mod[l]);
-          store_run<true>(w, line_out, ko0 + 4 * q, l, r, w.mod_u[l]);
-        }
+        for (int e = 0; e < 4; ++e) r[e] = crt::arith::residue(vq[e], w.mod[l]);
+        store_run<true>(w, line_out, ko0 + 4 * q, l, r, w.mod_u[l]);
       }
     }
   }
@@ -793,6 +833,7 @@ namespace {
 void plan_fp64_groups(CrtResidueWriter& w) {
   w.n_int = w.n;
   w.groups = 0;
+  w.fp64_limit = 0x1p84;
   if (w.n < 6) return;
   const int n_fp64 = std::min((3 * w.n) / 5, kFp64Groups * kFp64GroupMax);
   w.groups = (n_fp64 + kFp64GroupMax - 1) / kFp64GroupMax;
@@ -810,8 +851,12 @@ void plan_fp64_groups(CrtResidueWriter& w) {
       G.M *= p;
     }
     G.inv_M = 1.0 / G.M;
+    w.fp64_limit = std::min(w.fp64_limit, 0x1p51 * G.M);
     first += G.size;
   }
+  if (w.n_int > kMaxIntModuli)
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + std::to_string(w.n_int) +
+                          " integer moduli in a residue pass, above " + std::to_string(kMaxIntModuli));
 }
 
 }  // namespace
@@ -821,7 +866,7 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
   ResidueSink<false> w{{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out, 0,
-                        {}, {}, n_moduli, 0, {}}};
+                        {}, {}, n_moduli, 0, {}, 0x1p84}};
   if (lines <= 0 || w.span <= 0) return;
   for (int l = 0; l < n_moduli; ++l) {
     w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
@@ -840,7 +885,7 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
                           ": complex residue panels need kcp >= k and a multiple of 16, got kcp = " + std::to_string(kcp));
   const std::int64_t panel = lines * kcp;
   ResidueSink<true> w{{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out, n_moduli * panel, {},
-                       {}, n_moduli, 0, {}}};  // integers only (n_int = n)
+                       {}, n_moduli, 0, {}, 0x1p84}};  // integers only (n_int = n)
   for (int l = 0; l < n_moduli; ++l) {
     w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
     w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
