@@ -266,12 +266,12 @@ struct CrtResidueWriter {
 
 constexpr int kResiduePositions = 16;
 constexpr int kResidueThreads = 256;
-/// Resident blocks per SM the pass kernels are compiled for (__launch_bounds__). The lines kernel: 3
-/// (24 warps, at most 80 registers; a few spills outside the modulus loop) rather than 2 (16 warps at
-/// 110 registers): it was latency-bound (Nsight Compute, H200: issue slots 56 % busy, the IMAD pipe
-/// 63 %) and gained 5.5 %. The transposing kernel keeps 2: at 3 its shared-memory tiles (64 KB per
-/// block) and barriers made it 4.7 % slower (docs/perf-notes.md "Session 24").
-constexpr int kLinesBlocksPerSm = 3;
+/// Resident blocks per SM the pass kernels are compiled for (__launch_bounds__): 2 (16 warps, up to 128
+/// registers). Tried at 3 (80 registers): the integer-only lines kernel gained 5.5 % from the warps,
+/// but with the FP64 groups beside the limbs the compiler rematerialises the limbs per modulus (139
+/// instructions per modulus of 16 elements against 89), and the transposing kernel lost 4.7 % to its
+/// 64 KB tile pairs and barriers (docs/perf-notes.md "Session 24").
+constexpr int kLinesBlocksPerSm = 2;
 constexpr int kTransposeBlocksPerSm = 2;
 
 /// Stores H residue bytes as one H-byte store (H = 16, 8, 4 or 2; dst H-byte aligned).
@@ -444,9 +444,9 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
   [[maybe_unused]] std::int8_t* const line_out = w.out + line * (w.span / 2);  // complex 3M: the line in panel 0
   if constexpr (!kComplex3M) {
     if (amax < w.fp64_limit) {
-      fp64_residues16(w, v, dst);
       if (amax < 0x1p63) limb_residues16<false, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
       else wide_residues16<false, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
+      fp64_residues16(w, v, dst);
       return;
     }
   } else {
