@@ -444,9 +444,9 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
   [[maybe_unused]] std::int8_t* const line_out = w.out + line * (w.span / 2);  // complex 3M: the line in panel 0
   if constexpr (!kComplex3M) {
     if (amax < w.fp64_limit) {
+      fp64_residues16(w, v, dst);
       if (amax < 0x1p63) limb_residues16<false, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
       else wide_residues16<false, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
-      fp64_residues16(w, v, dst);
       return;
     }
   } else {
