@@ -100,7 +100,7 @@ TCEMU_HD double sym_mod_small(double x, const ModulusF64& m) {
 inline constexpr double kRoundMagic = 0x1.8p52;
 
 /// The first step of the GPU residue pass's FP64 moduli (a group of 2 to 6 odd moduli of the table,
-/// product M exact in a double, M < 2^47): w = v - M q with q = rint(v RN(1/M)) (one fma-rounding),
+/// product M exact in a double, M < 2^48): w = v - M q with q = rint(v RN(1/M)) (one fma-rounding),
 /// for an integer-valued v with |v| < 2^51 M (the rounding constant's range) and |v| < 2^84. As |v
 /// RN(1/M) - v / M| <= |v / M| 2^-53, |w| <= M / 2 + |v| 2^-53 < 2^48, an integer, so the fma's v - q
 /// M is exact. w = v mod every modulus of the group.

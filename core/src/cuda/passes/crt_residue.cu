@@ -193,25 +193,27 @@ __global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, i
   if (i < lines) e[i] = in.active[i] ? crt::arith::scale_exponent(Lb, in.c[i], in.base[i]) : 0;
 }
 
-/// What the residue kernels need: the panel layout (k chunks of kc padded to kcp, span = nchunks
-/// kcp positions per line, panel = lines x span bytes per modulus), the line exponents, the modulus
-/// count and tables, the output. Complex operands in the 3M form (crt_residues_complex3m): the
-/// positions are the interleaved (re, im) of span / 2 complex elements, each panel holds lines x
-/// span / 2 bytes, and three panel sets (re, im, re + im) lie part_stride bytes apart.
+/// The FP64 groups of a real residue pass (plan_fp64_groups): at most kFp64Groups of at most
+/// kFp64GroupMax moduli; the rest, at most kMaxIntModuli (n - min(3n/5, 12) <= 8 for n <= 20, and n < 6
+/// stays below it), through the integer limbs.
+constexpr int kFp64GroupMax = 6;
+constexpr int kFp64Groups = 2;
+constexpr int kMaxIntModuli = 8;
+
 /// One group of the residue pass's FP64 moduli (crt_arith::reduce_by_group, residue_word_fp64):
 /// moduli first .. first + size - 1 of the table (odd, 2 <= size <= kFp64GroupMax), their product M
 /// (exact, below 2^48) and RN(1 / M), each modulus and RN(1 / p) as doubles.
-constexpr int kFp64GroupMax = 6;
-constexpr int kFp64Groups = 2;
-/// The most moduli a real pass sends through the integer limbs (plan_fp64_groups: n - min(3n/5, 12)
-/// <= 8 for n <= 20, and n < 6 stays below it).
-constexpr int kMaxIntModuli = 8;
 struct Fp64Group {
   double M, inv_M;
   double p[kFp64GroupMax], inv_p[kFp64GroupMax];
   int first, size;
 };
 
+/// What the residue kernels need: the panel layout (k chunks of kc padded to kcp, span = nchunks
+/// kcp positions per line, panel = lines x span bytes per modulus), the line exponents, the modulus
+/// count and tables, the output. Complex operands in the 3M form (crt_residues_complex3m): the
+/// positions are the interleaved (re, im) of span / 2 complex elements, each panel holds lines x
+/// span / 2 bytes, and three panel sets (re, im, re + im) lie part_stride bytes apart.
 struct CrtResidueWriter {
   std::int64_t span;  // nchunks * kcp
   ChunkedK chunks;
