@@ -315,9 +315,53 @@ __device__ __forceinline__ void store_run(const CrtResidueWriter& w, std::int8_t
   }
 }
 
+/// crt_arith's reduction of one element's limbs: residue_limbs (three limbs, below 2^63) or
+/// residue_wide (five limbs, below 2^84).
+__device__ __forceinline__ int limb_residue(const crt::arith::Limbs23& a, const crt::arith::ModulusU32& m) {
+  return crt::arith::residue_limbs(a, m);
+}
+__device__ __forceinline__ int limb_residue(const crt::arith::WideLimbs& a, const crt::arith::ModulusU32& m) {
+  return crt::arith::residue_wide(a, m);
+}
+
+/// The integer residues of P consecutive panel positions (a: their elements' limbs) for moduli l <
+/// n_used (kBound >= n_used: the unrolled loop's length; the constants are constant-bank operands).
+/// Real: packed quad by quad as the residues come (store_run's packing after all 16 residues measured
+/// 2 % slower: docs/perf-notes.md, "Session 17"), one P-byte store per panel at dst (span and panel
+/// multiples of 16: aligned); complex 3M: store_run's three from position pos.
+template <bool kComplex3M, int kBound, int P, class Limbs>
+__device__ __forceinline__ void limb_modulus_loop(const CrtResidueWriter& w, const Limbs (&a)[P], int n_used,
+                                                  std::int8_t* dst, std::int8_t* line_out, std::int64_t pos) {
+  static_assert(P == 16 || P == 8, "16 or 8 positions");
+#pragma unroll
+  for (int l = 0; l < kBound; ++l) {
+    if (l < n_used) {
+      const crt::arith::ModulusU32 m = w.mod_u[l];
+      if constexpr (!kComplex3M) {
+        std::uint32_t word[P / 4];
+#pragma unroll
+        for (int q = 0; q < P / 4; ++q) {
+          std::uint32_t b[4];
+#pragma unroll
+          for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(limb_residue(a[4 * q + e], m)) & 0xFFu;
+          word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+        }
+        if constexpr (P == 16)
+          *reinterpret_cast<uint4*>(dst + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
+        else
+          *reinterpret_cast<uint2*>(dst + l * w.panel) = make_uint2(word[0], word[1]);
+      } else {
+        int r[P];
+#pragma unroll
+        for (int i = 0; i < P; ++i) r[i] = limb_residue(a[i], m);
+        store_run<true>(w, line_out, pos, l, r, m);
+      }
+    }
+  }
+}
+
 /// The integer-limb residues (crt_arith::residue_limbs, scaled integers below 2^63) of the 16
-/// positions for moduli l < n_used (kBound >= n_used: the unrolled loop's length; the constants are
-/// constant-bank operands), real: one 16-byte store per panel; complex 3M: store_run's three.
+/// positions for moduli l < n_used (limb_modulus_loop).
 template <bool kComplex3M, int kBound>
 __device__ __forceinline__ void limb_residues16(const CrtResidueWriter& w, const double (&v)[kResiduePositions],
                                                 int n_used, std::int8_t* dst, std::int8_t* line_out,
@@ -325,39 +369,14 @@ __device__ __forceinline__ void limb_residues16(const CrtResidueWriter& w, const
   crt::arith::Limbs23 a[kResiduePositions];
 #pragma unroll
   for (int i = 0; i < kResiduePositions; ++i) a[i] = crt::arith::limbs23(static_cast<long long>(v[i]));
-#pragma unroll
-  for (int l = 0; l < kBound; ++l) {
-    if (l < n_used) {
-      const crt::arith::ModulusU32 m = w.mod_u[l];
-      if constexpr (!kComplex3M) {
-        // Packed quad by quad as the residues come (store_run's packing after all 16 residues measured
-        // 2 % slower in this kernel: docs/perf-notes.md, "Session 17").
-        std::uint32_t word[4];
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          std::uint32_t b[4];
-#pragma unroll
-          for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_limbs(a[4 * q + e], m)) & 0xFFu;
-          word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
-        }
-        // span and panel multiples of 16: one aligned 16-byte store
-        *reinterpret_cast<uint4*>(dst + l * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
-      } else {
-        int r[kResiduePositions];
-#pragma unroll
-        for (int i = 0; i < kResiduePositions; ++i) r[i] = crt::arith::residue_limbs(a[i], m);
-        store_run<true>(w, line_out, ko0, l, r, m);
-      }
-    }
-  }
+  limb_modulus_loop<kComplex3M, kBound>(w, a, n_used, dst, line_out, ko0);
 }
 
 /// The wide-limb residues (crt_arith::residue_wide, scaled integers from 2^63 to 2^84: N >= 17 on
 /// lines with few large elements, phi = 4) for moduli l < n_used. A warp nearly always holds such a
 /// group somewhere, so this is not a rare branch: two halves of 8 positions (8 x 5 limb registers),
-/// each with the modulus loop unrolled and one 8-byte store per panel. One copy of the code: the
-/// half's values picked from registers by selects (a run-time index into v would move it to local
-/// memory).
+/// each through limb_modulus_loop (one 8-byte store per panel). One copy of the code: the half's
+/// values picked from registers by selects (a run-time index into v would move it to local memory).
 template <bool kComplex3M, int kBound>
 __device__ __forceinline__ void wide_residues16(const CrtResidueWriter& w, const double (&v)[kResiduePositions],
                                                 int n_used, std::int8_t* dst, std::int8_t* line_out,
@@ -367,28 +386,7 @@ __device__ __forceinline__ void wide_residues16(const CrtResidueWriter& w, const
     crt::arith::WideLimbs a[8];
 #pragma unroll
     for (int i = 0; i < 8; ++i) a[i] = crt::arith::wide_limbs(h == 0 ? v[i] : v[8 + i]);
-#pragma unroll
-    for (int l = 0; l < kBound; ++l) {
-      if (l < n_used) {
-        const crt::arith::ModulusU32 m = w.mod_u[l];
-        if constexpr (!kComplex3M) {
-          std::uint32_t word[2];
-#pragma unroll
-          for (int q = 0; q < 2; ++q) {
-            std::uint32_t b[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e) b[e] = static_cast<std::uint32_t>(crt::arith::residue_wide(a[4 * q + e], m)) & 0xFFu;
-            word[q] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
-          }
-          *reinterpret_cast<uint2*>(dst + 8 * h + l * w.panel) = make_uint2(word[0], word[1]);
-        } else {
-          int r[8];
-#pragma unroll
-          for (int i = 0; i < 8; ++i) r[i] = crt::arith::residue_wide(a[i], m);
-          store_run<true>(w, line_out, ko0 + 8 * h, l, r, m);
-        }
-      }
-    }
+    limb_modulus_loop<kComplex3M, kBound>(w, a, n_used, dst + 8 * h, line_out, ko0 + 8 * h);
   }
 }
 
