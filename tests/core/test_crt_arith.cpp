@@ -166,6 +166,7 @@ TEST(CrtArith, Fp64GroupResiduesAreTheCanonicalSymmetricResidues) {
       int bad = 0;
       const auto check = [&](double v) {
         const double w = arith::reduce_by_group(v, M, inv_M);
+        bad += !(std::fabs(w) < 0x1p48) || w != std::trunc(w);  // the second step's range
         for (int j = 0; j < size; ++j) {
           const int p = kModuli[first + j];
           const std::uint32_t word = arith::residue_word_fp64(w, p, 1.0 / p);
@@ -187,7 +188,7 @@ TEST(CrtArith, Fp64GroupResiduesAreTheCanonicalSymmetricResidues) {
       for (double v : {top, -top, 0x1p63 - 1024, -0x1p63 + 1024, 0x1p53, -0x1p53, 1.0, -1.0, 0.0})
         check(v);
       const auto Mi = static_cast<std::int64_t>(M);
-      for (std::int64_t q : {std::int64_t{1}, std::int64_t{3}, std::int64_t{12345}, (std::int64_t{1} << 40) / Mi + 1})
+      for (std::int64_t q : {std::int64_t{1}, std::int64_t{3}, std::int64_t{12345}, ((std::int64_t{1} << 40) / Mi) | 1})
         for (std::int64_t d = -3; d <= 3; ++d) {
           check(static_cast<double>(q * Mi / 2 + d));
           check(static_cast<double>(-(q * Mi / 2) + d));

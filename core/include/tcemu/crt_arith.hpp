@@ -111,9 +111,10 @@ TCEMU_HD double reduce_by_group(double v, double M, double inv_M) {
 
 /// The symmetric residue of an integer-valued |w| < 2^48 mod an odd p <= 255 (inv_p = RN(1/p)), as
 /// the low 32 bits of r + kRoundMagic: the int8 residue is its low byte, r itself the word. q =
-/// rint(w inv_p) equals round(w / p) exactly: the error |w inv_p - w / p| < 2^(48 - 7 - 53) stays below
-/// the distance 1 / (2p) >= 2^-9 from w / p to any half-integer (p odd), so r = w - q p lies in
-/// [-(p - 1) / 2, (p - 1) / 2], the canonical symmetric residue (residue() of the same integer).
+/// rint(w inv_p) equals round(w / p) exactly: the error |w inv_p - w / p| <= |w| / p 2^-53 stays
+/// below the distance 1 / (2p) from w / p to any half-integer (p odd) whenever |w| < 2^52, so r = w -
+/// q p lies in [-(p - 1) / 2, (p - 1) / 2], the canonical symmetric residue (residue() of the same
+/// integer).
 /// Three FP64 operations and an add: the residue pass runs these on the FP64 pipe beside the integer
 /// limbs on the IMAD pipe.
 TCEMU_HD std::uint32_t residue_word_fp64(double w, double p, double inv_p) {

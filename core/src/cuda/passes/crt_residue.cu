@@ -236,11 +236,9 @@ struct CrtResidueWriter {
   /// 2^51 times the smallest group product; beyond, every modulus through write_wide.
   double fp64_limit;
 
-  /// The quad's residues when its largest scaled integer is at or above 2^63 (amax): below 2^(floor((Lb
-  /// - 2 - c) / 2) + 16) with c >= 30, so never for N <= 16 (Lb <= 125), beyond for lines with few
-  /// large elements (phi = 4). Below 2^84 (always with the table's moduli: floor((Lb - 32) / 2) + 16
-  /// <= 77 for N = 20) five integer limbs per element and Barrett per modulus
-  /// (crt_arith::residue_wide); beyond, residue() (kept for completeness).
+  /// Every modulus's residues of a quad: the real pass's fallback for groups at or above fp64_limit
+  /// (write_residues16; not reached with the table's moduli). Below 2^84 five integer limbs per
+  /// element and Barrett per modulus (crt_arith::residue_wide); beyond, residue().
   __device__ __forceinline__ void write_wide(std::int8_t* dst, const double (&v)[4], double amax) const {
     if (amax < 0x1p84) {
       crt::arith::WideLimbs a[4];
@@ -425,9 +423,10 @@ __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const
 /// the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0, n_int) on the
 /// integer limbs (limb_residues16 below 2^63, wide_residues16 above), whose loops are unrolled to
 /// kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Complex 3M: every
-/// modulus on the limbs. Beyond both (not reached with the table's moduli: scaled integers stay below
-/// 2^(floor((Lb - 32) / 2) + 16) <= 2^77 for N = 20, and fp64_limit >= 2^81): residue() per quad,
-/// kept for completeness.
+/// modulus on the limbs. Real groups at or above fp64_limit, complex ones at or above 2^84: every
+/// modulus per quad through write_wide / residue(). Not reached with the table's moduli: the scaled
+/// integers stay below 2^(floor((Lb - 32) / 2) + 16), about 2^(4N), while fp64_limit is at least 2^74
+/// (N = 6, 12, 13) and 2^84 from N = 17 on; kept for completeness.
 template <bool kComplex3M, class T>
 __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std::int64_t line, std::int64_t ko0,
                                                  const T (&x)[kResiduePositions]) {
