@@ -198,6 +198,36 @@ TEST(CrtArith, Fp64GroupResiduesAreTheCanonicalSymmetricResidues) {
     }
 }
 
+// The GPU residue pass's split of N moduli between the integer limbs and the FP64 groups
+// (residue_pass_split), for every N of the table: at most 8 on the integers, the groups contiguous
+// after them up to N, 2 to 6 odd moduli each with a product below 2^48 (reduce_by_group's range), and
+// about 3/5 of the moduli in the groups from N = 6 on.
+TEST(CrtArith, ResiduePassSplitKeepsEveryBoundForEveryN) {
+  for (int n = kMinModuli; n <= kMaxModuli; ++n) {
+    SCOPED_TRACE("N = " + std::to_string(n));
+    const arith::ResiduePassSplit s = arith::residue_pass_split(n);
+    EXPECT_GE(s.n_int, 0);
+    EXPECT_LE(s.n_int, arith::kResidueIntModuliMax);
+    EXPECT_LE(s.groups, arith::kResidueFp64Groups);
+    if (n < 6) EXPECT_EQ(s.groups, 0);
+    else EXPECT_GE(5 * (n - s.n_int), 3 * n - 5);  // 3/5 of N, rounded down
+    int next = s.n_int;
+    for (int g = 0; g < s.groups; ++g) {
+      EXPECT_EQ(s.first[g], next);
+      EXPECT_GE(s.size[g], 2);
+      EXPECT_LE(s.size[g], arith::kResidueFp64GroupMax);
+      double M = 1;
+      for (int j = 0; j < s.size[g]; ++j) {
+        EXPECT_EQ(kModuli[s.first[g] + j] % 2, 1);
+        M *= kModuli[s.first[g] + j];
+      }
+      EXPECT_LT(M, 0x1p48);
+      next += s.size[g];
+    }
+    EXPECT_EQ(next, n);
+  }
+}
+
 // The INT8 wgmma kernel's epilogue reduction (sym_residue_i32_k17, |v| <= 2^31 - 2^14: one INT32
 // product of up to 2^17 - 1 INT8 x INT8 terms) equals the independent remainder for every p the kernel
 // accepts (2 to 256, the table's moduli among them): at both ends of its range, near 0 and at random.

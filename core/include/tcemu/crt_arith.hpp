@@ -129,6 +129,40 @@ TCEMU_HD std::uint32_t residue_word_fp64(double w, double p, double inv_p) {
 #endif
 }
 
+/// How the GPU residue pass splits N moduli between its pipes (cuda/passes/crt_residue.cu,
+/// plan_fp64_groups): moduli [0, n_int) through the integer limbs on the IMAD pipe, then `groups`
+/// FP64 groups of consecutive moduli (reduce_by_group, residue_word_fp64; group g holds moduli
+/// first[g] .. first[g] + size[g] - 1). From N = 6 on about 3/5 of the moduli go to the FP64 pipe (an
+/// FP64 residue costs 4 FP64 operations on a pipe of 64 per SM and clock, an integer one about 4.3
+/// IMAD-class of 64 and 8.4 issue slots: the split that keeps both pipes and the issue slots nearly
+/// evenly busy; docs/perf-notes.md "Session 24"), in at most kResidueFp64Groups balanced groups of at
+/// most kResidueFp64GroupMax (of the table's odd moduli, the product below 2^48), leaving at most
+/// kResidueIntModuliMax on the integers; below N = 6 integers only. Tested for every N
+/// (CrtArith.ResiduePassSplitKeepsEveryBoundForEveryN).
+inline constexpr int kResidueFp64Groups = 2;
+inline constexpr int kResidueFp64GroupMax = 6;
+inline constexpr int kResidueIntModuliMax = 8;
+struct ResiduePassSplit {
+  int n_int = 0, groups = 0;
+  int first[kResidueFp64Groups] = {}, size[kResidueFp64Groups] = {};
+};
+TCEMU_HD ResiduePassSplit residue_pass_split(int n) {
+  ResiduePassSplit s;
+  s.n_int = n;
+  if (n < 6) return s;
+  const int cap = kResidueFp64Groups * kResidueFp64GroupMax;
+  const int n_fp64 = (3 * n) / 5 < cap ? (3 * n) / 5 : cap;
+  s.groups = (n_fp64 + kResidueFp64GroupMax - 1) / kResidueFp64GroupMax;
+  s.n_int = n - n_fp64;
+  int first = s.n_int;
+  for (int g = 0; g < s.groups; ++g) {
+    s.first[g] = first;
+    s.size[g] = (n_fp64 - (first - s.n_int) + (s.groups - g) - 1) / (s.groups - g);  // balanced sizes
+    first += s.size[g];
+  }
+  return s;
+}
+
 /// The split of an integer-valued double 2^53 <= |x| < 2^84 for residue_split: xh = trunc(x 2^-32)
 /// and xl = x - xh 2^32 (both exact; |xh| < 2^52, |xl| < 2^32, xl of x's sign).
 struct Split32 {

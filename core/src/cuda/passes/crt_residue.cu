@@ -193,12 +193,11 @@ __global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, i
   if (i < lines) e[i] = in.active[i] ? crt::arith::scale_exponent(Lb, in.c[i], in.base[i]) : 0;
 }
 
-/// The FP64 groups of a real residue pass (plan_fp64_groups): at most kFp64Groups of at most
-/// kFp64GroupMax moduli; the rest, at most kMaxIntModuli (n - min(3n/5, 12) <= 8 for n <= 20, and n < 6
-/// stays below it), through the integer limbs.
-constexpr int kFp64GroupMax = 6;
-constexpr int kFp64Groups = 2;
-constexpr int kMaxIntModuli = 8;
+/// The FP64 groups of a real residue pass (crt_arith::residue_pass_split): at most kFp64Groups of at
+/// most kFp64GroupMax moduli; the rest, at most kMaxIntModuli, through the integer limbs.
+constexpr int kFp64GroupMax = crt::arith::kResidueFp64GroupMax;
+constexpr int kFp64Groups = crt::arith::kResidueFp64Groups;
+constexpr int kMaxIntModuli = crt::arith::kResidueIntModuliMax;
 
 /// One group of the residue pass's FP64 moduli (crt_arith::reduce_by_group, residue_word_fp64):
 /// moduli first .. first + size - 1 of the table (odd, 2 <= size <= kFp64GroupMax), their product M
@@ -823,39 +822,32 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
 
 namespace {
 
-/// Splits the real residue pass's moduli between the IMAD pipe (integer limbs, moduli [0, n_int)) and
-/// the FP64 pipe (w.groups groups of the last n - n_int moduli, all odd): about 3/5 of the moduli go
-/// to the FP64 pipe once n >= 6 (an FP64 residue costs 4 FP64 operations on a pipe of 64 per SM and
-/// clock, an integer one about 4.3 IMAD-class of 64 and 8.4 issue slots: the split that keeps both
-/// pipes and the issue slots nearly evenly busy; docs/perf-notes.md "Session 24"), in at most two
-/// groups of 2 to 6 (the group product below 2^48). Fewer than 6 moduli: integers only.
+/// Fills w's FP64 groups from crt_arith::residue_pass_split (which moduli go where and why): each
+/// group's moduli, their product M (below 2^48) and the reciprocals, and fp64_limit (2^84 capped by 2^51
+/// times the smallest M).
 void plan_fp64_groups(CrtResidueWriter& w) {
-  w.n_int = w.n;
-  w.groups = 0;
+  const crt::arith::ResiduePassSplit split = crt::arith::residue_pass_split(w.n);
+  if (split.n_int > kMaxIntModuli)
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " +
+                          std::to_string(split.n_int) + " integer moduli in a residue pass, above " +
+                          std::to_string(kMaxIntModuli));
+  w.n_int = split.n_int;
+  w.groups = split.groups;
   w.fp64_limit = 0x1p84;
-  if (w.n < 6) return;
-  const int n_fp64 = std::min((3 * w.n) / 5, kFp64Groups * kFp64GroupMax);
-  w.groups = (n_fp64 + kFp64GroupMax - 1) / kFp64GroupMax;
-  w.n_int = w.n - n_fp64;
-  int first = w.n_int;
   for (int g = 0; g < w.groups; ++g) {
     Fp64Group& G = w.group[g];
-    G.first = first;
-    G.size = (n_fp64 - (first - w.n_int) + (w.groups - g) - 1) / (w.groups - g);  // balanced sizes
+    G.first = split.first[g];
+    G.size = split.size[g];
     G.M = 1;
     for (int j = 0; j < G.size; ++j) {
-      const int p = crt::kModuli[first + j];
+      const int p = crt::kModuli[G.first + j];
       G.p[j] = p;
       G.inv_p[j] = 1.0 / p;
       G.M *= p;
     }
     G.inv_M = 1.0 / G.M;
     w.fp64_limit = std::min(w.fp64_limit, 0x1p51 * G.M);
-    first += G.size;
   }
-  if (w.n_int > kMaxIntModuli)
-    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + std::to_string(w.n_int) +
-                          " integer moduli in a residue pass, above " + std::to_string(kMaxIntModuli));
 }
 
 }  // namespace
