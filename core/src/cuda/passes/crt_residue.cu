@@ -201,7 +201,9 @@ constexpr int kMaxIntModuli = crt::arith::kResidueIntModuliMax;
 
 /// One group of the residue pass's FP64 moduli (crt_arith::reduce_by_group, residue_word_fp64):
 /// moduli first .. first + size - 1 of the table (odd, 2 <= size <= kFp64GroupMax), their product M
-/// (exact, below 2^48) and RN(1 / M), each modulus and RN(1 / p) as doubles.
+/// (exact, below 2^48) and RN(1 / M), each modulus and RN(1 / p) as doubles: copies of the writer's
+/// mod[first + j], indexed here by the unrolled j so that they stay constant-bank operands (mod[] at a
+/// run-time first would be an indexed parameter load per use).
 struct Fp64Group {
   double M, inv_M;
   double p[kFp64GroupMax], inv_p[kFp64GroupMax];
@@ -823,8 +825,8 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
 namespace {
 
 /// Fills w's FP64 groups from crt_arith::residue_pass_split (which moduli go where and why): each
-/// group's moduli, their product M (below 2^48) and the reciprocals, and fp64_limit (2^84 capped by 2^51
-/// times the smallest M).
+/// group's moduli and reciprocals (from w.mod, filled before), their product M (below 2^48) and RN(1 /
+/// M), and fp64_limit (2^84 capped by 2^51 times the smallest M).
 void plan_fp64_groups(CrtResidueWriter& w) {
   const crt::arith::ResiduePassSplit split = crt::arith::residue_pass_split(w.n);
   if (split.n_int > kMaxIntModuli)
@@ -840,10 +842,10 @@ void plan_fp64_groups(CrtResidueWriter& w) {
     G.size = split.size[g];
     G.M = 1;
     for (int j = 0; j < G.size; ++j) {
-      const int p = crt::kModuli[G.first + j];
-      G.p[j] = p;
-      G.inv_p[j] = 1.0 / p;
-      G.M *= p;
+      const crt::arith::ModulusF64& m = w.mod[G.first + j];
+      G.p[j] = m.p;
+      G.inv_p[j] = m.inv_p;
+      G.M *= m.p;
     }
     G.inv_M = 1.0 / G.M;
     w.fp64_limit = std::min(w.fp64_limit, 0x1p51 * G.M);
