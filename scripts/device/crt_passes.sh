@@ -10,7 +10,9 @@
 # INT8 wgmma kernel's self-test and timings, --repeat 10) ncu_breakdown bench (one interleaved round per mention) peers (GEMMul8 beside this tree's tcemu-bench, through
 # fp64_peers.sh) fp32 (this tree's FP32-target table: SGEMM, fp16x2, int8-crt at FP32_SCHEMES) sass (the
 # residue and reconstruction objects' SASS) ncu_detail (Nsight Compute's full set on the residue,
-# product and reconstruction kernels of one int8-crt:15 call at phi = 1, old and new: ncud_*.csv). Knobs: DISTS
+# product and reconstruction kernels of one int8-crt:15 call at phi = 1, old and new: ncud_*.csv) telemetry
+# (the new tree's timed runs with nvidia-smi's SM clock, power and throttle reasons every 50 ms)
+# auto_grid (the new tree's `tcemu-bench --auto-grid --grid-targets fp64`, calibrated in the call). Knobs: DISTS
 # [phi=0.1,phi=1,phi=4], SHAPES [8192], SCHEMES [fp64,int8-crt:15,int8-crt:16,int8-crt:18], PEER_SCHEMES,
 # NCU_CASES ["phi=1:int8-crt:15 phi=4:int8-crt:18"; an entry DIST:SCHEME@SHAPE times SHAPE instead of
 # 8192, e.g. uniform:int8-crt:15@complex:4096], FP32_DISTS, FP32_SCHEMES, DEADLINE [280] (seconds after which the
@@ -144,6 +146,50 @@ fp32() {  # the FP32 target beside fp16x2 (issue 21's FP32 row): float data, rel
     --schemes "${FP32_SCHEMES:-fp32,fp16x2,int8-crt:7,int8-crt:8,int8-crt:9,int8-crt}" --fp64-schemes '' \
     --warmup 1 --repeat 5 --explain --csv "$OUT/fp32.csv" > "$OUT/fp32.txt" 2> "$OUT/fp32.err"
   echo "exit $?"; grep -E "^8192 .*(fp32|fp16x2|int8-crt)" "$OUT/fp32.txt" | cut -c1-150 | head -20
+  return 0
+}
+
+telemetry() {  # clocks, power and throttle reasons sampled every 50 ms around timed runs (new tree)
+  late "telemetry" && return 0
+  stamp "telemetry: nvidia-smi every 50 ms; int8-crt:15, fp64, int8-crt:15 at phi = 1 (--repeat 30), 3 s idle between"
+  local q=timestamp,clocks.sm,clocks.mem,power.draw,power.limit,temperature.gpu,clocks_event_reasons.active
+  nvidia-smi --query-gpu=$q --format=csv -c 1 > /dev/null 2>&1 || q=${q/clocks_event_reasons/clocks_throttle_reasons}
+  nvidia-smi --query-gpu=$q --format=csv -lms 50 > "$OUT/telemetry.csv" 2>&1 &
+  local smi=$!
+  sleep 3
+  for s in int8-crt:15 fp64 int8-crt:15; do
+    echo "$(date +%H:%M:%S.%N) start $s" >> "$OUT/telemetry_marks.txt"
+    "$NEW_B/core/tcemu-bench" --shapes 8192 --dists phi=1 --schemes '' --fp64-schemes "$s" \
+      --warmup 1 --repeat 30 --no-errors >> "$OUT/telemetry_bench.txt" 2>&1
+    echo "$(date +%H:%M:%S.%N) end $s" >> "$OUT/telemetry_marks.txt"
+    sleep 3
+  done
+  kill "$smi" 2>/dev/null; wait "$smi" 2>/dev/null
+  cat "$OUT/telemetry_marks.txt"; grep -E "int8-crt|fp64 " "$OUT/telemetry_bench.txt" | cut -c1-150
+  python3 - "$OUT/telemetry.csv" "$OUT/telemetry_marks.txt" <<'EOF'
+import sys, csv, datetime as dt
+def t(s): h, m, r = s.strip().split(" ")[-1].split(":"); return int(h) * 3600 + int(m) * 60 + float(r)
+rows = [r for r in csv.reader(open(sys.argv[1])) if r and r[0][:2].isdigit()]
+marks = [l.split() for l in open(sys.argv[2])]
+for i in range(0, len(marks), 2):
+    a, b, name = t(marks[i][0]), t(marks[i + 1][0]), marks[i][2]
+    sel = [r for r in rows if a + 1.0 <= t(r[0]) <= b]  # past the inputs' set-up
+    if not sel: continue
+    num = lambda r, c: float(r[c].split()[0])
+    sm = [num(r, 1) for r in sel]; pw = [num(r, 3) for r in sel]
+    print(f"{name}: {len(sel)} samples, SM clock {min(sm):.0f}-{max(sm):.0f} MHz (mean {sum(sm)/len(sm):.0f}), "
+          f"power {min(pw):.0f}-{max(pw):.0f} W (mean {sum(pw)/len(pw):.0f}), limit {sel[0][4].strip()}, "
+          f"reasons {sorted(set(r[6].strip() for r in sel))}")
+EOF
+  return 0
+}
+
+auto_grid() {  # auto's FP64 acceptance grid on this GPU (new tree; its own calibration in $OUT/cache)
+  late "auto_grid" && return 0
+  stamp "auto grid, FP64 target (calibration first)"
+  XDG_CACHE_HOME="$OUT/cache" "$NEW_B/core/tcemu-bench" --auto-grid --grid-targets fp64 --explain \
+    --csv "$OUT/auto_grid.csv" > "$OUT/auto_grid.txt" 2> "$OUT/auto_grid.err"
+  echo "exit $?"; grep -E "auto-grid:" "$OUT/auto_grid.txt"; tail -20 "$OUT/auto_grid.txt" | cut -c1-160
   return 0
 }
 
