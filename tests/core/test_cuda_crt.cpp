@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -182,6 +183,147 @@ TEST(CudaCrtLayout, ResidueOffsetsAreOneToOneInsideThePanel) {
       for (int h : hits) twice += h > 1;
       EXPECT_EQ(twice, 0) << m << " x " << n << " tile " << static_cast<int>(tile);
     }
+}
+
+/// Lines and magnitude products for the certificate passes, uploaded (c, base, s1 per line; hh and
+/// cross column-major with ld = m), and the host's test of one entry at N (crt_arith, as host/crt.cpp).
+struct CertCase {
+  std::int64_t m = 0, n = 0;
+  std::vector<int> cx, bx, cy, by;
+  std::vector<unsigned long long> sx, sy;
+  std::vector<std::int32_t> hh, cross;
+  double tol = 0;
+
+  double bound(std::int64_t i, std::int64_t j, int N) const {
+    const int Lb = crt::constants(N).bits - 1;
+    return crt::arith::entry_bound(crt::arith::norm1_bound(sy[j], 16 - by[j]), crt::arith::norm1_bound(sx[i], 16 - bx[i]),
+                                   crt::arith::scale_exponent(Lb, cx[i], bx[i]),
+                                   crt::arith::scale_exponent(Lb, cy[j], by[j]), crt::constants(N).recon_error);
+  }
+  double rhs(std::int64_t i, std::int64_t j) const {
+    return crt::arith::int8_certificate_rhs(hh[j * m + i], cross[j * m + i], 32 - bx[i] - by[j], tol);
+  }
+  bool fails(std::int64_t i, std::int64_t j, int N) const { return !(bound(i, j, N) <= rhs(i, j)); }
+
+  /// Runs the search over [2, 20], the mask test over [2, 20] and the ratio pass at `at` on the GPU.
+  void run(int at, unsigned& candidate, unsigned& mask, unsigned& at_mask) const {
+    std::vector<int> active_x(m, 1), active_y(n, 1);
+    std::vector<void*> allocs;
+    auto up = [&](const auto& v) {
+      void* d = nullptr;
+      EXPECT_EQ(cudaMalloc(&d, sizeof(v[0]) * v.size()), cudaSuccess);
+      cudaMemcpy(d, v.data(), sizeof(v[0]) * v.size(), cudaMemcpyHostToDevice);
+      allocs.push_back(d);
+      return d;
+    };
+    cuda::detail::CrtLines lx, ly;
+    lx.c = static_cast<int*>(up(cx));
+    lx.base = static_cast<int*>(up(bx));
+    lx.active = static_cast<int*>(up(active_x));
+    lx.s1 = static_cast<unsigned long long*>(up(sx));
+    ly.c = static_cast<int*>(up(cy));
+    ly.base = static_cast<int*>(up(by));
+    ly.active = static_cast<int*>(up(active_y));
+    ly.s1 = static_cast<unsigned long long*>(up(sy));
+    const auto* dh = static_cast<const std::int32_t*>(up(hh));
+    const auto* dc = static_cast<const std::int32_t*>(up(cross));
+    const std::vector<unsigned long long> zeros(4, 0);
+    auto* counters = static_cast<unsigned long long*>(up(zeros));
+    auto* flags = reinterpret_cast<unsigned*>(counters);  // [0] candidate, [1] mask, [2] mask at `at`
+    cuda::detail::crt_certificate_int8_search(dh, dc, m, m, n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags,
+                                              nullptr);
+    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags + 1,
+                                       nullptr, nullptr);
+    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, lx, ly, tol, at, at, flags + 2, counters + 3, nullptr);
+    unsigned got[3] = {};
+    EXPECT_EQ(cudaMemcpy(got, flags, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (void* d : allocs) cudaFree(d);
+    candidate = got[0];
+    mask = got[1];
+    at_mask = got[2];
+  }
+};
+
+// The certificate's search (crt_certificate_int8_search) finds the smallest N that no entry fails,
+// as the mask test of every N does, on lines and products of realistic size (k = 8192: 1-norms near
+// 2^27, 2-norm exponents 38-42, products of 2^23-2^26): 300 x 150 entries, two row blocks and three
+// column steps, both partial. The host's own test of every entry and N gives the expected N.
+TEST(CudaCrt, CertificateSearchFindsTheSmallestNThatNoEntryFails) {
+  TCEMU_REQUIRE_GPU();
+  CertCase t;
+  t.m = 300;
+  t.n = 150;
+  t.tol = std::ldexp(1.0, -53);
+  std::mt19937_64 g(25);
+  std::uniform_int_distribution<int> c(38, 42), base(14, 18), hh(1 << 23, 1 << 25), cross(1 << 24, 1 << 26);
+  std::uniform_int_distribution<unsigned long long> s1(1ull << 26, 1ull << 28);
+  for (std::int64_t i = 0; i < t.m; ++i) {
+    t.cx.push_back(c(g));
+    t.bx.push_back(base(g));
+    t.sx.push_back(s1(g));
+  }
+  for (std::int64_t j = 0; j < t.n; ++j) {
+    t.cy.push_back(c(g));
+    t.by.push_back(base(g));
+    t.sy.push_back(s1(g));
+  }
+  for (std::int64_t e = 0; e < t.m * t.n; ++e) {
+    t.hh.push_back(hh(g));
+    t.cross.push_back(cross(g));
+  }
+  unsigned want_mask = 0;
+  for (std::int64_t i = 0; i < t.m; ++i)
+    for (std::int64_t j = 0; j < t.n; ++j)
+      for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N)
+        if (t.fails(i, j, N)) want_mask |= 1u << N;
+  int want = 0;
+  for (int N = crt::kMinModuli; N <= crt::kMaxModuli && want == 0; ++N)
+    if (!(want_mask & (1u << N))) want = N;
+  ASSERT_GT(want, crt::kMinModuli + 8) << "the case must make the search climb";
+  ASSERT_LT(want, crt::kMaxModuli);
+  unsigned candidate = 0, mask = 0, at_mask = 0;
+  t.run(want, candidate, mask, at_mask);
+  EXPECT_EQ(candidate, static_cast<unsigned>(want));
+  EXPECT_EQ(mask & ~3u, want_mask & ~3u);
+  EXPECT_EQ(at_mask & (1u << want), 0u);  // the ratio pass finds no entry failing at the searched N
+}
+
+// An entry whose bound is not monotone in N (row: c = 10, base = -20, s1 = 1; column: c = 14, base
+// = -20, s1 = 1: the bound at N = 20 exceeds that at 19), its right-hand side between the two, then in
+// the same row an entry that fails at 19 and passes at 20. The search, one test per entry at its
+// warp's candidate, stops at 20; the ratio pass at 20 finds the first entry failing there (what sends
+// crt_certify_int8 to the test of every N), and that test certifies no N, as the host does.
+TEST(CudaCrt, CertificateSearchOfANonMonotoneBoundIsCaughtAtItsN) {
+  TCEMU_REQUIRE_GPU();
+  CertCase t;
+  t.m = 1;
+  t.n = 2;
+  t.cx = {10};
+  t.bx = {-20};
+  t.sx = {1};
+  t.cy = {14, 0};
+  t.by = {-20, -20};
+  t.sy = {1, 1};
+  t.hh = {0, 0};
+  t.cross = {0, 0};
+  // Entry (0, 0): rhs between bound(19) and bound(20) with G = 128 cross near 10^6.
+  const double lo0 = t.bound(0, 0, 19), hi0 = t.bound(0, 0, 20);
+  ASSERT_LT(lo0, hi0) << "the row and column 0 must give a bound that rises from N = 19 to 20";
+  t.tol = 0.5 * (lo0 + hi0) / (std::ldexp(1.0, 32 - t.bx[0] - t.by[0] - 28) * 1e6);
+  t.cross[0] = static_cast<std::int32_t>(1e6 / 128);
+  // Entry (0, 1): rhs between bound(20) and bound(19).
+  const double lo1 = t.bound(0, 1, 20), hi1 = t.bound(0, 1, 19);
+  t.cross[1] = static_cast<std::int32_t>(0.5 * (lo1 + hi1) / (t.tol * std::ldexp(1.0, 32 - t.bx[0] - t.by[1] - 28)) / 128);
+  ASSERT_FALSE(t.fails(0, 0, 19));
+  ASSERT_TRUE(t.fails(0, 0, 20));
+  ASSERT_TRUE(t.fails(0, 1, 19));
+  ASSERT_FALSE(t.fails(0, 1, 20));
+  for (int N = crt::kMinModuli; N < 19; ++N) ASSERT_TRUE(t.fails(0, 0, N)) << "N = " << N;
+  unsigned candidate = 0, mask = 0, at_mask = 0;
+  t.run(20, candidate, mask, at_mask);
+  EXPECT_EQ(candidate, 20u);
+  EXPECT_NE(at_mask & (1u << 20), 0u);
+  EXPECT_EQ(mask & ~3u, ((2u << crt::kMaxModuli) - 1) & ~3u);  // every N fails somewhere: none certified
 }
 
 TEST(CudaCrt, MagnitudePanelsEqualTheirDefinitionOnEveryPath) {

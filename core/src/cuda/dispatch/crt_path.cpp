@@ -85,19 +85,34 @@ crt::Certificate crt_certify_int8(const CrtMagnitudePanels& mp, std::int64_t m, 
   TCEMU_CUBLAS(cublasGemmEx(hb, CUBLAS_OP_T, CUBLAS_OP_N, gm, gn, blas_int(2 * kp, "k"), &one, mp.x, CUDA_R_8I,
                             blas_int(2 * kp, "lda"), mp.y + kp, CUDA_R_8I, blas_int(3 * kp, "ldb"), &zero,
                             g + ldg * n, CUDA_R_32I, gldc, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
-  crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask, nullptr, st);
-  auto* hm = static_cast<unsigned*>(ws.host(sizeof(unsigned) + sizeof(unsigned long long)));
-  TCEMU_CUDA(cudaMemcpyAsync(hm, mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+  // The smallest N that no entry fails: first the search (one test per entry at its warp's
+  // candidate), then the ratio pass at its N, which also tests every entry there. Only when some entry
+  // fails at the searched N (its bound not monotone in N) the full test of every N decides, as the
+  // host does (docs/crt.md, "The GPU path"). mask[2]: the candidate, [1] and [3]: the ratio passes'.
+  auto* hm = static_cast<unsigned*>(ws.host(2 * sizeof(unsigned long long)));
+  const auto ratio_at = [&](int at, unsigned* at_mask, unsigned long long* at_ratio, crt::Certificate& cert) {
+    crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, at, at, at_mask, at_ratio, st);
+    TCEMU_CUDA(cudaMemcpyAsync(hm, at_ratio, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
+    TCEMU_CUDA(cudaMemcpyAsync(hm + 2, at_mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
+    TCEMU_CUDA(cudaStreamSynchronize(st));
+    std::memcpy(&cert.worst_ratio, hm, sizeof(double));
+    return (hm[2] & (1u << at)) == 0;  // every entry passes at `at`
+  };
+  crt_certificate_int8_search(g, g + ldg * n, ldg, m, n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask + 2, st);
+  TCEMU_CUDA(cudaMemcpyAsync(hm, mask + 2, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
   crt::Certificate cert;
   cert.tol = tol;
-  for (int N = crt::kMinModuli; N <= crt::kMaxModuli && cert.moduli == 0; ++N)
-    if (!(hm[0] & (1u << N))) cert.moduli = N;
-  const int at = cert.run_moduli();
-  crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, at, at, mask + 1, ratio_bits, st);
-  TCEMU_CUDA(cudaMemcpyAsync(hm, ratio_bits, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
+  cert.moduli = hm[0] <= static_cast<unsigned>(crt::kMaxModuli) ? static_cast<int>(hm[0]) : 0;
+  if (ratio_at(cert.run_moduli(), mask + 1, ratio_bits, cert) || cert.moduli == 0) return cert;
+  crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask, nullptr, st);
+  TCEMU_CUDA(cudaMemcpyAsync(hm, mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
-  std::memcpy(&cert.worst_ratio, hm, sizeof(double));
+  const unsigned fails = hm[0];
+  cert.moduli = 0;
+  for (int N = crt::kMinModuli; N <= crt::kMaxModuli && cert.moduli == 0; ++N)
+    if (!(fails & (1u << N))) cert.moduli = N;
+  ratio_at(cert.run_moduli(), mask + 3, ratio_bits + 1, cert);
   return cert;
 }
 

@@ -37,9 +37,11 @@ CrtMagnitudePanels crt_magnitude_panels(Workspace::Impl& ws, std::int64_t m, std
                                         cudaStream_t stream);
 
 /// crt::certify_int8 on the GPU from filled magnitude panels (k <= crt::kInt8CertificateMaxK): two
-/// cuBLAS INT8 GEMMs (hx . hy and [hx lx] . [ly hy], INT32, in the accumulator slot), the per-entry
-/// test of every N (crt_certificate_int8; one sync) and the worst ratio at the chosen N (one sync).
-/// lx, ly: the lines' statistics with s1; mask (2 entries) and ratio_bits zeroed before (CrtCallLines).
+/// cuBLAS INT8 GEMMs (hx . hy and [hx lx] . [ly hy], INT32, in the accumulator slot), the search for
+/// the smallest N (crt_certificate_int8_search; one sync), then the worst ratio at that N with the
+/// test of every entry there (one sync); where some entry fails there, the test of every N (one sync)
+/// and the ratio at its N (one sync). lx, ly: the lines' statistics with s1; mask (4 entries) and
+/// ratio_bits (2) zeroed before (CrtCallLines).
 /// Returns the host's certificate bit for bit: moduli = 0 when no N <= 20 is certified (worst_ratio
 /// then at N = 20).
 crt::Certificate crt_certify_int8(const CrtMagnitudePanels& panels, std::int64_t m, std::int64_t n,

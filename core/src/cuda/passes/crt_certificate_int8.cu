@@ -1,10 +1,12 @@
-// int8-crt: the per-entry test of crt::certify_int8 on the GPU (crt_certificate_int8, crt_passes.hpp)
-// from the two INT32 magnitude products. The operations per entry and N are host/crt.cpp's
-// (crt_arith::int8_certificate_rhs, scale_exponent, entry_bound), so the fail mask and the worst
-// ratio are the host's bits. Layout for speed (docs/perf-notes.md, "Session 19"): a block takes 256
-// rows and kCertCols columns, the columns' line data staged in shared memory; a warp stops testing
-// an N once one of its entries failed it (the mask is all that is wanted then); one atomic per
-// block, not per warp (2 million same-address atomics cost more than the test itself).
+// int8-crt: the per-entry test of crt::certify_int8 on the GPU (crt_certificate_int8,
+// crt_certificate_int8_search, crt_passes.hpp) from the two INT32 magnitude products. The operations
+// per entry and N are host/crt.cpp's (crt_arith::int8_certificate_rhs, scale_exponent, entry_bound),
+// so the fail mask, the candidate N and the worst ratio are the host's bits. Layout for speed
+// (docs/perf-notes.md, "Session 19"): a block takes 256 rows and kCertCols columns, the columns' line
+// data staged in shared memory; one atomic per block, not per warp (2 million same-address atomics
+// cost more than the test itself). The mask test stops testing an N in a warp once one of its
+// entries failed it; the search (session 25) tests one N per entry, the warp's candidate, and raises
+// it while some lane fails there.
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -36,10 +38,15 @@ struct CertConstants {
   double recon_error[crt::kMaxModuli + 1];
 };
 
+/// kSearch = false: the fail mask of every N in [n_lo, n_hi] (atomicOr on *out), with ratio_bits
+/// the worst ratio too. kSearch = true: each warp's candidate c starts at n_lo and goes up by one
+/// while some lane's entry fails at c (to n_hi + 1 at most); *out = the largest c (atomicMax). c only
+/// rises past an N that some entry fails, so every N below the result fails somewhere.
+template <bool kSearch>
 __global__ void __launch_bounds__(kCertThreads)
     certificate_int8_kernel(const std::int32_t* __restrict__ hh, const std::int32_t* __restrict__ cross,
                             std::int64_t ld, std::int64_t m, std::int64_t n, CrtLines lx, CrtLines ly, double tol,
-                            int n_lo, int n_hi, CertConstants K, unsigned* fail_mask,
+                            int n_lo, int n_hi, CertConstants K, unsigned* out,
                             unsigned long long* ratio_bits) {
   __shared__ int col_active[kCertCols], col_c[kCertCols], col_base[kCertCols];
   __shared__ double col_norm1[kCertCols];
@@ -59,6 +66,7 @@ __global__ void __launch_bounds__(kCertThreads)
   const unsigned wanted = ((2u << n_hi) - 1) & ~((1u << n_lo) - 1);
   unsigned mask = 0;
   double worst = 0;
+  int candidate = n_lo;  // kSearch: the warp's candidate N (every lane holds the same value)
   for (std::int64_t j0 = blockIdx.y * std::int64_t{kCertCols}; j0 < n; j0 += std::int64_t{gridDim.y} * kCertCols) {
     const int cols = static_cast<int>(n - j0 < kCertCols ? n - j0 : kCertCols);
     __syncthreads();  // the previous step's column data is no longer read
@@ -82,6 +90,25 @@ __global__ void __launch_bounds__(kCertThreads)
 #pragma unroll
       for (int t = 0; t < kCertBatch; ++t) {
         const int jj = b + t;
+        if constexpr (kSearch) {
+          // Warp-uniform: every lane runs the loop until no lane fails at the candidate.
+          const bool live = row && jj < cols && col_active[jj];
+          const int Ey = live ? 16 - col_base[jj] : 0;
+          const double rhs = live ? crt::arith::int8_certificate_rhs(vh[t], vc[t], Ex + Ey, tol) : 0;
+          const int cy = live ? col_c[jj] : 0, by = live ? col_base[jj] : 0;
+          const double zy = live ? col_norm1[jj] : 0;
+          while (candidate <= n_hi) {
+            bool fails = false;
+            if (live) {
+              const int ea = crt::arith::scale_exponent(K.Lb[candidate], cx, bx);
+              const int eb = crt::arith::scale_exponent(K.Lb[candidate], cy, by);
+              fails = !(crt::arith::entry_bound(zy, wx, ea, eb, K.recon_error[candidate]) <= rhs);
+            }
+            if (!__any_sync(0xffffffffu, fails)) break;
+            ++candidate;
+          }
+          continue;
+        }
         // The N some entry of this warp already failed need no more tests (warp-uniform skip).
         const unsigned todo = ratio_bits != nullptr ? wanted : wanted & ~warp_or(mask);
         if (!row || jj >= cols || !col_active[jj] || todo == 0) continue;
@@ -104,6 +131,12 @@ __global__ void __launch_bounds__(kCertThreads)
       }
     }
   }
+  if constexpr (kSearch) {
+    if ((threadIdx.x & 31) == 0) atomicMax(&block_mask, static_cast<unsigned>(candidate));
+    __syncthreads();
+    if (threadIdx.x == 0) atomicMax(out, block_mask);
+    return;
+  }
   mask = warp_or(mask);
   const unsigned long long worst_bits = warp_max_u64(dbits(worst));  // worst >= 0: bits order as values
   if ((threadIdx.x & 31) == 0) {
@@ -112,9 +145,24 @@ __global__ void __launch_bounds__(kCertThreads)
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    if (block_mask) atomicOr(fail_mask, block_mask);
+    if (block_mask) atomicOr(out, block_mask);
     if (ratio_bits != nullptr && block_worst) atomicMax(ratio_bits, block_worst);
   }
+}
+
+CertConstants cert_constants() {
+  CertConstants K{};
+  for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
+    K.Lb[N] = crt::constants(N).bits - 1;
+    K.recon_error[N] = crt::constants(N).recon_error;
+  }
+  return K;
+}
+
+dim3 cert_grid(std::int64_t m, std::int64_t n) {
+  const std::int64_t col_steps = (n + kCertCols - 1) / kCertCols;
+  return dim3(static_cast<unsigned>((m + kCertThreads - 1) / kCertThreads),
+              static_cast<unsigned>(col_steps < 65535 ? col_steps : 65535));
 }
 
 }  // namespace
@@ -123,17 +171,18 @@ void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std
                           std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
                           unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
-  CertConstants K{};
-  for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
-    K.Lb[N] = crt::constants(N).bits - 1;
-    K.recon_error[N] = crt::constants(N).recon_error;
-  }
-  const std::int64_t col_steps = (n + kCertCols - 1) / kCertCols;
-  const dim3 grid(static_cast<unsigned>((m + kCertThreads - 1) / kCertThreads),
-                  static_cast<unsigned>(col_steps < 65535 ? col_steps : 65535));
-  certificate_int8_kernel<<<grid, kCertThreads, 0, stream>>>(hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, K,
-                                                              fail_mask, ratio_bits);
+  certificate_int8_kernel<false><<<cert_grid(m, n), kCertThreads, 0, stream>>>(
+      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(), fail_mask, ratio_bits);
   TCEMU_LAUNCHED("crt certificate_int8_kernel");
+}
+
+void crt_certificate_int8_search(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
+                                 std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
+                                 int n_hi, unsigned* candidate, cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  certificate_int8_kernel<true><<<cert_grid(m, n), kCertThreads, 0, stream>>>(
+      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(), candidate, nullptr);
+  TCEMU_LAUNCHED("crt certificate_int8_kernel (search)");
 }
 
 }  // namespace tcemu::cuda::detail

@@ -98,6 +98,16 @@ void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std
                           std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
                           unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream);
 
+/// The candidate of crt_certificate_int8's test (same inputs and operations): *candidate = the
+/// largest over warps of c, where a warp's c starts at n_lo and rises by one while some lane's entry
+/// fails at c (at most n_hi + 1; atomicMax, zeroed before). Each entry is tested at its warp's c when
+/// it comes, so every N in [n_lo, result) fails for some entry; the result is the smallest N that no
+/// entry fails when each entry's bound, once met, stays met at larger N (crt_certify_int8 checks
+/// that at the result, in its ratio pass). One test per entry instead of one per passing N.
+void crt_certificate_int8_search(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
+                                 std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
+                                 int n_hi, unsigned* candidate, cudaStream_t stream);
+
 /// Reconstruction: for rows [0, rows) of this block and all n columns, reduces the INT32 products
 /// acc[(l * nchunks + c) * bstride + j * ldacc + i] mod p_l (chunk sums added mod p_l), rebuilds C'
 /// with crt_arith's reconstruct in the fixed order, and writes C(i, j) = T(alpha 2^-(ex[i] + ey[j])
