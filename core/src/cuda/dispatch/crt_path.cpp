@@ -88,7 +88,8 @@ crt::Certificate crt_certify_int8(const CrtMagnitudePanels& mp, std::int64_t m, 
   // The smallest N that no entry fails: first the search (one test per entry at its warp's
   // candidate), then the ratio pass at its N, which also tests every entry there. Only when some entry
   // fails at the searched N (its bound not monotone in N) the full test of every N decides, as the
-  // host does (docs/crt.md, "The GPU path"). mask[2]: the candidate, [1] and [3]: the ratio passes'.
+  // host does (docs/crt.md, "The GPU path"). mask[0]: the test of every N, [2]: the candidate, [1] and
+  // [3]: the ratio passes'.
   auto* hm = static_cast<unsigned*>(ws.host(2 * sizeof(unsigned long long)));
   const auto ratio_at = [&](int at, unsigned* at_mask, unsigned long long* at_ratio, crt::Certificate& cert) {
     crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, at, at, at_mask, at_ratio, st);
