@@ -190,24 +190,6 @@ struct ModulusU32 {
   std::uint32_t off31 = 0;  ///< ceil(2^31 / p) p + half (sym_residue_i32_k17)
   std::uint32_t neg_p = 0;  ///< 2^32 - p: mod_u32's s - q p as one multiply-add s + q neg_p
 };
-TCEMU_HD ModulusU32 modulus_u32(int p) {
-  ModulusU32 m;
-  m.p = static_cast<std::uint32_t>(p);
-  m.magic = static_cast<std::uint32_t>((std::uint64_t{1} << 32) / m.p);
-  m.c23 = pow2_mod(23, m.p);
-  m.c46 = pow2_mod(46, m.p);
-  m.half = m.p / 2;
-  m.off25 = ((std::uint32_t{1} << 25) + m.p - 1) / m.p * m.p + m.half;
-  m.off30 = ((std::uint32_t{1} << 30) + m.p - 1) / m.p * m.p + m.half;
-  m.c32 = pow2_mod(32, m.p);
-  m.c53 = pow2_mod(53, m.p);
-  m.c74 = pow2_mod(74, m.p);
-  m.off19 = ((std::uint32_t{1} << 19) + m.p - 1) / m.p * m.p + m.half;
-  m.off31 = static_cast<std::uint32_t>(((std::uint64_t{1} << 31) + m.p - 1) / m.p * m.p + m.half);
-  m.neg_p = 0u - m.p;
-  return m;
-}
-
 /// The Barrett constants alone (p, magic, half, neg_p; the limb constants and offsets zero): for
 /// kernels that hold p and magic in their parameters and set the one offset they use.
 TCEMU_HD ModulusU32 barrett_u32(std::uint32_t p, std::uint32_t magic) {
@@ -216,6 +198,21 @@ TCEMU_HD ModulusU32 barrett_u32(std::uint32_t p, std::uint32_t magic) {
   m.magic = magic;
   m.half = p / 2;
   m.neg_p = 0u - p;
+  return m;
+}
+
+TCEMU_HD ModulusU32 modulus_u32(int p) {
+  const auto pu = static_cast<std::uint32_t>(p);
+  ModulusU32 m = barrett_u32(pu, static_cast<std::uint32_t>((std::uint64_t{1} << 32) / pu));
+  m.c23 = pow2_mod(23, m.p);
+  m.c46 = pow2_mod(46, m.p);
+  m.off25 = ((std::uint32_t{1} << 25) + m.p - 1) / m.p * m.p + m.half;
+  m.off30 = ((std::uint32_t{1} << 30) + m.p - 1) / m.p * m.p + m.half;
+  m.c32 = pow2_mod(32, m.p);
+  m.c53 = pow2_mod(53, m.p);
+  m.c74 = pow2_mod(74, m.p);
+  m.off19 = ((std::uint32_t{1} << 19) + m.p - 1) / m.p * m.p + m.half;
+  m.off31 = static_cast<std::uint32_t>(((std::uint64_t{1} << 31) + m.p - 1) / m.p * m.p + m.half);
   return m;
 }
 

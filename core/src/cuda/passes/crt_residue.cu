@@ -753,6 +753,21 @@ void crt_pair_lines(const CrtLines& in, std::int64_t lines, const CrtLines& out,
 
 namespace {
 
+/// residue_lines_kernel over an operand read along k (k_stride no larger than the line stride):
+/// 16-byte loads where k is unit-stride and aligned; at most 16 waves of resident blocks.
+template <class T, class Sink>
+void launch_lines(const T* data, std::int64_t lines, std::int64_t line_stride, std::int64_t k_stride, const Sink& w,
+                  cudaStream_t stream) {
+  const bool vec = k_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
+                   (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+  const std::int64_t cap = std::int64_t{device_sms()} * kLinesBlocksPerSm * 16;  // 16 waves of resident blocks
+  const std::int64_t items = lines * (w.span / kResiduePositions);
+  const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
+  const auto grid = static_cast<unsigned>(want < cap ? want : cap);
+  residue_lines_kernel<T, Sink><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
+  TCEMU_LAUNCHED("crt residue_lines_kernel");
+}
+
 /// Runs one pass of `sink` over an operand: residue_lines_kernel where k is read along the lines
 /// (k less strided), else residue_transpose_kernel through shared-memory tiles (cp.async where the
 /// lines are unit-stride and 16-byte aligned).
@@ -782,14 +797,7 @@ void launch_pass(const T* data, std::int64_t lines, std::int64_t line_stride, st
     TCEMU_LAUNCHED("crt residue_transpose_kernel");
     return;
   }
-  const bool vec = k_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
-                   (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
-  const std::int64_t cap = std::int64_t{device_sms()} * kLinesBlocksPerSm * 16;  // 16 waves of resident blocks
-  const std::int64_t items = lines * (w.span / kResiduePositions);
-  const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
-  const auto grid = static_cast<unsigned>(want < cap ? want : cap);
-  residue_lines_kernel<T, Sink><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
-  TCEMU_LAUNCHED("crt residue_lines_kernel");
+  launch_lines(data, lines, line_stride, k_stride, w, stream);
 }
 
 }  // namespace
@@ -823,6 +831,14 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
 }
 
 namespace {
+
+/// w's per-modulus tables for its n moduli: residue()'s FP64 constants and the Barrett / limb ones.
+void fill_moduli(CrtResidueWriter& w) {
+  for (int l = 0; l < w.n; ++l) {
+    w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
+    w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
+  }
+}
 
 /// Fills w's FP64 groups from crt_arith::residue_pass_split (which moduli go where and why): each
 /// group's moduli and reciprocals (from w.mod, filled before), their product M (below 2^48) and RN(1 /
@@ -861,10 +877,7 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
   ResidueSink<false> w{{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out, 0,
                         {}, {}, n_moduli, 0, {}, 0x1p84}};
   if (lines <= 0 || w.span <= 0) return;
-  for (int l = 0; l < n_moduli; ++l) {
-    w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
-    w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
-  }
+  fill_moduli(w);
   plan_fp64_groups(w);
   launch_pass(data, lines, line_stride, k_stride, w, stream);
 }
@@ -879,18 +892,8 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
   const std::int64_t panel = lines * kcp;
   ResidueSink<true> w{{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out, n_moduli * panel, {},
                        {}, n_moduli, 0, {}, 0x1p84}};  // integers only (n_int = n)
-  for (int l = 0; l < n_moduli; ++l) {
-    w.mod[l] = crt::arith::modulus_f64(crt::kModuli[l]);
-    w.mod_u[l] = crt::arith::modulus_u32(crt::kModuli[l]);
-  }
-  const bool vec = reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
-                   (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
-  const std::int64_t items = lines * (w.span / kResiduePositions);
-  const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
-  const std::int64_t cap = std::int64_t{device_sms()} * kLinesBlocksPerSm * 16;
-  const auto grid = static_cast<unsigned>(want < cap ? want : cap);
-  residue_lines_kernel<T, ResidueSink<true>><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, 1, vec, w);
-  TCEMU_LAUNCHED("crt residue_lines_kernel (complex 3M)");
+  fill_moduli(w);
+  launch_lines(data, lines, line_stride, 1, w, stream);  // the interleaved pairs along k
 }
 
 #define TCEMU_CRT_RESIDUE(T)                                                                              \
