@@ -15,12 +15,6 @@ __device__ __forceinline__ void cp_async16_zfill(unsigned dst, const void* src, 
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
 }
 
-/// As cp_async16, but copies only the first `bytes` (0 to 16) and zero-fills the rest (a partial
-/// last run of lines, or padding with bytes 0; `src` must still be a valid address).
-__device__ __forceinline__ void cp_async16_zfill_bytes(unsigned dst, const void* src, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes));
-}
-
 /// Closes the group of the copies issued since the last commit.
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdint>
 
-#include "cuda/arch/cp_async.cuh"
 #include "cuda/passes/crt_passes.hpp"
 #include "cuda/passes/chunked_k.cuh"
 #include "cuda/passes/tile_pass.cuh"  // dbits, device_sms
@@ -270,10 +269,10 @@ constexpr int kResidueThreads = 256;
 /// Resident blocks per SM the pass kernels are compiled for (__launch_bounds__): 2 (16 warps, up to 128
 /// registers). Tried at 3 (80 registers): the integer-only lines kernel gained 5.5 % from the warps,
 /// but with the FP64 groups beside the limbs the compiler rematerialises the limbs per modulus (139
-/// instructions per modulus of 16 elements against 89), and the transposing kernel lost 4.7 % to its
-/// 64 KB tile pairs and barriers (docs/perf-notes.md "Session 24").
+/// instructions per modulus of 16 elements against 89), and the transposing kernel of then (shared-memory
+/// tiles) lost 4.7 % (docs/perf-notes.md "Session 24").
 constexpr int kLinesBlocksPerSm = 2;
-constexpr int kTransposeBlocksPerSm = 2;
+constexpr int kColumnsBlocksPerSm = 2;
 
 /// Stores H residue bytes as one H-byte store (H = 16, 8, 4 or 2; dst H-byte aligned).
 template <int H>
@@ -601,110 +600,38 @@ __global__ void __launch_bounds__(kResidueThreads, kLinesBlocksPerSm)
   }
 }
 
-/// The pass for operands whose lines are contiguous (lines less strided than k, e.g. a
-/// column-major op(A)): tiles of 64 lines x 64 panel positions staged in shared memory. Loads: a warp
-/// reads one k position of 32 consecutive lines (async: 16-byte copies, 512 contiguous bytes of one or
-/// more k positions), coalesced. Then each thread takes 16
-/// consecutive positions of one line from the tile and hands them to the sink; a warp covers 8 lines x
-/// 64 positions, so each store instruction writes 8 runs of 64 contiguous bytes. The tile's columns
-/// are XOR-swizzled by the position's 16-group (column line ^ 8 (r / 16 % 4)) so that both the row
-/// writes and the 16-groups' reads of 8 lines hit distinct banks.
-///
-/// kAsync (lines unit-stride, 16-byte aligned rows): two tile buffers in dynamic shared memory; the
-/// next tile's rows are copied by cp.async (16 bytes per copy, zero-filled past the lines and k)
-/// while this tile's residues are computed, so each block's loads overlap its integer work. Else
-/// one buffer, loaded through registers (16 loads in flight per thread) before a barrier.
+/// The pass for operands whose lines are contiguous (lines less strided than k, e.g. a column-major
+/// op(A)): each thread reads its 16 positions of one line straight from memory, as the lines kernel
+/// does, with the lanes arranged across the lines. A warp covers 8 consecutive lines x 64 positions
+/// (lane = 8 group + line), so each load instruction reads 4 runs of 8 consecutive elements (64
+/// contiguous bytes in FP64: whole sectors) and each store instruction writes 8 runs of 64 contiguous
+/// bytes; a block of 8 warps covers 64 lines x 64 positions. No shared memory and no barrier, so the
+/// warps' loads overlap the others' integer work (the shared-memory tiles this replaced ran at 2.0
+/// TB/s against the lines kernel's 3.0: docs/perf-notes.md, "Session 26").
 constexpr int kTileLines = 64;
 constexpr int kTileK = 64;
 
-__device__ __forceinline__ int tile_column(int r, int line) { return line ^ (((r >> 4) & 3) << 3); }
-
-template <class T>
-constexpr std::size_t transpose_smem_bytes(bool async) {
-  return (async ? 2 : 1) * sizeof(T) * kTileK * kTileLines;
-}
-
-/// Issues the cp.async copies of tile (line0, ko_base) into `buf` (kTileK x kTileLines of T).
 template <class T, class Sink>
-__device__ __forceinline__ void copy_tile_async(T* buf, const T* __restrict__ data, std::int64_t lines,
-                                                std::int64_t ks, const Sink& w, std::int64_t line0,
-                                                std::int64_t ko_base) {
-  constexpr int kPer = 16 / static_cast<int>(sizeof(T));  // lines per 16-byte copy
-  constexpr int kChunksPerRow = kTileLines / kPer;
-  constexpr int kCopies = kTileK * kChunksPerRow / kResidueThreads;
-#pragma unroll
-  for (int j = 0; j < kCopies; ++j) {
-    const int c = static_cast<int>(threadIdx.x) + j * kResidueThreads;
-    const int r = c / kChunksPerRow, l = (c % kChunksPerRow) * kPer;
-    const std::int64_t ko = ko_base + r;
-    const std::int64_t kk = ko < w.span ? w.chunks.source(ko) : -1;
-    const std::int64_t first = line0 + l;
-    const std::int64_t valid = kk < 0 || first >= lines ? 0 : (lines - first < kPer ? lines - first : kPer);
-    const T* src = valid > 0 ? data + first + kk * ks : data;
-    const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(buf + r * kTileLines + tile_column(r, l)));
-    arch::cp_async16_zfill_bytes(dst, src, static_cast<int>(valid * sizeof(T)));
-  }
-  arch::cp_async_commit();
-}
-
-template <class T, class Sink, bool kAsync>
-__global__ void __launch_bounds__(kResidueThreads, kTransposeBlocksPerSm)
-    residue_transpose_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
-                             Sink w) {
+__global__ void __launch_bounds__(kResidueThreads, kColumnsBlocksPerSm)
+    residue_columns_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
+                           Sink w) {
   static_assert(kResidueThreads == 4 * kTileLines && kTileK == 4 * kResiduePositions, "tile mapping");
-  extern __shared__ __align__(16) unsigned char transpose_smem[];
-  T* const tiles_buf = reinterpret_cast<T*>(transpose_smem);
   const std::int64_t line_tiles = (lines + kTileLines - 1) / kTileLines;
   const std::int64_t tiles = line_tiles * ((w.span + kTileK - 1) / kTileK);
-  const int t = static_cast<int>(threadIdx.x);
-  const int warp = t / 32, lane = t % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int group = lane / 8, my_line = warp * 8 + lane % 8;  // 16 positions from 16 group
-  int cur = 0;
-  if constexpr (kAsync) {
-    if (static_cast<std::int64_t>(blockIdx.x) < tiles)
-      copy_tile_async(tiles_buf, data, lines, ks, w, (blockIdx.x % line_tiles) * kTileLines,
-                      (blockIdx.x / line_tiles) * kTileK);
-  }
   for (std::int64_t id = blockIdx.x; id < tiles; id += gridDim.x) {
-    const std::int64_t line0 = (id % line_tiles) * kTileLines, ko_base = (id / line_tiles) * kTileK;
-    T* const tile = tiles_buf + cur * (kTileK * kTileLines);
-    if constexpr (kAsync) {
-      const std::int64_t next = id + gridDim.x;
-      if (next < tiles)
-        copy_tile_async(tiles_buf + (cur ^ 1) * (kTileK * kTileLines), data, lines, ks, w,
-                        (next % line_tiles) * kTileLines, (next / line_tiles) * kTileK);
-      else
-        arch::cp_async_commit();  // an empty group keeps the wait count uniform
-      arch::cp_async_wait<1>();   // this tile's copies are done
-      __syncthreads();
-    } else {
-      const int load_line = t % kTileLines, load_row = t / kTileLines;  // rows load_row + 4 j
-      const std::int64_t src_line = line0 + load_line;
-      const T* src = data + src_line * ls;
-      __syncthreads();  // the previous tile's reads are done
+    const std::int64_t line = (id % line_tiles) * kTileLines + my_line;
+    const std::int64_t ko0 = (id / line_tiles) * kTileK + group * kResiduePositions;
+    if (line >= lines || ko0 >= w.span) continue;
+    const T* src = data + line * ls;
+    T x[kResiduePositions];
 #pragma unroll
-      for (int j = 0; j < kTileK / 4; ++j) {
-        const int r = load_row + 4 * j;
-        const std::int64_t ko = ko_base + r;
-        const std::int64_t kk = ko < w.span ? w.chunks.source(ko) : -1;
-        tile[r * kTileLines + tile_column(r, load_line)] = kk >= 0 && src_line < lines ? __ldg(src + kk * ks) : T(0);
-      }
-      __syncthreads();
+    for (int i = 0; i < kResiduePositions; ++i) {  // all loads in flight before the first use
+      const std::int64_t kk = w.chunks.source(ko0 + i);
+      x[i] = kk >= 0 ? __ldg(src + kk * ks) : T(0);
     }
-    const std::int64_t line = line0 + my_line, ko0 = ko_base + group * kResiduePositions;
-    if (line < lines && ko0 < w.span) {
-      T x[kResiduePositions];
-#pragma unroll
-      for (int i = 0; i < kResiduePositions; ++i) {
-        const int r = group * kResiduePositions + i;
-        x[i] = tile[r * kTileLines + tile_column(r, my_line)];
-      }
-      w.write16(line, ko0, x);
-    }
-    if constexpr (kAsync) {
-      __syncthreads();  // every read of `tile` is done before the next iteration's copy overwrites it
-      cur ^= 1;
-    }
+    w.write16(line, ko0, x);
   }
 }
 
@@ -769,32 +696,18 @@ void launch_lines(const T* data, std::int64_t lines, std::int64_t line_stride, s
 }
 
 /// Runs one pass of `sink` over an operand: residue_lines_kernel where k is read along the lines
-/// (k less strided), else residue_transpose_kernel through shared-memory tiles (cp.async where the
-/// lines are unit-stride and 16-byte aligned).
+/// (k less strided), else residue_columns_kernel (lines contiguous).
 template <class T, class Sink>
 void launch_pass(const T* data, std::int64_t lines, std::int64_t line_stride, std::int64_t k_stride, const Sink& w,
                  cudaStream_t stream) {
   const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
   const bool k_along = k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride));
-  if (!k_along) {  // lines contiguous: through shared-memory tiles
-    const std::int64_t cap = std::int64_t{device_sms()} * kTransposeBlocksPerSm * 16;  // 16 waves of resident blocks
+  if (!k_along) {
+    const std::int64_t cap = std::int64_t{device_sms()} * kColumnsBlocksPerSm * 16;  // 16 waves of resident blocks
     const std::int64_t tiles = (lines + kTileLines - 1) / kTileLines * ((w.span + kTileK - 1) / kTileK);
-    const auto tgrid = static_cast<unsigned>(tiles < cap ? tiles : cap);
-    const bool async = line_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
-                       (k_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0;
-    if (async) {
-      constexpr std::size_t bytes = transpose_smem_bytes<T>(true);
-      // Per launch (a host call of microseconds): the attribute belongs to the current device, and a
-      // process may use several.
-      TCEMU_CUDA(cudaFuncSetAttribute(residue_transpose_kernel<T, Sink, true>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-      residue_transpose_kernel<T, Sink, true><<<tgrid, kResidueThreads, bytes, stream>>>(data, lines, line_stride,
-                                                                                       k_stride, w);
-    } else {
-      residue_transpose_kernel<T, Sink, false><<<tgrid, kResidueThreads, transpose_smem_bytes<T>(false), stream>>>(
-          data, lines, line_stride, k_stride, w);
-    }
-    TCEMU_LAUNCHED("crt residue_transpose_kernel");
+    const auto grid = static_cast<unsigned>(tiles < cap ? tiles : cap);
+    residue_columns_kernel<T, Sink><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, w);
+    TCEMU_LAUNCHED("crt residue_columns_kernel");
     return;
   }
   launch_lines(data, lines, line_stride, k_stride, w, stream);
