@@ -602,27 +602,28 @@ __global__ void __launch_bounds__(kResidueThreads, kLinesBlocksPerSm)
 
 /// The pass for operands whose lines are contiguous (lines less strided than k, e.g. a column-major
 /// op(A)): each thread reads its 16 positions of one line straight from memory, as the lines kernel
-/// does, with the lanes arranged across the lines. A warp covers 8 consecutive lines x 64 positions
-/// (lane = 8 group + line), so each load instruction reads 4 runs of 8 consecutive elements (64
-/// contiguous bytes in FP64: whole sectors) and each store instruction writes 8 runs of 64 contiguous
-/// bytes; a block of 8 warps covers 64 lines x 64 positions. No shared memory and no barrier, so the
-/// warps' loads overlap the others' integer work (the shared-memory tiles this replaced ran at 2.0
-/// TB/s against the lines kernel's 3.0: docs/perf-notes.md, "Session 26").
-constexpr int kTileLines = 64;
-constexpr int kTileK = 64;
+/// does, with the lanes of a warp on kColumnsWarpLines consecutive lines (lane = 2 group + line): a
+/// warp covers 2 lines x 256 positions and a block of 8 warps 16 lines x 256 positions. Each store
+/// instruction writes 2 runs of 256 contiguous bytes per modulus; each load instruction reads 16 runs
+/// of 2 elements, whose sectors the block's other warps read too (through L1). No shared memory and no
+/// barrier. Measured against 8 and 4 lines per warp (runs of 64 and 128 bytes: 1.3 % more DRAM writes
+/// with 64) and 1 (docs/perf-notes.md, "Session 26").
+constexpr int kColumnsWarpLines = 2;
+constexpr int kColumnsTileLines = 8 * kColumnsWarpLines;                                  // per block
+constexpr int kColumnsTilePositions = 32 / kColumnsWarpLines * kResiduePositions;         // per block
 
 template <class T, class Sink>
 __global__ void __launch_bounds__(kResidueThreads, kColumnsBlocksPerSm)
     residue_columns_kernel(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, std::int64_t ks,
                            Sink w) {
-  static_assert(kResidueThreads == 4 * kTileLines && kTileK == 4 * kResiduePositions, "tile mapping");
-  const std::int64_t line_tiles = (lines + kTileLines - 1) / kTileLines;
-  const std::int64_t tiles = line_tiles * ((w.span + kTileK - 1) / kTileK);
+  static_assert(kResidueThreads == 256, "8 warps per block");
+  const std::int64_t line_tiles = (lines + kColumnsTileLines - 1) / kColumnsTileLines;
+  const std::int64_t tiles = line_tiles * ((w.span + kColumnsTilePositions - 1) / kColumnsTilePositions);
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  const int group = lane / 8, my_line = warp * 8 + lane % 8;  // 16 positions from 16 group
+  const int group = lane / kColumnsWarpLines, my_line = warp * kColumnsWarpLines + lane % kColumnsWarpLines;
   for (std::int64_t id = blockIdx.x; id < tiles; id += gridDim.x) {
-    const std::int64_t line = (id % line_tiles) * kTileLines + my_line;
-    const std::int64_t ko0 = (id / line_tiles) * kTileK + group * kResiduePositions;
+    const std::int64_t line = (id % line_tiles) * kColumnsTileLines + my_line;
+    const std::int64_t ko0 = (id / line_tiles) * kColumnsTilePositions + group * kResiduePositions;
     if (line >= lines || ko0 >= w.span) continue;
     const T* src = data + line * ls;
     T x[kResiduePositions];
@@ -704,7 +705,8 @@ void launch_pass(const T* data, std::int64_t lines, std::int64_t line_stride, st
   const bool k_along = k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride));
   if (!k_along) {
     const std::int64_t cap = std::int64_t{device_sms()} * kColumnsBlocksPerSm * 16;  // 16 waves of resident blocks
-    const std::int64_t tiles = (lines + kTileLines - 1) / kTileLines * ((w.span + kTileK - 1) / kTileK);
+    const std::int64_t tiles = (lines + kColumnsTileLines - 1) / kColumnsTileLines *
+                               ((w.span + kColumnsTilePositions - 1) / kColumnsTilePositions);
     const auto grid = static_cast<unsigned>(tiles < cap ? tiles : cap);
     residue_columns_kernel<T, Sink><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, w);
     TCEMU_LAUNCHED("crt residue_columns_kernel");
