@@ -336,19 +336,26 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-/// Grid of the fragment kernels (fragment_word): a block per 1,024 bytes of each 128 x 256 tile.
-dim3 fragment_grid(std::int64_t rows, std::int64_t n) {
-  return dim3(static_cast<unsigned>((rows + 127) / 128 * ((n + 255) / 256)), 32);
-}
+/// The launch of a fragment kernel (fragment_word): a block per 1,024 bytes of each 128 x 256 tile,
+/// and the kernel's m16 (rows rounded up to 16) and tiles_n.
+struct FragmentLaunch {
+  dim3 grid;
+  int m16, tiles_n;
+};
 
-/// Checks the fragment readers' arguments (one line naming the problem, InvalidArgument).
-void check_fragments(const std::int8_t* res, std::int64_t rows, std::int64_t n, std::int64_t panel, const char* what) {
+/// Checks the fragment readers' arguments (one line naming `what` and the problem, InvalidArgument),
+/// then returns their launch.
+FragmentLaunch fragment_launch(const std::int8_t* res, std::int64_t rows, std::int64_t n, std::int64_t panel,
+                               const char* what) {
   if (panel < crt_s8::residue_panel_bytes(rows, n) || panel % 16 != 0 || reinterpret_cast<std::uintptr_t>(res) % 16 != 0)
     throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + what +
                           " needs 16-byte aligned residue panels of at least residue_panel_bytes(rows, n) bytes");
-  if ((rows + 127) / 128 * ((n + 255) / 256) > INT32_MAX)
+  const std::int64_t tiles = (rows + 127) / 128 * ((n + 255) / 256);
+  if (tiles > INT32_MAX)
     throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": " + what + ": " +
                           std::to_string(rows) + " x " + std::to_string(n) + " residues exceed one launch's tile grid");
+  return {dim3(static_cast<unsigned>(tiles), 32), static_cast<int>((rows + 15) / 16 * 16),
+          static_cast<int>((n + 255) / 256)};
 }
 
 }  // namespace
@@ -358,12 +365,11 @@ void crt_reconstruct_complex3m(const std::int8_t* res, std::int64_t panel, const
                                const int* ey, std::int64_t rows, std::int64_t n, const ComplexOutput<T>& out,
                                cudaStream_t stream) {
   if (rows <= 0 || n <= 0) return;
-  check_fragments(res, rows, n, panel, "the complex 3M reconstruction");
+  const FragmentLaunch f = fragment_launch(res, rows, n, panel, "the complex 3M reconstruction");
   const ReconConstants4 R4 = recon_constants4(K);
-  const int m16 = static_cast<int>((rows + 15) / 16 * 16), tiles_n = static_cast<int>((n + 255) / 256);
   with_nmax(K.n, [&](auto nmax) {
-    reconstruct_complex3m_kernel<T, decltype(nmax)::value><<<fragment_grid(rows, n), 256, 0, stream>>>(
-        res, panel, m16, tiles_n, K.n, R4, ex, ey, rows, n, out);
+    reconstruct_complex3m_kernel<T, decltype(nmax)::value><<<f.grid, 256, 0, stream>>>(
+        res, panel, f.m16, f.tiles_n, K.n, R4, ex, ey, rows, n, out);
   });
   TCEMU_LAUNCHED("crt reconstruct_complex3m_kernel");
 }
@@ -373,12 +379,11 @@ void crt_reconstruct_residues(const std::int8_t* res, std::int64_t panel, const 
                               const int* ey, std::int64_t rows, std::int64_t n, T alpha, T beta, T* c,
                               std::int64_t c_rs, std::int64_t c_cs, cudaStream_t stream) {
   if (rows <= 0 || n <= 0) return;
-  check_fragments(res, rows, n, panel, "the residue reconstruction");
+  const FragmentLaunch f = fragment_launch(res, rows, n, panel, "the residue reconstruction");
   const ReconConstants4 R4 = recon_constants4(K);
-  const int m16 = static_cast<int>((rows + 15) / 16 * 16), tiles_n = static_cast<int>((n + 255) / 256);
   with_nmax(K.n, [&](auto nmax) {
-    reconstruct_fragments_kernel<T, decltype(nmax)::value><<<fragment_grid(rows, n), 256, 0, stream>>>(
-        res, panel, m16, tiles_n, K.n, R4, ex, ey, rows, n, static_cast<double>(alpha), static_cast<double>(beta), c, c_rs,
+    reconstruct_fragments_kernel<T, decltype(nmax)::value><<<f.grid, 256, 0, stream>>>(
+        res, panel, f.m16, f.tiles_n, K.n, R4, ex, ey, rows, n, static_cast<double>(alpha), static_cast<double>(beta), c, c_rs,
         c_cs);
   });
   TCEMU_LAUNCHED("crt reconstruct_fragments_kernel");
