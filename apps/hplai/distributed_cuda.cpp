@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app_common/device.hpp"
+#include "app_common/kokkos_range.hpp"
 #include "tcemu/error.hpp"
 
 #if defined(HPLAI_HAVE_CUDA_KOKKOS)
@@ -186,7 +187,7 @@ void pack(const Cuda& space, const DeviceMatrix<T>& A, std::int64_t r0, std::int
           std::int64_t cols, T* buf) {
   if (rows <= 0 || cols <= 0) return;
   Kokkos::parallel_for(
-      "hplai::pack", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, rows * cols),
+      "hplai::pack", tcemu::app::Range64<Cuda>(space, 0, rows * cols),
       KOKKOS_LAMBDA(const std::int64_t k) { buf[k] = A(r0 + k % rows, c0 + k / rows); });
 }
 
@@ -275,7 +276,7 @@ template <class T>
 void sum_in_order(const Cuda& space, const Kokkos::View<T*, Kokkos::CudaSpace>& part, std::int64_t m, std::int64_t count,
                   const Kokkos::View<T*, Kokkos::CudaSpace>& out) {
   Kokkos::parallel_for(
-      "hplai::sum_in_order", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, m),
+      "hplai::sum_in_order", tcemu::app::Range64<Cuda>(space, 0, m),
       KOKKOS_LAMBDA(const std::int64_t r) {
         T s = 0;
         for (std::int64_t j = 0; j < count; ++j) s += part(j * m + r);
@@ -356,7 +357,7 @@ void gpu_precond_apply(GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const 
       if (g.Q > 1) tr->reduce_sum(uv.data(), static_cast<std::size_t>(kb), fp64, qI, true);
       if (g.q == qI) {
         Kokkos::parallel_for(
-            "hplai::precond_rhs", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, kb),
+            "hplai::precond_rhs", tcemu::app::Range64<Cuda>(space, 0, kb),
             KOKKOS_LAMBDA(const std::int64_t r) { uv(r) = wv(i0 + r) - uv(r); });
         gpu.solvers.trsm(true, !lower, lower, kb, 1, lu.data() + li0 + C.local(i0) * ld, ld, uv.data(), kb);
       }
@@ -425,7 +426,7 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
     const DeviceMatrix<double> A64 = gpu.A;
     T* const out = A.data();
     Kokkos::parallel_for(
-        "hplai::round", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, lr * lc),
+        "hplai::round", tcemu::app::Range64<Cuda>(space, 0, lr * lc),
         KOKKOS_LAMBDA(const std::int64_t k) { out[k] = static_cast<T>(A64.data()[k]); });
   }
   DenseSolvers<Cuda>& solvers = gpu.solvers;
@@ -513,7 +514,7 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
   {
     const int P = g.P, Q = g.Q, p = g.p, q = g.q;
     Kokkos::parallel_reduce(
-        "hplai::grid_pivots", Kokkos::RangePolicy<Cuda, Kokkos::IndexType<std::int64_t>>(space, 0, n),
+        "hplai::grid_pivots", tcemu::app::Range64<Cuda>(space, 0, n),
         KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& first) {
           const std::int64_t I = i / nb;
           if (I % P != p || I % Q != q) return;

@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <limits>
 
+#include "app_common/kokkos_range.hpp"
+
 namespace hplai::kernels {
 
 /// True when Space runs on the host (its loops walk memory in order; a GPU's threads coalesce).
@@ -113,7 +115,7 @@ double absmax(const Space& space, const ViewX& X) {
   } else {
     const std::int64_t per_line = (at.length + kLineChunk - 1) / kLineChunk;
     Kokkos::parallel_reduce(
-        "hplai::absmax", Kokkos::RangePolicy<Space>(space, 0, at.lines * per_line * kLineGroup),
+        "hplai::absmax", tcemu::app::Range64<Space>(space, 0, at.lines * per_line * kLineGroup),
         KOKKOS_LAMBDA(std::int64_t item, T& acc) {
           const std::int64_t group = item / kLineGroup;
           const auto* line = at.line(group / per_line);
@@ -148,7 +150,7 @@ void scale(const Space& space, const ViewX& X, typename ViewX::non_const_value_t
   } else {
     const std::int64_t per_line = (at.length + kLineChunk - 1) / kLineChunk;
     Kokkos::parallel_for(
-        "hplai::scale", Kokkos::RangePolicy<Space>(space, 0, at.lines * per_line * kLineGroup),
+        "hplai::scale", tcemu::app::Range64<Space>(space, 0, at.lines * per_line * kLineGroup),
         KOKKOS_LAMBDA(std::int64_t item) {
           const std::int64_t group = item / kLineGroup;
           auto* line = at.line(group / per_line);

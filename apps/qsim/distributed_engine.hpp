@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "app_common/kokkos_range.hpp"
 #include "app_common/timing.hpp"
 #include "distributed.hpp"
 #include "exchange.hpp"
@@ -32,7 +33,7 @@ template <class Space, class C>
 void exchange_half(const Space& space, Kokkos::View<C*, typename Space::memory_space> slice, int L, int local_pos,
                    int b, int partner, Kokkos::View<C*, typename Space::memory_space> send,
                    Kokkos::View<C*, typename Space::memory_space> recv, SliceExchange& exchange) {
-  using Policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+  using Policy = tcemu::app::Range64<Space>;
   const std::uint64_t half = std::uint64_t(1) << (L - 1);
   const std::uint64_t piece = send.extent(0);
   const std::uint64_t set_bit = std::uint64_t(1 - b) << local_pos;
@@ -64,7 +65,7 @@ DistributedResult<T> simulate_distributed_on(const Space& space, const Distribut
   using C = Kokkos::complex<T>;
   using View = typename StateBuffers<Space, T>::View;
   using HostView = Kokkos::View<C*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using Policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+  using Policy = tcemu::app::Range64<Space>;
   using tcemu::app::Clock;
   using tcemu::app::seconds_since;
   const auto t_start = Clock::now();

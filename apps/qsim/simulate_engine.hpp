@@ -46,6 +46,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "app_common/kokkos_range.hpp"
 #include "app_common/timing.hpp"
 #include "circuit.hpp"
 #include "qubit_layout.hpp"
@@ -115,7 +116,7 @@ template <class Space, class C>
 void swap_positions(const Space& space, Kokkos::View<C*, typename Space::memory_space> state, int n, int a, int b) {
   const int lo = a < b ? a : b, hi = a < b ? b : a;
   Kokkos::parallel_for(
-      "qsim::swap_positions", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, std::int64_t(1) << (n - 2)),
+      "qsim::swap_positions", tcemu::app::Range64<Space>(space, 0, std::int64_t(1) << (n - 2)),
       KOKKOS_LAMBDA(const std::int64_t k) {
         const auto ij = swap_pair(std::uint64_t(k), lo, hi);
         const C t = state(ij.first);
@@ -146,7 +147,7 @@ void permute_gather(const Space& space, Kokkos::View<const C*, typename Space::m
     const std::int64_t chunks = std::int64_t(1) << (n - chunk_bits);
     const std::uint64_t run = std::uint64_t(1) << chunk_bits;
     Kokkos::parallel_for(
-        "qsim::permute_gather", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, chunks),
+        "qsim::permute_gather", tcemu::app::Range64<Space>(space, 0, chunks),
         KOKKOS_LAMBDA(const std::int64_t k) {
           const std::uint64_t i = std::uint64_t(k) << chunk_bits;
           const std::uint64_t old = plan(i & 255) | plan(256 + ((i >> 8) & 255)) | plan(512 + ((i >> 16) & 255)) |
@@ -257,7 +258,7 @@ double state_norm_squared(const Space& space, Kokkos::View<const C*, typename Sp
   double norm = 0;
   Kokkos::parallel_reduce(
       "qsim::norm_squared",
-      Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, std::int64_t((size + chunk - 1) >> chunk_bits)),
+      tcemu::app::Range64<Space>(space, 0, std::int64_t((size + chunk - 1) >> chunk_bits)),
       KOKKOS_LAMBDA(const std::int64_t c, double& acc) {
         const std::uint64_t b = std::uint64_t(c) << chunk_bits, e = b + chunk < size ? b + chunk : size;
         double nn = 0;
@@ -321,7 +322,7 @@ StateSums state_sums(const Space& space, Kokkos::View<const C*, typename Space::
     }
     const std::uint64_t offset = runs_on_host<Space>() ? 0 : first;  // ref index = state index - offset
     const std::uint64_t begin = first, end = first + count;
-    const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(space, 0,
+    const tcemu::app::Range64<Space> policy(space, 0,
                                                                             std::int64_t((count + chunk - 1) >> chunk_bits));
     // One reduction per quantity (the built-in sum and max, shared by Kokkos 3.4 and 4): the pieces
     // are read three times, still far below the upload's cost on a GPU. Iteration c covers state
@@ -623,7 +624,7 @@ SimResult<T> simulate_on(const Space& space, const std::vector<Block>& blocks, i
   {
     auto a = buf.cur;
     Kokkos::parallel_for(
-        "qsim::initial_state", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, std::int64_t(size)),
+        "qsim::initial_state", tcemu::app::Range64<Space>(space, 0, std::int64_t(size)),
         KOKKOS_LAMBDA(const std::int64_t i) { a(i) = C(i == 0 ? sigma : T(0), T(0)); });
   }
   apply_blocks<Space, T>(space, buf, n, blocks, options, res.stats);
@@ -631,7 +632,7 @@ SimResult<T> simulate_on(const Space& space, const std::vector<Block>& blocks, i
     auto a = buf.cur;
     const T inv = static_cast<T>(1.0 / state_scale(n));
     Kokkos::parallel_for(
-        "qsim::unscale", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(space, 0, std::int64_t(size)),
+        "qsim::unscale", tcemu::app::Range64<Space>(space, 0, std::int64_t(size)),
         KOKKOS_LAMBDA(const std::int64_t i) { a(i) *= inv; });
   }
   space.fence();
