@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "app_common/mpi_agreement.hpp"
 #include "app_common/mpi_gpu.hpp"
 #include "app_common/nccl_comm.hpp"
 #include "app_common/timing.hpp"
@@ -207,6 +208,14 @@ struct PrecondBuffers {
   Kokkos::View<T*, Kokkos::CudaSpace> w, u, partial;
 };
 
+/// What one working precision T keeps between the factorisation and the refinement: the factors of
+/// the last row that stored T, and the preconditioner's buffers.
+template <class T>
+struct PrecisionState {
+  DeviceMatrix<T> lu;
+  PrecondBuffers<T> precond;
+};
+
 class GpuGrid {
  public:
   explicit GpuGrid(const Grid& g) : solvers(space), transport(make_transport(g, space)) {}
@@ -214,21 +223,17 @@ class GpuGrid {
   DenseSolvers<Cuda> solvers;
   std::unique_ptr<GridTransport> transport;
   DeviceMatrix<double> A;  ///< this rank's FP64 blocks, column-major (upload_local_system)
-  DeviceMatrix<float> lu32;  ///< the factors of the last row, when it stored FP32 (else empty)
-  DeviceMatrix<double> lu64;  ///< the factors of the last row, when it stored FP64 (else empty)
   Kokkos::View<double*, Kokkos::CudaSpace> z, partial, sums;  ///< the mat-vec's operand and results
-  PrecondBuffers<float> p32;
-  PrecondBuffers<double> p64;
-  template <class T>
-  DeviceMatrix<T>& factors() {
-    if constexpr (std::is_same_v<T, float>) return lu32;
-    else return lu64;
+  /// The state of precision T (float or double); `other` = true gives the other precision's.
+  template <class T, bool other = false>
+  auto& state() {
+    if constexpr (std::is_same_v<T, float> != other) return f32;
+    else return f64;
   }
-  template <class T>
-  PrecondBuffers<T>& precond() {
-    if constexpr (std::is_same_v<T, float>) return p32;
-    else return p64;
-  }
+
+ private:
+  PrecisionState<float> f32;
+  PrecisionState<double> f64;
 };
 
 namespace {
@@ -324,8 +329,8 @@ void gpu_matvec(GpuGrid& gpu, const Grid& g, const BlockCyclic& C, const std::ve
 template <class T>
 void gpu_precond_apply(GpuGrid& gpu, const Grid& g, const BlockCyclic& R, const BlockCyclic& C, std::vector<double>& v) {
   const Cuda& space = gpu.space;
-  PrecondBuffers<T>& b = gpu.precond<T>();
-  const DeviceMatrix<T>& lu = gpu.factors<T>();
+  PrecondBuffers<T>& b = gpu.state<T>().precond;
+  const DeviceMatrix<T>& lu = gpu.state<T>().lu;
   GridTransport* const tr = gpu.transport.get();
   const std::int64_t n = R.n, nb = R.nb, blocks = (n + nb - 1) / nb, Q = g.Q, q = g.q;
   const std::int64_t ld = static_cast<std::int64_t>(lu.stride(1));
@@ -383,26 +388,21 @@ void check_gpu_memory(const GpuGrid& gpu, const Grid& g, const BlockCyclic& R, c
   const bool queried = cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess;
   const double need = sharing * (16 * lr * lc + 8 * (2 * (lr + lc) + nb) * nb + 8 * lr * held_block_columns +
                                  256.0 * (1 << 20));
-  // The rank short by the most (a failed query counts as infinitely short) tells every rank its
-  // numbers, so that the one error line shown (rank 0's) names them.
-  struct {
-    double short_by;
-    int rank;
-  } worst{queried ? need - static_cast<double>(free_bytes) : HUGE_VAL, g.rank};
-  MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE_INT, MPI_MAXLOC, g.comm);
-  if (!(worst.short_by > 0)) return;
-  double facts[4] = {queried ? 1.0 : 0.0, static_cast<double>(free_bytes), need, static_cast<double>(sharing)};
-  MPI_Bcast(facts, 4, MPI_DOUBLE, worst.rank, g.comm);
+  char phrase[256];
+  if (queried)
+    std::snprintf(phrase, sizeof phrase,
+                  "its GPU has %.1f GiB free; its blocks in FP64, their factors and buffers need about %.1f GiB (%d "
+                  "rank(s) on this GPU): use more GPUs or a smaller --n",
+                  static_cast<double>(free_bytes) / (1 << 30), need / (1 << 30), sharing);
+  else
+    std::snprintf(phrase, sizeof phrase, "cudaMemGetInfo failed");
+  const tcemu::app::Shortfall worst = tcemu::app::worst_shortfall(
+      g.comm, queried ? need - static_cast<double>(free_bytes) : HUGE_VAL, phrase);
+  if (worst.fits) return;
   // hplai's main puts "--n N --seed S: " before the message.
-  const std::string run = "--grid " + std::to_string(g.P) + "x" + std::to_string(g.Q);
-  if (facts[0] == 0)
-    throw tcemu::DeviceError(run + ": cudaMemGetInfo failed on rank " + std::to_string(worst.rank));
-  char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "%s: rank %d's GPU has %.1f GiB free; its blocks in FP64, their factors and buffers need about %.1f "
-                "GiB (%d rank(s) on this GPU): use more GPUs or a smaller --n",
-                run.c_str(), worst.rank, facts[1] / (1 << 30), facts[2] / (1 << 30), static_cast<int>(facts[3]));
-  throw tcemu::InvalidArgument(buf);
+  const std::string run = "--grid " + std::to_string(g.P) + "x" + std::to_string(g.Q) + ": ";
+  if (worst.unknown) throw tcemu::DeviceError(run + worst.text);
+  throw tcemu::InvalidArgument(run + worst.text);
 }
 std::string gpu_grid_transport(const GpuGrid& gpu) { return gpu.transport->name(); }
 
@@ -417,10 +417,10 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
   const bool scaled = options.scale_operands && wants_scaling<T>(options.gemm.scheme);
   LuStats st;
   const auto start = Clock::now();
-  DeviceMatrix<T>& A = gpu.factors<T>();
+  DeviceMatrix<T>& A = gpu.state<T>().lu;
   // One set of factors at a time: the other precision's (an earlier row's) is freed first.
-  if constexpr (std::is_same_v<T, float>) gpu.lu64 = DeviceMatrix<double>();
-  else gpu.lu32 = DeviceMatrix<float>();
+  auto& other = gpu.state<T, true>().lu;
+  other = std::remove_reference_t<decltype(other)>();
   ensure_extents(A, lr, lc, "hplai::local_lu_gpu");
   {  // round the FP64 blocks to T (both column-major with leading dimension lr: element by element)
     const DeviceMatrix<double> A64 = gpu.A;
@@ -510,22 +510,16 @@ LuStats factor_distributed_gpu(const Grid& g, const BlockCyclic& R, const BlockC
   }
   // cuSOLVER's getrf does not check pivots: the first zero / non-finite / negligible one of the
   // diagonal entries this rank holds, then the smallest column over the grid.
-  std::int64_t bad_column = n;
-  {
-    const int P = g.P, Q = g.Q, p = g.p, q = g.q;
-    Kokkos::parallel_reduce(
-        "hplai::grid_pivots", tcemu::app::Range64<Cuda>(space, 0, n),
-        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& first) {
-          const std::int64_t I = i / nb;
-          if (I % P != p || I % Q != q) return;
-          const double u = static_cast<double>(A(I / P * nb + i % nb, I / Q * nb + i % nb));
-          const double a = u < 0 ? -u : u;
-          if ((!(a > tiny) || !(a <= DBL_MAX)) && i < first) first = i;
-        },
-        Kokkos::Min<std::int64_t>(bad_column));
-    space.fence();
-    bad_column = std::min(bad_column, n);
-  }
+  const int P = g.P, Q = g.Q, p = g.p, q = g.q;
+  const std::int64_t bad_column = kernels::first_bad_diagonal(
+      space, n,
+      KOKKOS_LAMBDA(std::int64_t i, double& u) {
+        const std::int64_t I = i / nb;
+        if (I % P != p || I % Q != q) return false;
+        u = static_cast<double>(A(I / P * nb + i % nb, I / Q * nb + i % nb));
+        return true;
+      },
+      tiny);
   st.seconds = seconds_since(start);
   const double bad_value =
       bad_column < n ? kernels::element(space, A, R.local(bad_column), C.local(bad_column)) : 0.0;

@@ -163,22 +163,39 @@ void scale(const Space& space, const ViewX& X, typename ViewX::non_const_value_t
   }
 }
 
-/// The first column j whose pivot LU(j, j) is zero, not finite, or |u_jj| <= tiny; n when none.
-template <class Space, class ViewLU>
-std::int64_t first_bad_pivot(const Space& space, const ViewLU& LU, double tiny) {
-  const std::int64_t n = static_cast<std::int64_t>(LU.extent(0));
+/// True when a pivot u is zero, not finite, or |u| <= tiny (the factorisation cannot go on from it).
+KOKKOS_INLINE_FUNCTION bool bad_pivot(double u, double tiny) {
+  const double a = u < 0 ? -u : u;
+  return !(a > tiny) || !(a <= DBL_MAX);  // a <= DBL_MAX: false for Inf and NaN
+}
+
+/// The first j < n whose pivot is bad (bad_pivot); n when none. pivot(j, u) sets u to pivot j and
+/// returns true, or returns false where the caller does not hold it (a rank of a process grid, which
+/// holds the diagonal blocks of its own row and column). Waits for the space.
+template <class Space, class PivotAt>
+std::int64_t first_bad_diagonal(const Space& space, std::int64_t n, const PivotAt& pivot, double tiny) {
   std::int64_t first = n;
   Kokkos::parallel_reduce(
-      "hplai::pivots", Kokkos::RangePolicy<Space>(space, 0, n),
+      "hplai::pivots", tcemu::app::Range64<Space>(space, 0, n),
       KOKKOS_LAMBDA(std::int64_t j, std::int64_t& acc) {
-        const double u = static_cast<double>(LU(j, j));
-        const double a = u < 0 ? -u : u;
-        const bool finite = a <= DBL_MAX;  // false for Inf and NaN
-        if ((!(a > tiny) || !finite) && j < acc) acc = j;
+        double u = 0;
+        if (pivot(j, u) && bad_pivot(u, tiny) && j < acc) acc = j;
       },
       Kokkos::Min<std::int64_t>(first));
   space.fence();
   return first < n ? first : n;  // the reducer's identity (the largest int64) when none
+}
+
+/// The first column j whose pivot LU(j, j) is bad (bad_pivot); n when none.
+template <class Space, class ViewLU>
+std::int64_t first_bad_pivot(const Space& space, const ViewLU& LU, double tiny) {
+  return first_bad_diagonal(
+      space, static_cast<std::int64_t>(LU.extent(0)),
+      KOKKOS_LAMBDA(std::int64_t j, double& u) {
+        u = static_cast<double>(LU(j, j));
+        return true;
+      },
+      tiny);
 }
 
 /// X(i, j) as a double, read back from wherever X lives (waits for the space).

@@ -21,6 +21,7 @@
 #include "app_common/io/hdf5.hpp"
 #include "tcemu/scheme.hpp"
 #ifdef HPLAI_HAVE_MPI
+#include "app_common/mpi_agreement.hpp"
 #include "distributed.hpp"
 #endif
 
@@ -65,14 +66,21 @@ const char* kFooter =
     "  mpirun -np 4 hplai --n 8192 --grid 2x2 --scheme fp16x2   (an MPI build: 2x2 process grid)\n";
 
 /// Host memory a run of order n needs: FP64 A, its FP64 copy for the baseline, the FP32 factors
-/// (over a process grid: each of `ranks` ranks holds 1/ranks of A and of its factors).
-void check_memory(std::int64_t n, int ranks = 1) {
+/// (over a process grid: each of `ranks` ranks holds 1/ranks of A and of its factors, and the
+/// `ranks_here` ranks on this host share its memory).
+void check_memory(std::int64_t n, int ranks = 1, int ranks_here = 1) {
   const double need = 20.0 * static_cast<double>(n) * static_cast<double>(n) / ranks;
   const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  if (have > 0 && need > have) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "--n %lld needs about %.1f GiB of host memory; this machine has %.1f GiB",
-                  static_cast<long long>(n), need / (1 << 30), have / (1 << 30));
+  if (have > 0 && need * ranks_here > have) {
+    char buf[240];
+    if (ranks_here <= 1)
+      std::snprintf(buf, sizeof buf, "--n %lld needs about %.1f GiB of host memory; this machine has %.1f GiB",
+                    static_cast<long long>(n), need / (1 << 30), have / (1 << 30));
+    else
+      std::snprintf(buf, sizeof buf,
+                    "--n %lld needs about %.1f GiB of host memory per rank; this machine has %.1f GiB for its %d "
+                    "ranks",
+                    static_cast<long long>(n), need / (1 << 30), have / (1 << 30), ranks_here);
     throw tcemu::InvalidArgument(buf);
   }
 }
@@ -170,8 +178,13 @@ int main(int argc, char** argv) {
       throw tcemu::InvalidArgument("--grid " + grid_text + " needs an MPI build (Open MPI and -DTCEMU_WITH_MPI=ON)");
     const bool distributed = false;
 #endif
+#ifdef HPLAI_HAVE_MPI
+    const int ranks_here = distributed ? tcemu::app::ranks_on_my_host(MPI_COMM_WORLD) : 1;  // collective
+#else
+    const int ranks_here = 1;
+#endif
     check_on_every_rank(distributed, [&] {
-      if (input.empty()) check_memory(n, grid_p * grid_q);
+      if (input.empty()) check_memory(n, grid_p * grid_q, ranks_here);
     });
     if (nb < 1) throw tcemu::InvalidArgument("--nb " + std::to_string(nb) + " must be >= 1");
     if (max_iter < 1) throw tcemu::InvalidArgument("--max-iter " + std::to_string(max_iter) + " must be >= 1");

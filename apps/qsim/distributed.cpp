@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "app_common/environment.hpp"
+#include "app_common/mpi_agreement.hpp"
 #include "app_common/sweep.hpp"
 #include "block_gemm_host.hpp"
 #include "app_common/timing.hpp"
@@ -376,6 +377,41 @@ std::vector<std::complex<double>> distributed_amplitudes(const std::vector<std::
 
 namespace {
 
+/// Each rank's host memory for its slice of L = n - g qubits, agreed over the ranks before any run;
+/// the ranks of one host share its MemAvailable. On the host the largest run's need for the slice
+/// (host_bytes_needed: the complex128 reference slice, two state buffers and the GEMM's workspace);
+/// on GPUs the complex128 reference slice and one slice brought down (amplitudes, samples, states).
+/// Throws tcemu::InvalidArgument naming the rank short by the most and its numbers.
+void check_host_memory_over_ranks(const Circuit& c, const RunConfig& cfg, int global_qubits, MPI_Comm comm) {
+  const int L = c.num_qubits - global_qubits;
+  double need = 0;
+  std::string what;
+  if (cfg.device == Device::cuda) {
+    bool any_double = false;
+    for (const auto& s : cfg.schemes) any_double = any_double || uses_double(s);
+    need = std::ldexp(16.0 + (any_double ? 16.0 : 8.0), L);
+    what = "the complex128 reference slice and one slice brought down from the GPU";
+  } else {
+    std::vector<tcemu::Scheme> runs = cfg.schemes;
+    runs.push_back(tcemu::parse_scheme("fp64", tcemu::Target::fp64));
+    for (const auto& s : runs) {
+      const double b = host_bytes_needed(s, L, BufferMode::automatic, true);
+      if (b > need) {
+        need = b;
+        what = "the complex128 reference slice and the " + s.name + " run's buffers";
+      }
+    }
+  }
+  const int sharing = tcemu::app::ranks_on_my_host(comm);
+  const double available = available_memory_bytes() / sharing;
+  const std::string phrase = "its slice of " + std::to_string(L) + " qubits needs about " + bytes_text(need) +
+                             " of host memory (" + what + "), but only " + bytes_text(available) +
+                             " are available to it (its host's MemAvailable over " + std::to_string(sharing) +
+                             " rank(s) there)";
+  const tcemu::app::Shortfall worst = tcemu::app::worst_shortfall(comm, need - available, phrase);
+  if (!worst.fits) throw tcemu::InvalidArgument("qsim over MPI: " + worst.text);
+}
+
 template <class T>
 SchemeRun run_one_distributed(const Circuit& c, const std::vector<Block>& blocks, const tcemu::Scheme& scheme,
                               const RunConfig& cfg, const std::vector<std::uint64_t>& indices,
@@ -431,7 +467,7 @@ JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm c
   const std::vector<Block> blocks = fuse(c, cfg.fuse);
   job.seconds_fusion = seconds_since(t0);
   job.fusion = summarize(blocks, c.num_qubits);
-  (void)global_qubits_for(comm, c.num_qubits, blocks);  // the rank-count error before any run
+  const int global_qubits = global_qubits_for(comm, c.num_qubits, blocks);  // the rank-count error before any run
   const auto order = tcemu::app::sweep_order(cfg.schemes, {{tcemu::parse_scheme("fp64", tcemu::Target::fp64), "reference"}});
   std::vector<std::complex<double>> reference;
   std::int64_t swaps = 0;
@@ -443,6 +479,7 @@ JobResult run_job_distributed(const Circuit& c, const RunConfig& cfg, MPI_Comm c
       throw tcemu::InvalidArgument("qsim over MPI: --device resolved differently on the ranks (a GPU on some of "
                                    "them only); pass --device host or --device cuda");
   }
+  check_host_memory_over_ranks(c, cfg, global_qubits, comm);
   // One transport for every run (an NCCL communicator is made once).
   const std::unique_ptr<SliceExchange> transport =
       cfg.device == Device::cuda ? make_gpu_exchange(comm) : make_host_exchange(comm);

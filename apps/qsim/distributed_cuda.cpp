@@ -16,10 +16,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
 
+#include "app_common/mpi_agreement.hpp"
 #include "app_common/mpi_gpu.hpp"
 #include "app_common/nccl_comm.hpp"
 #include "block_gemm_cuda.hpp"
@@ -128,15 +130,29 @@ DistributedResult<T> simulate_distributed_cuda(const DistributedPlan& plan, cons
   // The swap's send and receive pieces come out of the memory the slice's buffers may use, and ranks
   // that share this GPU share its free memory.
   const int sharing = tcemu::app::ranks_on_my_gpu(comm, space.cuda_device());
-  const double free_bytes = free_device_memory_bytes() / sharing - 2.0 * static_cast<double>(piece) * sizeof(std::complex<T>);
-  const GpuBufferPlan buffers = plan_device_buffers<T>(L, free_bytes, options.buffers, options.chunk_elements);
-  int fits = buffers.fits ? 1 : 0, ranks = 1;
-  MPI_Allreduce(MPI_IN_PLACE, &fits, 1, MPI_INT, MPI_MIN, comm);
-  MPI_Comm_size(comm, &ranks);
-  if (!fits)  // every rank stops with the same kind of error (a rank that fits names the other)
-    throw tcemu::InvalidArgument("--device cuda over " + std::to_string(ranks) + " MPI ranks: the slice of " +
-                                 std::to_string(L) + " qubits (" + (sizeof(T) == 4 ? "complex64" : "complex128") +
-                                 ") " + (buffers.fits ? "does not fit another rank's GPU" : buffers.shortfall));
+  // A rank whose GPU cannot be asked still takes part in the agreement (as short by +infinity), so
+  // that no rank waits in it for one that threw.
+  double short_by = HUGE_VAL;
+  std::string phrase;
+  GpuBufferPlan buffers;
+  try {
+    const double free_bytes =
+        free_device_memory_bytes() / sharing - 2.0 * static_cast<double>(piece) * sizeof(std::complex<T>);
+    buffers = plan_device_buffers<T>(L, free_bytes, options.buffers, options.chunk_elements);
+    short_by = buffers.fits ? 0.0 : buffers.bytes_needed - free_bytes;
+    phrase = "the slice of " + std::to_string(L) + " qubits (" + (sizeof(T) == 4 ? "complex64" : "complex128") + ") " +
+             buffers.shortfall;
+  } catch (const tcemu::DeviceError& e) {
+    phrase = e.what();
+  }
+  const tcemu::app::Shortfall worst = tcemu::app::worst_shortfall(comm, short_by, phrase);
+  if (!worst.fits) {  // every rank stops with the same error, naming the rank short by the most
+    int ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    const std::string text = "--device cuda over " + std::to_string(ranks) + " MPI ranks: " + worst.text;
+    if (worst.unknown) throw tcemu::DeviceError(text);
+    throw tcemu::InvalidArgument(text);
+  }
   std::unique_ptr<SliceExchange> own;
   if (!exchange) {
     own = make_device_exchange(comm, space);

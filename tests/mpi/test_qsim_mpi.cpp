@@ -22,6 +22,7 @@
 #include "mpi_test_util.hpp"
 #include "qsim/circuit_generators.hpp"
 #include "app_common/device.hpp"
+#include "app_common/mpi_agreement.hpp"
 #include "qsim/distributed.hpp"
 #include "qsim/exchange.hpp"
 #include "qsim/fusion.hpp"
@@ -364,6 +365,47 @@ TEST(QsimMpi, JobReportsTheOneProcessJobsAmplitudesSamplesAndStates) {
   }
   EXPECT_GT(differing, 0);  // bf16's distribution differs from fp64's somewhere: the comparison ran
   EXPECT_EQ(dist.runs[0].samples.size(), 2000u);
+}
+
+TEST(QsimMpi, EveryRankAgreesOnTheRankShortOfMemoryByTheMost) {
+  // app_common/mpi_agreement.hpp, as qsim's and hplai's memory checks over ranks use it. Rank r is
+  // short by r bytes (rank 0 fits): with one rank every rank fits; with more, every rank gets the last
+  // rank's phrase. A rank that cannot measure (+infinity) wins over any number and is `unknown`.
+  const int r = world_rank(), size = world_size();
+  const tcemu::app::Shortfall s = tcemu::app::worst_shortfall(MPI_COMM_WORLD, r, "phrase of rank " + std::to_string(r));
+  if (size == 1) {
+    EXPECT_TRUE(s.fits);
+    EXPECT_EQ(s.text, "");
+  } else {
+    EXPECT_FALSE(s.fits);
+    EXPECT_FALSE(s.unknown);
+    EXPECT_EQ(s.text, "rank " + std::to_string(size - 1) + ": phrase of rank " + std::to_string(size - 1));
+  }
+  const double short_by = r == 0 ? HUGE_VAL : 1e12;
+  const tcemu::app::Shortfall u = tcemu::app::worst_shortfall(MPI_COMM_WORLD, short_by, r == 0 ? "cannot ask" : "");
+  EXPECT_FALSE(u.fits);
+  EXPECT_TRUE(u.unknown);
+  EXPECT_EQ(u.text, "rank 0: cannot ask");
+  EXPECT_EQ(tcemu::app::ranks_on_my_host(MPI_COMM_WORLD), size);  // mpirun --oversubscribe: one host
+}
+
+TEST(QsimMpi, ASliceBeyondTheHostsMemoryIsRefusedOnEveryRankBeforeAnyRun) {
+  // ghz:n=34 over these ranks: each rank's slice of 34 - g qubits needs 2^(34-g) x 68 bytes (the
+  // reference, two complex128 buffers and the GEMM's workspace of the fp64 run), 266 GiB on each of 2
+  // ranks: more than a CI machine's memory (a machine with 1 TiB would start the run instead).
+  if (world_size() == 1) GTEST_SKIP() << "one rank: the one-process check (job.hpp, check_memory) applies";
+  qsim::RunConfig cfg;
+  cfg.schemes = {tcemu::parse_scheme("fp32")};
+  cfg.fuse = 2;
+  try {
+    (void)qsim::run_job_distributed(qsim::ghz(34), cfg, MPI_COMM_WORLD);
+    ADD_FAILURE() << "the run started";
+  } catch (const tcemu::InvalidArgument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("qsim over MPI: rank "), std::string::npos) << what;
+    EXPECT_NE(what.find("qubits needs about"), std::string::npos) << what;
+    EXPECT_NE(what.find("of host memory"), std::string::npos) << what;
+  }
 }
 
 TEST(QsimMpi, TooManyRanksForTheBlocksIsRejected) {
