@@ -44,15 +44,6 @@ __device__ __forceinline__ void tma_load_4d(unsigned dst, const CUtensorMap* map
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
       : "memory");
 }
-/// As tma_load_4d, but the box lands at `dst` in every CTA of the cluster named in `cta_mask` and
-/// completes the barrier at `bar`'s offset in each of them.
-__device__ __forceinline__ void tma_load_4d_multicast(unsigned dst, const CUtensorMap* map, unsigned bar, int c0,
-                                                      int c1, int c2, int c3, std::uint16_t cta_mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4, %5, %6}], [%2], %7;\n" ::"r"(dst),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "h"(cta_mask)
-      : "memory");
-}
 #endif
 
 }  // namespace tcemu::cuda::detail::arch

@@ -11,10 +11,6 @@
 //    previous k-tile is released when its group has completed), then the epilogue (template
 //    parameter Out) writes INT32 C, or reduces each entry mod p_l (Barrett) and writes int8 residues
 //    in the accumulator fragments' order (8-byte stores; crt_wgmma_s8.hpp, residue_offset).
-//  - in clusters of two CTAs on vertically adjacent tiles (kCluster = 2, where the GPU can co-schedule
-//    them): each CTA loads its own 128 lines of X and half of the 256 lines of Y, and the Y halves are
-//    multicast into both CTAs' stages, so a pair reads 64 KiB from L2 per k-tile instead of 96; a
-//    stage's "empty" barrier then counts both CTAs' consumer warps (docs/perf-notes.md, "Session 26").
 // Tiles are walked in groups of 16 block rows per column so that the X and Y tiles in use stay in L2.
 // Measured (docs/perf-notes.md, "Session 14" and "Session 23"): H100 1,547 TOPS at 8192^3 (cuBLAS
 // 1,304), 15 moduli 11.2 ms (cuBLAS's strided batch 15.1), 128 x 128 tiles 35 % slower than 128 x 256;
@@ -29,7 +25,6 @@
 #include <cstdint>
 #include <string>
 
-#include "cuda/arch/cluster.cuh"
 #include "cuda/arch/device_query.hpp"
 #include "cuda/arch/mbarrier.cuh"
 #include "cuda/arch/tma.cuh"
@@ -77,21 +72,16 @@ __device__ __forceinline__ int sym_residue(std::int32_t v, std::uint32_t p, std:
   return crt::arith::sym_residue_i32_k17(v, m);
 }
 
-/// Units of work: with clusters of `cluster` CTAs, `cluster` vertically adjacent block tiles (CTA
-/// rank r takes the unit's row r), else one tile. The units of a product and its block rows per unit.
-__device__ __forceinline__ int units_m(const Params& a, int cluster) { return (a.tiles_m + cluster - 1) / cluster; }
-
-/// (product, block row, block column) of CTA `rank`'s tile in unit `id`: products one after another;
-/// inside one, groups of kGroupRows block rows walk the columns together (a block row past tiles_m,
-/// the last unit's when tiles_m is odd, reads zeros and stores nothing).
-__device__ __forceinline__ int3 tile_of(const Params& a, int id, int rank, int cluster) {
-  const int um = units_m(a, cluster), per_product = um * a.tiles_n;
+/// (product, block row, block column) of tile `id`: products one after another; inside one, groups
+/// of kGroupRows block rows walk the columns together.
+__device__ __forceinline__ int3 tile_of(const Params& a, int id) {
+  const int per_product = a.tiles_m * a.tiles_n;
   const int prod = id / per_product, t = id - prod * per_product;
-  const int group_units = kGroupRows / cluster, per_group = group_units * a.tiles_n;
-  const int first = (t / per_group) * group_units;
-  const int gsz = min(um - first, group_units);
+  const int per_group = kGroupRows * a.tiles_n;
+  const int first_m = (t / per_group) * kGroupRows;
+  const int gsz = min(a.tiles_m - first_m, kGroupRows);
   const int r = t % per_group;
-  return make_int3(prod, (first + r % gsz) * cluster + rank, r / gsz);
+  return make_int3(prod, first_m + r % gsz, r / gsz);
 }
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -104,77 +94,59 @@ __device__ __forceinline__ void wgmma_s8(std::int32_t (&d)[BN / 2], std::uint64_
 }
 #endif
 
-template <int BN, Out O, int kCluster>
+template <int BN, Out O>
 __global__ void __launch_bounds__(kThreads, 1)
     s8_products_kernel(const __grid_constant__ CUtensorMap map_x, const __grid_constant__ CUtensorMap map_y,
                        Params a) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using G = Geometry<BN>;
   constexpr int S = G::kStages, kStageBytes = G::kStageBytes, kTileX = G::kTileX, NR = BN / 2;
-  constexpr int kYPart = BN / kCluster;  // lines of Y this CTA loads per stage (multicast when kCluster = 2)
   static_assert(S >= 3, "at least three stages");
-  static_assert(kCluster == 1 || kCluster == 2, "clusters of one or two CTAs");
   extern __shared__ unsigned char smem_raw[];
   const unsigned sraw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
   const unsigned sbase = (sraw + 1023u) & ~1023u;  // 128-byte swizzle atoms need 1024-byte alignment
   const unsigned full0 = sbase + S * kStageBytes, empty0 = full0 + 8 * S;
   const int tid = threadIdx.x, wgi = tid >> 7;
-  const int nunits = a.products * units_m(a, kCluster) * a.tiles_n;
-  unsigned rank = 0, unit0 = blockIdx.x, unit_step = gridDim.x;
-  if constexpr (kCluster > 1) {
-    rank = arch::cluster_ctarank();
-    unit0 = arch::cluster_id_x();
-    unit_step = arch::cluster_count_x();
-  }
+  const int ntiles = a.products * a.tiles_m * a.tiles_n;
 
   if (tid == 0) {
     for (int s = 0; s < S; ++s) {
-      arch::mbar_init(full0 + 8 * s, 1);             // the producer's arrival (+ the TMA bytes)
-      arch::mbar_init(empty0 + 8 * s, 8 * kCluster);  // one arrival per consumer warp of each CTA
+      arch::mbar_init(full0 + 8 * s, 1);      // the producer's arrival (+ the TMA bytes)
+      arch::mbar_init(empty0 + 8 * s, 8);     // one arrival per consumer warp
     }
     arch::mbar_fence_init();
   }
   __syncthreads();
-  if constexpr (kCluster > 1) arch::cluster_sync();  // the peer's barriers exist before any remote use
 
   if (wgi == 0) {  // producer
     arch::setmaxnreg_dec<40>();
     if (tid == 0) {
       int it = 0;
-      for (int unit = static_cast<int>(unit0); unit < nunits; unit += static_cast<int>(unit_step)) {
-        const int3 t = tile_of(a, unit, static_cast<int>(rank), kCluster);
+      for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        const int3 t = tile_of(a, tile);
         const int l = t.x / a.chunks, ch = t.x - l * a.chunks;
         for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
           const int s = it % S;
-          arch::mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);  // free in every CTA this stage's loads reach
+          arch::mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);
           const unsigned full = full0 + 8 * s, dst = sbase + s * kStageBytes;
-          arch::mbar_expect_tx(full, kStageBytes);  // X, this CTA's Y part and the peer's
+          arch::mbar_expect_tx(full, kStageBytes);
           arch::tma_load_4d(dst, &map_x, full, kt * kRowBytes, ch, t.y * kBM, l);
-          const unsigned dst_y = dst + kTileX + rank * kYPart * kRowBytes;
-          const int line_y = t.z * BN + static_cast<int>(rank) * kYPart;
-          if constexpr (kCluster == 1)
-            arch::tma_load_4d(dst_y, &map_y, full, kt * kRowBytes, ch, line_y, l);
-          else
-            arch::tma_load_4d_multicast(dst_y, &map_y, full, kt * kRowBytes, ch, line_y, l, 0x3);
+          arch::tma_load_4d(dst + kTileX, &map_y, full, kt * kRowBytes, ch, t.z * BN, l);
         }
       }
     }
-  } else {
+    return;
+  }
   arch::setmaxnreg_inc<232>();
 
   const int cw = wgi - 1;  // this consumer's rows of the block tile: cw * 64 .. cw * 64 + 63
   const int lane = tid & 31, warp = (tid >> 5) & 3, g = lane >> 2, q4 = lane & 3;
-  // A stage is released in this CTA and, with clusters, in the peer, whose producer also writes it.
-  const auto release = [&](unsigned bar) {
-    arch::mbar_arrive(bar);
-    if constexpr (kCluster > 1) arch::mbar_arrive_cluster(arch::map_to_rank(bar, rank ^ 1u));
-  };
   std::int32_t acc[NR];
 #pragma unroll
   for (int r = 0; r < NR; ++r) acc[r] = 0;
   int it = 0;
-  for (int unit = static_cast<int>(unit0); unit < nunits; unit += static_cast<int>(unit_step)) {
-    const int3 t = tile_of(a, unit, static_cast<int>(rank), kCluster);
+  for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+    const int3 t = tile_of(a, tile);
     const int l = t.x / a.chunks, ch = t.x - l * a.chunks;
     for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
       const int s = it % S;
@@ -187,10 +159,10 @@ __global__ void __launch_bounds__(kThreads, 1)
                      ks > 0 || kt > 0);
       arch::wg_commit();
       arch::wg_wait<1>();  // the previous k-tile's group has completed: its stage is free
-      if (kt > 0 && lane == 0) release(empty0 + 8 * ((it + S - 1) % S));
+      if (kt > 0 && lane == 0) arch::mbar_arrive(empty0 + 8 * ((it + S - 1) % S));
     }
     arch::wg_wait<0>();
-    if (lane == 0) release(empty0 + 8 * ((it + S - 1) % S));
+    if (lane == 0) arch::mbar_arrive(empty0 + 8 * ((it + S - 1) % S));
 #pragma unroll
     for (int r = 0; r < NR; ++r) arch::fence_operand(acc[r]);
 
@@ -230,9 +202,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
   }
-  }  // consumers
-  // No CTA leaves while its peer may still arrive on its barriers or write into its stages.
-  if constexpr (kCluster > 1) arch::cluster_sync();
 #else
   __trap();  // compiled for an architecture without wgmma: available() is false there
 #endif
@@ -256,44 +225,6 @@ CUtensorMap operand_map(const std::int8_t* base, std::int64_t k, int chunks, std
                       ") for " + std::to_string(moduli) + " panels of " + std::to_string(lines) + " lines x " +
                       std::to_string(chunks) + " chunks x " + std::to_string(k) + " bytes");
   return map;
-}
-
-/// The kernel's shared memory, set once per instantiation (the attribute belongs to the current
-/// device; the apps use one GPU per process).
-template <int BN, Out O, int kCluster>
-void configure() {
-  static const bool configured = [] {
-    TCEMU_CUDA(cudaFuncSetAttribute(s8_products_kernel<BN, O, kCluster>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    Geometry<BN>::kSmemBytes));
-    return true;
-  }();
-  (void)configured;
-}
-
-/// How many clusters of two CTAs of the kernel can be resident at once (0: none, so no clusters).
-template <int BN, Out O>
-int max_pairs() {
-  static const int pairs = [] {
-    configure<BN, O, 1>();
-    configure<BN, O, 2>();
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(2 * static_cast<unsigned>(device_sms()));
-    cfg.blockDim = dim3(kThreads);
-    cfg.dynamicSmemBytes = Geometry<BN>::kSmemBytes;
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = 2;
-    attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    int n = 0;
-    if (cudaOccupancyMaxActiveClusters(&n, s8_products_kernel<BN, O, 2>, &cfg) != cudaSuccess) {
-      (void)cudaGetLastError();
-      n = 0;
-    }
-    return n;
-  }();
-  return pairs;
 }
 
 template <int BN, Out O>
@@ -324,30 +255,17 @@ void launch(const Products& p, cudaStream_t stream) {
   const std::int64_t cs = p.chunks > 1 ? p.chunk_stride : kpad;
   const std::int64_t xms = p.moduli > 1 ? p.x_mod_stride : p.x_ld * p.m;
   const std::int64_t yms = p.moduli > 1 ? p.y_mod_stride : p.y_ld * p.n;
-  // Clusters of two where the GPU co-schedules them (cudaOccupancyMaxActiveClusters, asked once per
-  // kernel: the process's first device decides), else one CTA per unit.
-  const int pairs = max_pairs<BN, O>();
-  const int cluster = pairs > 0 ? 2 : 1;
   const CUtensorMap mx = operand_map(p.x, p.k, p.chunks, cs, p.m, p.x_ld, p.moduli, xms, kBM);
-  const CUtensorMap my = operand_map(p.y, p.k, p.chunks, cs, p.n, p.y_ld, p.moduli, yms, BN / cluster);
-  const std::int64_t units = std::int64_t(a.products) * ((a.tiles_m + cluster - 1) / cluster) * a.tiles_n;
-  cudaLaunchConfig_t cfg{};
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = G::kSmemBytes;
-  cfg.stream = stream;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  if (cluster == 2) {
-    cfg.gridDim = dim3(static_cast<unsigned>(2 * std::min<std::int64_t>(units, pairs)));
-    TCEMU_CUDA(cudaLaunchKernelEx(&cfg, s8_products_kernel<BN, O, 2>, mx, my, a));
-  } else {
-    cfg.gridDim = dim3(static_cast<unsigned>(std::min<std::int64_t>(units, device_sms())));
-    TCEMU_CUDA(cudaLaunchKernelEx(&cfg, s8_products_kernel<BN, O, 1>, mx, my, a));
-  }
+  const CUtensorMap my = operand_map(p.y, p.k, p.chunks, cs, p.n, p.y_ld, p.moduli, yms, BN);
+  static const bool configured = [] {
+    TCEMU_CUDA(cudaFuncSetAttribute(s8_products_kernel<BN, O>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    G::kSmemBytes));
+    return true;
+  }();
+  (void)configured;
+  const std::int64_t tiles = std::int64_t(a.products) * a.tiles_m * a.tiles_n;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, device_sms()));
+  s8_products_kernel<BN, O><<<blocks, kThreads, G::kSmemBytes, stream>>>(mx, my, a);
   TCEMU_LAUNCHED("the CRT INT8 wgmma products kernel");
 }
 
@@ -396,7 +314,7 @@ bool available() {
   static const bool ok = [] {
     if (arch::compute_capability() != 90) return false;
     cudaFuncAttributes attr{};
-    if (cudaFuncGetAttributes(&attr, s8_products_kernel<256, Out::int32, 1>) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, s8_products_kernel<256, Out::int32>) != cudaSuccess) {
       (void)cudaGetLastError();
       return false;
     }
