@@ -102,8 +102,9 @@ hplai() {
   done
 }
 
-pack() {
-  (cd "$OUT" && find . -maxdepth 1 -type f ! -name '*.tgz' -print0 | xargs -0 tar czf scaling.tgz &&
+pack() {  # one tar over the file list (xargs may split a long list into several tars, each overwriting
+          # the last); the files are deleted only when the archive was written
+  (cd "$OUT" && find . -maxdepth 1 -type f ! -name '*.tgz' -print0 | tar czf scaling.tgz --null -T - &&
      find . -maxdepth 1 -type f ! -name '*.tgz' ! -name machine.txt -delete)
   ls -la "$OUT"
 }
