@@ -387,20 +387,12 @@ void check_host_memory_over_ranks(const Circuit& c, const RunConfig& cfg, int gl
   double need = 0;
   std::string what;
   if (cfg.device == Device::cuda) {
-    bool any_double = false;
-    for (const auto& s : cfg.schemes) any_double = any_double || uses_double(s);
-    need = std::ldexp(16.0 + (any_double ? 16.0 : 8.0), L);
+    need = host_bytes_of_gpu_job(cfg.schemes, L, true);
     what = "the complex128 reference slice and one slice brought down from the GPU";
   } else {
-    std::vector<tcemu::Scheme> runs = cfg.schemes;
-    runs.push_back(tcemu::parse_scheme("fp64", tcemu::Target::fp64));
-    for (const auto& s : runs) {
-      const double b = host_bytes_needed(s, L, BufferMode::automatic, true);
-      if (b > need) {
-        need = b;
-        what = "the complex128 reference slice and the " + s.name + " run's buffers";
-      }
-    }
+    tcemu::Scheme worst;
+    need = host_job_bytes(cfg.schemes, L, BufferMode::automatic, true, &worst);
+    what = "the complex128 reference slice and the " + worst.name + " run's buffers";
   }
   const int sharing = tcemu::app::ranks_on_my_host(comm);
   const double available = available_memory_bytes() / sharing;

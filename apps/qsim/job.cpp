@@ -115,21 +115,39 @@ double available_memory_bytes() {
   return static_cast<double>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
 }
 
-void check_memory(const Circuit& c, const std::vector<tcemu::Scheme>& schemes, double available, BufferMode buffers,
-                  bool reference) {
+double host_job_bytes(const std::vector<tcemu::Scheme>& schemes, int n, BufferMode buffers, bool reference,
+                      tcemu::Scheme* worst) {
   std::vector<tcemu::Scheme> runs = schemes;
   if (reference) runs.push_back(tcemu::parse_scheme("fp64"));
-  const tcemu::Scheme* worst = nullptr;
   double need = 0;
+  bool any = false;
   for (const auto& s : runs) {
-    const double b = host_bytes_needed(s, c.num_qubits, buffers, reference);
-    if (!worst || b > need) worst = &s, need = b;
+    const double b = host_bytes_needed(s, n, buffers, reference);
+    if (!any || b > need) {
+      need = b;
+      any = true;
+      if (worst) *worst = s;
+    }
   }
-  if (!worst) return;
+  return need;
+}
+
+double host_bytes_of_gpu_job(const std::vector<tcemu::Scheme>& schemes, int n, bool reference) {
+  bool any_double = false;
+  for (const auto& s : schemes) any_double = any_double || uses_double(s);
+  const double other = any_double ? 16.0 : 8.0;
+  return std::ldexp((reference ? 16.0 : 0.0) + (schemes.empty() ? 0.0 : other), n);
+}
+
+void check_memory(const Circuit& c, const std::vector<tcemu::Scheme>& schemes, double available, BufferMode buffers,
+                  bool reference) {
+  if (schemes.empty() && !reference) return;
+  tcemu::Scheme worst;
+  const double need = host_job_bytes(schemes, c.num_qubits, buffers, reference, &worst);
   const bool two = resolve_host_buffers(buffers, c.num_qubits) == BufferMode::two;
-  const char* type = uses_double(*worst) ? "complex128" : "complex64";
+  const char* type = uses_double(worst) ? "complex128" : "complex64";
   if (need > available)
-    throw tcemu::InvalidArgument("circuit '" + c.name + "' (" + std::to_string(c.num_qubits) + " qubits): the " + worst->name +
+    throw tcemu::InvalidArgument("circuit '" + c.name + "' (" + std::to_string(c.num_qubits) + " qubits): the " + worst.name +
                                  " run needs about " + bytes_text(need) + " of host memory (" +
                                  (reference ? "reference state, " : "") +
                                  (two ? std::string("two ") + type + " state buffers and GEMM workspace"
@@ -140,12 +158,9 @@ void check_memory(const Circuit& c, const std::vector<tcemu::Scheme>& schemes, d
 void check_device_memory(const Circuit& c, const std::vector<tcemu::Scheme>& schemes, double free_bytes,
                          double available_host, BufferMode buffers, bool reference) {
   const int n = c.num_qubits;
-  bool any_double = false;
   const tcemu::Scheme* widest = nullptr;
-  for (const auto& s : schemes) {
+  for (const auto& s : schemes)
     if (!widest || (uses_double(s) && !uses_double(*widest))) widest = &s;
-    any_double = any_double || uses_double(s);
-  }
   const tcemu::Scheme fp64 = tcemu::parse_scheme("fp64");
   const tcemu::Scheme* gpu_worst = reference || !widest ? &fp64 : widest;
   const bool dbl = uses_double(*gpu_worst);
@@ -155,8 +170,7 @@ void check_device_memory(const Circuit& c, const std::vector<tcemu::Scheme>& sch
   if (!plan.fits) throw tcemu::InvalidArgument(head + "the " + gpu_worst->name + " run " + plan.shortfall + " on the GPU");
   // Host: the complex128 reference stays for the comparisons, and one other state may come down
   // (for --amplitudes, --shots or --output; counted always: an upper bound).
-  const double other = any_double ? 16.0 : 8.0;
-  const double need_host = std::ldexp((reference ? 16.0 : 0.0) + (widest ? other : 0.0), n);
+  const double need_host = host_bytes_of_gpu_job(schemes, n, reference);
   if (need_host > available_host)
     throw tcemu::InvalidArgument(head + "the runs need " + bytes_text(need_host) + " of host memory (" +
                                  (reference ? "the complex128 reference and " : "") +

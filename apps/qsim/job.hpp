@@ -81,6 +81,14 @@ double host_bytes_needed(const tcemu::Scheme& scheme, int num_qubits, BufferMode
                          bool reference = true);
 /// Memory the machine has available now (MemAvailable), in bytes.
 double available_memory_bytes();
+/// The host memory of a job's largest host run on n qubits (host_bytes_needed of each scheme and, when
+/// `reference`, of the fp64 reference) and that run's scheme (`worst`, when not null; untouched when
+/// `schemes` is empty and there is no reference). check_memory's rule, and each rank's over MPI.
+double host_job_bytes(const std::vector<tcemu::Scheme>& schemes, int num_qubits, BufferMode buffers, bool reference,
+                      tcemu::Scheme* worst = nullptr);
+/// The host memory of a GPU job on n qubits: the complex128 reference (when `reference`) and one state
+/// of the widest run brought down (check_device_memory's host rule, and each rank's over MPI).
+double host_bytes_of_gpu_job(const std::vector<tcemu::Scheme>& schemes, int num_qubits, bool reference);
 /// Throws tcemu::InvalidArgument when the circuit's largest host run (host_bytes_needed; the fp64
 /// reference's too when `reference`) does not fit in `available` bytes: "circuit 'X' (28 qubits): the
 /// fp64 run needs about 25769803776 bytes (24.0 GiB) of host memory (...), but only 23299948544 bytes
