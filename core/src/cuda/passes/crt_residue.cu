@@ -7,7 +7,7 @@
 
 #include "cuda/passes/crt_passes.hpp"
 #include "cuda/passes/chunked_k.cuh"
-#include "cuda/passes/tile_pass.cuh"  // dbits, device_sms
+#include "cuda/passes/tile_pass.cuh"  // dbits, device_sms, reads_along_k
 #include "tcemu/crt_arith.hpp"
 #include "tcemu/schemes/crt.hpp"
 
@@ -15,6 +15,12 @@ namespace tcemu::cuda::detail {
 namespace {
 
 constexpr int kLineThreads = 256;
+
+/// A grid-stride kernel's block count: `want` blocks, at most 16 waves of `per_sm` resident blocks.
+unsigned resident_grid(std::int64_t want, int per_sm) {
+  const std::int64_t cap = std::int64_t{device_sms()} * per_sm * 16;
+  return static_cast<unsigned>(want < cap ? want : cap);
+}
 
 __device__ __forceinline__ unsigned long long block_reduce(unsigned long long v, bool is_max) {
   __shared__ unsigned long long part[kLineThreads / 32];
@@ -642,8 +648,7 @@ template <class T>
 void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                    std::int64_t k_stride, const CrtLines& out, cudaStream_t stream) {
   if (lines <= 0) return;
-  const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
-  if (k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride))) {
+  if (reads_along_k(line_stride, k_stride)) {
     if (k <= std::int64_t{kLineThreads} * kLineCached)
       line_rule_block<T, true><<<static_cast<unsigned>(lines), kLineThreads, 0, stream>>>(data, k, line_stride, k_stride, out);
     else
@@ -688,10 +693,8 @@ void launch_lines(const T* data, std::int64_t lines, std::int64_t line_stride, s
                   cudaStream_t stream) {
   const bool vec = k_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
                    (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
-  const std::int64_t cap = std::int64_t{device_sms()} * kLinesBlocksPerSm * 16;  // 16 waves of resident blocks
   const std::int64_t items = lines * (w.span / kResiduePositions);
-  const std::int64_t want = (items + kResidueThreads - 1) / kResidueThreads;
-  const auto grid = static_cast<unsigned>(want < cap ? want : cap);
+  const unsigned grid = resident_grid((items + kResidueThreads - 1) / kResidueThreads, kLinesBlocksPerSm);
   residue_lines_kernel<T, Sink><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
   TCEMU_LAUNCHED("crt residue_lines_kernel");
 }
@@ -701,13 +704,10 @@ void launch_lines(const T* data, std::int64_t lines, std::int64_t line_stride, s
 template <class T, class Sink>
 void launch_pass(const T* data, std::int64_t lines, std::int64_t line_stride, std::int64_t k_stride, const Sink& w,
                  cudaStream_t stream) {
-  const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
-  const bool k_along = k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride));
-  if (!k_along) {
-    const std::int64_t cap = std::int64_t{device_sms()} * kColumnsBlocksPerSm * 16;  // 16 waves of resident blocks
+  if (!reads_along_k(line_stride, k_stride)) {
     const std::int64_t tiles = (lines + kColumnsTileLines - 1) / kColumnsTileLines *
                                ((w.span + kColumnsTilePositions - 1) / kColumnsTilePositions);
-    const auto grid = static_cast<unsigned>(tiles < cap ? tiles : cap);
+    const unsigned grid = resident_grid(tiles, kColumnsBlocksPerSm);
     residue_columns_kernel<T, Sink><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, w);
     TCEMU_LAUNCHED("crt residue_columns_kernel");
     return;

@@ -44,6 +44,15 @@ inline constexpr int kPassMinBlocks = 4;   // direct kernel: 64 registers per th
 inline constexpr int kPassMinBlocksT = 3;  // transposing kernel: 80 registers (prefetched tile)
 inline constexpr int kPassWarps = kPassThreads / 32;
 
+/// True when an operand is read along k (k no more strided than the lines: each line's elements lie
+/// close together), so a pass takes its per-line (direct) kernel; false when the lines are contiguous
+/// (a column-major op(A)) and it takes its across-lines (transposing) kernel. The split pass's and
+/// int8-crt's passes (crt_residue.cu) decide the same way.
+inline bool reads_along_k(std::int64_t line_stride, std::int64_t k_stride) {
+  const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
+  return k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride));
+}
+
 __device__ __forceinline__ unsigned long long warp_max_u64(unsigned long long v) {
   for (int o = 16; o > 0; o >>= 1) {
     const unsigned long long w = __shfl_xor_sync(0xffffffffu, v, o);
@@ -426,9 +435,7 @@ void launch_tile_pass(const T* data, std::int64_t lines, std::int64_t line_strid
     throw InvalidArgument("tcemu cuda split: operand too large (" + std::to_string(lines) + " x " +
                           std::to_string(w.span) + ")");
   const bool aligned16 = reinterpret_cast<std::uintptr_t>(data) % 16 == 0;
-  const auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
-  const bool direct =
-      k_stride == 1 || (line_stride != 1 && mag(k_stride) <= mag(line_stride));
+  const bool direct = reads_along_k(line_stride, k_stride);
   if (direct) {
     static int per_sm = 0;
     if (per_sm == 0) {
