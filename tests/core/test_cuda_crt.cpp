@@ -456,6 +456,51 @@ TEST(CudaCrt, AdversarialInputsMatchTheHostBitForBit) {
                               "phi=0.5", 95);
 }
 
+// With N given, an operand read along k with unit stride (k <= 8192, 16-byte aligned lines) gets its
+// line rule, exponents and residues from one kernel (crt_line_rule_and_residues): the host's bits for
+// either operand and both, k with and without padding to 16 and at the 8192 limit, the wide residue
+// branch (N = 20, phi = 4), zero lines, float, C read; past the limit, with lines of an odd stride
+// or contiguous lines, the separate passes run, and the report says which.
+TEST(CudaCrt, LineRuleFusedIntoTheResiduePassMatchesTheHostBitForBit) {
+  TCEMU_REQUIRE_GPU();
+  struct Case {
+    Shape shape;
+    const char* scheme;
+    const char* dist;
+    const char* fused;  // the report's "fused into it for ..." or nullptr: not fused
+  };
+  const Case cases[] = {
+      {{200, 157, 702, Op::N, Op::N, Layout::row, Layout::col, Layout::col}, "int8-crt:15", "phi=1", "op(A) and op(B)"},
+      {{64, 48, 8192, Op::N, Op::N, Layout::col, Layout::col, Layout::col}, "int8-crt:15", "phi=0.1", "op(B)"},
+      {{40, 72, 8192, Op::N, Op::T, Layout::row, Layout::col, Layout::col}, "int8-crt:20", "phi=4", "op(A)"},
+      {{33, 65, 96, Op::N, Op::N, Layout::row, Layout::col, Layout::row}, "int8-crt:17", "uniform(-1,1)",
+       "op(A) and op(B)"},  // C row-major: the operands swap
+      {{64, 48, 8193, Op::N, Op::N, Layout::row, Layout::col, Layout::col}, "int8-crt:15", "phi=1", nullptr},
+      {{37, 29, 54, Op::N, Op::N, Layout::padded_row, Layout::padded_col, Layout::col}, "int8-crt:15", "phi=1",
+       nullptr},
+  };
+  std::uint64_t seed = 500;
+  for (const Case& c : cases) {
+    std::string kernels;
+    expect_bit_identical<double>(c.scheme, Target::fp64, c.shape, c.dist, seed++, 0.75, -0.5,
+                                 [](DualMatrix<double>& A, DualMatrix<double>& B) {
+                                   for (std::int64_t l = 0; l < A.cols; ++l) A.h[3 * A.rs + l * A.cs] = 0;
+                                   for (std::int64_t l = 0; l < B.rows; ++l) B.h[l * B.rs + 2 * B.cs] = 0;
+                                 },
+                                 CrtProducts::automatic, &kernels);
+    if (c.fused)
+      EXPECT_NE(kernels.find(std::string("line rule fused into it for ") + c.fused + ")"), std::string::npos) << kernels;
+    else
+      EXPECT_EQ(kernels.find("fused into it"), std::string::npos) << kernels;
+  }
+  std::string kernels;
+  expect_bit_identical<float>("int8-crt:8", Target::fp32, Shape{70, 50, 1000, Op::N, Op::N, Layout::row, Layout::col,
+                                                                Layout::col},
+                              "phi=1", 520, 2.0f, 0.25f, [](DualMatrix<float>&, DualMatrix<float>&) {},
+                              CrtProducts::automatic, &kernels);
+  EXPECT_NE(kernels.find("fused into it for op(A) and op(B)"), std::string::npos) << kernels;
+}
+
 TEST(CudaCrt, NonfiniteAndTooWideSpreadsFallBackLikeTheHost) {
   TCEMU_REQUIRE_GPU();
   const std::int64_t m = 48, n = 40, k = 256;

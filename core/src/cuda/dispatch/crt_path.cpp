@@ -129,9 +129,31 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   unsigned long long* ratio_bits = cl.ratio_bits;
   int *ex = cl.ex, *ey = cl.ey;
 
-  // Scaling, part 1: line maxima and 2-norm bounds; NaN/Inf go to the native path.
-  crt_line_rule<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, st);
-  crt_line_rule<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, st);
+  // The residue panels' k chunks (kc elements each, padded to kcp; span positions per line).
+  const std::int64_t nchunks = std::max<std::int64_t>(1, (p.k + kGpuChunk - 1) / kGpuChunk);
+  const std::int64_t kc = (p.k + nchunks - 1) / nchunks;
+  const std::int64_t kcp = round_up(kc, 16), span = nchunks * kcp;
+  std::int8_t *rx = nullptr, *ry = nullptr;
+  const auto residue_panels = [&](int moduli) {
+    rx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(moduli * p.m * span), st));
+    ry = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(moduli * p.n * span), st));
+  };
+
+  // Scaling, part 1: line maxima and 2-norm bounds; NaN/Inf go to the native path. With N given, an
+  // operand read along k (k <= 8192) gets its rule, exponents and residues from one pass.
+  int N = s.parts;
+  const bool fuse_x = N > 0 && crt_line_rule_fuses<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride);
+  const bool fuse_y = N > 0 && crt_line_rule_fuses<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride);
+  if (!fuse_x) crt_line_rule<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, st);
+  if (!fuse_y) crt_line_rule<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, st);
+  if (fuse_x || fuse_y) {
+    const int Lb = crt::constants(N).bits - 1;
+    residue_panels(N);
+    if (fuse_x)
+      crt_line_rule_and_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, Lb, ex, N, rx, st);
+    if (fuse_y)
+      crt_line_rule_and_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, Lb, ey, N, ry, st);
+  }
   auto* h = static_cast<unsigned long long*>(ws.host(2 * sizeof(unsigned long long)));
   TCEMU_CUDA(cudaMemcpyAsync(h, nonfinite, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
@@ -141,7 +163,6 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   }
 
   // N: given, or the smallest certified for the target (crt::certify's sums and bound).
-  int N = s.parts;
   const double tol = crt::unit_roundoff(s.target == Target::fp64 ? crt::Target::fp64 : crt::Target::fp32);
   if (N == 0 && p.k <= crt::kInt8CertificateMaxK) {
     const CrtMagnitudePanels mp = crt_magnitude_panels(ws, p.m, p.n, p.k, st);
@@ -176,15 +197,15 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   const crt::Constants& K = crt::constants(N);
 
   // Scaling, part 2, and the residue pass: one pass per operand writes its N residue panels.
-  crt_line_exponents(lx, p.m, K.bits - 1, ex, st);
-  crt_line_exponents(ly, p.n, K.bits - 1, ey, st);
-  const std::int64_t nchunks = std::max<std::int64_t>(1, (p.k + kGpuChunk - 1) / kGpuChunk);
-  const std::int64_t kc = (p.k + nchunks - 1) / nchunks;
-  const std::int64_t kcp = round_up(kc, 16), span = nchunks * kcp;
-  auto* rx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(N * p.m * span), st));
-  auto* ry = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(N * p.n * span), st));
-  crt_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, ex, N, kc, kcp, nchunks, rx, st);
-  crt_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ey, N, kc, kcp, nchunks, ry, st);
+  if (rx == nullptr) residue_panels(N);
+  if (!fuse_x) {
+    crt_line_exponents(lx, p.m, K.bits - 1, ex, st);
+    crt_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, ex, N, kc, kcp, nchunks, rx, st);
+  }
+  if (!fuse_y) {
+    crt_line_exponents(ly, p.n, K.bits - 1, ey, st);
+    crt_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ey, N, kc, kcp, nchunks, ry, st);
+  }
   TCEMU_CUDA(cudaEventRecord(ws.ev[1], st));
 
   // The N exact INT8 products per k chunk (one strided batch over the moduli), then the
@@ -271,7 +292,13 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
     products = "cuBLAS INT8 (strided batch over " + std::to_string(N) + " moduli)";
   if (cublas_launches > 0 && (residue_launches > 0 || wgmma_launches > 0))
     products += ", cuBLAS for the row blocks the kernel cannot run";
-  report.kernels = std::string(schemes::Int8Crt::desc.name) + ": residue pass, " + products + ", reconstruction pass";
+  std::string residue_pass = "residue pass";
+  if (fuse_x || fuse_y) {  // op(A) is x unless the C layout swapped the operands
+    const bool fused_a = p.swapped ? fuse_y : fuse_x, fused_b = p.swapped ? fuse_x : fuse_y;
+    residue_pass += std::string(" (line rule fused into it for ") +
+                    (fused_a && fused_b ? "op(A) and op(B)" : fused_a ? "op(A)" : "op(B)") + ")";
+  }
+  report.kernels = std::string(schemes::Int8Crt::desc.name) + ": " + residue_pass + ", " + products + ", reconstruction pass";
   if (record_timings) ws.read_stage_seconds(report);
   return "";
 }

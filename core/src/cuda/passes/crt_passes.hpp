@@ -49,6 +49,23 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream);
 
+/// Whether crt_line_rule_and_residues takes this operand: lines read along k with unit k stride, k <=
+/// 8192, the data and every line 16-byte aligned, at most 2^31 - 1 lines.
+template <class T>
+bool crt_line_rule_fuses(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                         std::int64_t k_stride);
+
+/// crt_line_rule, crt_line_exponents (Lb = floor(log2 P) of n_moduli) and crt_residues (one k chunk,
+/// kcp = k rounded up to 16) of one operand in one pass, for a modulus count known before the rule
+/// (int8-crt:N): out, e and the n_moduli panels hold what the three would write, bit for bit, except
+/// that a line holding NaN or Inf (counted in *out.nonfinite as there) gets no residues: the caller
+/// falls back before the products. One read of the operand instead of two (docs/perf-notes.md,
+/// "Session 27"). Throws InvalidArgument unless crt_line_rule_fuses.
+template <class T>
+void crt_line_rule_and_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                                std::int64_t k_stride, const CrtLines& out, int Lb, int* e, int n_moduli,
+                                std::int8_t* panels, cudaStream_t stream);
+
 /// Residue panels of one complex operand for 3M in the residue domain (docs/crt.md, "Complex operands
 /// on the GPU: 3M"): `data` holds `lines` lines of k complex elements as 2k interleaved reals (re, im;
 /// line i at data + i * line_stride, in units of T, k contiguous), exponents e as for crt_residues

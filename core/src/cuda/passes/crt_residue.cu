@@ -2,6 +2,7 @@
 // operand writing all N residue panels), as host/crt.cpp computes them.
 #include <algorithm>
 #include <cfloat>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 
@@ -425,7 +426,7 @@ __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const
 }
 
 /// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0
-/// for padding), scaled by 2^e[line] and truncated. Real operands below w.fp64_limit (every group of
+/// for padding), scaled by 2^s (s: the line's exponent, e[line]) and truncated. Real operands below w.fp64_limit (every group of
 /// the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0, n_int) on the
 /// integer limbs (limb_residues16 below 2^63, wide_residues16 above), whose loops are unrolled to
 /// kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Complex 3M: every
@@ -434,9 +435,8 @@ __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const
 /// integers stay below 2^(floor((Lb - 32) / 2) + 16), about 2^(4N), while fp64_limit is at least 2^74
 /// (N = 6, 12, 13) and 2^84 from N = 17 on; kept for completeness.
 template <bool kComplex3M, class T>
-__device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std::int64_t line, std::int64_t ko0,
+__device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std::int64_t line, int s, std::int64_t ko0,
                                                  const T (&x)[kResiduePositions]) {
-  const int s = w.e[line];
   const bool pow2_ok = s >= -1022 && s <= 1023;  // then x 2^s as a product: ldexp's value
   const double scale = __longlong_as_double(static_cast<long long>(pow2_ok ? s + 1023 : 1023) << 52);
   double v[kResiduePositions], amax = 0;
@@ -490,7 +490,7 @@ template <bool kComplex3M>
 struct ResidueSink : CrtResidueWriter {
   template <class T>
   __device__ __forceinline__ void write16(std::int64_t line, std::int64_t ko0, const T (&x)[kResiduePositions]) const {
-    write_residues16<kComplex3M>(*this, line, ko0, x);
+    write_residues16<kComplex3M>(*this, line, e[line], ko0, x);
   }
 };
 
@@ -639,6 +639,105 @@ __global__ void __launch_bounds__(kResidueThreads, kColumnsBlocksPerSm)
       x[i] = kk >= 0 ? __ldg(src + kk * ks) : T(0);
     }
     w.write16(line, ko0, x);
+  }
+}
+
+/// Groups of 16 positions per thread of line_residues_kernel: 2 x 16 x 256 threads = 8192 positions.
+constexpr int kFusedGroups = 2;
+constexpr std::int64_t kFusedMaxPositions = std::int64_t{kFusedGroups} * kResiduePositions * kLineThreads;
+
+/// The line rule, the line's exponent and its residue pass in one kernel (crt_line_rule_and_residues):
+/// one block per line read along k with unit stride, 16-byte aligned, span = kcp <= kFusedMaxPositions.
+/// Thread t holds positions 16 (g 256 + t) .. +15 of groups g = 0, 1 in registers (zeros past k) for the
+/// rule (line_rule_block's operations and results: max |x| -> E, NaN/Inf, s2 and s1 at E), then in
+/// shared memory while it writes their residues at the line's exponent (write_residues16, as the lines
+/// kernel writes them). One read of the operand where the rule and the residue pass read it twice. A
+/// line holding NaN or Inf writes its statistics (inactive) and no residues: the caller falls back.
+template <class T>
+__global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
+    line_residues_kernel(const T* __restrict__ data, std::int64_t ls, int Lb, CrtLines out, int* e_out,
+                         ResidueSink<false> w) {
+  extern __shared__ __align__(16) unsigned char fused_stash[];
+  T* stash = reinterpret_cast<T*>(fused_stash);  // [kFusedGroups * 16][kLineThreads]: conflict-free
+  const std::int64_t line = blockIdx.x, k = w.chunks.k;
+  const T* src = data + line * ls;
+  T x[kFusedGroups][kResiduePositions];
+#pragma unroll
+  for (int g = 0; g < kFusedGroups; ++g) {  // all loads in flight before the first use
+    const std::int64_t ko0 = (std::int64_t{g} * kLineThreads + threadIdx.x) * kResiduePositions;
+    if (ko0 + kResiduePositions <= k) {
+      if constexpr (sizeof(T) == 8) {
+#pragma unroll
+        for (int i = 0; i < kResiduePositions / 2; ++i) {
+          const double2 q = __ldg(reinterpret_cast<const double2*>(src + ko0) + i);
+          x[g][2 * i] = q.x;
+          x[g][2 * i + 1] = q.y;
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < kResiduePositions / 4; ++i) {
+          const float4 q = __ldg(reinterpret_cast<const float4*>(src + ko0) + i);
+          x[g][4 * i] = q.x;
+          x[g][4 * i + 1] = q.y;
+          x[g][4 * i + 2] = q.z;
+          x[g][4 * i + 3] = q.w;
+        }
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kResiduePositions; ++i) x[g][i] = ko0 + i < k ? __ldg(src + ko0 + i) : T(0);
+    }
+  }
+  unsigned long long mx = 0, nf = 0;
+#pragma unroll
+  for (int g = 0; g < kFusedGroups; ++g)
+#pragma unroll
+    for (int i = 0; i < kResiduePositions; ++i) {
+      const double a = fabs(static_cast<double>(x[g][i]));
+      if (!(a <= DBL_MAX)) ++nf;
+      else mx = dbits(a) > mx ? dbits(a) : mx;
+    }
+  mx = block_reduce(mx, true);
+  const bool bad = __syncthreads_or(nf != 0) != 0;
+  if (nf) atomicAdd(out.nonfinite, nf);
+  const double m = __longlong_as_double(static_cast<long long>(mx));
+  const bool active = m > 0 && !bad;
+  const int E = m > 0 ? crt::arith::line_exponent_of_max(m) : 0;
+  std::uint64_t s2 = 0, s1 = 0;
+  if (active) {
+#pragma unroll
+    for (int g = 0; g < kFusedGroups; ++g)
+#pragma unroll
+      for (int i = 0; i < kResiduePositions; ++i) {  // padding elements are 0: ceil_mag(0) = 0
+        const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(x[g][i]), 16 - E);
+        s2 += q * q;
+        s1 += q;
+      }
+  }
+  s2 = block_reduce(s2, false);
+  if (out.s1 != nullptr) s1 = block_reduce(s1, false);
+  const int c = active ? crt::arith::ceil_log2_u64(s2) : 0, base = active ? 16 - E : 0;
+  const int s = active ? crt::arith::scale_exponent(Lb, c, base) : 0;  // crt_line_exponents' value
+  if (threadIdx.x == 0) {
+    out.active[line] = active;
+    out.c[line] = c;
+    out.base[line] = base;
+    if (out.s1 != nullptr) out.s1[line] = active ? s1 : 0;
+    e_out[line] = s;
+  }
+  if (bad) return;  // uniform over the block
+#pragma unroll
+  for (int g = 0; g < kFusedGroups; ++g)
+#pragma unroll
+    for (int i = 0; i < kResiduePositions; ++i) stash[(g * kResiduePositions + i) * kLineThreads + threadIdx.x] = x[g][i];
+#pragma unroll 1
+  for (int g = 0; g < kFusedGroups; ++g) {  // one copy of the residue code (instruction fetch)
+    const std::int64_t ko0 = (std::int64_t{g} * kLineThreads + threadIdx.x) * kResiduePositions;
+    if (ko0 >= w.span) break;
+    T v[kResiduePositions];
+#pragma unroll
+    for (int i = 0; i < kResiduePositions; ++i) v[i] = stash[(g * kResiduePositions + i) * kLineThreads + threadIdx.x];
+    write_residues16<false>(w, line, s, ko0, v);
   }
 }
 
@@ -798,6 +897,34 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
 }
 
 template <class T>
+bool crt_line_rule_fuses(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                         std::int64_t k_stride) {
+  return lines > 0 && lines <= INT_MAX && k > 0 && k_stride == 1 && (k + 15) / 16 * 16 <= kFusedMaxPositions &&
+         reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
+         (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+}
+
+template <class T>
+void crt_line_rule_and_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                                std::int64_t k_stride, const CrtLines& out, int Lb, int* e, int n_moduli,
+                                std::int8_t* panels, cudaStream_t stream) {
+  if (!crt_line_rule_fuses(data, lines, k, line_stride, k_stride))
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
+                          ": the fused line rule and residue pass needs lines along k with unit stride, k <= " +
+                          std::to_string(kFusedMaxPositions) + " and 16-byte aligned lines");
+  const std::int64_t kcp = (k + 15) / 16 * 16;
+  ResidueSink<false> w{{kcp, ChunkedK{k, k, kcp, true}, lines * kcp, e, n_moduli, panels, 0, {}, {}, n_moduli, 0, {},
+                        0x1p84}};
+  fill_moduli(w);
+  plan_fp64_groups(w);
+  const int stash = static_cast<int>(kFusedMaxPositions * sizeof(T));
+  TCEMU_CUDA(cudaFuncSetAttribute(line_residues_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, stash));
+  line_residues_kernel<T><<<static_cast<unsigned>(lines), kLineThreads, stash, stream>>>(data, line_stride, Lb, out, e,
+                                                                                          w);
+  TCEMU_LAUNCHED("crt line_residues_kernel");
+}
+
+template <class T>
 void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                             const int* e, int n_moduli, std::int64_t kcp, std::int8_t* out, cudaStream_t stream) {
   if (lines <= 0 || kcp <= 0) return;
@@ -817,6 +944,9 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
   template void crt_residues<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,        \
                                 const int*, int, std::int64_t, std::int64_t, std::int64_t, std::int8_t*, \
                                 cudaStream_t);                                                            \
+  template bool crt_line_rule_fuses<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t);    \
+  template void crt_line_rule_and_residues<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, \
+                                              const CrtLines&, int, int*, int, std::int8_t*, cudaStream_t);     \
   template void crt_residues_complex3m<T>(const T*, std::int64_t, std::int64_t, std::int64_t, const int*, int, \
                                           std::int64_t, std::int8_t*, cudaStream_t);                     \
   template void crt_magnitudes<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,      \
