@@ -37,6 +37,78 @@ __device__ __forceinline__ unsigned long long block_reduce(unsigned long long v,
   return r;
 }
 
+/// |v|'s bits as a key whose maximum over a line has the line maximum's binade: the high word of a
+/// double (sign cleared; equal high words mean equal exponents, and a subnormal's leading bit sits in
+/// it unless the word is 0), all bits of a float. Keys at or above kNonfiniteKey are NaN or Inf.
+__device__ __forceinline__ unsigned magnitude_key(double v) { return static_cast<unsigned>(__double2hiint(v)) & 0x7FFFFFFFu; }
+__device__ __forceinline__ unsigned magnitude_key(float v) { return __float_as_uint(v) & 0x7FFFFFFFu; }
+template <class T>
+constexpr unsigned kNonfiniteKey = sizeof(T) == 8 ? 0x7FF00000u : 0x7F800000u;
+
+/// crt_arith::ceil_mag(v, 16 - E) of an element of a line whose maximum is below 2^E: at most 2^16,
+/// so the ceiling is one conversion rounding up to a 32-bit integer (the same integer).
+__device__ __forceinline__ unsigned ceil_mag16(double v, int s) {
+  const unsigned q = __double2uint_ru(crt::arith::ldexp_fast(fabs(v), s));
+  return q > 0u ? q : static_cast<unsigned>(v != 0);  // 1 where a nonzero v underflows
+}
+
+/// The line rule's results for one line (crt_line_rule's per-line outputs).
+struct LineStats {
+  bool finite, active;  // block-uniform
+  int c, base;
+  unsigned long long s1;
+  unsigned long long nonfinite;  ///< this thread's NaN/Inf count (the block's sum is the line's)
+};
+
+/// The line rule of one line held by a whole block (kLineThreads threads, R elements each, zeros for
+/// positions past k): max |x| -> E through magnitude_key (one 32-bit max per element; the full bits
+/// only where every key of a double line is 0), the NaN/Inf count (counted only where the maximum key
+/// says there is one), then s2 = sum ceil_mag^2 and s1 = sum ceil_mag at E (exact integers, so any
+/// order gives host/crt.cpp's). Block-uniform; every thread of the block must call it (barriers).
+template <class T, int R>
+__device__ __forceinline__ LineStats block_line_stats(const T (&x)[R], bool want_s1) {
+  unsigned key = 0;
+#pragma unroll
+  for (int i = 0; i < R; ++i) key = max(key, magnitude_key(x[i]));
+  key = static_cast<unsigned>(block_reduce(key, true));
+  LineStats r{true, false, 0, 0, 0, 0};
+  if (key >= kNonfiniteKey<T>) {  // rare: count them for the operand's counter
+    r.finite = false;
+#pragma unroll
+    for (int i = 0; i < R; ++i) r.nonfinite += magnitude_key(x[i]) >= kNonfiniteKey<T>;
+    return r;
+  }
+  double m;
+  if constexpr (sizeof(T) == 8) {
+    if (key != 0) {
+      m = __hiloint2double(static_cast<int>(key), 0);  // the maximum's binade (ilogb), not its value
+    } else {  // zeros, or subnormals below 2^-1042 only: the full bits
+      unsigned long long b = 0;
+#pragma unroll
+      for (int i = 0; i < R; ++i) b = max(b, dbits(fabs(static_cast<double>(x[i]))));
+      m = __longlong_as_double(static_cast<long long>(block_reduce(b, true)));
+    }
+  } else {
+    m = static_cast<double>(__uint_as_float(key));
+  }
+  if (!(m > 0)) return r;
+  const int E = crt::arith::line_exponent_of_max(m);
+  unsigned long long s2 = 0;
+  unsigned s1 = 0;  // at most R 2^16
+#pragma unroll
+  for (int i = 0; i < R; ++i) {  // padding elements are 0: ceil_mag(0) = 0
+    const unsigned q = ceil_mag16(static_cast<double>(x[i]), 16 - E);
+    s2 += static_cast<unsigned long long>(q) * q;
+    s1 += q;
+  }
+  s2 = block_reduce(s2, false);
+  r.active = true;
+  r.c = crt::arith::ceil_log2_u64(s2);
+  r.base = 16 - E;
+  if (want_s1) r.s1 = block_reduce(s1, false);
+  return r;
+}
+
 /// Elements per thread that line_rule_block keeps in registers between its two sweeps (k <= 8192
 /// with 256 threads): the lines of the resident blocks do not stay in L2, so a second read would
 /// come from memory (session 19: 0.36 ms at 8192^3 against 0.17 for one read).
@@ -49,26 +121,28 @@ __global__ void __launch_bounds__(kLineThreads) line_rule_block(const T* __restr
                                                                 std::int64_t ls, std::int64_t ks, CrtLines out) {
   const std::int64_t line = blockIdx.x;
   const T* src = data + line * ls;
-  unsigned long long mx = 0, nf = 0;
-  [[maybe_unused]] T kept[kCached ? kLineCached : 1];
   if constexpr (kCached) {
+    T kept[kLineCached];
 #pragma unroll
     for (int i = 0; i < kLineCached; ++i) {  // all loads in flight before the first use
       const std::int64_t kk = threadIdx.x + std::int64_t{i} * kLineThreads;
       kept[i] = kk < k ? src[kk * ks] : T(0);
     }
-#pragma unroll
-    for (int i = 0; i < kLineCached; ++i) {
-      const double a = fabs(static_cast<double>(kept[i]));
-      if (!(a <= DBL_MAX)) ++nf;
-      else mx = dbits(a) > mx ? dbits(a) : mx;
+    const LineStats r = block_line_stats(kept, out.s1 != nullptr);
+    if (threadIdx.x == 0) {
+      out.active[line] = r.active;
+      out.c[line] = r.c;
+      out.base[line] = r.base;
+      if (out.s1 != nullptr) out.s1[line] = r.s1;
     }
-  } else {
-    for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
-      const double a = fabs(static_cast<double>(src[kk * ks]));
-      if (!(a <= DBL_MAX)) ++nf;
-      else mx = dbits(a) > mx ? dbits(a) : mx;
-    }
+    if (r.nonfinite) atomicAdd(out.nonfinite, r.nonfinite);
+    return;
+  }
+  unsigned long long mx = 0, nf = 0;
+  for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
+    const double a = fabs(static_cast<double>(src[kk * ks]));
+    if (!(a <= DBL_MAX)) ++nf;
+    else mx = dbits(a) > mx ? dbits(a) : mx;
   }
   mx = block_reduce(mx, true);
   nf = block_reduce(nf, false);
@@ -76,19 +150,10 @@ __global__ void __launch_bounds__(kLineThreads) line_rule_block(const T* __restr
   std::uint64_t s2 = 0, s1 = 0;
   const int E = m > 0 ? crt::arith::line_exponent_of_max(m) : 0;
   if (m > 0 && nf == 0) {
-    if constexpr (kCached) {
-#pragma unroll
-      for (int i = 0; i < kLineCached; ++i) {  // padding elements are 0: ceil_mag(0) = 0
-        const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(kept[i]), 16 - E);
-        s2 += q * q;
-        s1 += q;
-      }
-    } else {
-      for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
-        const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
-        s2 += q * q;
-        s1 += q;
-      }
+    for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
+      const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
+      s2 += q * q;
+      s1 += q;
     }
   }
   s2 = block_reduce(s2, false);
@@ -661,75 +726,47 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
   T* stash = reinterpret_cast<T*>(fused_stash);  // [kFusedGroups * 16][kLineThreads]: conflict-free
   const std::int64_t line = blockIdx.x, k = w.chunks.k;
   const T* src = data + line * ls;
-  T x[kFusedGroups][kResiduePositions];
+  T x[kFusedGroups * kResiduePositions];  // group g's positions at x[16 g ..]
 #pragma unroll
   for (int g = 0; g < kFusedGroups; ++g) {  // all loads in flight before the first use
     const std::int64_t ko0 = (std::int64_t{g} * kLineThreads + threadIdx.x) * kResiduePositions;
+    T* xg = x + g * kResiduePositions;
     if (ko0 + kResiduePositions <= k) {
       if constexpr (sizeof(T) == 8) {
 #pragma unroll
         for (int i = 0; i < kResiduePositions / 2; ++i) {
           const double2 q = __ldg(reinterpret_cast<const double2*>(src + ko0) + i);
-          x[g][2 * i] = q.x;
-          x[g][2 * i + 1] = q.y;
+          xg[2 * i] = q.x;
+          xg[2 * i + 1] = q.y;
         }
       } else {
 #pragma unroll
         for (int i = 0; i < kResiduePositions / 4; ++i) {
           const float4 q = __ldg(reinterpret_cast<const float4*>(src + ko0) + i);
-          x[g][4 * i] = q.x;
-          x[g][4 * i + 1] = q.y;
-          x[g][4 * i + 2] = q.z;
-          x[g][4 * i + 3] = q.w;
+          xg[4 * i] = q.x;
+          xg[4 * i + 1] = q.y;
+          xg[4 * i + 2] = q.z;
+          xg[4 * i + 3] = q.w;
         }
       }
     } else {
 #pragma unroll
-      for (int i = 0; i < kResiduePositions; ++i) x[g][i] = ko0 + i < k ? __ldg(src + ko0 + i) : T(0);
+      for (int i = 0; i < kResiduePositions; ++i) xg[i] = ko0 + i < k ? __ldg(src + ko0 + i) : T(0);
     }
   }
-  unsigned long long mx = 0, nf = 0;
-#pragma unroll
-  for (int g = 0; g < kFusedGroups; ++g)
-#pragma unroll
-    for (int i = 0; i < kResiduePositions; ++i) {
-      const double a = fabs(static_cast<double>(x[g][i]));
-      if (!(a <= DBL_MAX)) ++nf;
-      else mx = dbits(a) > mx ? dbits(a) : mx;
-    }
-  mx = block_reduce(mx, true);
-  const bool bad = __syncthreads_or(nf != 0) != 0;
-  if (nf) atomicAdd(out.nonfinite, nf);
-  const double m = __longlong_as_double(static_cast<long long>(mx));
-  const bool active = m > 0 && !bad;
-  const int E = m > 0 ? crt::arith::line_exponent_of_max(m) : 0;
-  std::uint64_t s2 = 0, s1 = 0;
-  if (active) {
-#pragma unroll
-    for (int g = 0; g < kFusedGroups; ++g)
-#pragma unroll
-      for (int i = 0; i < kResiduePositions; ++i) {  // padding elements are 0: ceil_mag(0) = 0
-        const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(x[g][i]), 16 - E);
-        s2 += q * q;
-        s1 += q;
-      }
-  }
-  s2 = block_reduce(s2, false);
-  if (out.s1 != nullptr) s1 = block_reduce(s1, false);
-  const int c = active ? crt::arith::ceil_log2_u64(s2) : 0, base = active ? 16 - E : 0;
-  const int s = active ? crt::arith::scale_exponent(Lb, c, base) : 0;  // crt_line_exponents' value
+  const LineStats r = block_line_stats(x, out.s1 != nullptr);
+  const int s = r.active ? crt::arith::scale_exponent(Lb, r.c, r.base) : 0;  // crt_line_exponents' value
   if (threadIdx.x == 0) {
-    out.active[line] = active;
-    out.c[line] = c;
-    out.base[line] = base;
-    if (out.s1 != nullptr) out.s1[line] = active ? s1 : 0;
+    out.active[line] = r.active;
+    out.c[line] = r.c;
+    out.base[line] = r.base;
+    if (out.s1 != nullptr) out.s1[line] = r.s1;
     e_out[line] = s;
   }
-  if (bad) return;  // uniform over the block
+  if (r.nonfinite) atomicAdd(out.nonfinite, r.nonfinite);
+  if (!r.finite) return;  // uniform over the block
 #pragma unroll
-  for (int g = 0; g < kFusedGroups; ++g)
-#pragma unroll
-    for (int i = 0; i < kResiduePositions; ++i) stash[(g * kResiduePositions + i) * kLineThreads + threadIdx.x] = x[g][i];
+  for (int i = 0; i < kFusedGroups * kResiduePositions; ++i) stash[i * kLineThreads + threadIdx.x] = x[i];
 #pragma unroll 1
   for (int g = 0; g < kFusedGroups; ++g) {  // one copy of the residue code (instruction fetch)
     const std::int64_t ko0 = (std::int64_t{g} * kLineThreads + threadIdx.x) * kResiduePositions;
