@@ -459,7 +459,7 @@ TEST(CudaCrt, AdversarialInputsMatchTheHostBitForBit) {
 // With N given, an operand read along k with unit stride (k <= 8192, 16-byte aligned lines) gets its
 // line rule, exponents and residues from one kernel (crt_line_rule_and_residues): the host's bits for
 // either operand and both, k with and without padding to 16 and at the 8192 limit, the wide residue
-// branch (N = 20, phi = 4), zero lines, float, C read; past the limit, with lines of an odd stride
+// branch (N = 20, phi = 4), zero lines, lines of subnormals (the rule's full-bits maximum), float, C read; past the limit, with lines of an odd stride
 // or contiguous lines, the separate passes run, and the report says which.
 TEST(CudaCrt, LineRuleFusedIntoTheResiduePassMatchesTheHostBitForBit) {
   TCEMU_REQUIRE_GPU();
@@ -484,8 +484,14 @@ TEST(CudaCrt, LineRuleFusedIntoTheResiduePassMatchesTheHostBitForBit) {
     std::string kernels;
     expect_bit_identical<double>(c.scheme, Target::fp64, c.shape, c.dist, seed++, 0.75, -0.5,
                                  [](DualMatrix<double>& A, DualMatrix<double>& B) {
-                                   for (std::int64_t l = 0; l < A.cols; ++l) A.h[3 * A.rs + l * A.cs] = 0;
-                                   for (std::int64_t l = 0; l < B.rows; ++l) B.h[l * B.rs + 2 * B.cs] = 0;
+                                   for (std::int64_t l = 0; l < A.cols; ++l) {
+                                     A.h[3 * A.rs + l * A.cs] = 0;
+                                     A.h[5 * A.rs + l * A.cs] *= 0x1p-1060;  // subnormals, zero high words
+                                   }
+                                   for (std::int64_t l = 0; l < B.rows; ++l) {
+                                     B.h[l * B.rs + 2 * B.cs] = 0;
+                                     B.h[l * B.rs + 4 * B.cs] *= 0x1p-1050;
+                                   }
                                  },
                                  CrtProducts::automatic, &kernels);
     if (c.fused)
@@ -504,16 +510,18 @@ TEST(CudaCrt, LineRuleFusedIntoTheResiduePassMatchesTheHostBitForBit) {
 TEST(CudaCrt, NonfiniteAndTooWideSpreadsFallBackLikeTheHost) {
   TCEMU_REQUIRE_GPU();
   const std::int64_t m = 48, n = 40, k = 256;
-  for (int c = 0; c < 2; ++c) {
+  // c = 2: N given, so the operands' line rules run fused into their residue passes (both read along k).
+  for (int c = 0; c < 3; ++c) {
     DualMatrix<double> A(m, k, Layout::row), B(k, n, Layout::col), C(m, n, Layout::row);
     fill_random(A.host(), Distribution::parse(c == 0 ? "phi=4" : "uniform(-1,1)"), 2026);
     fill_random(B.host(), Distribution::parse(c == 0 ? "phi=4" : "uniform(-1,1)"), 2027);
     if (c == 1) B.h[5 * B.rs + 2 * B.cs] = std::numeric_limits<double>::infinity();
+    if (c == 2) A.h[7 * A.rs + 9 * A.cs] = std::numeric_limits<double>::quiet_NaN();
     A.upload();
     B.upload();
     C.upload();
     GemmOptions o;
-    o.scheme = parse_scheme("int8-crt", Target::fp64);
+    o.scheme = parse_scheme(c == 2 ? "int8-crt:15" : "int8-crt", Target::fp64);
     const GemmReport rd = cuda::gemm_device<double>(Op::N, Op::N, 1.0, A.dev().as_const(), B.dev().as_const(), 0.0,
                                                     C.dev(), o, nullptr, nullptr);
     const GemmReport rh = gemm_host<double>(Op::N, Op::N, 1.0, A.host().as_const(), B.host().as_const(), 0.0,
@@ -523,6 +531,7 @@ TEST(CudaCrt, NonfiniteAndTooWideSpreadsFallBackLikeTheHost) {
     EXPECT_TRUE(rd.fell_back);
     EXPECT_EQ(rd.used.name, "fp64");
     EXPECT_NE(rd.note.find(c == 0 ? "more than 20 moduli" : "NaN or Inf"), std::string::npos);
+    if (c == 2) EXPECT_NE(rd.note.find("operand A"), std::string::npos);
     o.range_policy = RangePolicy::error;
     EXPECT_THROW(cuda::gemm_device<double>(Op::N, Op::N, 1.0, A.dev().as_const(), B.dev().as_const(), 0.0, C.dev(),
                                            o, nullptr, nullptr),
