@@ -151,8 +151,8 @@ __global__ void __launch_bounds__(kLineThreads) line_rule_block(const T* __restr
   const int E = m > 0 ? crt::arith::line_exponent_of_max(m) : 0;
   if (m > 0 && nf == 0) {
     for (std::int64_t kk = threadIdx.x; kk < k; kk += kLineThreads) {
-      const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
-      s2 += q * q;
+      const unsigned q = ceil_mag16(static_cast<double>(src[kk * ks]), 16 - E);
+      s2 += static_cast<unsigned long long>(q) * q;
       s1 += q;
     }
   }
@@ -205,10 +205,11 @@ __global__ void __launch_bounds__(kLineThreads) line_s2_seg(const T* __restrict_
   const int E = crt::arith::line_exponent_of_max(m);
   const std::int64_t k0 = blockIdx.y * std::int64_t{kSegK}, k1 = k0 + kSegK < k ? k0 + kSegK : k;
   const T* src = data + line * ls;
-  std::uint64_t s2 = 0, s1 = 0;
+  unsigned long long s2 = 0;
+  unsigned s1 = 0;  // at most kSegK 2^16
   for (std::int64_t kk = k0; kk < k1; ++kk) {
-    const std::uint64_t q = crt::arith::ceil_mag(static_cast<double>(src[kk * ks]), 16 - E);
-    s2 += q * q;
+    const unsigned q = ceil_mag16(static_cast<double>(src[kk * ks]), 16 - E);
+    s2 += static_cast<unsigned long long>(q) * q;
     s1 += q;
   }
   if (s2) atomicAdd(s2_sum + line, static_cast<unsigned long long>(s2));
