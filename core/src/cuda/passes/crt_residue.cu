@@ -804,42 +804,56 @@ __device__ __forceinline__ int columns_stash_index(int line, int pos) {
   return line * kColumnsFusedPositions + (g << 4) + ((c ^ (g & 7)) << 1) + (pos & 1);
 }
 
-/// Per-line values over the cluster: v[p] (this thread's, for lines 2 h + p) reduced (max or sum) over
-/// the lanes of equal h, the block's warps (part) and the cluster's CTAs (xch, this exchange's own
-/// array); every thread gets all kColumnsFusedLines totals.
-template <bool kMax>
-__device__ __forceinline__ void cluster_line_reduce(const unsigned long long (&v)[2],
-                                                    unsigned long long (&total)[kColumnsFusedLines],
-                                                    unsigned long long (*part)[kColumnsFusedLines],
-                                                    unsigned long long* xch) {
+/// Per-line values over the cluster, Q quantities at once: v[q][p] (this thread's, for lines 2 h + p)
+/// reduced (max or sum) over the lanes of equal h, the block's warps (part) and the cluster's CTAs
+/// (xch, this exchange's own array; one lane of warp 0 per CTA and value reads it remotely, the
+/// totals go through tot); every thread gets all Q x kColumnsFusedLines totals. One cluster barrier.
+template <bool kMax, int Q>
+__device__ __forceinline__ void cluster_line_reduce(const unsigned long long (&v)[Q][2],
+                                                    unsigned long long (&total)[Q][kColumnsFusedLines],
+                                                    unsigned long long (*part)[8], unsigned long long* xch,
+                                                    unsigned long long* tot) {
+  static_assert(Q * kColumnsFusedLines * kColumnsFusedCtas <= 32, "one lane per CTA and value");
   namespace cg = cooperative_groups;
-  unsigned long long a = v[0], b = v[1];
-  for (int o = 2; o < 32; o <<= 1) {
-    const unsigned long long a2 = __shfl_xor_sync(0xffffffffu, a, o), b2 = __shfl_xor_sync(0xffffffffu, b, o);
-    a = kMax ? (a2 > a ? a2 : a) : a + a2;
-    b = kMax ? (b2 > b ? b2 : b) : b + b2;
-  }
+  const auto op = [](unsigned long long a, unsigned long long b) { return kMax ? (a > b ? a : b) : a + b; };
+  unsigned long long a[Q][2];
+#pragma unroll
+  for (int q = 0; q < Q; ++q)
+#pragma unroll
+    for (int p = 0; p < 2; ++p) {
+      a[q][p] = v[q][p];
+      for (int o = 2; o < 32; o <<= 1) a[q][p] = op(a[q][p], __shfl_xor_sync(0xffffffffu, a[q][p], o));
+    }
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();  // part[] may still be read by a previous exchange
+  __syncthreads();  // part[] and tot[] may still be read by a previous exchange
   if (lane < 2) {
-    part[warp][2 * lane] = a;
-    part[warp][2 * lane + 1] = b;
+#pragma unroll
+    for (int q = 0; q < Q; ++q) {
+      part[warp][q * kColumnsFusedLines + 2 * lane] = a[q][0];
+      part[warp][q * kColumnsFusedLines + 2 * lane + 1] = a[q][1];
+    }
   }
   __syncthreads();
-  if (threadIdx.x < kColumnsFusedLines) {
+  constexpr int kValues = Q * kColumnsFusedLines;
+  if (threadIdx.x < kValues) {
     unsigned long long r = part[0][threadIdx.x];
-    for (int w = 1; w < kLineThreads / 32; ++w) r = kMax ? (part[w][threadIdx.x] > r ? part[w][threadIdx.x] : r) : r + part[w][threadIdx.x];
+    for (int w = 1; w < kLineThreads / 32; ++w) r = op(r, part[w][threadIdx.x]);
     xch[threadIdx.x] = r;
   }
   cg::cluster_group cluster = cg::this_cluster();
   cluster.sync();  // every CTA's xch written and visible
-#pragma unroll
-  for (int l = 0; l < kColumnsFusedLines; ++l) total[l] = 0;
-  for (unsigned r = 0; r < cluster.num_blocks(); ++r) {
-    const unsigned long long* remote = cluster.map_shared_rank(xch, r);
-#pragma unroll
-    for (int l = 0; l < kColumnsFusedLines; ++l) total[l] = kMax ? (remote[l] > total[l] ? remote[l] : total[l]) : total[l] + remote[l];
+  if (warp == 0) {
+    const int idx = lane % kValues, rank = lane / kValues;
+    // lanes past the cluster's CTAs hold 0, the identity of both max and sum over unsigned values
+    unsigned long long r = rank < kColumnsFusedCtas ? cluster.map_shared_rank(xch, rank)[idx] : 0ull;
+    for (int o = kValues; o < 32; o <<= 1) r = op(r, __shfl_xor_sync(0xffffffffu, r, o));
+    if (lane < kValues) tot[lane] = r;
   }
+  __syncthreads();
+#pragma unroll
+  for (int q = 0; q < Q; ++q)
+#pragma unroll
+    for (int l = 0; l < kColumnsFusedLines; ++l) total[q][l] = tot[q * kColumnsFusedLines + l];
 }
 #endif
 
@@ -850,8 +864,9 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
   namespace cg = cooperative_groups;
   extern __shared__ __align__(16) unsigned char fused_stash[];
   double* stash = reinterpret_cast<double*>(fused_stash);  // [kColumnsFusedLines][kColumnsFusedPositions], swizzled
-  __shared__ unsigned long long part[kLineThreads / 32][kColumnsFusedLines];
-  __shared__ unsigned long long xch[4][kColumnsFusedLines];  // one array per exchange
+  __shared__ unsigned long long part[kLineThreads / 32][8];
+  __shared__ unsigned long long xch[3][8];  // one array per exchange (read remotely)
+  __shared__ unsigned long long tot[8];
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = static_cast<int>(cluster.block_rank());
   const std::int64_t l0 = (blockIdx.x / kColumnsFusedCtas) * std::int64_t{kColumnsFusedLines};
@@ -881,23 +896,24 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
     }
   }
   // The rule (block_line_stats's operations, over the cluster).
-  unsigned long long v[2] = {0, 0}, key[kColumnsFusedLines];
+  unsigned long long v[1][2] = {{0, 0}}, keys[1][kColumnsFusedLines];
 #pragma unroll
   for (int j = 0; j < kColumnsFusedRows; ++j)
 #pragma unroll
-    for (int p = 0; p < 2; ++p) v[p] = max(v[p], static_cast<unsigned long long>(magnitude_key(x[j][p])));
-  cluster_line_reduce<true>(v, key, part, xch[0]);
+    for (int p = 0; p < 2; ++p) v[0][p] = max(v[0][p], static_cast<unsigned long long>(magnitude_key(x[j][p])));
+  cluster_line_reduce<true, 1>(v, keys, part, xch[0], tot);
+  const unsigned long long(&key)[kColumnsFusedLines] = keys[0];
   bool any_zero_key = false;
 #pragma unroll
   for (int l = 0; l < kColumnsFusedLines; ++l) any_zero_key |= key[l] == 0;
-  unsigned long long full[kColumnsFusedLines] = {0, 0, 0, 0};
+  unsigned long long full[1][kColumnsFusedLines] = {{0, 0, 0, 0}};
   if (any_zero_key) {  // cluster-uniform: the full bits of lines whose every high word is 0
-    v[0] = v[1] = 0;
+    v[0][0] = v[0][1] = 0;
 #pragma unroll
     for (int j = 0; j < kColumnsFusedRows; ++j)
 #pragma unroll
-      for (int p = 0; p < 2; ++p) v[p] = max(v[p], dbits(fabs(x[j][p])));
-    cluster_line_reduce<true>(v, full, part, xch[1]);
+      for (int p = 0; p < 2; ++p) v[0][p] = max(v[0][p], dbits(fabs(x[j][p])));
+    cluster_line_reduce<true, 1>(v, full, part, xch[1], tot);
   }
   int E[kColumnsFusedLines];
   bool active[kColumnsFusedLines], finite[kColumnsFusedLines];
@@ -907,12 +923,12 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
     finite[l] = key[l] < kNonfiniteKey<double>;
     finite_mask |= static_cast<unsigned>(finite[l]) << l;
     const double m = key[l] != 0 ? __hiloint2double(static_cast<int>(key[l]), 0)
-                                 : __longlong_as_double(static_cast<long long>(full[l]));
+                                 : __longlong_as_double(static_cast<long long>(full[0][l]));
     active[l] = finite[l] && m > 0;
     E[l] = active[l] ? crt::arith::line_exponent_of_max(m) : 0;
   }
   unsigned long long nf = 0;
-  unsigned long long s2v[2] = {0, 0}, s1v[2] = {0, 0};
+  unsigned long long sv[2][2] = {{0, 0}, {0, 0}};  // [s2, s1][p]
 #pragma unroll
   for (int p = 0; p < 2; ++p) {
     const int l = 2 * h + p;
@@ -924,16 +940,17 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
 #pragma unroll
       for (int j = 0; j < kColumnsFusedRows; ++j) {
         const unsigned q = ceil_mag16(x[j][p], 16 - E[l]);
-        s2v[p] += static_cast<unsigned long long>(q) * q;
+        sv[0][p] += static_cast<unsigned long long>(q) * q;
         s1 += q;
       }
-      s1v[p] = s1;
+      sv[1][p] = s1;
     }
   }
   if (nf) atomicAdd(out.nonfinite, nf);
-  unsigned long long s2[kColumnsFusedLines], s1[kColumnsFusedLines] = {0, 0, 0, 0};
-  cluster_line_reduce<false>(s2v, s2, part, xch[2]);
-  if (out.s1 != nullptr) cluster_line_reduce<false>(s1v, s1, part, xch[3]);
+  unsigned long long sums[2][kColumnsFusedLines];
+  cluster_line_reduce<false, 2>(sv, sums, part, xch[2], tot);  // s2 and s1 in one exchange
+  const unsigned long long(&s2)[kColumnsFusedLines] = sums[0];
+  const unsigned long long(&s1)[kColumnsFusedLines] = sums[1];
   int e[kColumnsFusedLines];
 #pragma unroll
   for (int l = 0; l < kColumnsFusedLines; ++l) {
@@ -947,7 +964,6 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
       e_out[l0 + l] = e[l];
     }
   }
-  cluster.sync();  // every remote read of xch done: a CTA may now finish and leave
   // The residues: stash the rows, then 16 positions of one line per item.
 #pragma unroll
   for (int j = 0; j < kColumnsFusedRows; ++j)
@@ -969,6 +985,7 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
     const int s_line = l == 0 ? e[0] : l == 1 ? e[1] : l == 2 ? e[2] : e[3];
     write_residues16<false>(w, l0 + l, s_line, p0 + g * kResiduePositions, vv);
   }
+  cluster.sync();  // no CTA leaves while another may still read its xch
 #else
   __trap();  // launched only where the device runs sm_90 code (crt_line_rule_fuses)
 #endif
