@@ -463,17 +463,6 @@ TEST(CudaCrt, AdversarialInputsMatchTheHostBitForBit) {
 // or contiguous lines, the separate passes run, and the report says which.
 TEST(CudaCrt, LineRuleFusedIntoTheResiduePassMatchesTheHostBitForBit) {
   TCEMU_REQUIRE_GPU();
-  // Contiguous lines fuse only where the device runs sm_90 code (clusters).
-  const bool columns = cuda::detail::crt_columns_fusion_available();
-#if defined(TCEMU_TEST_BUILT_FOR_SM90A)
-  int dev = 0, major = 0, minor = 0;
-  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev), cudaSuccess);
-  if (major == 9 && minor == 0) EXPECT_TRUE(columns) << "an sm_90a build on a compute 9.0 GPU";
-#endif
-  // op(B) contiguous / op(A) contiguous / op(A) along k and op(B) contiguous:
-  static const char kColumns[] = "columns", kColumnsOnly[] = "columns only", kRowsAndColumns[] = "both";
   struct Case {
     Shape shape;
     const char* scheme;
@@ -482,12 +471,8 @@ TEST(CudaCrt, LineRuleFusedIntoTheResiduePassMatchesTheHostBitForBit) {
   };
   const Case cases[] = {
       {{200, 157, 702, Op::N, Op::N, Layout::row, Layout::col, Layout::col}, "int8-crt:15", "phi=1", "op(A) and op(B)"},
-      {{64, 48, 8192, Op::N, Op::N, Layout::col, Layout::col, Layout::col}, "int8-crt:15", "phi=0.1", kColumns},
-      // contiguous lines (a column-major A) on sm_90: clusters over 4 lines; ragged line tiles, k < 16
-      // per CTA (idle CTAs in a cluster), k not a multiple of 16
-      {{66, 30, 20, Op::N, Op::N, Layout::col, Layout::col, Layout::col}, "int8-crt:12", "phi=1", kColumns},
-      {{130, 33, 1002, Op::N, Op::N, Layout::col, Layout::row, Layout::col}, "int8-crt:20", "phi=4", kColumnsOnly},
-      {{40, 72, 8192, Op::N, Op::T, Layout::row, Layout::col, Layout::col}, "int8-crt:20", "phi=4", kRowsAndColumns},
+      {{64, 48, 8192, Op::N, Op::N, Layout::col, Layout::col, Layout::col}, "int8-crt:15", "phi=0.1", "op(B)"},
+      {{40, 72, 8192, Op::N, Op::T, Layout::row, Layout::col, Layout::col}, "int8-crt:20", "phi=4", "op(A)"},
       {{33, 65, 96, Op::N, Op::N, Layout::row, Layout::col, Layout::row}, "int8-crt:17", "uniform(-1,1)",
        "op(A) and op(B)"},  // C row-major: the operands swap
       {{64, 48, 8193, Op::N, Op::N, Layout::row, Layout::col, Layout::col}, "int8-crt:15", "phi=1", nullptr},
@@ -495,10 +480,7 @@ TEST(CudaCrt, LineRuleFusedIntoTheResiduePassMatchesTheHostBitForBit) {
        nullptr},
   };
   std::uint64_t seed = 500;
-  for (Case c : cases) {
-    if (c.fused == kColumns) c.fused = columns ? "op(A) and op(B)" : "op(B)";
-    if (c.fused == kColumnsOnly) c.fused = columns ? "op(A)" : nullptr;
-    if (c.fused == kRowsAndColumns) c.fused = columns ? "op(A) and op(B)" : "op(A)";
+  for (const Case& c : cases) {
     std::string kernels;
     expect_bit_identical<double>(c.scheme, Target::fp64, c.shape, c.dist, seed++, 0.75, -0.5,
                                  [](DualMatrix<double>& A, DualMatrix<double>& B) {

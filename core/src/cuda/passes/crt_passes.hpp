@@ -49,13 +49,8 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream);
 
-/// Whether the current device runs the sm_90 code (thread block clusters) of the contiguous-lines
-/// fused pass (columns_residues_kernel).
-bool crt_columns_fusion_available();
-
-/// Whether crt_line_rule_and_residues takes this operand, k <= 8192 and at most 2^31 - 1 lines: lines
-/// read along k with unit k stride, the data and every line 16-byte aligned; or contiguous double lines
-/// (unit line stride, an even k stride, 16-byte aligned data) where crt_columns_fusion_available.
+/// Whether crt_line_rule_and_residues takes this operand: lines read along k with unit k stride, k <=
+/// 8192, the data and every line 16-byte aligned, at most 2^31 - 1 lines.
 template <class T>
 bool crt_line_rule_fuses(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                          std::int64_t k_stride);

@@ -6,8 +6,6 @@
 #include <cmath>
 #include <cstdint>
 
-#include <cooperative_groups.h>
-
 #include "cuda/passes/crt_passes.hpp"
 #include "cuda/passes/chunked_k.cuh"
 #include "cuda/passes/tile_pass.cuh"  // dbits, device_sms, reads_along_k
@@ -781,216 +779,6 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
   }
 }
 
-/// The contiguous-lines twin of line_residues_kernel (double operands, unit line stride, k <= 8192):
-/// a cluster of kColumnsFusedCtas CTAs takes kColumnsFusedLines consecutive lines (one 32-byte sector
-/// per k row), each CTA up to kColumnsFusedPositions of their positions, so the operand is read once
-/// where the line passes (line_max_seg, line_s2_seg) and residue_columns_kernel read it three times.
-/// Loads: lanes 2 r + h on row r, lines 2 h and 2 h + 1 (one double2), 16 rows per thread. The rule's
-/// per-line maxima and sums meet over the cluster through distributed shared memory (one cluster
-/// barrier per exchange), with block_line_stats's operations; then each thread writes the residues of
-/// 16 positions of one line at a time from a swizzled shared-memory stash (write_residues16).
-constexpr int kColumnsFusedLines = 4;
-constexpr int kColumnsFusedCtas = 4;
-constexpr int kColumnsFusedPositions = 2048;
-constexpr std::int64_t kColumnsFusedMaxPositions = std::int64_t{kColumnsFusedCtas} * kColumnsFusedPositions;
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-constexpr int kColumnsFusedRows = kColumnsFusedPositions / (kLineThreads / 2);  // per thread
-
-/// The stash's index of (line, position): 16-byte chunks of each 16-position group XOR-swizzled by
-/// the group, so that 8 lanes on consecutive groups read 8 different bank quads.
-__device__ __forceinline__ int columns_stash_index(int line, int pos) {
-  const int g = pos >> 4, c = (pos >> 1) & 7;
-  return line * kColumnsFusedPositions + (g << 4) + ((c ^ (g & 7)) << 1) + (pos & 1);
-}
-
-/// Per-line values over the cluster, Q quantities at once: v[q][p] (this thread's, for lines 2 h + p)
-/// reduced (max or sum) over the lanes of equal h, the block's warps (part) and the cluster's CTAs
-/// (xch, this exchange's own array; one lane of warp 0 per CTA and value reads it remotely, the
-/// totals go through tot); every thread gets all Q x kColumnsFusedLines totals. One cluster barrier.
-template <bool kMax, int Q>
-__device__ __forceinline__ void cluster_line_reduce(const unsigned long long (&v)[Q][2],
-                                                    unsigned long long (&total)[Q][kColumnsFusedLines],
-                                                    unsigned long long (*part)[8], unsigned long long* xch,
-                                                    unsigned long long* tot) {
-  static_assert(Q * kColumnsFusedLines * kColumnsFusedCtas <= 32, "one lane per CTA and value");
-  namespace cg = cooperative_groups;
-  const auto op = [](unsigned long long a, unsigned long long b) { return kMax ? (a > b ? a : b) : a + b; };
-  unsigned long long a[Q][2];
-#pragma unroll
-  for (int q = 0; q < Q; ++q)
-#pragma unroll
-    for (int p = 0; p < 2; ++p) {
-      a[q][p] = v[q][p];
-      for (int o = 2; o < 32; o <<= 1) a[q][p] = op(a[q][p], __shfl_xor_sync(0xffffffffu, a[q][p], o));
-    }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();  // part[] and tot[] may still be read by a previous exchange
-  if (lane < 2) {
-#pragma unroll
-    for (int q = 0; q < Q; ++q) {
-      part[warp][q * kColumnsFusedLines + 2 * lane] = a[q][0];
-      part[warp][q * kColumnsFusedLines + 2 * lane + 1] = a[q][1];
-    }
-  }
-  __syncthreads();
-  constexpr int kValues = Q * kColumnsFusedLines;
-  if (threadIdx.x < kValues) {
-    unsigned long long r = part[0][threadIdx.x];
-    for (int w = 1; w < kLineThreads / 32; ++w) r = op(r, part[w][threadIdx.x]);
-    xch[threadIdx.x] = r;
-  }
-  cg::cluster_group cluster = cg::this_cluster();
-  cluster.sync();  // every CTA's xch written and visible
-  if (warp == 0) {
-    const int idx = lane % kValues, rank = lane / kValues;
-    // lanes past the cluster's CTAs hold 0, the identity of both max and sum over unsigned values
-    unsigned long long r = rank < kColumnsFusedCtas ? cluster.map_shared_rank(xch, rank)[idx] : 0ull;
-    for (int o = kValues; o < 32; o <<= 1) r = op(r, __shfl_xor_sync(0xffffffffu, r, o));
-    if (lane < kValues) tot[lane] = r;
-  }
-  __syncthreads();
-#pragma unroll
-  for (int q = 0; q < Q; ++q)
-#pragma unroll
-    for (int l = 0; l < kColumnsFusedLines; ++l) total[q][l] = tot[q * kColumnsFusedLines + l];
-}
-#endif
-
-__global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
-    columns_residues_kernel(const double* __restrict__ data, std::int64_t lines, std::int64_t ks, int Lb,
-                            CrtLines out, int* e_out, ResidueSink<false> w) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  namespace cg = cooperative_groups;
-  extern __shared__ __align__(16) unsigned char fused_stash[];
-  double* stash = reinterpret_cast<double*>(fused_stash);  // [kColumnsFusedLines][kColumnsFusedPositions], swizzled
-  __shared__ unsigned long long part[kLineThreads / 32][8];
-  __shared__ unsigned long long xch[3][8];  // one array per exchange (read remotely)
-  __shared__ unsigned long long tot[8];
-  cg::cluster_group cluster = cg::this_cluster();
-  const int rank = static_cast<int>(cluster.block_rank());
-  const std::int64_t l0 = (blockIdx.x / kColumnsFusedCtas) * std::int64_t{kColumnsFusedLines};
-  const std::int64_t k = w.chunks.k, span = w.span;
-  // This CTA's positions [p0, p0 + np): span split into kColumnsFusedCtas runs of a multiple of 16.
-  const std::int64_t per = (span / 16 + kColumnsFusedCtas - 1) / kColumnsFusedCtas * 16;
-  const std::int64_t p0 = rank * per;
-  const int np = static_cast<int>(p0 >= span ? 0 : (span - p0 < per ? span - p0 : per));
-  const int h = threadIdx.x & 1, r0 = threadIdx.x >> 1;
-  const bool both = l0 + kColumnsFusedLines <= lines;
-  double x[kColumnsFusedRows][2];  // rows r0 + 128 j, lines 2 h + p
-#pragma unroll
-  for (int j = 0; j < kColumnsFusedRows; ++j) {  // all loads in flight before the first use
-    const int row = r0 + j * (kLineThreads / 2);
-    const std::int64_t pos = p0 + row;
-    x[j][0] = x[j][1] = 0;
-    if (row < np && pos < k) {
-      const double* src = data + pos * ks + l0 + 2 * h;
-      if (both) {
-        const double2 q = __ldg(reinterpret_cast<const double2*>(src));
-        x[j][0] = q.x;
-        x[j][1] = q.y;
-      } else {
-        if (l0 + 2 * h < lines) x[j][0] = __ldg(src);
-        if (l0 + 2 * h + 1 < lines) x[j][1] = __ldg(src + 1);
-      }
-    }
-  }
-  // The rule (block_line_stats's operations, over the cluster).
-  unsigned long long v[1][2] = {{0, 0}}, keys[1][kColumnsFusedLines];
-#pragma unroll
-  for (int j = 0; j < kColumnsFusedRows; ++j)
-#pragma unroll
-    for (int p = 0; p < 2; ++p) v[0][p] = max(v[0][p], static_cast<unsigned long long>(magnitude_key(x[j][p])));
-  cluster_line_reduce<true, 1>(v, keys, part, xch[0], tot);
-  const unsigned long long(&key)[kColumnsFusedLines] = keys[0];
-  bool any_zero_key = false;
-#pragma unroll
-  for (int l = 0; l < kColumnsFusedLines; ++l) any_zero_key |= key[l] == 0;
-  unsigned long long full[1][kColumnsFusedLines] = {{0, 0, 0, 0}};
-  if (any_zero_key) {  // cluster-uniform: the full bits of lines whose every high word is 0
-    v[0][0] = v[0][1] = 0;
-#pragma unroll
-    for (int j = 0; j < kColumnsFusedRows; ++j)
-#pragma unroll
-      for (int p = 0; p < 2; ++p) v[0][p] = max(v[0][p], dbits(fabs(x[j][p])));
-    cluster_line_reduce<true, 1>(v, full, part, xch[1], tot);
-  }
-  int E[kColumnsFusedLines];
-  bool active[kColumnsFusedLines], finite[kColumnsFusedLines];
-  unsigned finite_mask = 0;  // for the residue loop's run-time line index
-#pragma unroll
-  for (int l = 0; l < kColumnsFusedLines; ++l) {
-    finite[l] = key[l] < kNonfiniteKey<double>;
-    finite_mask |= static_cast<unsigned>(finite[l]) << l;
-    const double m = key[l] != 0 ? __hiloint2double(static_cast<int>(key[l]), 0)
-                                 : __longlong_as_double(static_cast<long long>(full[0][l]));
-    active[l] = finite[l] && m > 0;
-    E[l] = active[l] ? crt::arith::line_exponent_of_max(m) : 0;
-  }
-  unsigned long long nf = 0;
-  unsigned long long sv[2][2] = {{0, 0}, {0, 0}};  // [s2, s1][p]
-#pragma unroll
-  for (int p = 0; p < 2; ++p) {
-    const int l = 2 * h + p;
-    if (!finite[l]) {
-#pragma unroll
-      for (int j = 0; j < kColumnsFusedRows; ++j) nf += magnitude_key(x[j][p]) >= kNonfiniteKey<double>;
-    } else if (active[l]) {
-      unsigned s1 = 0;
-#pragma unroll
-      for (int j = 0; j < kColumnsFusedRows; ++j) {
-        const unsigned q = ceil_mag16(x[j][p], 16 - E[l]);
-        sv[0][p] += static_cast<unsigned long long>(q) * q;
-        s1 += q;
-      }
-      sv[1][p] = s1;
-    }
-  }
-  if (nf) atomicAdd(out.nonfinite, nf);
-  unsigned long long sums[2][kColumnsFusedLines];
-  cluster_line_reduce<false, 2>(sv, sums, part, xch[2], tot);  // s2 and s1 in one exchange
-  const unsigned long long(&s2)[kColumnsFusedLines] = sums[0];
-  const unsigned long long(&s1)[kColumnsFusedLines] = sums[1];
-  int e[kColumnsFusedLines];
-#pragma unroll
-  for (int l = 0; l < kColumnsFusedLines; ++l) {
-    const int c = active[l] ? crt::arith::ceil_log2_u64(s2[l]) : 0, base = active[l] ? 16 - E[l] : 0;
-    e[l] = active[l] ? crt::arith::scale_exponent(Lb, c, base) : 0;
-    if (rank == 0 && threadIdx.x == l && l0 + l < lines) {
-      out.active[l0 + l] = active[l];
-      out.c[l0 + l] = c;
-      out.base[l0 + l] = base;
-      if (out.s1 != nullptr) out.s1[l0 + l] = active[l] ? s1[l] : 0;
-      e_out[l0 + l] = e[l];
-    }
-  }
-  // The residues: stash the rows, then 16 positions of one line per item.
-#pragma unroll
-  for (int j = 0; j < kColumnsFusedRows; ++j)
-#pragma unroll
-    for (int p = 0; p < 2; ++p) stash[columns_stash_index(2 * h + p, r0 + j * (kLineThreads / 2))] = x[j][p];
-  __syncthreads();
-  const int groups = np / kResiduePositions;
-#pragma unroll 1
-  for (int item = threadIdx.x; item < kColumnsFusedLines * groups; item += kLineThreads) {
-    const int l = item / groups, g = item - l * groups;
-    if (l0 + l >= lines || !((finite_mask >> l) & 1u)) continue;
-    double vv[kResiduePositions];
-#pragma unroll
-    for (int c = 0; c < kResiduePositions / 2; ++c) {
-      const double2 q = *reinterpret_cast<const double2*>(stash + l * kColumnsFusedPositions + (g << 4) + ((c ^ (g & 7)) << 1));
-      vv[2 * c] = q.x;
-      vv[2 * c + 1] = q.y;
-    }
-    const int s_line = l == 0 ? e[0] : l == 1 ? e[1] : l == 2 ? e[2] : e[3];
-    write_residues16<false>(w, l0 + l, s_line, p0 + g * kResiduePositions, vv);
-  }
-  cluster.sync();  // no CTA leaves while another may still read its xch
-#else
-  __trap();  // launched only where the device runs sm_90 code (crt_line_rule_fuses)
-#endif
-}
-
 }  // namespace
 
 template <class T>
@@ -1146,38 +934,10 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
   launch_pass(data, lines, line_stride, k_stride, w, stream);
 }
 
-bool crt_columns_fusion_available() {
-  int dev = 0;
-  TCEMU_CUDA(cudaGetDevice(&dev));
-  static int version[64] = {};  // per device: 0 unknown, else binaryVersion + 1
-  if (dev < 0 || dev >= 64) return false;
-  if (version[dev] == 0) {
-    cudaFuncAttributes a{};
-    version[dev] = cudaFuncGetAttributes(&a, columns_residues_kernel) == cudaSuccess ? a.binaryVersion + 1 : 1;
-    (void)cudaGetLastError();
-  }
-  return version[dev] - 1 >= 90;
-}
-
-namespace {
-
-/// The contiguous-lines case of crt_line_rule_fuses: double, unit line stride, an even k stride (each
-/// row's 4 lines two 16-byte loads), 16-byte aligned, k <= kColumnsFusedMaxPositions, sm_90 code.
-template <class T>
-bool columns_rule_fuses(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
-                        std::int64_t k_stride) {
-  return sizeof(T) == 8 && line_stride == 1 && k_stride % 2 == 0 && k_stride >= lines && lines > 0 &&
-         lines <= std::int64_t{INT_MAX} && k > 0 && (k + 15) / 16 * 16 <= kColumnsFusedMaxPositions &&
-         reinterpret_cast<std::uintptr_t>(data) % 16 == 0 && crt_columns_fusion_available();
-}
-
-}  // namespace
-
 template <class T>
 bool crt_line_rule_fuses(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                          std::int64_t k_stride) {
-  if (k_stride != 1) return columns_rule_fuses(data, lines, k, line_stride, k_stride);
-  return lines > 0 && lines <= INT_MAX && k > 0 && (k + 15) / 16 * 16 <= kFusedMaxPositions &&
+  return lines > 0 && lines <= INT_MAX && k > 0 && k_stride == 1 && (k + 15) / 16 * 16 <= kFusedMaxPositions &&
          reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
          (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
 }
@@ -1188,35 +948,13 @@ void crt_line_rule_and_residues(const T* data, std::int64_t lines, std::int64_t 
                                 std::int8_t* panels, cudaStream_t stream) {
   if (!crt_line_rule_fuses(data, lines, k, line_stride, k_stride))
     throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
-                          ": the fused line rule and residue pass needs lines along k with unit stride or "
-                          "contiguous double lines on an sm_90 device, k <= " +
-                          std::to_string(kFusedMaxPositions) + " and 16-byte alignment");
+                          ": the fused line rule and residue pass needs lines along k with unit stride, k <= " +
+                          std::to_string(kFusedMaxPositions) + " and 16-byte aligned lines");
   const std::int64_t kcp = (k + 15) / 16 * 16;
   ResidueSink<false> w{{kcp, ChunkedK{k, k, kcp, true}, lines * kcp, e, n_moduli, panels, 0, {}, {}, n_moduli, 0, {},
                         0x1p84}};
   fill_moduli(w);
   plan_fp64_groups(w);
-  if constexpr (sizeof(T) == 8) {
-    if (k_stride != 1) {  // contiguous lines: clusters of kColumnsFusedCtas CTAs per 4 lines
-      const int bytes = static_cast<int>(kColumnsFusedLines * kColumnsFusedPositions * sizeof(double));
-      TCEMU_CUDA(cudaFuncSetAttribute(columns_residues_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(static_cast<unsigned>((lines + kColumnsFusedLines - 1) / kColumnsFusedLines * kColumnsFusedCtas));
-      cfg.blockDim = dim3(kLineThreads);
-      cfg.dynamicSmemBytes = static_cast<std::size_t>(bytes);
-      cfg.stream = stream;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = kColumnsFusedCtas;
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-      TCEMU_CUDA(cudaLaunchKernelEx(&cfg, columns_residues_kernel, data, lines, k_stride, Lb, out, e, w));
-      TCEMU_LAUNCHED("crt columns_residues_kernel");
-      return;
-    }
-  }
   const int stash = static_cast<int>(kFusedMaxPositions * sizeof(T));
   TCEMU_CUDA(cudaFuncSetAttribute(line_residues_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, stash));
   line_residues_kernel<T><<<static_cast<unsigned>(lines), kLineThreads, stash, stream>>>(data, line_stride, Lb, out, e,
