@@ -626,6 +626,28 @@ struct MagnitudePairSink {
   }
 };
 
+/// The 16 consecutive elements at src (16-byte aligned) into x[0..15]: 16-byte loads, all in flight.
+template <class T>
+__device__ __forceinline__ void load16_vec(const T* src, T* x) {
+  if constexpr (sizeof(T) == 8) {
+#pragma unroll
+    for (int i = 0; i < kResiduePositions / 2; ++i) {
+      const double2 q = __ldg(reinterpret_cast<const double2*>(src) + i);
+      x[2 * i] = q.x;
+      x[2 * i + 1] = q.y;
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kResiduePositions / 4; ++i) {
+      const float4 q = __ldg(reinterpret_cast<const float4*>(src) + i);
+      x[4 * i] = q.x;
+      x[4 * i + 1] = q.y;
+      x[4 * i + 2] = q.z;
+      x[4 * i + 3] = q.w;
+    }
+  }
+}
+
 /// The pass for operands read along k (k less strided than the lines): one thread per line
 /// and 16 consecutive panel positions, consecutive threads on consecutive groups of one line, no
 /// shared memory and no barrier. Every thread has its 16 loads in flight (16-byte vectors where
@@ -644,23 +666,7 @@ __global__ void __launch_bounds__(kResidueThreads, kLinesBlocksPerSm)
     const T* src = data + line * ls;
     T x[kResiduePositions];
     if (vec && w.chunks.one_chunk && ko0 + kResiduePositions <= w.chunks.k) {
-      if constexpr (sizeof(T) == 8) {
-#pragma unroll
-        for (int i = 0; i < kResiduePositions / 2; ++i) {
-          const double2 q = __ldg(reinterpret_cast<const double2*>(src + ko0) + i);
-          x[2 * i] = q.x;
-          x[2 * i + 1] = q.y;
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < kResiduePositions / 4; ++i) {
-          const float4 q = __ldg(reinterpret_cast<const float4*>(src + ko0) + i);
-          x[4 * i] = q.x;
-          x[4 * i + 1] = q.y;
-          x[4 * i + 2] = q.z;
-          x[4 * i + 3] = q.w;
-        }
-      }
+      load16_vec(src + ko0, x);
     } else {
 #pragma unroll
       for (int i = 0; i < kResiduePositions; ++i) {
@@ -733,23 +739,7 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
     const std::int64_t ko0 = (std::int64_t{g} * kLineThreads + threadIdx.x) * kResiduePositions;
     T* xg = x + g * kResiduePositions;
     if (ko0 + kResiduePositions <= k) {
-      if constexpr (sizeof(T) == 8) {
-#pragma unroll
-        for (int i = 0; i < kResiduePositions / 2; ++i) {
-          const double2 q = __ldg(reinterpret_cast<const double2*>(src + ko0) + i);
-          xg[2 * i] = q.x;
-          xg[2 * i + 1] = q.y;
-        }
-      } else {
-#pragma unroll
-        for (int i = 0; i < kResiduePositions / 4; ++i) {
-          const float4 q = __ldg(reinterpret_cast<const float4*>(src + ko0) + i);
-          xg[4 * i] = q.x;
-          xg[4 * i + 1] = q.y;
-          xg[4 * i + 2] = q.z;
-          xg[4 * i + 3] = q.w;
-        }
-      }
+      load16_vec(src + ko0, xg);
     } else {
 #pragma unroll
       for (int i = 0; i < kResiduePositions; ++i) xg[i] = ko0 + i < k ? __ldg(src + ko0 + i) : T(0);
