@@ -44,11 +44,12 @@ int moduli_of(const GemmReport& r) {
 
 /// Operands filled from `dist`; `edit` may change the host copies before the upload; `products`
 /// picks what computes the GPU's INT8 products (ExecutionPolicy::crt_products); `kernels`, when
-/// given, receives the GPU report's kernel line.
+/// given, receives the GPU report's kernel line (`certificate`: its certificate line).
 template <class T, class Edit>
 void expect_bit_identical(const std::string& scheme, Target target, const Shape& s, const char* dist,
                           std::uint64_t seed, T alpha, T beta, Edit edit, CrtProducts products = CrtProducts::automatic,
-                          std::string* kernels = nullptr, std::int64_t accumulator_bytes = 0) {
+                          std::string* kernels = nullptr, std::int64_t accumulator_bytes = 0,
+                          std::string* certificate = nullptr) {
   SCOPED_TRACE(scheme + " m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
                " " + dist);
   const bool ta = s.opA == Op::T, tb = s.opB == Op::T;
@@ -69,6 +70,7 @@ void expect_bit_identical(const std::string& scheme, Target target, const Shape&
   const GemmReport rd = cuda::gemm_device<T>(s.opA, s.opB, alpha, A.dev().as_const(), B.dev().as_const(), beta,
                                              C.dev(), o, nullptr, nullptr);
   if (kernels) *kernels = rd.kernels;
+  if (certificate) *certificate = rd.certificate;
   const std::vector<T> cd = C.download();
   const GemmReport rh = gemm_host<T>(s.opA, s.opB, alpha, A.host().as_const(), B.host().as_const(), beta, C.host(), o);
   ASSERT_FALSE(rd.fell_back) << rd.note;
@@ -505,6 +507,36 @@ TEST(CudaCrt, LineRuleFusedIntoTheResiduePassMatchesTheHostBitForBit) {
                               "phi=1", 520, 2.0f, 0.25f, [](DualMatrix<float>&, DualMatrix<float>&) {},
                               CrtProducts::automatic, &kernels);
   EXPECT_NE(kernels.find("fused into it for op(A) and op(B)"), std::string::npos) << kernels;
+  // N per call (the INT8 certificate): the rule fused into the magnitude pass instead, the residue
+  // pass separate; the same N and bits as the host.
+  struct Certified {
+    Shape shape;
+    Target target;
+    const char* fused;
+  };
+  const Certified certified[] = {
+      {{200, 157, 702, Op::N, Op::N, Layout::row, Layout::col, Layout::col}, Target::fp64, "op(A) and op(B)"},
+      {{64, 48, 8192, Op::N, Op::N, Layout::col, Layout::col, Layout::col}, Target::fp64, "op(B)"},
+      {{33, 65, 96, Op::N, Op::N, Layout::row, Layout::col, Layout::row}, Target::fp32, "op(A) and op(B)"},
+      {{64, 48, 8193, Op::N, Op::N, Layout::row, Layout::col, Layout::col}, Target::fp64, nullptr},
+  };
+  for (const Certified& c : certified) {
+    std::string kern, cert;
+    if (c.target == Target::fp64)
+      expect_bit_identical<double>("int8-crt", c.target, c.shape, "phi=1", seed++, 1.0, 0.0,
+                                   [](DualMatrix<double>&, DualMatrix<double>&) {}, CrtProducts::automatic, &kern, 0,
+                                   &cert);
+    else
+      expect_bit_identical<float>("int8-crt", c.target, c.shape, "phi=1", seed++, 1.0f, 0.0f,
+                                  [](DualMatrix<float>&, DualMatrix<float>&) {}, CrtProducts::automatic, &kern, 0,
+                                  &cert);
+    EXPECT_EQ(kern.find("fused into it"), std::string::npos) << kern;
+    if (c.fused)
+      EXPECT_NE(cert.find(std::string("line rule fused into the magnitude pass for ") + c.fused + ")"),
+                std::string::npos) << cert;
+    else
+      EXPECT_EQ(cert.find("fused"), std::string::npos) << cert;
+  }
 }
 
 TEST(CudaCrt, NonfiniteAndTooWideSpreadsFallBackLikeTheHost) {

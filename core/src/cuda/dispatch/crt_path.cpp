@@ -36,6 +36,14 @@ struct Carver {
   }
 };
 
+/// `what` followed by the operands whose line rule ran fused ("op(A)", "op(B)" or both; op(A) is x
+/// unless the C layout swapped the operands), or "" when neither did.
+std::string fused_operands(const std::string& what, bool x, bool y, bool swapped) {
+  if (!x && !y) return "";
+  const bool a = swapped ? y : x, b = swapped ? x : y;
+  return what + (a && b ? "op(A) and op(B)" : a ? "op(A)" : "op(B)");
+}
+
 std::size_t line_bytes(std::int64_t m, std::int64_t n) {
   auto a = [](std::int64_t c, std::size_t s) { return (static_cast<std::size_t>(c) * s + 255) / 256 * 256; };
   return 3 * a(64, 8) + 4 * (a(m, 4) + a(n, 4)) + a(3 * m, 8) + a(3 * n, 8) + a(m, 8) + a(n, 8);
@@ -139,21 +147,33 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
     ry = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(moduli * p.n * span), st));
   };
 
-  // Scaling, part 1: line maxima and 2-norm bounds; NaN/Inf go to the native path. With N given, an
-  // operand read along k (k <= 8192) gets its rule, exponents and residues from one pass.
+  // Scaling, part 1: line maxima and 2-norm bounds; NaN/Inf go to the native path. An operand read
+  // along k (k <= 8192) gets its rule from one pass with what reads it next: with N given its
+  // exponents and residues, with the INT8 certificate its magnitude panels.
   int N = s.parts;
-  const bool fuse_x = N > 0 && crt_line_rule_fuses<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride);
-  const bool fuse_y = N > 0 && crt_line_rule_fuses<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride);
+  const bool int8_certificate = N == 0 && p.k <= crt::kInt8CertificateMaxK;
+  const bool fuse_x = (N > 0 || int8_certificate) &&
+                      crt_line_rule_fuses<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride);
+  const bool fuse_y = (N > 0 || int8_certificate) &&
+                      crt_line_rule_fuses<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride);
   if (!fuse_x) crt_line_rule<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, st);
   if (!fuse_y) crt_line_rule<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, st);
-  if (fuse_x || fuse_y) {
+  CrtMagnitudePanels mp;
+  if ((fuse_x || fuse_y) && N > 0) {
     const int Lb = crt::constants(N).bits - 1;
     residue_panels(N);
     if (fuse_x)
       crt_line_rule_and_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, Lb, ex, N, rx, st);
     if (fuse_y)
       crt_line_rule_and_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, Lb, ey, N, ry, st);
+  } else if (fuse_x || fuse_y) {
+    mp = crt_magnitude_panels(ws, p.m, p.n, p.k, st);
+    if (fuse_x)
+      crt_line_rule_and_magnitudes<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, mp.kp, 0, mp.x, st);
+    if (fuse_y)
+      crt_line_rule_and_magnitudes<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, mp.kp, 1, mp.y, st);
   }
+  const bool residues_x_fused = fuse_x && N > 0, residues_y_fused = fuse_y && N > 0;
   auto* h = static_cast<unsigned long long*>(ws.host(2 * sizeof(unsigned long long)));
   TCEMU_CUDA(cudaMemcpyAsync(h, nonfinite, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
@@ -164,15 +184,16 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
 
   // N: given, or the smallest certified for the target (crt::certify's sums and bound).
   const double tol = crt::unit_roundoff(s.target == Target::fp64 ? crt::Target::fp64 : crt::Target::fp32);
-  if (N == 0 && p.k <= crt::kInt8CertificateMaxK) {
-    const CrtMagnitudePanels mp = crt_magnitude_panels(ws, p.m, p.n, p.k, st);
-    crt_magnitudes<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, mp.kp, 0, mp.x, st);
-    crt_magnitudes<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, mp.kp, 1, mp.y, st);
+  if (int8_certificate) {
+    if (mp.x == nullptr) mp = crt_magnitude_panels(ws, p.m, p.n, p.k, st);
+    if (!fuse_x) crt_magnitudes<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, mp.kp, 0, mp.x, st);
+    if (!fuse_y) crt_magnitudes<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, mp.kp, 1, mp.y, st);
     const crt::Certificate cert =
         crt_certify_int8(mp, p.m, p.n, lx, ly, reinterpret_cast<unsigned*>(fail), ratio_bits, tol, ws, st);
     if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore) return cert.too_wide();
     N = cert.run_moduli();
-    report.certificate = cert.report() + " (certified on the GPU: INT8 magnitude products)";
+    report.certificate = cert.report() + " (certified on the GPU: INT8 magnitude products" +
+                         fused_operands("; line rule fused into the magnitude pass for ", fuse_x, fuse_y, p.swapped) + ")";
   } else if (N == 0) {
     crt_certificate<T>(p.x.data, p.m, p.x.line_stride, p.x.k_stride, p.y.data, p.n, p.y.line_stride,
                        p.y.k_stride, p.k, lx, ly, tol, fail, ratio_bits, st);
@@ -198,11 +219,11 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
 
   // Scaling, part 2, and the residue pass: one pass per operand writes its N residue panels.
   if (rx == nullptr) residue_panels(N);
-  if (!fuse_x) {
+  if (!residues_x_fused) {
     crt_line_exponents(lx, p.m, K.bits - 1, ex, st);
     crt_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, ex, N, kc, kcp, nchunks, rx, st);
   }
-  if (!fuse_y) {
+  if (!residues_y_fused) {
     crt_line_exponents(ly, p.n, K.bits - 1, ey, st);
     crt_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ey, N, kc, kcp, nchunks, ry, st);
   }
@@ -293,11 +314,8 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   if (cublas_launches > 0 && (residue_launches > 0 || wgmma_launches > 0))
     products += ", cuBLAS for the row blocks the kernel cannot run";
   std::string residue_pass = "residue pass";
-  if (fuse_x || fuse_y) {  // op(A) is x unless the C layout swapped the operands
-    const bool fused_a = p.swapped ? fuse_y : fuse_x, fused_b = p.swapped ? fuse_x : fuse_y;
-    residue_pass += std::string(" (line rule fused into it for ") +
-                    (fused_a && fused_b ? "op(A) and op(B)" : fused_a ? "op(A)" : "op(B)") + ")";
-  }
+  if (residues_x_fused || residues_y_fused)
+    residue_pass += " (" + fused_operands("line rule fused into it for ", residues_x_fused, residues_y_fused, p.swapped) + ")";
   report.kernels = std::string(schemes::Int8Crt::desc.name) + ": " + residue_pass + ", " + products + ", reconstruction pass";
   if (record_timings) ws.read_stage_seconds(report);
   return "";

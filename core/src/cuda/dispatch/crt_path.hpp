@@ -57,7 +57,8 @@ inline constexpr std::int64_t kCrtGpuChunk = std::int64_t{1} << 16;
 /// crt::crt_gemm_host computes it, bit for bit (Cauchy-Schwarz scaling; N = options.scheme.parts,
 /// or 0: the smallest N certified on the GPU for options.scheme.target, the host's certificate:
 /// crt::certify_int8 for k <= 2^16, crt::certify beyond). Stages: line rule (one sync to read the NaN/Inf count;
-/// with N given, an operand that crt_line_rule_fuses takes writes its residues in the same pass), [certificate (one sync)],
+/// an operand that crt_line_rule_fuses takes writes its residues (N given) or its magnitude panels (the
+/// INT8 certificate) in the same pass), [certificate (one sync)],
 /// residue pass per operand (all N residue panels), per k chunk of <= 2^16 one strided-batched cuBLAS
 /// INT8 GEMM over the N moduli (INT32, exact), one reconstruction pass into C; rows in blocks whose
 /// INT32 products fit ExecutionPolicy::ozaki_accumulator_bytes. Fills report.certificate / kernels

@@ -66,6 +66,16 @@ void crt_line_rule_and_residues(const T* data, std::int64_t lines, std::int64_t 
                                 std::int64_t k_stride, const CrtLines& out, int Lb, int* e, int n_moduli,
                                 std::int8_t* panels, cudaStream_t stream);
 
+/// crt_line_rule and crt_magnitudes (layout 0 or 1, kp = k rounded up to 16, panels 16-byte aligned)
+/// of one operand in one pass, for crt::certify_int8 (N per call): out and the magnitude panels hold
+/// what the two would write, bit for bit, except that a line holding NaN or Inf (counted in
+/// *out.nonfinite) gets no panel bytes: the caller falls back. Throws InvalidArgument unless
+/// crt_line_rule_fuses and the layout, kp and alignment are as stated.
+template <class T>
+void crt_line_rule_and_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                                  std::int64_t k_stride, const CrtLines& out, std::int64_t kp, int layout,
+                                  std::int8_t* panels, cudaStream_t stream);
+
 /// Residue panels of one complex operand for 3M in the residue domain (docs/crt.md, "Complex operands
 /// on the GPU: 3M"): `data` holds `lines` lines of k complex elements as 2k interleaved reals (re, im;
 /// line i at data + i * line_stride, in units of T, k contiguous), exponents e as for crt_residues

@@ -563,17 +563,20 @@ struct ResidueSink : CrtResidueWriter {
 /// crt_arith::magnitude_levels of 16 elements of `line` with E = 16 - base[line]; zeros for an
 /// inactive line (and for the zeros of the padding).
 template <class T>
-__device__ __forceinline__ void line_levels16(const int* base, const int* active, std::int64_t line,
-                                              const T (&x)[kResiduePositions], int (&hi)[kResiduePositions],
-                                              int (&lo)[kResiduePositions]) {
-  const bool on = active[line] != 0;
-  const int E = 16 - base[line];
+__device__ __forceinline__ void levels16(bool on, int E, const T (&x)[kResiduePositions], int (&hi)[kResiduePositions],
+                                         int (&lo)[kResiduePositions]) {
 #pragma unroll
   for (int i = 0; i < kResiduePositions; ++i) {
     hi[i] = 0;
     lo[i] = 0;
     if (on) crt::arith::magnitude_levels(static_cast<double>(x[i]), E, hi[i], lo[i]);
   }
+}
+template <class T>
+__device__ __forceinline__ void line_levels16(const int* base, const int* active, std::int64_t line,
+                                              const T (&x)[kResiduePositions], int (&hi)[kResiduePositions],
+                                              int (&lo)[kResiduePositions]) {
+  levels16(active[line] != 0, 16 - base[line], x, hi, lo);
 }
 
 /// [hi | lo] (copies = 2) or [hi | lo | hi] (copies = 3) of 16 positions from o, the parts span bytes
@@ -718,20 +721,56 @@ __global__ void __launch_bounds__(kResidueThreads, kColumnsBlocksPerSm)
 constexpr int kFusedGroups = 2;
 constexpr std::int64_t kFusedMaxPositions = std::int64_t{kFusedGroups} * kResiduePositions * kLineThreads;
 
-/// The line rule, the line's exponent and its residue pass in one kernel (crt_line_rule_and_residues):
-/// one block per line read along k with unit stride, 16-byte aligned, span = kcp <= kFusedMaxPositions.
-/// Thread t holds positions 16 (g 256 + t) .. +15 of groups g = 0, 1 in registers (zeros past k) for the
-/// rule (line_rule_block's operations and results: max |x| -> E, NaN/Inf, s2 and s1 at E), then in
-/// shared memory while it writes their residues at the line's exponent (write_residues16, as the lines
-/// kernel writes them). One read of the operand where the rule and the residue pass read it twice. A
-/// line holding NaN or Inf writes its statistics (inactive) and no residues: the caller falls back.
-template <class T>
+/// line_rule_pass_kernel's outputs once a line's rule is known. FusedResidues: the line's exponent
+/// (crt_line_exponents' value, into e_out) and its N residue panels (write_residues16 at it).
+struct FusedResidues {
+  ResidueSink<false> w;
+  int Lb;
+  int* e_out;
+  __device__ __forceinline__ std::int64_t k() const { return w.chunks.k; }
+  __device__ __forceinline__ std::int64_t span() const { return w.span; }
+  __device__ __forceinline__ int exponent(const LineStats& r) const {
+    return r.active ? crt::arith::scale_exponent(Lb, r.c, r.base) : 0;
+  }
+  __device__ __forceinline__ void line_done(std::int64_t line, int s) const { e_out[line] = s; }
+  template <class T>
+  __device__ __forceinline__ void write16(std::int64_t line, const LineStats&, int s, std::int64_t ko0,
+                                          const T (&v)[kResiduePositions]) const {
+    write_residues16<false>(w, line, s, ko0, v);
+  }
+};
+
+/// FusedMagnitudes: the certificate's magnitude panels, layouts 0 and 1 (MagnitudeSink's bytes), at
+/// the line's E = 16 - base; zeros for an inactive line.
+struct FusedMagnitudes {
+  MagnitudeSink m;
+  __device__ __forceinline__ std::int64_t k() const { return m.chunks.k; }
+  __device__ __forceinline__ std::int64_t span() const { return m.span; }
+  __device__ __forceinline__ int exponent(const LineStats&) const { return 0; }
+  __device__ __forceinline__ void line_done(std::int64_t, int) const {}
+  template <class T>
+  __device__ __forceinline__ void write16(std::int64_t line, const LineStats& r, int, std::int64_t ko0,
+                                          const T (&v)[kResiduePositions]) const {
+    int hi[kResiduePositions], lo[kResiduePositions];
+    levels16(r.active, 16 - r.base, v, hi, lo);
+    store_levels16(m.out + line * (m.copies * m.span) + ko0, m.span, m.copies, hi, lo);
+  }
+};
+
+/// The line rule and a pass over the line in one kernel (crt_line_rule_and_residues,
+/// crt_line_rule_and_magnitudes): one block per line read along k with unit stride, 16-byte aligned,
+/// span <= kFusedMaxPositions. Thread t holds positions 16 (g 256 + t) .. +15 of groups g = 0, 1 in
+/// registers (zeros past k) for the rule (block_line_stats: line_rule_block's results), then in shared
+/// memory while the sink writes their bytes (residues at the line's exponent, or magnitude levels at
+/// its E, as the lines kernel writes them). One read of the operand where the rule and the pass read it
+/// twice. A line holding NaN or Inf writes its statistics (inactive) and nothing else: the caller falls
+/// back.
+template <class T, class Sink>
 __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
-    line_residues_kernel(const T* __restrict__ data, std::int64_t ls, int Lb, CrtLines out, int* e_out,
-                         ResidueSink<false> w) {
+    line_rule_pass_kernel(const T* __restrict__ data, std::int64_t ls, CrtLines out, Sink w) {
   extern __shared__ __align__(16) unsigned char fused_stash[];
   T* stash = reinterpret_cast<T*>(fused_stash);  // [kFusedGroups * 16][kLineThreads]: conflict-free
-  const std::int64_t line = blockIdx.x, k = w.chunks.k;
+  const std::int64_t line = blockIdx.x, k = w.k();
   const T* src = data + line * ls;
   T x[kFusedGroups * kResiduePositions];  // group g's positions at x[16 g ..]
 #pragma unroll
@@ -746,26 +785,26 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
     }
   }
   const LineStats r = block_line_stats(x, out.s1 != nullptr);
-  const int s = r.active ? crt::arith::scale_exponent(Lb, r.c, r.base) : 0;  // crt_line_exponents' value
+  const int s = w.exponent(r);
   if (threadIdx.x == 0) {
     out.active[line] = r.active;
     out.c[line] = r.c;
     out.base[line] = r.base;
     if (out.s1 != nullptr) out.s1[line] = r.s1;
-    e_out[line] = s;
+    w.line_done(line, s);
   }
   if (r.nonfinite) atomicAdd(out.nonfinite, r.nonfinite);
   if (!r.finite) return;  // uniform over the block
 #pragma unroll
   for (int i = 0; i < kFusedGroups * kResiduePositions; ++i) stash[i * kLineThreads + threadIdx.x] = x[i];
 #pragma unroll 1
-  for (int g = 0; g < kFusedGroups; ++g) {  // one copy of the residue code (instruction fetch)
+  for (int g = 0; g < kFusedGroups; ++g) {  // one copy of the pass's code (instruction fetch)
     const std::int64_t ko0 = (std::int64_t{g} * kLineThreads + threadIdx.x) * kResiduePositions;
-    if (ko0 >= w.span) break;
+    if (ko0 >= w.span()) break;
     T v[kResiduePositions];
 #pragma unroll
     for (int i = 0; i < kResiduePositions; ++i) v[i] = stash[(g * kResiduePositions + i) * kLineThreads + threadIdx.x];
-    write_residues16<false>(w, line, s, ko0, v);
+    w.write16(line, r, s, ko0, v);
   }
 }
 
@@ -924,6 +963,20 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
   launch_pass(data, lines, line_stride, k_stride, w, stream);
 }
 
+namespace {
+
+/// line_rule_pass_kernel over `lines` lines, a block per line, its stash in dynamic shared memory.
+template <class T, class Sink>
+void launch_rule_pass(const T* data, std::int64_t lines, std::int64_t line_stride, const CrtLines& out, const Sink& w,
+                      cudaStream_t stream) {
+  const int stash = static_cast<int>(kFusedMaxPositions * sizeof(T));
+  TCEMU_CUDA(cudaFuncSetAttribute(line_rule_pass_kernel<T, Sink>, cudaFuncAttributeMaxDynamicSharedMemorySize, stash));
+  line_rule_pass_kernel<T, Sink><<<static_cast<unsigned>(lines), kLineThreads, stash, stream>>>(data, line_stride, out, w);
+  TCEMU_LAUNCHED("crt line_rule_pass_kernel");
+}
+
+}  // namespace
+
 template <class T>
 bool crt_line_rule_fuses(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                          std::int64_t k_stride) {
@@ -945,11 +998,21 @@ void crt_line_rule_and_residues(const T* data, std::int64_t lines, std::int64_t 
                         0x1p84}};
   fill_moduli(w);
   plan_fp64_groups(w);
-  const int stash = static_cast<int>(kFusedMaxPositions * sizeof(T));
-  TCEMU_CUDA(cudaFuncSetAttribute(line_residues_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, stash));
-  line_residues_kernel<T><<<static_cast<unsigned>(lines), kLineThreads, stash, stream>>>(data, line_stride, Lb, out, e,
-                                                                                          w);
-  TCEMU_LAUNCHED("crt line_residues_kernel");
+  launch_rule_pass(data, lines, line_stride, out, FusedResidues{w, Lb, e}, stream);
+}
+
+template <class T>
+void crt_line_rule_and_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                                  std::int64_t k_stride, const CrtLines& out, std::int64_t kp, int layout,
+                                  std::int8_t* panels, cudaStream_t stream) {
+  if (!crt_line_rule_fuses(data, lines, k, line_stride, k_stride) || (layout != 0 && layout != 1) ||
+      kp != (k + 15) / 16 * 16 || reinterpret_cast<std::uintptr_t>(panels) % 16 != 0)
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
+                          ": the fused line rule and magnitude pass needs lines along k with unit stride, k <= " +
+                          std::to_string(kFusedMaxPositions) + ", 16-byte alignment, layout 0 or 1 and kp = k "
+                          "rounded up to 16");
+  const MagnitudeSink m{kp, ChunkedK{k, k, kp, true}, out.base, out.active, layout == 0 ? 2 : 3, panels};
+  launch_rule_pass(data, lines, line_stride, out, FusedMagnitudes{m}, stream);
 }
 
 template <class T>
@@ -975,6 +1038,8 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
   template bool crt_line_rule_fuses<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t);    \
   template void crt_line_rule_and_residues<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, \
                                               const CrtLines&, int, int*, int, std::int8_t*, cudaStream_t);     \
+  template void crt_line_rule_and_magnitudes<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t, \
+                                                const CrtLines&, std::int64_t, int, std::int8_t*, cudaStream_t); \
   template void crt_residues_complex3m<T>(const T*, std::int64_t, std::int64_t, std::int64_t, const int*, int, \
                                           std::int64_t, std::int8_t*, cudaStream_t);                     \
   template void crt_magnitudes<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,      \
