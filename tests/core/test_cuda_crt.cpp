@@ -458,12 +458,14 @@ TEST(CudaCrt, AdversarialInputsMatchTheHostBitForBit) {
                               "phi=0.5", 95);
 }
 
-// With N given, an operand read along k with unit stride (k <= 8192, 16-byte aligned lines) gets its
-// line rule, exponents and residues from one kernel (crt_line_rule_and_residues): the host's bits for
+// An operand read along k with unit stride (k <= 8192, 16-byte aligned lines) gets its line rule from
+// one kernel with the pass that reads it next: with N given its exponents and residues
+// (crt_line_rule_and_residues), with N per call the INT8 certificate's magnitude panels
+// (crt_line_rule_and_magnitudes). With N given: the host's bits for
 // either operand and both, k with and without padding to 16 and at the 8192 limit, the wide residue
 // branch (N = 20, phi = 4), zero lines, lines of subnormals (the rule's full-bits maximum), float, C read; past the limit, with lines of an odd stride
 // or contiguous lines, the separate passes run, and the report says which.
-TEST(CudaCrt, LineRuleFusedIntoTheResiduePassMatchesTheHostBitForBit) {
+TEST(CudaCrt, LineRuleFusedIntoTheNextPassMatchesTheHostBitForBit) {
   TCEMU_REQUIRE_GPU();
   struct Case {
     Shape shape;
