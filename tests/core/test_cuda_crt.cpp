@@ -461,10 +461,10 @@ TEST(CudaCrt, AdversarialInputsMatchTheHostBitForBit) {
 // An operand read along k with unit stride (k <= 8192, 16-byte aligned lines) gets its line rule from
 // one kernel with the pass that reads it next: with N given its exponents and residues
 // (crt_line_rule_and_residues), with N per call the INT8 certificate's magnitude panels
-// (crt_line_rule_and_magnitudes). With N given: the host's bits for
-// either operand and both, k with and without padding to 16 and at the 8192 limit, the wide residue
-// branch (N = 20, phi = 4), zero lines, lines of subnormals (the rule's full-bits maximum), float, C read; past the limit, with lines of an odd stride
-// or contiguous lines, the separate passes run, and the report says which.
+// (crt_line_rule_and_magnitudes). The host's bits (and N) for either operand and both, k with and
+// without padding to 16 and at the 8192 limit, the wide residue branch (N = 20, phi = 4), zero lines,
+// lines of subnormals (the rule's full-bits maximum), float, C read; past the limit, with lines of an
+// odd stride or contiguous lines, the separate passes run, and the report says which.
 TEST(CudaCrt, LineRuleFusedIntoTheNextPassMatchesTheHostBitForBit) {
   TCEMU_REQUIRE_GPU();
   struct Case {
@@ -499,7 +499,8 @@ TEST(CudaCrt, LineRuleFusedIntoTheNextPassMatchesTheHostBitForBit) {
                                  },
                                  CrtProducts::automatic, &kernels);
     if (c.fused)
-      EXPECT_NE(kernels.find(std::string("line rule fused into it for ") + c.fused + ")"), std::string::npos) << kernels;
+      EXPECT_NE(kernels.find(std::string("line rule fused into it for ") + c.fused + ")"), std::string::npos)
+          << kernels;
     else
       EXPECT_EQ(kernels.find("fused into it"), std::string::npos) << kernels;
   }

@@ -192,8 +192,9 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
         crt_certify_int8(mp, p.m, p.n, lx, ly, reinterpret_cast<unsigned*>(fail), ratio_bits, tol, ws, st);
     if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore) return cert.too_wide();
     N = cert.run_moduli();
-    report.certificate = cert.report() + " (certified on the GPU: INT8 magnitude products" +
-                         fused_operands("; line rule fused into the magnitude pass for ", fuse_x, fuse_y, p.swapped) + ")";
+    report.certificate =
+        cert.report() + " (certified on the GPU: INT8 magnitude products" +
+        fused_operands("; line rule fused into the magnitude pass for ", fuse_x, fuse_y, p.swapped) + ")";
   } else if (N == 0) {
     crt_certificate<T>(p.x.data, p.m, p.x.line_stride, p.x.k_stride, p.y.data, p.n, p.y.line_stride,
                        p.y.k_stride, p.k, lx, ly, tol, fail, ratio_bits, st);
@@ -315,8 +316,10 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
     products += ", cuBLAS for the row blocks the kernel cannot run";
   std::string residue_pass = "residue pass";
   if (residues_x_fused || residues_y_fused)
-    residue_pass += " (" + fused_operands("line rule fused into it for ", residues_x_fused, residues_y_fused, p.swapped) + ")";
-  report.kernels = std::string(schemes::Int8Crt::desc.name) + ": " + residue_pass + ", " + products + ", reconstruction pass";
+    residue_pass +=
+        " (" + fused_operands("line rule fused into it for ", residues_x_fused, residues_y_fused, p.swapped) + ")";
+  report.kernels =
+      std::string(schemes::Int8Crt::desc.name) + ": " + residue_pass + ", " + products + ", reconstruction pass";
   if (record_timings) ws.read_stage_seconds(report);
   return "";
 }

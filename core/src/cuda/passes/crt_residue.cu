@@ -40,7 +40,9 @@ __device__ __forceinline__ unsigned long long block_reduce(unsigned long long v,
 /// |v|'s bits as a key whose maximum over a line has the line maximum's binade: the high word of a
 /// double (sign cleared; equal high words mean equal exponents, and a subnormal's leading bit sits in
 /// it unless the word is 0), all bits of a float. Keys at or above kNonfiniteKey are NaN or Inf.
-__device__ __forceinline__ unsigned magnitude_key(double v) { return static_cast<unsigned>(__double2hiint(v)) & 0x7FFFFFFFu; }
+__device__ __forceinline__ unsigned magnitude_key(double v) {
+  return static_cast<unsigned>(__double2hiint(v)) & 0x7FFFFFFFu;
+}
 __device__ __forceinline__ unsigned magnitude_key(float v) { return __float_as_uint(v) & 0x7FFFFFFFu; }
 template <class T>
 constexpr unsigned kNonfiniteKey = sizeof(T) == 8 ? 0x7FF00000u : 0x7F800000u;
@@ -491,15 +493,15 @@ __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const
   }
 }
 
-/// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0
-/// for padding), scaled by 2^s (s: the line's exponent, e[line]) and truncated. Real operands below w.fp64_limit (every group of
-/// the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0, n_int) on the
-/// integer limbs (limb_residues16 below 2^63, wide_residues16 above), whose loops are unrolled to
-/// kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Complex 3M: every
-/// modulus on the limbs. Real groups at or above fp64_limit, complex ones at or above 2^84: every
-/// modulus per quad through write_wide / residue(). Not reached with the table's moduli: the scaled
-/// integers stay below 2^(floor((Lb - 32) / 2) + 16), about 2^(4N), while fp64_limit is at least 2^74
-/// (N = 6, 12, 13) and 2^84 from N = 17 on; kept for completeness.
+/// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0 for
+/// padding), scaled by 2^s (s: the line's exponent, e[line]) and truncated. Real operands below w.fp64_limit
+/// (every group of the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0,
+/// n_int) on the integer limbs (limb_residues16 below 2^63, wide_residues16 above), whose loops are unrolled
+/// to kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Complex 3M: every modulus
+/// on the limbs. Real groups at or above fp64_limit, complex ones at or above 2^84: every modulus per quad
+/// through write_wide / residue(). Not reached with the table's moduli: the scaled integers stay below
+/// 2^(floor((Lb - 32) / 2) + 16), about 2^(4N), while fp64_limit is at least 2^74 (N = 6, 12, 13) and 2^84
+/// from N = 17 on; kept for completeness.
 template <bool kComplex3M, class T>
 __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std::int64_t line, int s, std::int64_t ko0,
                                                  const T (&x)[kResiduePositions]) {
@@ -971,7 +973,8 @@ void launch_rule_pass(const T* data, std::int64_t lines, std::int64_t line_strid
                       cudaStream_t stream) {
   const int stash = static_cast<int>(kFusedMaxPositions * sizeof(T));
   TCEMU_CUDA(cudaFuncSetAttribute(line_rule_pass_kernel<T, Sink>, cudaFuncAttributeMaxDynamicSharedMemorySize, stash));
-  line_rule_pass_kernel<T, Sink><<<static_cast<unsigned>(lines), kLineThreads, stash, stream>>>(data, line_stride, out, w);
+  line_rule_pass_kernel<T, Sink>
+      <<<static_cast<unsigned>(lines), kLineThreads, stash, stream>>>(data, line_stride, out, w);
   TCEMU_LAUNCHED("crt line_rule_pass_kernel");
 }
 
