@@ -46,12 +46,14 @@ if [ ! -e /usr/lib/x86_64-linux-gnu/cmake/GTest/GTestConfig.cmake ] && [ ! -e /u
   GTEST_ARG="-DGTest_ROOT=/tmp/gtest"
 fi
 
-# Build from a private copy of the library and its tests only: other people's work in progress under
-# apps/ (or a test that does not compile yet) must not stop the GPU check.
+# Build from a private copy of the library, apps/common (tcemu-bench links it for the TCEMU_*
+# environment) and the tests only: other people's work in progress in the apps (or a test that does
+# not compile yet) must not stop the GPU check.
 SRC=/tmp/tcemu-src
 rm -rf "$SRC"; mkdir -p "$SRC/apps"
 cp -a CMakeLists.txt cmake core tests "$SRC/"
-echo "# apps are not built by scripts/device/gpu_check.sh" > "$SRC/apps/CMakeLists.txt"
+cp -a apps/common "$SRC/apps/"
+printf '%s\n' "# only apps/common is built by scripts/device/gpu_check.sh" "add_subdirectory(common)" > "$SRC/apps/CMakeLists.txt"
 stamp "configure + build (sm_90a, -j$JOBS)"
 cmake -S "$SRC" -B "$BUILD" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a \
       -DTCEMU_KOKKOS_ROOT="$ROOT/.deps/kokkos" $GTEST_ARG > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
