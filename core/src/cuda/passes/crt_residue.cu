@@ -719,7 +719,7 @@ __global__ void __launch_bounds__(kResidueThreads, kColumnsBlocksPerSm)
   }
 }
 
-/// Groups of 16 positions per thread of line_residues_kernel: 2 x 16 x 256 threads = 8192 positions.
+/// Groups of 16 positions per thread of line_rule_pass_kernel: 2 x 16 x 256 threads = 8192 positions.
 constexpr int kFusedGroups = 2;
 constexpr std::int64_t kFusedMaxPositions = std::int64_t{kFusedGroups} * kResiduePositions * kLineThreads;
 
