@@ -97,7 +97,7 @@ void expect_bit_identical(const std::string& scheme, Target target, const Shape&
 
 /// The magnitude panels of crt::certify_int8 (detail::crt_magnitudes) against the definition computed
 /// here, for layouts 0, 1 and 2, lines read along k (residue_lines_kernel) and contiguous lines
-/// (residue_transpose_kernel), and through the plain per-byte kernel (an output not 16-byte aligned
+/// (residue_columns_kernel), and through the plain per-byte kernel (an output not 16-byte aligned
 /// takes it): k = 70 (kp = 80: padding), an inactive line, line exponents from the data.
 template <class T>
 void expect_magnitude_panels(int layout, bool lines_contiguous, bool aligned_output) {

@@ -62,6 +62,14 @@ struct LineStats {
   unsigned long long nonfinite;  ///< this thread's NaN/Inf count (the block's sum is the line's)
 };
 
+/// Writes one line's results (active, c, base and, where kept, s1) into `out`; one thread per line.
+__device__ __forceinline__ void store_line_stats(const CrtLines& out, std::int64_t line, const LineStats& r) {
+  out.active[line] = r.active;
+  out.c[line] = r.c;
+  out.base[line] = r.base;
+  if (out.s1 != nullptr) out.s1[line] = r.s1;
+}
+
 /// The line rule of one line held by a whole block (kLineThreads threads, R elements each, zeros for
 /// positions past k): max |x| -> E through magnitude_key (one 32-bit max per element; the full bits
 /// only where every key of a double line is 0), the NaN/Inf count (counted only where the maximum key
@@ -131,12 +139,7 @@ __global__ void __launch_bounds__(kLineThreads) line_rule_block(const T* __restr
       kept[i] = kk < k ? src[kk * ks] : T(0);
     }
     const LineStats r = block_line_stats(kept, out.s1 != nullptr);
-    if (threadIdx.x == 0) {
-      out.active[line] = r.active;
-      out.c[line] = r.c;
-      out.base[line] = r.base;
-      if (out.s1 != nullptr) out.s1[line] = r.s1;
-    }
+    if (threadIdx.x == 0) store_line_stats(out, line, r);
     if (r.nonfinite) atomicAdd(out.nonfinite, r.nonfinite);
     return;
   }
@@ -162,10 +165,9 @@ __global__ void __launch_bounds__(kLineThreads) line_rule_block(const T* __restr
   if (out.s1 != nullptr) s1 = block_reduce(s1, false);
   if (threadIdx.x == 0) {
     const bool active = m > 0 && nf == 0;
-    out.active[line] = active;
-    out.c[line] = active ? crt::arith::ceil_log2_u64(s2) : 0;
-    out.base[line] = active ? 16 - E : 0;
-    if (out.s1 != nullptr) out.s1[line] = active ? s1 : 0;
+    store_line_stats(out, line,
+                     LineStats{nf == 0, active, active ? crt::arith::ceil_log2_u64(s2) : 0, active ? 16 - E : 0,
+                               active ? s1 : 0, nf});
     if (nf) atomicAdd(out.nonfinite, nf);
   }
 }
@@ -602,8 +604,14 @@ struct MagnitudeSink {
 
   template <class T>
   __device__ __forceinline__ void write16(std::int64_t line, std::int64_t ko0, const T (&x)[kResiduePositions]) const {
+    write_levels16(line, active[line] != 0, 16 - base[line], ko0, x);
+  }
+  /// The 16 positions' levels of `line` at E (zeros unless `on`).
+  template <class T>
+  __device__ __forceinline__ void write_levels16(std::int64_t line, bool on, int E, std::int64_t ko0,
+                                                 const T (&x)[kResiduePositions]) const {
     int hi[kResiduePositions], lo[kResiduePositions];
-    line_levels16(base, active, line, x, hi, lo);
+    levels16(on, E, x, hi, lo);
     store_levels16(out + line * (copies * span) + ko0, span, copies, hi, lo);
   }
 };
@@ -753,9 +761,7 @@ struct FusedMagnitudes {
   template <class T>
   __device__ __forceinline__ void write16(std::int64_t line, const LineStats& r, int, std::int64_t ko0,
                                           const T (&v)[kResiduePositions]) const {
-    int hi[kResiduePositions], lo[kResiduePositions];
-    levels16(r.active, 16 - r.base, v, hi, lo);
-    store_levels16(m.out + line * (m.copies * m.span) + ko0, m.span, m.copies, hi, lo);
+    m.write_levels16(line, r.active, 16 - r.base, ko0, v);
   }
 };
 
@@ -789,10 +795,7 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
   const LineStats r = block_line_stats(x, out.s1 != nullptr);
   const int s = w.exponent(r);
   if (threadIdx.x == 0) {
-    out.active[line] = r.active;
-    out.c[line] = r.c;
-    out.base[line] = r.base;
-    if (out.s1 != nullptr) out.s1[line] = r.s1;
+    store_line_stats(out, line, r);
     w.line_done(line, s);
   }
   if (r.nonfinite) atomicAdd(out.nonfinite, r.nonfinite);
@@ -854,13 +857,20 @@ void crt_pair_lines(const CrtLines& in, std::int64_t lines, const CrtLines& out,
 
 namespace {
 
+/// Whether `lines` lines from `data`, line_stride elements apart, all start 16-byte aligned (the
+/// residue passes' 16-byte loads).
+template <class T>
+bool lines_aligned16(const T* data, std::int64_t lines, std::int64_t line_stride) {
+  return reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
+         (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+}
+
 /// residue_lines_kernel over an operand read along k (k_stride no larger than the line stride):
 /// 16-byte loads where k is unit-stride and aligned; at most 16 waves of resident blocks.
 template <class T, class Sink>
 void launch_lines(const T* data, std::int64_t lines, std::int64_t line_stride, std::int64_t k_stride, const Sink& w,
                   cudaStream_t stream) {
-  const bool vec = k_stride == 1 && reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
-                   (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+  const bool vec = k_stride == 1 && lines_aligned16(data, lines, line_stride);
   const std::int64_t items = lines * (w.span / kResiduePositions);
   const unsigned grid = resident_grid((items + kResidueThreads - 1) / kResidueThreads, kLinesBlocksPerSm);
   residue_lines_kernel<T, Sink><<<grid, kResidueThreads, 0, stream>>>(data, lines, line_stride, k_stride, vec, w);
@@ -984,8 +994,7 @@ template <class T>
 bool crt_line_rule_fuses(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                          std::int64_t k_stride) {
   return lines > 0 && lines <= INT_MAX && k > 0 && k_stride == 1 && (k + 15) / 16 * 16 <= kFusedMaxPositions &&
-         reinterpret_cast<std::uintptr_t>(data) % 16 == 0 &&
-         (lines == 1 || (line_stride * static_cast<std::int64_t>(sizeof(T))) % 16 == 0);
+         lines_aligned16(data, lines, line_stride);
 }
 
 template <class T>
