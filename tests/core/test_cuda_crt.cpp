@@ -187,6 +187,37 @@ TEST(CudaCrtLayout, ResidueOffsetsAreOneToOneInsideThePanel) {
     }
 }
 
+// Row blocks within the workspace budget (host arithmetic): every block but a 16-row minimum keeps
+// its row-proportional bytes within the budget, is the largest multiple of 16 that does, or is all m
+// rows when they fit. The qsim case that asked for 512 GiB before the rule counted the residues'
+// padding to the tile width (complex 3M, m = 2^26 rows, n = k = 4, N = 15, 8 GiB) now fits.
+TEST(CudaCrtLayout, RowBlocksKeepTheRowBytesWithinTheBudget) {
+  namespace s8 = cuda::detail::crt_s8;
+  const std::int64_t ms[] = {1, 15, 16, 17, 1000, 4097, std::int64_t(1) << 26};
+  const std::int64_t per_rows[] = {1, 37, 13056, 45 * (16 + 256)};
+  const std::int64_t budgets[] = {1, 1000, std::int64_t(1) << 20, std::int64_t(8) << 30};
+  for (std::int64_t m : ms)
+    for (std::int64_t per_row : per_rows)
+      for (std::int64_t budget : budgets) {
+        const std::int64_t mb = s8::crt_row_block(m, per_row, budget);
+        SCOPED_TRACE(std::to_string(m) + " rows of " + std::to_string(per_row) + " bytes, budget " + std::to_string(budget));
+        ASSERT_GE(mb, 1);
+        ASSERT_LE(mb, m);
+        const std::int64_t m16 = (m + 15) / 16 * 16;
+        if (mb == m) {
+          EXPECT_TRUE(m16 * per_row <= budget || m <= 16 || 16 * per_row > budget);
+        } else {
+          EXPECT_EQ(mb % 16, 0);
+          EXPECT_TRUE(mb * per_row <= budget || mb == 16);
+          EXPECT_GT((mb + 16) * per_row, budget);
+        }
+      }
+  const std::int64_t m = std::int64_t(1) << 26, n = 4, kcp = 16, parts = 3 * 15, budget = std::int64_t(8) << 30;
+  const std::int64_t mb = s8::crt_row_block(m, parts * (kcp + s8::residue_row_bytes(n)), budget);
+  EXPECT_LE(parts * (s8::residue_panel_bytes(mb, n) + mb * kcp), budget);
+  EXPECT_GT(mb, 0);
+}
+
 /// Lines and magnitude products for the certificate passes, uploaded (c, base, s1 per line; hh and
 /// cross column-major with ld = m), and the host's test of one entry at N (crt_arith, as host/crt.cpp).
 struct CertCase {
@@ -411,9 +442,9 @@ TEST(CudaCrt, EveryProductsChoiceMatchesTheHostBitForBit) {
   }
 }
 
-// The products in row blocks (an accumulator budget of 100 rows: blocks of 100, 100, 100 and 1 rows,
-// so the block offsets m0 > 0 and a last block whose rows are not a multiple of 4), C read (beta 0.5),
-// for every products choice: the host's bits.
+// The products in row blocks (an accumulator budget of 100 rows of INT32 products: blocks of 96, 96,
+// 96 and 13 rows, so the block offsets m0 > 0 and a last block whose rows are not a multiple of 4), C
+// read (beta 0.5), for every products choice: the host's bits.
 TEST(CudaCrt, RowBlocksMatchTheHostBitForBit) {
   TCEMU_REQUIRE_GPU();
   const Shape s{301, 270, 333, Op::N, Op::T, Layout::row, Layout::padded_col, Layout::col};

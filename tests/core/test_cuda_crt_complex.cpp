@@ -13,6 +13,7 @@
 #include <limits>
 #include <string>
 
+#include "cuda/workspace_impl.hpp"
 #include "cuda_test_util.hpp"
 #include "tcemu/complex_gemm.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
@@ -111,7 +112,7 @@ void all_cases(const std::string& scheme, Target target, const char* dist) {
 
 // 3M in the residue domain (given N, one k chunk, the wgmma kernel): every layout case with real and
 // complex alpha / beta, the wide limbs (N = 18 at phi = 4: scaled integers beyond 2^63), float data,
-// row blocks (an accumulator budget of 12 rows: m0 > 0 and a last block of fewer rows), and the
+// row blocks (a budget of 16 rows: m0 > 0 and a last block of fewer rows), and the
 // embedding under crt_products = cublas: all the host's bits; an Inf falls back like the host.
 TEST(CudaCrtComplex, ThreeMultiplicationFormMatchesTheHostBitForBit) {
   TCEMU_REQUIRE_GPU();
@@ -133,7 +134,9 @@ TEST(CudaCrtComplex, ThreeMultiplicationFormMatchesTheHostBitForBit) {
     check_path(kernels, three_m);
   }
   ExecutionPolicy blocks;
-  blocks.ozaki_accumulator_bytes = 12 * 3 * 16 * 65;  // 12 rows of 3 x 16 x n residues (n = 65)
+  // Blocks of 16 rows (16, 16, 1 of m = 33): per row 3 parts x N = 16 x (x's kcp = 32 residues and the
+  // products' 256, n = 65 rounded up to the tile width).
+  blocks.ozaki_accumulator_bytes = 16 * 3 * 16 * (32 + 256);
   expect_bit_identical<double>("int8-crt:16", Target::fp64, kCases[2], "phi=1", Zd(1), Zd(0.5, 0.5),
                                ComplexMethod::automatic, blocks, &kernels);
   check_path(kernels, three_m);
@@ -144,6 +147,25 @@ TEST(CudaCrtComplex, ThreeMultiplicationFormMatchesTheHostBitForBit) {
   check_path(kernels, false);
   expect_bit_identical<double>("int8-crt:15", Target::fp64, kCases[0], "uniform(-1,1)", Zd(1), Zd(0),
                                ComplexMethod::automatic, {}, nullptr, true);
+}
+
+// Many rows, small n and k (qsim's 2-qubit blocks): the residues' padding to the tile width (n to
+// 256) and x's panels (k to 16) count against the budget, so the call's row-proportional buffers stay
+// within it (before session 28 a 2^26 x 4 x 4 call asked for 512 GiB), with the host's bits. 16 MiB:
+// 3 x 15 x (16 + 256) bytes per row, blocks of 1,360 rows.
+TEST(CudaCrtComplex, SmallNAndKRunInRowBlocksWithinTheBudget) {
+  TCEMU_REQUIRE_GPU();
+  if (!expect_three_m()) GTEST_SKIP() << "3M needs the sm_90a wgmma kernel on a compute 9.0 GPU";
+  ExecutionPolicy small;
+  small.ozaki_accumulator_bytes = std::int64_t(16) << 20;
+  const Case tall{40000, 4, 4, Op::N, Op::N, Layout::row, Layout::row, Layout::row};
+  std::string kernels;
+  expect_bit_identical<double>("int8-crt:15", Target::fp64, tall, "phi=1", std::complex<double>(1), std::complex<double>(0),
+                               ComplexMethod::automatic, small, &kernels);
+  EXPECT_NE(kernels.find("3M"), std::string::npos) << kernels;
+  const auto& asked = cuda::default_workspace().impl().requested;  // this call's sizes per slot
+  EXPECT_LE(asked[cuda::kSlotPartsA] + asked[cuda::kSlotAccum], static_cast<std::size_t>(small.ozaki_accumulator_bytes));
+  EXPECT_GT(asked[cuda::kSlotAccum], 0u);
 }
 
 /// The bound part of a certificate text ("certified |error| <= r x u |A||B| ..." up to "entrywise"),

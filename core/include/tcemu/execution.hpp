@@ -202,8 +202,10 @@ struct ExecutionPolicy {
   /// Multi-pass only: let cuBLAS accumulate the group products straight into an FP32 C when its
   /// layout allows (false: accumulators + a combine kernel, for comparisons).
   bool direct_to_c = true;
-  /// int8-ozaki: bytes of INT32 accumulators one call may hold; rows run in blocks that fit (the
-  /// result does not depend on it). Must be positive.
+  /// int8-ozaki: bytes of INT32 accumulators one call may hold; int8-crt on the GPU: bytes of its
+  /// INT32 products or int8 product residues, and for complex 3M also of x's residue panels (each
+  /// counted with its padding to the kernel's tiles). Rows run in blocks that fit (the result does
+  /// not depend on it). Must be positive.
   std::int64_t ozaki_accumulator_bytes = std::int64_t{8} << 30;
   /// Complex GEMMs on the CUDA backend.
   ComplexMethod complex = ComplexMethod::automatic;

@@ -81,12 +81,35 @@ void* Workspace::Impl::get(Slot slot, std::size_t n, cudaStream_t stream) {
   const std::size_t grow = n + n / 4;  // headroom so slightly larger calls do not reallocate
   if (cudaMalloc(&buf[slot], grow) != cudaSuccess) {
     (void)cudaGetLastError();
-    TCEMU_CUDA(cudaMalloc(&buf[slot], n));
+    const cudaError_t e = cudaMalloc(&buf[slot], n);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      buf[slot] = nullptr;
+      throw DeviceError(out_of_memory_message(slot, n, e));
+    }
     bytes[slot] = n;
   } else {
     bytes[slot] = grow;
   }
   return buf[slot];
+}
+
+std::string Workspace::Impl::out_of_memory_message(Slot slot, std::size_t n, cudaError_t e) const {
+  static const char* const names[kSlotCount] = {"profile", "parts of op(A)", "parts of op(B)", "accumulators",
+                                                "complex real part", "complex imaginary part"};
+  std::size_t free_b = 0, total_b = 0, held = 0;
+  (void)cudaMemGetInfo(&free_b, &total_b);
+  (void)cudaGetLastError();
+  for (std::size_t b : bytes) held += b;
+  auto gib = [](std::size_t b) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.2f GiB", double(b) / double(std::size_t{1} << 30));
+    return std::string(s);
+  };
+  return std::string("tcemu cuda workspace: ") + cudaGetErrorName(e) + ": " + std::to_string(n) + " bytes (" + gib(n) +
+         ") for the " + names[slot] + " buffer do not fit: " + gib(free_b) + " of " + gib(total_b) +
+         " free on the GPU, the workspace's other buffers hold " + gib(held) +
+         " (smaller calls, e.g. fewer rows per GEMM, need less)";
 }
 
 void* Workspace::Impl::host(std::size_t n) {

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string>
 
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
@@ -56,6 +57,9 @@ struct Workspace::Impl {
   /// The cuBLAS handle bound to `stream`.
   cublasHandle_t handle(cudaStream_t stream);
   void release();
+  /// The one-line DeviceError text when slot's buffer of n bytes cannot be allocated (cudaMalloc's
+  /// error e): the bytes asked, the GPU's free and total memory, and what the other slots hold.
+  std::string out_of_memory_message(Slot slot, std::size_t n, cudaError_t e) const;
   /// The stage times of one call from ev[0..3] (recorded at its start, after the split, after the
   /// products, at its end) into report.seconds_split / _products and, with `combine`, _combine (s);
   /// waits for ev[3]. Throws DeviceError on CUDA errors.

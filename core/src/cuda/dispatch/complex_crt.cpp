@@ -156,25 +156,29 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
     certificate = cert.report() + " (certified on the GPU on the real embedding: INT8 magnitude products)";
   }
 
-  // Panels: 3 parts x N moduli x lines x kcp bytes per operand; the products' residues likewise.
-  const std::int64_t panel_x = m * kcp, panel_y = n * kcp;
-  auto* rx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(3 * N * panel_x), st));
-  auto* ry = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(3 * N * panel_y), st));
-  const std::int64_t per_row = 3 * std::int64_t{N} * n;
+  // Panels: 3 parts x N moduli x lines x kcp bytes per operand; the products' residues likewise, in
+  // the fragment layout (n rounded up to the tile width). y's panels hold all n lines; x's and the
+  // residues hold one block of mb rows, so that the call's row-proportional bytes stay within
+  // ExecutionPolicy::ozaki_accumulator_bytes however small n and k are (their padding to 256 and 16
+  // made a 2^26 x 4 x 4 product ask for 512 GiB: docs/crt.md, "Workspace").
+  const std::int64_t panel_y = n * kcp;
+  const std::int64_t per_row = 3 * std::int64_t{N} * (kcp + crt_s8::residue_row_bytes(n));
   const std::int64_t budget = std::max<std::int64_t>(options.execution.ozaki_accumulator_bytes, 1);
-  std::int64_t mb = m;
-  if ((m + 3) / 4 * 4 * per_row > budget) mb = std::max<std::int64_t>(4, budget / per_row / 4 * 4);
+  const std::int64_t mb = crt_s8::crt_row_block(m, per_row, budget);
+  const std::int64_t panel_xb = mb * kcp;                          // one modulus' x panel of a block
   const std::int64_t panel = crt_s8::residue_panel_bytes(mb, n);  // one product's residues (fragment layout)
+  auto* rx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(3 * N * panel_xb), st));
+  auto* ry = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(3 * N * panel_y), st));
   auto* res = static_cast<std::int8_t*>(ws.get(kSlotAccum, static_cast<std::size_t>(3 * N * panel), st));
-  auto products = [&](int part, std::int64_t m0, std::int64_t rows) {
+  auto products = [&](int part, std::int64_t rows) {
     crt_s8::Products q;
-    q.x = rx + part * N * panel_x + m0 * kcp;
+    q.x = rx + part * N * (rows * kcp);  // the block's panels: rows x kcp per modulus
     q.y = ry + part * N * panel_y;
     q.m = rows;
     q.n = n;
     q.k = kcp;
     q.x_ld = q.y_ld = kcp;
-    q.x_mod_stride = panel_x;
+    q.x_mod_stride = rows * kcp;
     q.y_mod_stride = panel_y;
     q.moduli = N;
     q.chunks = 1;
@@ -184,14 +188,12 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
     for (int l = 0; l < N; ++l) q.p[l] = crt::kModuli[l];
     return q;
   };
-  if (!crt_s8::check(products(0, 0, std::min(mb, m))).empty()) return false;
+  if (!crt_s8::check(products(0, mb)).empty()) return false;
 
   const crt::Constants& K = crt::constants(N);
   crt_line_exponents(cl.lx, m, K.bits - 1, cl.ex, st);
   crt_line_exponents(cl.ly, n, K.bits - 1, cl.ey, st);
-  crt_residues_complex3m<T>(x, m, k, x_ld, cl.ex, N, kcp, rx, st);
   crt_residues_complex3m<T>(y, n, k, y_ld, cl.ey, N, kcp, ry, st);
-  TCEMU_CUDA(cudaEventRecord(ws.ev[1], st));
   ComplexOutput<T> out;
   out.c = reinterpret_cast<T*>(C.data);
   out.c_rs = C.row_stride;
@@ -201,9 +203,13 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   out.ai = alpha.imag();
   out.br = beta.real();
   out.bi = beta.imag();
+  // Row blocks: x's residues, the 3 N products, the reconstruction. The stage events: ev[1] after
+  // the first block's residues, ev[2] after the last block's products (one block: the stages).
   for (std::int64_t m0 = 0; m0 < m; m0 += mb) {
     const std::int64_t rows = std::min(mb, m - m0);
-    for (int part = 0; part < 3; ++part) crt_s8::run(products(part, m0, rows), st);
+    crt_residues_complex3m<T>(x + m0 * x_ld, rows, k, x_ld, cl.ex + m0, N, kcp, rx, st);
+    if (m0 == 0) TCEMU_CUDA(cudaEventRecord(ws.ev[1], st));
+    for (int part = 0; part < 3; ++part) crt_s8::run(products(part, rows), st);
     if (m0 + mb >= m) TCEMU_CUDA(cudaEventRecord(ws.ev[2], st));
     ComplexOutput<T> o = out;
     o.c = out.c + 2 * m0 * out.c_rs;

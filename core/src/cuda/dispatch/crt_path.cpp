@@ -232,10 +232,12 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
 
   // The N exact INT8 products per k chunk (one strided batch over the moduli), then the
   // reconstruction; rows in blocks whose INT32 products fit the accumulator budget.
-  const std::int64_t per_row = static_cast<std::int64_t>(sizeof(std::int32_t)) * p.n * N * nchunks;
+  // Per row: N x nchunks INT32 sums, or N residues in the fragment layout (n rounded up to the tile
+  // width, the larger for n < 64), whichever the slot holds.
+  const std::int64_t per_row = std::max<std::int64_t>(static_cast<std::int64_t>(sizeof(std::int32_t)) * p.n * N * nchunks,
+                                                      N * crt_s8::residue_row_bytes(p.n));
   const std::int64_t budget = std::max<std::int64_t>(p.exec->ozaki_accumulator_bytes, 1);
-  std::int64_t mb = p.m;
-  if (round_up(p.m, 4) * per_row > budget) mb = std::max<std::int64_t>(4, budget / per_row / 4 * 4);
+  const std::int64_t mb = crt_s8::crt_row_block(p.m, per_row, budget);
   const std::int64_t ldacc = round_up(mb, 4), bstride = ldacc * p.n;
   // The slot holds the INT32 products or, with the fused reduction, N residue panels (their tiles'
   // padding can make those the larger for small m or n).

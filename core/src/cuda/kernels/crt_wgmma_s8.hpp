@@ -72,6 +72,25 @@ TCEMU_HD constexpr std::int64_t residue_panel_bytes(std::int64_t m, std::int64_t
   return (m + 15) / 16 * 16 * ((n + bn - 1) / bn * bn);
 }
 
+/// Bytes per row of one product's residue panel with tile width `tile`: n rounded up to the tile
+/// (residue_panel_bytes(m, n, tile) = this x m for m a multiple of 16).
+TCEMU_HD constexpr std::int64_t residue_row_bytes(std::int64_t n, TileN tile = TileN::n256) {
+  const std::int64_t bn = static_cast<std::int64_t>(tile);
+  return (n + bn - 1) / bn * bn;
+}
+
+/// Rows per block of a call over m rows whose row-proportional buffers (residue panels of x, the
+/// products' residues or INT32 sums) take bytes_per_row bytes for each row: all m when m rounded up
+/// to 16 fits `budget` bytes, else the largest multiple of 16 that fits (a panel of mb rows is then
+/// exactly mb x its row bytes), at least 16 (which may exceed a budget below 16 x bytes_per_row).
+/// m, bytes_per_row and budget must be positive.
+TCEMU_HD constexpr std::int64_t crt_row_block(std::int64_t m, std::int64_t bytes_per_row, std::int64_t budget) {
+  const std::int64_t fit = budget / bytes_per_row / 16 * 16;
+  if ((m + 15) / 16 * 16 <= fit) return m;
+  const std::int64_t mb = fit > 16 ? fit : 16;
+  return mb < m ? mb : m;
+}
+
 /// Rows of band `band` of an m-row panel: 128, the last band m rounded up to 16 minus 128 band.
 TCEMU_HD constexpr std::int64_t residue_band_rows(std::int64_t m, std::int64_t band) {
   const std::int64_t left = (m + 15) / 16 * 16 - band * kResidueTileRows;

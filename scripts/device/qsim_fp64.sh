@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# qsim with --target fp64 against native complex128 (issue 21's qsim line, docs/qsim.md "FP64 target"):
+# on a lent GPU, builds qsim and tcemu-bench with the carried CUDA-enabled Kokkos (.deps/kokkos-cuda),
+# then runs each case of CASES ("n:fuse" pairs, default "28:8 28:9") as
+#   qsim --generate brickwork:n=N,depth=20,seed=1 --fuse D --scheme $SCHEMES --target fp64 --device cuda --json
+# (the native fp64 run comes first in every qsim run and is the reference), logs and JSON under $OUT.
+# CASES set and empty builds only. A case is skipped once BUDGET_S seconds (default 500) would be passed by its estimate (EST_S, 90).
+# Usage (repository root): OUT=/dir CASES="28:9 30:9" SCHEMES=int8-crt:15,int8-crt,auto bash scripts/device/qsim_fp64.sh
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+BUILD=${BUILD:-/tmp/b-qsimfp64}
+BUDGET_S=${BUDGET_S:-500}
+EST_S=${EST_S:-90}
+CASES=${CASES-"28:8 28:9"}  # set and empty: build only
+SCHEMES=${SCHEMES:-int8-crt:15,int8-crt,auto}
+QSIM=$BUILD/apps/qsim/qsim
+export LD_LIBRARY_PATH="$BUILD/core:${LD_LIBRARY_PATH:-}"
+if [ ! -x "$QSIM" ]; then
+  carried_deps_args
+  stamp "configure (Kokkos_ROOT=.deps/kokkos-cuda)"
+  cmake -S . -B "$BUILD" -DTCEMU_ENABLE_CUDA=ON -DTCEMU_CUDA_ARCHITECTURES=90a -DKokkos_ROOT="$ROOT/.deps/kokkos-cuda" \
+    "${DEPS_ARGS[@]}" > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  stamp "build qsim ${EXTRA_TARGETS:-} (-j$JOBS)"
+  cmake --build "$BUILD" -j"$JOBS" --target qsim ${EXTRA_TARGETS:-} -- -k >> "$OUT/build.log" 2>&1 ||
+    grep -E "error" -A3 "$OUT/build.log" | head -60
+fi
+[ -x "$QSIM" ] || { stamp "no qsim binary: stop"; exit 1; }
+device_info
+nvidia-smi --query-gpu=memory.total,memory.free --format=csv || true
+for c in $CASES; do
+  n=${c%%:*}; d=${c##*:}
+  fits "$EST_S" "n=$n fuse $d" || continue
+  stamp "qsim n=$n --fuse $d --scheme $SCHEMES --target fp64"
+  "$QSIM" --generate "brickwork:n=$n,depth=20,seed=1" --fuse "$d" --scheme "$SCHEMES" --target fp64 --device cuda \
+    > "$OUT/qsim_n${n}_d${d}.txt" 2> "$OUT/qsim_n${n}_d${d}.err"
+  echo "exit $?"; cat "$OUT/qsim_n${n}_d${d}.txt"; tail -3 "$OUT/qsim_n${n}_d${d}.err"
+  device_info
+done
+stamp done
