@@ -9,6 +9,7 @@
 #if defined(TCEMU_HAVE_CUDA)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -185,6 +186,82 @@ TEST(CudaCrtLayout, ResidueOffsetsAreOneToOneInsideThePanel) {
       for (int h : hits) twice += h > 1;
       EXPECT_EQ(twice, 0) << m << " x " << n << " tile " << static_cast<int>(tile);
     }
+}
+
+// The line rule of lines read along k (crt_line_rule: a warp per line up to k = 1024 with 4, 8, 16 or
+// 32 elements per lane, a block per line beyond) against its definition, for k at each bucket's edges
+// and past the warp kernel: max |x| -> E, c = ceil_log2(sum ceil_mag^2), base = 16 - E, s1 = sum
+// ceil_mag; a zero line and a line of subnormals (zero high words); a line with a NaN and one with an
+// Inf inactive and counted; padded line stride.
+TEST(CudaCrt, LineRuleOfLinesAlongKEqualsItsDefinition) {
+  TCEMU_REQUIRE_GPU();
+  const std::int64_t lines = 21;
+  for (std::int64_t k : {1, 100, 128, 129, 256, 257, 512, 513, 1000, 1024, 1025, 3000}) {
+    SCOPED_TRACE("k = " + std::to_string(k));
+    const std::int64_t ls = k + 3;
+    std::vector<double> x(static_cast<std::size_t>(lines * ls), 0.0);
+    fill_random(MatrixView<double>{x.data(), static_cast<std::int64_t>(x.size()), 1, 1, 1}, Distribution::parse("phi=1"),
+                600 + static_cast<std::uint64_t>(k));
+    for (std::int64_t j = 0; j < k; ++j) {
+      x[3 * ls + j] = 0;
+      x[5 * ls + j] *= 0x1p-1060;
+    }
+    x[7 * ls + k / 2] = std::numeric_limits<double>::quiet_NaN();
+    x[9 * ls + k - 1] = -std::numeric_limits<double>::infinity();
+    std::vector<int> want_c(lines, 0), want_base(lines, 0), want_active(lines, 0);
+    std::vector<unsigned long long> want_s1(lines, 0);
+    for (std::int64_t l = 0; l < lines; ++l) {
+      double mx = 0;
+      bool finite = true;
+      for (std::int64_t j = 0; j < k; ++j) {
+        finite = finite && std::isfinite(x[l * ls + j]);
+        mx = std::max(mx, std::fabs(x[l * ls + j]));
+      }
+      if (!finite || mx == 0) continue;
+      const int E = crt::arith::line_exponent_of_max(mx);
+      std::uint64_t s2 = 0, s1 = 0;
+      for (std::int64_t j = 0; j < k; ++j) {
+        const std::uint64_t q = crt::arith::ceil_mag(x[l * ls + j], 16 - E);
+        s2 += q * q;
+        s1 += q;
+      }
+      want_c[l] = crt::arith::ceil_log2_u64(s2);
+      want_base[l] = 16 - E;
+      want_active[l] = 1;
+      want_s1[l] = s1;
+    }
+    double* dx = nullptr;
+    int* di = nullptr;
+    unsigned long long* du = nullptr;
+    ASSERT_EQ(cudaMalloc(&dx, sizeof(double) * x.size()), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&di, sizeof(int) * 3 * lines), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&du, sizeof(unsigned long long) * (lines + 1)), cudaSuccess);
+    cudaMemcpy(dx, x.data(), sizeof(double) * x.size(), cudaMemcpyHostToDevice);
+    cudaMemset(di, 0x55, sizeof(int) * 3 * lines);  // every line's entries must be written
+    cudaMemset(du, 0, sizeof(unsigned long long) * (lines + 1));
+    cuda::detail::CrtLines out;
+    out.c = di;
+    out.base = di + lines;
+    out.active = di + 2 * lines;
+    out.nonfinite = du + lines;
+    out.s1 = du;
+    cuda::detail::crt_line_rule<double>(dx, lines, k, ls, 1, out, nullptr);
+    std::vector<int> got(3 * lines);
+    std::vector<unsigned long long> got_u(lines + 1);
+    ASSERT_EQ(cudaMemcpy(got.data(), di, sizeof(int) * got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(got_u.data(), du, sizeof(unsigned long long) * got_u.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    cudaFree(dx);
+    cudaFree(di);
+    cudaFree(du);
+    EXPECT_EQ(got_u[lines], 2u) << "NaN/Inf count";
+    for (std::int64_t l = 0; l < lines; ++l) {
+      EXPECT_EQ(got[2 * lines + l] != 0, want_active[l] != 0) << "line " << l;
+      if (!want_active[l]) continue;
+      EXPECT_EQ(got[l], want_c[l]) << "line " << l;
+      EXPECT_EQ(got[lines + l], want_base[l]) << "line " << l;
+      EXPECT_EQ(got_u[l], want_s1[l]) << "line " << l;
+    }
+  }
 }
 
 // Row blocks within the workspace budget (host arithmetic): every block but a 16-row minimum keeps

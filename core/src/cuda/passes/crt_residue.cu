@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/passes/crt_passes.hpp"
 #include "cuda/passes/chunked_k.cuh"
@@ -36,6 +37,23 @@ __device__ __forceinline__ unsigned long long block_reduce(unsigned long long v,
   for (int i = 1; i < kLineThreads / 32; ++i) r = is_max ? (part[i] > r ? part[i] : r) : r + part[i];
   return r;
 }
+
+/// The block's reduction (block_reduce) and a warp's (shuffles only; every lane gets the result),
+/// the two reducers of line_stats.
+struct BlockReduce {
+  __device__ __forceinline__ unsigned long long operator()(unsigned long long v, bool is_max) const {
+    return block_reduce(v, is_max);
+  }
+};
+struct WarpReduce {
+  __device__ __forceinline__ unsigned long long operator()(unsigned long long v, bool is_max) const {
+    for (int o = 16; o > 0; o >>= 1) {
+      const unsigned long long w = __shfl_xor_sync(0xffffffffu, v, o);
+      v = is_max ? (w > v ? w : v) : v + w;
+    }
+    return v;
+  }
+};
 
 /// |v|'s bits as a key whose maximum over a line has the line maximum's binade: the high word of a
 /// double (sign cleared; equal high words mean equal exponents, and a subnormal's leading bit sits in
@@ -70,17 +88,18 @@ __device__ __forceinline__ void store_line_stats(const CrtLines& out, std::int64
   if (out.s1 != nullptr) out.s1[line] = r.s1;
 }
 
-/// The line rule of one line held by a whole block (kLineThreads threads, R elements each, zeros for
-/// positions past k): max |x| -> E through magnitude_key (one 32-bit max per element; the full bits
-/// only where every key of a double line is 0), the NaN/Inf count (counted only where the maximum key
-/// says there is one), then s2 = sum ceil_mag^2 and s1 = sum ceil_mag at E (exact integers, so any
-/// order gives host/crt.cpp's). Block-uniform; every thread of the block must call it (barriers).
-template <class T, int R>
-__device__ __forceinline__ LineStats block_line_stats(const T (&x)[R], bool want_s1) {
+/// The line rule of one line held by the threads that `reduce` spans (a block: BlockReduce, or a warp:
+/// WarpReduce), R elements each, zeros for positions past k: max |x| -> E through magnitude_key (one
+/// 32-bit max per element; the full bits only where every key of a double line is 0), the NaN/Inf
+/// count (counted only where the maximum key says there is one), then s2 = sum ceil_mag^2 and s1 = sum
+/// ceil_mag at E (exact integers, so any order gives host/crt.cpp's). Uniform over those threads; every
+/// one of them must call it (the block's barriers, the warp's shuffles).
+template <class T, int R, class Reduce>
+__device__ __forceinline__ LineStats line_stats(const T (&x)[R], bool want_s1, Reduce reduce) {
   unsigned key = 0;
 #pragma unroll
   for (int i = 0; i < R; ++i) key = max(key, magnitude_key(x[i]));
-  key = static_cast<unsigned>(block_reduce(key, true));
+  key = static_cast<unsigned>(reduce(key, true));
   LineStats r{true, false, 0, 0, 0, 0};
   if (key >= kNonfiniteKey<T>) {  // rare: count them for the operand's counter
     r.finite = false;
@@ -96,7 +115,7 @@ __device__ __forceinline__ LineStats block_line_stats(const T (&x)[R], bool want
       unsigned long long b = 0;
 #pragma unroll
       for (int i = 0; i < R; ++i) b = max(b, dbits(fabs(static_cast<double>(x[i]))));
-      m = __longlong_as_double(static_cast<long long>(block_reduce(b, true)));
+      m = __longlong_as_double(static_cast<long long>(reduce(b, true)));
     }
   } else {
     m = static_cast<double>(__uint_as_float(key));
@@ -111,12 +130,18 @@ __device__ __forceinline__ LineStats block_line_stats(const T (&x)[R], bool want
     s2 += static_cast<unsigned long long>(q) * q;
     s1 += q;
   }
-  s2 = block_reduce(s2, false);
+  s2 = reduce(s2, false);
   r.active = true;
   r.c = crt::arith::ceil_log2_u64(s2);
   r.base = 16 - E;
-  if (want_s1) r.s1 = block_reduce(s1, false);
+  if (want_s1) r.s1 = reduce(s1, false);
   return r;
+}
+
+/// line_stats over a whole block (kLineThreads threads): the rule kernels that give a line a block.
+template <class T, int R>
+__device__ __forceinline__ LineStats block_line_stats(const T (&x)[R], bool want_s1) {
+  return line_stats(x, want_s1, BlockReduce{});
 }
 
 /// Elements per thread that line_rule_block keeps in registers between its two sweeps (k <= 8192
@@ -171,6 +196,33 @@ __global__ void __launch_bounds__(kLineThreads) line_rule_block(const T* __restr
     if (nf) atomicAdd(out.nonfinite, nf);
   }
 }
+
+/// Lines along k no longer than 32 R (the dispatch takes R = 4, 8, 16 or 32, the smallest that
+/// holds k <= 1024): a warp per line, kLineThreads / 32 lines per block, the line's elements read
+/// once into registers (lane L holds positions L + 32 i) and the rule's sums over the warp's
+/// shuffles (line_stats with WarpReduce): one block per line left 30 of each thread's 32 registers
+/// empty on qsim's 512-real lines and read them at 0.37 TB/s (docs/perf-notes.md, "Session 28").
+template <class T, int R>
+__global__ void __launch_bounds__(kLineThreads) line_rule_warp(const T* __restrict__ data, std::int64_t lines,
+                                                               std::int64_t k, std::int64_t ls, std::int64_t ks,
+                                                               CrtLines out) {
+  const std::int64_t line = std::int64_t{blockIdx.x} * (kLineThreads / 32) + threadIdx.x / 32;
+  if (line >= lines) return;  // the whole warp: lines are warp-uniform
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const T* src = data + line * ls;
+  T kept[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) {  // all loads in flight before the first use
+    const std::int64_t kk = lane + std::int64_t{i} * 32;
+    kept[i] = kk < k ? src[kk * ks] : T(0);
+  }
+  const LineStats r = line_stats(kept, out.s1 != nullptr, WarpReduce{});
+  if (lane == 0) store_line_stats(out, line, r);
+  if (r.nonfinite) atomicAdd(out.nonfinite, r.nonfinite);
+}
+
+/// The longest line line_rule_warp takes: 32 lanes x 32 elements.
+constexpr std::int64_t kWarpLineMaxK = 32 * 32;
 
 /// Lines contiguous (k more strided): a thread per line and k segment, reads coalesced across the
 /// threads; the segments meet through atomics on scratch arrays (max |x| as bits, s2 as a sum: both
@@ -820,11 +872,23 @@ void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64
                    std::int64_t k_stride, const CrtLines& out, cudaStream_t stream) {
   if (lines <= 0) return;
   if (reads_along_k(line_stride, k_stride)) {
-    if (k <= std::int64_t{kLineThreads} * kLineCached)
-      line_rule_block<T, true><<<static_cast<unsigned>(lines), kLineThreads, 0, stream>>>(data, k, line_stride, k_stride, out);
-    else
-      line_rule_block<T, false><<<static_cast<unsigned>(lines), kLineThreads, 0, stream>>>(data, k, line_stride, k_stride, out);
-    TCEMU_LAUNCHED("crt line_rule_block");
+    if (k <= kWarpLineMaxK) {
+      const unsigned grid = static_cast<unsigned>((lines + kLineThreads / 32 - 1) / (kLineThreads / 32));
+      auto launch = [&](auto r) {
+        line_rule_warp<T, decltype(r)::value><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, out);
+      };
+      if (k <= 128) launch(std::integral_constant<int, 4>{});
+      else if (k <= 256) launch(std::integral_constant<int, 8>{});
+      else if (k <= 512) launch(std::integral_constant<int, 16>{});
+      else launch(std::integral_constant<int, 32>{});
+      TCEMU_LAUNCHED("crt line_rule_warp");
+    } else {
+      if (k <= std::int64_t{kLineThreads} * kLineCached)
+        line_rule_block<T, true><<<static_cast<unsigned>(lines), kLineThreads, 0, stream>>>(data, k, line_stride, k_stride, out);
+      else
+        line_rule_block<T, false><<<static_cast<unsigned>(lines), kLineThreads, 0, stream>>>(data, k, line_stride, k_stride, out);
+      TCEMU_LAUNCHED("crt line_rule_block");
+    }
   } else {
     if (out.scratch == nullptr) throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name + ": line rule without scratch");
     unsigned long long* max_bits = out.scratch;
