@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# qsim with --target fp64 against native complex128 (issue 21's qsim line, docs/qsim.md "FP64 target"):
-# on a lent GPU, builds qsim and tcemu-bench with the carried CUDA-enabled Kokkos (.deps/kokkos-cuda),
-# then runs each case of CASES ("n:fuse" pairs, default "28:8 28:9") as
-#   qsim --generate brickwork:n=N,depth=20,seed=1 --fuse D --scheme $SCHEMES --target fp64 --device cuda --json
-# (the native fp64 run comes first in every qsim run and is the reference), logs and JSON under $OUT.
+# qsim with --target fp64 against native complex128 (issue 21's qsim line, docs/qsim.md "The FP64
+# target on the GPU"): on a lent GPU, builds qsim (and EXTRA_TARGETS) with the carried CUDA-enabled
+# Kokkos (.deps/kokkos-cuda), then runs each case of CASES ("n:fuse" pairs, default "28:8 28:9") as
+#   qsim --generate brickwork:n=N,depth=20,seed=1 --fuse D --scheme $SCHEMES --target fp64 --device cuda
+# (the native fp64 run comes first in every qsim run and is the reference), tables and logs under $OUT.
 # CASES set and empty builds only. A case is skipped once BUDGET_S seconds (default 500) would be passed by its estimate (EST_S, 90).
 # Usage (repository root): OUT=/dir CASES="28:9 30:9" SCHEMES=int8-crt:15,int8-crt,auto bash scripts/device/qsim_fp64.sh
 set -uo pipefail

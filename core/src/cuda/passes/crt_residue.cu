@@ -149,6 +149,24 @@ __device__ __forceinline__ LineStats block_line_stats(const T (&x)[R], bool want
 /// come from memory (session 19: 0.36 ms at 8192^3 against 0.17 for one read).
 constexpr int kLineCached = 32;
 
+/// The rule of one line whose team (a block or a warp: `reduce` spans it) holds it in registers:
+/// member t (0 <= t < kTeam) keeps positions t + kTeam i, i < R (zeros past k; all loads in flight
+/// before the first use), then line_stats; member 0 stores the line's results, every member adds its
+/// NaN/Inf count.
+template <class T, int R, int kTeam, class Reduce>
+__device__ __forceinline__ void cached_line_rule(const T* src, std::int64_t k, std::int64_t ks, unsigned t, std::int64_t line,
+                                                 const CrtLines& out, Reduce reduce) {
+  T kept[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    const std::int64_t kk = t + std::int64_t{i} * kTeam;
+    kept[i] = kk < k ? src[kk * ks] : T(0);
+  }
+  const LineStats r = line_stats(kept, out.s1 != nullptr, reduce);
+  if (t == 0) store_line_stats(out, line, r);
+  if (r.nonfinite) atomicAdd(out.nonfinite, r.nonfinite);
+}
+
 /// Lines along k (k less strided than the lines): one block per line. kCached: k <= kLineThreads x
 /// kLineCached, the elements read once; else read again for s2.
 template <class T, bool kCached>
@@ -157,15 +175,7 @@ __global__ void __launch_bounds__(kLineThreads) line_rule_block(const T* __restr
   const std::int64_t line = blockIdx.x;
   const T* src = data + line * ls;
   if constexpr (kCached) {
-    T kept[kLineCached];
-#pragma unroll
-    for (int i = 0; i < kLineCached; ++i) {  // all loads in flight before the first use
-      const std::int64_t kk = threadIdx.x + std::int64_t{i} * kLineThreads;
-      kept[i] = kk < k ? src[kk * ks] : T(0);
-    }
-    const LineStats r = block_line_stats(kept, out.s1 != nullptr);
-    if (threadIdx.x == 0) store_line_stats(out, line, r);
-    if (r.nonfinite) atomicAdd(out.nonfinite, r.nonfinite);
+    cached_line_rule<T, kLineCached, kLineThreads>(src, k, ks, threadIdx.x, line, out, BlockReduce{});
     return;
   }
   unsigned long long mx = 0, nf = 0;
@@ -208,17 +218,7 @@ __global__ void __launch_bounds__(kLineThreads) line_rule_warp(const T* __restri
                                                                CrtLines out) {
   const std::int64_t line = std::int64_t{blockIdx.x} * (kLineThreads / 32) + threadIdx.x / 32;
   if (line >= lines) return;  // the whole warp: lines are warp-uniform
-  const int lane = static_cast<int>(threadIdx.x & 31);
-  const T* src = data + line * ls;
-  T kept[R];
-#pragma unroll
-  for (int i = 0; i < R; ++i) {  // all loads in flight before the first use
-    const std::int64_t kk = lane + std::int64_t{i} * 32;
-    kept[i] = kk < k ? src[kk * ks] : T(0);
-  }
-  const LineStats r = line_stats(kept, out.s1 != nullptr, WarpReduce{});
-  if (lane == 0) store_line_stats(out, line, r);
-  if (r.nonfinite) atomicAdd(out.nonfinite, r.nonfinite);
+  cached_line_rule<T, R, 32>(data + line * ls, k, ks, threadIdx.x & 31u, line, out, WarpReduce{});
 }
 
 /// The longest line line_rule_warp takes: 32 lanes x 32 elements.
