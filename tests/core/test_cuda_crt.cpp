@@ -21,6 +21,7 @@
 #include "cuda/passes/crt_passes.hpp"
 #include "cuda_test_util.hpp"
 #include "tcemu/crt_arith.hpp"
+#include "tcemu/cuda/check.hpp"
 #include "tcemu/gemm.hpp"
 #include "tcemu/random.hpp"
 
@@ -230,29 +231,24 @@ TEST(CudaCrt, LineRuleOfLinesAlongKEqualsItsDefinition) {
       want_active[l] = 1;
       want_s1[l] = s1;
     }
-    double* dx = nullptr;
-    int* di = nullptr;
-    unsigned long long* du = nullptr;
-    ASSERT_EQ(cudaMalloc(&dx, sizeof(double) * x.size()), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&di, sizeof(int) * 3 * lines), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&du, sizeof(unsigned long long) * (lines + 1)), cudaSuccess);
-    cudaMemcpy(dx, x.data(), sizeof(double) * x.size(), cudaMemcpyHostToDevice);
-    cudaMemset(di, 0x55, sizeof(int) * 3 * lines);  // every line's entries must be written
-    cudaMemset(du, 0, sizeof(unsigned long long) * (lines + 1));
+    cuda::DeviceBuffer<double> dx(x.size());
+    cuda::DeviceBuffer<int> di(3 * lines);                    // c, base, active
+    cuda::DeviceBuffer<unsigned long long> du(lines + 1);  // s1, then the NaN/Inf count
+    cudaMemcpy(dx.get(), x.data(), sizeof(double) * x.size(), cudaMemcpyHostToDevice);
+    cudaMemset(di.get(), 0x55, sizeof(int) * 3 * lines);  // every line's entries must be written
+    cudaMemset(du.get(), 0, sizeof(unsigned long long) * (lines + 1));
     cuda::detail::CrtLines out;
-    out.c = di;
-    out.base = di + lines;
-    out.active = di + 2 * lines;
-    out.nonfinite = du + lines;
-    out.s1 = du;
-    cuda::detail::crt_line_rule<double>(dx, lines, k, ls, 1, out, nullptr);
+    out.c = di.get();
+    out.base = di.get() + lines;
+    out.active = di.get() + 2 * lines;
+    out.nonfinite = du.get() + lines;
+    out.s1 = du.get();
+    cuda::detail::crt_line_rule<double>(dx.get(), lines, k, ls, 1, out, nullptr);
     std::vector<int> got(3 * lines);
     std::vector<unsigned long long> got_u(lines + 1);
-    ASSERT_EQ(cudaMemcpy(got.data(), di, sizeof(int) * got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(got_u.data(), du, sizeof(unsigned long long) * got_u.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-    cudaFree(dx);
-    cudaFree(di);
-    cudaFree(du);
+    ASSERT_EQ(cudaMemcpy(got.data(), di.get(), sizeof(int) * got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(got_u.data(), du.get(), sizeof(unsigned long long) * got_u.size(), cudaMemcpyDeviceToHost),
+              cudaSuccess);
     EXPECT_EQ(got_u[lines], 2u) << "NaN/Inf count";
     for (std::int64_t l = 0; l < lines; ++l) {
       EXPECT_EQ(got[2 * lines + l] != 0, want_active[l] != 0) << "line " << l;
