@@ -5,6 +5,8 @@
 #   qsim --generate brickwork:n=N,depth=20,seed=1 --fuse D --scheme $SCHEMES --target fp64 --device cuda
 # (the native fp64 run comes first in every qsim run and is the reference), tables and logs under $OUT.
 # CASES set and empty builds only. A case is skipped once BUDGET_S seconds (default 500) would be passed by its estimate (EST_S, 90).
+# COMPLEX_METHODS (e.g. "3m embed auto") runs every case once per TCEMU_CUDA_COMPLEX value (int8-crt's 3M
+# or real embedding; default: the variable as set), logs qsim_n<N>_d<D>_<method>.txt.
 # Usage (repository root): OUT=/dir CASES="28:9 30:9" SCHEMES=int8-crt:15,int8-crt,auto bash scripts/device/qsim_fp64.sh
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
@@ -29,11 +31,15 @@ device_info
 nvidia-smi --query-gpu=memory.total,memory.free --format=csv || true
 for c in $CASES; do
   n=${c%%:*}; d=${c##*:}
-  fits "$EST_S" "n=$n fuse $d" || continue
-  stamp "qsim n=$n --fuse $d --scheme $SCHEMES --target fp64"
-  "$QSIM" --generate "brickwork:n=$n,depth=20,seed=1" --fuse "$d" --scheme "$SCHEMES" --target fp64 --device cuda \
-    > "$OUT/qsim_n${n}_d${d}.txt" 2> "$OUT/qsim_n${n}_d${d}.err"
-  echo "exit $?"; cat "$OUT/qsim_n${n}_d${d}.txt"; tail -3 "$OUT/qsim_n${n}_d${d}.err"
-  device_info
+  for method in ${COMPLEX_METHODS:-"-"}; do
+    fits "$EST_S" "n=$n fuse $d" || continue
+    log="$OUT/qsim_n${n}_d${d}"
+    if [ "$method" != "-" ]; then export TCEMU_CUDA_COMPLEX=$method; log="${log}_$method"; fi
+    stamp "qsim n=$n --fuse $d --scheme $SCHEMES --target fp64 (TCEMU_CUDA_COMPLEX=${TCEMU_CUDA_COMPLEX:-})"
+    "$QSIM" --generate "brickwork:n=$n,depth=20,seed=1" --fuse "$d" --scheme "$SCHEMES" --target fp64 --device cuda \
+      > "$log.txt" 2> "$log.err"
+    echo "exit $?"; cat "$log.txt"; tail -3 "$log.err"
+    device_info
+  done
 done
 stamp done

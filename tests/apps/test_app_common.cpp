@@ -256,7 +256,7 @@ TEST(AppEnvironment, BadValuesNameTheVariable) {
                                                     {{"TCEMU_CUDA_DIRECT_C", "no"}},
                                                     {{"TCEMU_CUDA_OZAKI_ACC_MB", "0"}},
                                                     {{"TCEMU_CUDA_OZAKI_ACC_MB", "99999999999999999999"}},
-                                                    {{"TCEMU_CUDA_COMPLEX", "3m"}},
+                                                    {{"TCEMU_CUDA_COMPLEX", "5m"}},
                                                     {{"TCEMU_CUDA_OVERLAP", "always"}},
                                                     {{"TCEMU_CUDA_ORIENTATION", "sideways"}},
                                                     {{"TCEMU_AUTO_CALIBRATE", "sometimes"}}};

@@ -288,13 +288,15 @@ TEST(CudaComplexEmbed, MethodNames) {
                                                        {"auto", ComplexMethod::automatic},
                                                        {"4m", ComplexMethod::four_m},
                                                        {"4M", ComplexMethod::four_m},
-                                                       {"embed", ComplexMethod::embed}};
+                                                       {"embed", ComplexMethod::embed},
+                                                       {"3m", ComplexMethod::three_m},
+                                                       {"3M", ComplexMethod::three_m}};
   for (const auto& [v, m] : ok) EXPECT_EQ(parse_complex_method(v), m) << v;
   try {
-    parse_complex_method("3m");
-    ADD_FAILURE() << "no exception for 3m";
+    parse_complex_method("5m");
+    ADD_FAILURE() << "no exception for 5m";
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("'3m'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'5m'"), std::string::npos) << e.what();
   }
 }
 

@@ -291,6 +291,17 @@ TEST(CudaCrtLayout, RowBlocksKeepTheRowBytesWithinTheBudget) {
   EXPECT_GT(mb, 0);
 }
 
+// The fused reduction's rule: int8 residues padded to the 256-column tile against 4-byte INT32 sums
+// per row and product; fewer bytes exactly when n > 64.
+TEST(CudaCrtLayout, FusedReductionPaysAboveSixtyFourColumns) {
+  namespace s8 = cuda::detail::crt_s8;
+  for (std::int64_t n = 1; n <= 1024; ++n) {
+    const std::int64_t padded = (n + 255) / 256 * 256;
+    EXPECT_EQ(s8::fused_reduction_pays(n), padded < 4 * n) << n;
+    EXPECT_EQ(s8::fused_reduction_pays(n), n > 64) << n;
+  }
+}
+
 /// Lines and magnitude products for the certificate passes, uploaded (c, base, s1 per line; hh and
 /// cross column-major with ld = m), and the host's test of one entry at N (crt_arith, as host/crt.cpp).
 struct CertCase {
@@ -512,6 +523,21 @@ TEST(CudaCrt, EveryProductsChoiceMatchesTheHostBitForBit) {
       EXPECT_EQ(k2.find("reducing mod p"), std::string::npos) << k2;
       EXPECT_NE(k2.find("wgmma"), std::string::npos) << k2;
     }
+  }
+}
+
+// Products at most 64 columns wide keep INT32 sums under automatic (the fused reduction's residues
+// would be mostly padding: fused_reduction_pays), 65 columns take the residues; both the host's bits.
+TEST(CudaCrt, NarrowProductsKeepInt32SumsLikeTheHost) {
+  TCEMU_REQUIRE_GPU();
+  const auto none = [](DualMatrix<double>&, DualMatrix<double>&) {};
+  for (std::int64_t n : {4, 40, 64, 65}) {
+    const Shape s{300, n, 333, Op::N, Op::T, Layout::row, Layout::padded_col, Layout::col};  // C column-major: p.n = n
+    std::string kernels;
+    expect_bit_identical<double>("int8-crt:15", Target::fp64, s, "phi=1", 420, 1.0, 0.5, none, CrtProducts::automatic,
+                                 &kernels);
+    if (kernels.find("wgmma") != std::string::npos)
+      EXPECT_EQ(kernels.find("reducing mod p") != std::string::npos, n > 64) << n << ": " << kernels;
   }
 }
 

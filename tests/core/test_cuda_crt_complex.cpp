@@ -13,6 +13,7 @@
 #include <limits>
 #include <string>
 
+#include "cuda/dispatch/complex_crt.hpp"
 #include "cuda/workspace_impl.hpp"
 #include "cuda_test_util.hpp"
 #include "tcemu/complex_gemm.hpp"
@@ -123,14 +124,14 @@ TEST(CudaCrtComplex, ThreeMultiplicationFormMatchesTheHostBitForBit) {
   };
   std::string kernels;
   for (const Case& s : kCases) {
-    expect_bit_identical<double>("int8-crt:15", Target::fp64, s, "uniform(-1,1)", Zd(1), Zd(0), ComplexMethod::automatic,
+    expect_bit_identical<double>("int8-crt:15", Target::fp64, s, "uniform(-1,1)", Zd(1), Zd(0), ComplexMethod::three_m,
                                  {}, &kernels);
     check_path(kernels, three_m);
     expect_bit_identical<double>("int8-crt:18", Target::fp64, s, "phi=4", Zd(0.75, -0.5), Zd(0.25, 2),
-                                 ComplexMethod::automatic, {}, &kernels);
+                                 ComplexMethod::three_m, {}, &kernels);
     check_path(kernels, three_m);
     expect_bit_identical<float>("int8-crt:7", Target::fp32, s, "phi=1", std::complex<float>(1.5f), std::complex<float>(-0.5f),
-                                ComplexMethod::automatic, {}, &kernels);
+                                ComplexMethod::three_m, {}, &kernels);
     check_path(kernels, three_m);
   }
   ExecutionPolicy blocks;
@@ -138,12 +139,12 @@ TEST(CudaCrtComplex, ThreeMultiplicationFormMatchesTheHostBitForBit) {
   // products' 256, n = 65 rounded up to the tile width).
   blocks.ozaki_accumulator_bytes = 16 * 3 * 16 * (32 + 256);
   expect_bit_identical<double>("int8-crt:16", Target::fp64, kCases[2], "phi=1", Zd(1), Zd(0.5, 0.5),
-                               ComplexMethod::automatic, blocks, &kernels);
+                               ComplexMethod::three_m, blocks, &kernels);
   check_path(kernels, three_m);
   ExecutionPolicy cublas;
   cublas.crt_products = CrtProducts::cublas;
   expect_bit_identical<double>("int8-crt:15", Target::fp64, kCases[1], "uniform(-1,1)", Zd(1), Zd(0),
-                               ComplexMethod::automatic, cublas, &kernels);
+                               ComplexMethod::three_m, cublas, &kernels);
   check_path(kernels, false);
   expect_bit_identical<double>("int8-crt:15", Target::fp64, kCases[0], "uniform(-1,1)", Zd(1), Zd(0),
                                ComplexMethod::automatic, {}, nullptr, true);
@@ -161,11 +162,33 @@ TEST(CudaCrtComplex, SmallNAndKRunInRowBlocksWithinTheBudget) {
   const Case tall{40000, 4, 4, Op::N, Op::N, Layout::row, Layout::row, Layout::row};
   std::string kernels;
   expect_bit_identical<double>("int8-crt:15", Target::fp64, tall, "phi=1", std::complex<double>(1), std::complex<double>(0),
-                               ComplexMethod::automatic, small, &kernels);
+                               ComplexMethod::three_m, small, &kernels);
   EXPECT_NE(kernels.find("3M"), std::string::npos) << kernels;
   const auto& asked = cuda::default_workspace().impl().requested;  // this call's sizes per slot
   EXPECT_LE(asked[cuda::kSlotPartsA] + asked[cuda::kSlotAccum], static_cast<std::size_t>(small.ozaki_accumulator_bytes));
   EXPECT_GT(asked[cuda::kSlotAccum], 0u);
+}
+
+// ComplexMethod picks the path: `embed` never takes 3M, `three_m` wherever it runs, automatic by
+// crt_complex_prefers_3m (the shape rule); every path gives the host's bits. The qsim-like shape (many
+// rows, n = k = 4: 3M would pad each product's 4 columns to the kernel's 256) takes the embedding.
+TEST(CudaCrtComplex, TheMethodAndTheShapeRulePickThePath) {
+  TCEMU_REQUIRE_GPU();
+  using Zd = std::complex<double>;
+  const bool three_m = expect_three_m();
+  const Case tall{20000, 4, 4, Op::N, Op::N, Layout::row, Layout::row, Layout::row};
+  const Case square{192, 160, 128, Op::N, Op::N, Layout::row, Layout::row, Layout::row};
+  EXPECT_FALSE(cuda::detail::crt_complex_prefers_3m(tall.m, tall.n, tall.k));
+  std::string kernels;
+  for (const Case* s : {&tall, &square, &kCases[0], &kCases[3]}) {
+    const bool rule = cuda::detail::crt_complex_prefers_3m(s->m, s->n, s->k);
+    for (ComplexMethod method : {ComplexMethod::automatic, ComplexMethod::embed, ComplexMethod::three_m}) {
+      SCOPED_TRACE(static_cast<int>(method));
+      expect_bit_identical<double>("int8-crt:15", Target::fp64, *s, "phi=1", Zd(1), Zd(0), method, {}, &kernels);
+      const bool want = three_m && (method == ComplexMethod::three_m || (method == ComplexMethod::automatic && rule));
+      EXPECT_EQ(kernels.find("3M") != std::string::npos, want) << kernels;
+    }
+  }
 }
 
 /// The bound part of a certificate text ("certified |error| <= r x u |A||B| ..." up to "entrywise"),
@@ -187,9 +210,9 @@ TEST(CudaCrtComplex, PerCallCertifiesTheEmbeddingBeforeThreeM) {
   std::string kernels;
   for (const Case& s : kCases) {
     expect_bit_identical<double>("int8-crt", Target::fp64, s, "phi=1", Zd(0.75, -0.5), Zd(0.25, 2),
-                                 ComplexMethod::automatic, {}, &kernels);
+                                 ComplexMethod::three_m, {}, &kernels);
     EXPECT_EQ(kernels.find("3M") != std::string::npos, three_m) << kernels;
-    expect_bit_identical<float>("int8-crt", Target::fp32, s, "uniform(-1,1)", Zf(1), Zf(0), ComplexMethod::automatic,
+    expect_bit_identical<float>("int8-crt", Target::fp32, s, "uniform(-1,1)", Zf(1), Zf(0), ComplexMethod::three_m,
                                 {}, &kernels);
     EXPECT_EQ(kernels.find("3M") != std::string::npos, three_m) << kernels;
   }
@@ -205,7 +228,7 @@ TEST(CudaCrtComplex, PerCallCertifiesTheEmbeddingBeforeThreeM) {
   GemmOptions o;
   o.scheme = parse_scheme("int8-crt", Target::fp64);
   GemmReport rd = cuda::complex_gemm_device<double>(s.opA, s.opB, Zd(1), A.dev().as_const(), B.dev().as_const(), Zd(0),
-                                                    C.dev(), o, nullptr, nullptr);
+                                                    C.dev(), o, nullptr, nullptr, ComplexMethod::three_m);
   GemmReport rh = complex_gemm_host<double>(s.opA, s.opB, Zd(1), A.host().as_const(), B.host().as_const(), Zd(0),
                                             C.host(), o);
   EXPECT_EQ(rd.kernels.find("3M") != std::string::npos, three_m) << rd.kernels;
@@ -219,7 +242,7 @@ TEST(CudaCrtComplex, PerCallCertifiesTheEmbeddingBeforeThreeM) {
     X->upload();
   }
   rd = cuda::complex_gemm_device<double>(s.opA, s.opB, Zd(1), A.dev().as_const(), B.dev().as_const(), Zd(0), C.dev(),
-                                         o, nullptr, nullptr);
+                                         o, nullptr, nullptr, ComplexMethod::three_m);
   rh = complex_gemm_host<double>(s.opA, s.opB, Zd(1), A.host().as_const(), B.host().as_const(), Zd(0), C.host(), o);
   EXPECT_TRUE(rh.fell_back) << rh.certificate;
   EXPECT_TRUE(rd.fell_back) << rd.certificate;

@@ -106,7 +106,8 @@ ComplexMethod parse_complex_method(const std::string& name) {
   if (name.empty() || name == "auto") return ComplexMethod::automatic;
   if (name == "4m" || name == "4M") return ComplexMethod::four_m;
   if (name == "embed") return ComplexMethod::embed;
-  throw InvalidArgument("unknown complex method '" + name + "' (expected 4m, embed or auto)");
+  if (name == "3m" || name == "3M") return ComplexMethod::three_m;
+  throw InvalidArgument("unknown complex method '" + name + "' (expected 4m, 3m, embed or auto)");
 }
 
 CalibrationPolicy parse_calibration_policy(const std::string& name) {

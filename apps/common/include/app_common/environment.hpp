@@ -11,7 +11,7 @@
 ///   TCEMU_CUDA_OZAKI_ACC_MB  MiB of INT32 accumulators (> 0)    -> ozaki_accumulator_bytes
 ///   TCEMU_CUDA_OVERLAP       products-while-planning | none     -> overlap
 ///   TCEMU_CUDA_ORIENTATION   layout | tiles                     -> orientation (fused kernels)
-///   TCEMU_CUDA_COMPLEX       auto | 4m | embed                  -> complex
+///   TCEMU_CUDA_COMPLEX       auto | 4m | 3m | embed             -> complex
 ///   TCEMU_AUTO_CALIBRATE     1/auto | cache | 0/off/anchors | force/recalibrate -> calibration
 ///   XDG_CACHE_HOME, HOME     the cost-model cache folder: $XDG_CACHE_HOME/tcemu, else
 ///                            $HOME/.cache/tcemu, else none      -> calibration_cache_dir

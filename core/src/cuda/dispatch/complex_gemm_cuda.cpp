@@ -152,10 +152,10 @@ GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
     return r;
   }
   Workspace& ws = wsp ? *wsp : default_workspace();
-  // int8-crt always takes its own real embedding (whatever `method`): one certificate and the host's
-  // bits (common/complex_crt.hpp).
+  // int8-crt takes 3M in the residue domain or its own real embedding, never 4M: one certificate and
+  // the host's bits (common/complex_crt.hpp; `method` as execution.hpp's ComplexMethod says).
   if (options.scheme.family() == ImplFamily::crt)
-    return detail::complex_gemm_crt<T>(a, b, alpha, beta, C, options, stream, ws);
+    return detail::complex_gemm_crt<T>(a, b, alpha, beta, C, options, stream, ws, method);
   const bool native_of_t = options.scheme.is_native() &&
                            (options.scheme.part == PartType::fp64) == std::is_same_v<T, double>;
   if (method == ComplexMethod::blas && native_of_t && complex_gemm_blas<T>(a, b, alpha, beta, C, stream, ws)) {

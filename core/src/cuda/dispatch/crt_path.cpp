@@ -230,30 +230,34 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   }
   TCEMU_CUDA(cudaEventRecord(ws.ev[1], st));
 
-  // The N exact INT8 products per k chunk (one strided batch over the moduli), then the
-  // reconstruction; rows in blocks whose INT32 products fit the accumulator budget.
-  // Per row: N x nchunks INT32 sums, or N residues in the fragment layout (n rounded up to the tile
-  // width, the larger for n < 64), whichever the slot holds.
-  const std::int64_t per_row = std::max<std::int64_t>(static_cast<std::int64_t>(sizeof(std::int32_t)) * p.n * N * nchunks,
-                                                      N * crt_s8::residue_row_bytes(p.n));
+  // The products: the INT8 wgmma kernel (all moduli and chunks in one launch, the same INT32 C as
+  // cuBLAS's, bit for bit) where ExecutionPolicy::crt_products allows and the device has it, else
+  // cuBLAS per chunk. With one k chunk, crt_products automatic and n > 64 (fused_reduction_pays), the
+  // kernel's epilogue reduces mod p_l and writes int8 residues (into the same workspace slot), which
+  // the reconstruction reads; narrower products keep INT32 sums, which their tiles do not pad.
+  const bool wgmma = p.exec->crt_products != CrtProducts::cublas && crt_s8::available();
+  const bool fused_residues = wgmma && p.exec->crt_products == CrtProducts::automatic && nchunks == 1 &&
+                              crt_s8::fused_reduction_pays(p.n);
+  // Then the reconstruction; rows in blocks whose products fit the accumulator budget. Per row: N x
+  // nchunks INT32 sums, and with the fused reduction also N residues in the fragment layout (n
+  // rounded up to the tile width), the larger of the two (INT32 stays the fallback of a block the
+  // fused kernel declines).
+  const std::int64_t int32_row = static_cast<std::int64_t>(sizeof(std::int32_t)) * p.n * N * nchunks;
+  const std::int64_t per_row =
+      fused_residues ? std::max<std::int64_t>(int32_row, N * crt_s8::residue_row_bytes(p.n)) : int32_row;
   const std::int64_t budget = std::max<std::int64_t>(p.exec->ozaki_accumulator_bytes, 1);
   const std::int64_t mb = crt_s8::crt_row_block(p.m, per_row, budget);
   const std::int64_t ldacc = round_up(mb, 4), bstride = ldacc * p.n;
-  // The slot holds the INT32 products or, with the fused reduction, N residue panels (their tiles'
-  // padding can make those the larger for small m or n).
+  // The slot holds the INT32 products or, with the fused reduction, N residue panels.
   const std::int64_t panel = crt_s8::residue_panel_bytes(mb, p.n);
-  const std::size_t acc_bytes = std::max(sizeof(std::int32_t) * static_cast<std::size_t>(bstride * N * nchunks),
-                                         static_cast<std::size_t>(N * panel));
+  const std::size_t int32_bytes = sizeof(std::int32_t) * static_cast<std::size_t>(bstride * N * nchunks);
+  const std::size_t acc_bytes = fused_residues ? std::max(int32_bytes, static_cast<std::size_t>(N * panel)) : int32_bytes;
   auto* acc = static_cast<std::int32_t*>(ws.get(kSlotAccum, acc_bytes, st));
   cublasHandle_t hb = ws.handle(st);
   const std::int32_t one = 1, zero = 0;
   const int n = blas_int(p.n, "n"), ld = blas_int(span, "lda"), kk = blas_int(kcp, "k chunk");
-  // The products: the INT8 wgmma kernel (all moduli and chunks in one launch, the same INT32 C as
-  // cuBLAS's, bit for bit) where ExecutionPolicy::crt_products allows and the device has it, else
-  // cuBLAS per chunk. With one k chunk and crt_products automatic, the kernel's epilogue reduces
-  // mod p_l and writes int8 residues (into the same workspace slot), which the reconstruction reads.
-  const bool wgmma = p.exec->crt_products != CrtProducts::cublas && crt_s8::available();
-  const bool fused_residues = wgmma && p.exec->crt_products == CrtProducts::automatic && nchunks == 1;
+  // INT32 sums of products at most 128 wide take the 128-column tiles (half the padded MMAs).
+  const crt_s8::TileN int32_tile = p.n <= 128 ? crt_s8::TileN::n128 : crt_s8::TileN::n256;
   int wgmma_launches = 0, cublas_launches = 0, residue_launches = 0;
   for (std::int64_t m0 = 0; m0 < p.m; m0 += mb) {
     const std::int64_t rows = std::min(mb, p.m - m0);
@@ -286,7 +290,7 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
         ++residue_launches;
       }
     }
-    if (!residues && wgmma && crt_s8::try_run(q, st)) {
+    if (!residues && wgmma && crt_s8::try_run(q, st, int32_tile)) {
       ++wgmma_launches;
     } else if (!residues) {
       for (std::int64_t c = 0; c < nchunks; ++c)

@@ -79,6 +79,12 @@ TCEMU_HD constexpr std::int64_t residue_row_bytes(std::int64_t n, TileN tile = T
   return (n + bn - 1) / bn * bn;
 }
 
+/// Whether the fused reduction (int8 residues in the fragment layout) moves fewer bytes than INT32
+/// products for products n columns wide: residue_row_bytes(n) < 4 n per row and product, i.e. n > 64
+/// (below, the padding to the 256-column tile outweighs the 4-byte sums, and the reconstruction
+/// reads every padded byte).
+TCEMU_HD constexpr bool fused_reduction_pays(std::int64_t n) { return residue_row_bytes(n) < 4 * n; }
+
 /// Rows per block of a call over m rows whose row-proportional buffers (residue panels of x, the
 /// products' residues or INT32 sums) take bytes_per_row bytes for each row: all m when m rounded up
 /// to 16 fits `budget` bytes, else the largest multiple of 16 that fits (a panel of mb rows is then
