@@ -13,7 +13,6 @@
 #include <limits>
 #include <string>
 
-#include "cuda/dispatch/complex_crt.hpp"
 #include "cuda/workspace_impl.hpp"
 #include "cuda_test_util.hpp"
 #include "tcemu/complex_gemm.hpp"
@@ -169,24 +168,21 @@ TEST(CudaCrtComplex, SmallNAndKRunInRowBlocksWithinTheBudget) {
   EXPECT_GT(asked[cuda::kSlotAccum], 0u);
 }
 
-// ComplexMethod picks the path: `embed` never takes 3M, `three_m` wherever it runs, automatic by
-// crt_complex_prefers_3m (the shape rule); every path gives the host's bits. The qsim-like shape (many
-// rows, n = k = 4: 3M would pad each product's 4 columns to the kernel's 256) takes the embedding.
-TEST(CudaCrtComplex, TheMethodAndTheShapeRulePickThePath) {
+// ComplexMethod picks the path: `embed` never takes 3M, every other method (automatic, three_m, 4m)
+// wherever it runs, including the qsim-like shape (many rows, n = k = 4); every path gives the
+// host's bits.
+TEST(CudaCrtComplex, TheMethodPicksThePath) {
   TCEMU_REQUIRE_GPU();
   using Zd = std::complex<double>;
   const bool three_m = expect_three_m();
   const Case tall{20000, 4, 4, Op::N, Op::N, Layout::row, Layout::row, Layout::row};
-  const Case square{192, 160, 128, Op::N, Op::N, Layout::row, Layout::row, Layout::row};
-  EXPECT_FALSE(cuda::detail::crt_complex_prefers_3m(tall.m, tall.n, tall.k));
   std::string kernels;
-  for (const Case* s : {&tall, &square, &kCases[0], &kCases[3]}) {
-    const bool rule = cuda::detail::crt_complex_prefers_3m(s->m, s->n, s->k);
-    for (ComplexMethod method : {ComplexMethod::automatic, ComplexMethod::embed, ComplexMethod::three_m}) {
+  for (const Case* s : {&tall, &kCases[0], &kCases[3]}) {
+    for (ComplexMethod method :
+         {ComplexMethod::automatic, ComplexMethod::embed, ComplexMethod::three_m, ComplexMethod::four_m}) {
       SCOPED_TRACE(static_cast<int>(method));
       expect_bit_identical<double>("int8-crt:15", Target::fp64, *s, "phi=1", Zd(1), Zd(0), method, {}, &kernels);
-      const bool want = three_m && (method == ComplexMethod::three_m || (method == ComplexMethod::automatic && rule));
-      EXPECT_EQ(kernels.find("3M") != std::string::npos, want) << kernels;
+      EXPECT_EQ(kernels.find("3M") != std::string::npos, three_m && method != ComplexMethod::embed) << kernels;
     }
   }
 }

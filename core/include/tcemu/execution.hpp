@@ -55,15 +55,14 @@ enum class FusedMma {
 FusedMma parse_fused_mma(const std::string& name);
 
 /// How the CUDA backend computes a complex GEMM (tcemu/cuda/gemm_cuda.hpp, complex_gemm_device).
-/// int8-crt (one certificate, so never 4M) reads it as: `embed` the real embedding always, `three_m`
-/// 3M in the residue domain wherever its kernel runs, anything else the shape rule of
-/// cuda/dispatch/complex_crt.cpp (docs/crt.md, "3M or the embedding").
+/// int8-crt (one certificate, so never 4M) reads it as: `embed` its real embedding always, anything
+/// else 3M in the residue domain wherever its kernel runs (docs/crt.md, "Complex operands").
 enum class ComplexMethod {
   automatic,  ///< the real embedding wherever it applies (never more work than 4M), else 4M
   four_m,     ///< four real products (4M) always
   embed,      ///< the real embedding where it applies (else 4M)
   blas,       ///< cuBLAS CGEMM/ZGEMM for the native schemes (explicit only; else like automatic)
-  three_m,    ///< int8-crt: 3M in the residue domain wherever it runs; other schemes: as automatic
+  three_m,    ///< int8-crt's default said explicitly (3M where it runs); other schemes: as automatic
 };
 
 /// Parses "auto"/"" (automatic), "4m"/"4M", "embed" or "3m"/"3M"; throws InvalidArgument naming

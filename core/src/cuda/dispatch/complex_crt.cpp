@@ -235,22 +235,15 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
 
 }  // namespace
 
-bool crt_complex_prefers_3m(std::int64_t m, std::int64_t n, std::int64_t k) {
-  (void)m;
-  return n >= kCrt3mMinN && k >= kCrt3mMinK;
-}
-
 template <class T>
 GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
                             std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
                             const GemmOptions& options, Stream stream, Workspace& ws, ComplexMethod method) {
   // 3M needs a given N or the INT8 certificate of the embedding (2k <= 2^16), one k chunk and the
-  // wgmma kernel's fused reduction; alpha = 0 keeps the embedding's handling. `embed` never takes
-  // it, `three_m` always where it runs, anything else by the shape rule.
+  // wgmma kernel's fused reduction; alpha = 0 keeps the embedding's handling. ComplexMethod::embed
+  // never takes it: the embedding measured slower on qsim's blocks, small and large (docs/crt.md).
   const int parts = options.scheme.parts;
-  const bool wanted = method == ComplexMethod::three_m ||
-                      (method != ComplexMethod::embed && crt_complex_prefers_3m(a.rows, b.cols, a.cols));
-  const bool three_m = wanted && ((parts > 0 && parts <= crt::kMaxModuli) ||
+  const bool three_m = method != ComplexMethod::embed && ((parts > 0 && parts <= crt::kMaxModuli) ||
                         (parts == 0 && 2 * a.cols <= crt::kInt8CertificateMaxK)) &&
                        a.cols >= 1 && a.cols <= kCrtGpuChunk &&
                        options.execution.crt_products == CrtProducts::automatic && crt_s8::available() &&

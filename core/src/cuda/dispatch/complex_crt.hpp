@@ -3,7 +3,6 @@
 // wgmma kernel runs (N given, or certified per call on the embedding's lines; k <= 2^16), else the real embedding of common/complex_crt.hpp as one
 // real gemm_device call; both bit for bit the host's complex_crt_host.
 #include <complex>
-#include <cstdint>
 
 #include "tcemu/cuda/gemm_cuda.hpp"
 
@@ -12,8 +11,8 @@ namespace tcemu::cuda::detail {
 /// Complex C = alpha a b + beta C with options.scheme an int8-crt scheme (a = op(A) m x k, b = op(B)
 /// k x n, device views, shapes checked, m, n > 0). With N given (or N per call and 2k <= 2^16: the
 /// embedding's certificate from the 3M lines first), 1 <= k <= 2^16, alpha != 0,
-/// ExecutionPolicy::crt_products automatic, the INT8 wgmma kernel available and `method` asking for
-/// it (ComplexMethod::three_m, or not ComplexMethod::embed and crt_complex_prefers_3m): 3M in the residue
+/// ExecutionPolicy::crt_products automatic, the INT8 wgmma kernel available and `method` not
+/// ComplexMethod::embed: 3M in the residue
 /// domain (docs/crt.md, "3M in the residue domain"; 3N INT8 products, C written by the
 /// reconstruction), falling back to the embedding for NaN / Inf, and, when no N is certified, to
 /// native arithmetic on the embedding with the certificate's reason (detail::scheme_fallback, like
@@ -27,14 +26,5 @@ GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<cons
                             std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
                             const GemmOptions& options, Stream stream, Workspace& ws, ComplexMethod method);
 
-/// Smallest complex n and k for which ComplexMethod::automatic takes 3M (crt_complex_prefers_3m).
-inline constexpr std::int64_t kCrt3mMinN = 64;
-inline constexpr std::int64_t kCrt3mMinK = 64;
-
-/// ComplexMethod::automatic's choice for an m x k by k x n complex int8-crt product: 3M in the
-/// residue domain when n >= kCrt3mMinN and k >= kCrt3mMinK, else the real embedding. Below that n
-/// 3M's product residues are mostly padding (n rounded up to the kernel's 256-column tile, 3N
-/// panels), which the embedding avoids: C's rows become the products' columns when C is row-major.
-bool crt_complex_prefers_3m(std::int64_t m, std::int64_t n, std::int64_t k);
 
 }  // namespace tcemu::cuda::detail
