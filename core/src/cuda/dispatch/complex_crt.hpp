@@ -26,5 +26,4 @@ GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<cons
                             std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
                             const GemmOptions& options, Stream stream, Workspace& ws, ComplexMethod method);
 
-
 }  // namespace tcemu::cuda::detail
