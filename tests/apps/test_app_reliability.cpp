@@ -189,7 +189,7 @@ TEST_F(AppReliability, BadEnvironmentVariablesAreOneLineWithExitTwo) {
       {"knn", "TCEMU_CUDA_KERNELS=bogus", "--input " + shell_quoted(knn_input_) + " --k 3 --scheme fp32 --output " + shell_quoted(out)},
       {"kmeans", "TCEMU_AUTO_CALIBRATE=sometimes", "--input " + shell_quoted(kmeans_input_) + " --k 3 --scheme auto --output " + shell_quoted(out)},
       {"hplai", "TCEMU_CUDA_OZAKI_ACC_MB=0", "--n 16 --scheme fp16x2 --output " + shell_quoted(out)},
-      {"qsim", "TCEMU_CUDA_COMPLEX=3m", "--generate brickwork:n=3,depth=2,seed=1 --scheme fp32 --output " + shell_quoted(out)},
+      {"qsim", "TCEMU_CUDA_COMPLEX=5m", "--generate brickwork:n=3,depth=2,seed=1 --scheme fp32 --output " + shell_quoted(out)},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.variable + " " + c.app);
