@@ -149,23 +149,56 @@ TEST(CudaCrtComplex, ThreeMultiplicationFormMatchesTheHostBitForBit) {
                                ComplexMethod::automatic, {}, nullptr, true);
 }
 
-// Many rows, small n and k (qsim's 2-qubit blocks): the residues' padding to the tile width (n to
-// 256) and x's panels (k to 16) count against the budget, so the call's row-proportional buffers stay
-// within it (before session 28 a 2^26 x 4 x 4 call asked for 512 GiB), with the host's bits. 16 MiB:
-// 3 x 15 x (16 + 256) bytes per row, blocks of 1,360 rows.
+// Many rows, small n and k past the narrow pass (n = 12 > 8): the residues' padding to the tile
+// width (n to 256) and x's panels (k to 16) count against the budget, so the call's
+// row-proportional buffers stay within it (before session 28 a 2^26 x 4 x 4 call asked for 512 GiB),
+// with the host's bits. 16 MiB: 3 x 15 x (16 + 256) bytes per row, blocks of 1,360 rows.
 TEST(CudaCrtComplex, SmallNAndKRunInRowBlocksWithinTheBudget) {
   TCEMU_REQUIRE_GPU();
   if (!expect_three_m()) GTEST_SKIP() << "3M needs the sm_90a wgmma kernel on a compute 9.0 GPU";
   ExecutionPolicy small;
   small.ozaki_accumulator_bytes = std::int64_t(16) << 20;
-  const Case tall{40000, 4, 4, Op::N, Op::N, Layout::row, Layout::row, Layout::row};
+  const Case tall{40000, 12, 4, Op::N, Op::N, Layout::row, Layout::row, Layout::row};
   std::string kernels;
   expect_bit_identical<double>("int8-crt:15", Target::fp64, tall, "phi=1", std::complex<double>(1), std::complex<double>(0),
                                ComplexMethod::three_m, small, &kernels);
-  EXPECT_NE(kernels.find("3M"), std::string::npos) << kernels;
+  EXPECT_NE(kernels.find("wgmma"), std::string::npos) << kernels;
   const auto& asked = cuda::default_workspace().impl().requested;  // this call's sizes per slot
   EXPECT_LE(asked[cuda::kSlotPartsA] + asked[cuda::kSlotAccum], static_cast<std::size_t>(small.ozaki_accumulator_bytes));
   EXPECT_GT(asked[cuda::kSlotAccum], 0u);
+}
+
+// Narrow products (n <= 8, k <= 16: qsim's 1- to 3-qubit blocks) take one pass on the CUDA cores
+// (crt_narrow_complex3m) with no panels of x or of the products, and give the host's bits: each of
+// the pass's three kernel shapes (k, n <= 4; k <= 8; k <= 16), x read in place and packed, C direct
+// and through the complex combine, the wide limbs (N = 18 at phi = 4), float data, N per call.
+TEST(CudaCrtComplex, NarrowProductsTakeOnePassWithTheHostsBits) {
+  TCEMU_REQUIRE_GPU();
+  if (!expect_three_m()) GTEST_SKIP() << "3M needs the sm_90a wgmma kernel on a compute 9.0 GPU";
+  using Zd = std::complex<double>;
+  const Case narrow[] = {
+      {40000, 4, 4, Op::N, Op::N, Layout::row, Layout::row, Layout::row},            // qsim's 2-qubit block
+      {517, 1, 1, Op::N, Op::N, Layout::row, Layout::col, Layout::row},
+      {3001, 3, 7, Op::N, Op::T, Layout::padded_col, Layout::col, Layout::padded_row},  // x packed
+      {1000, 8, 16, Op::T, Op::N, Layout::col, Layout::padded_row, Layout::col},        // C by the combine
+  };
+  std::string kernels;
+  for (const Case& s : narrow) {
+    expect_bit_identical<double>("int8-crt:15", Target::fp64, s, "uniform(-1,1)", Zd(1), Zd(0), ComplexMethod::automatic,
+                                 {}, &kernels);
+    EXPECT_NE(kernels.find("narrow pass"), std::string::npos) << kernels;
+    const auto& asked = cuda::default_workspace().impl().requested;
+    EXPECT_EQ(asked[cuda::kSlotPartsA], 0u);
+    EXPECT_EQ(asked[cuda::kSlotAccum], 0u);
+    expect_bit_identical<double>("int8-crt:18", Target::fp64, s, "phi=4", Zd(0.75, -0.5), Zd(0.25, 2),
+                                 ComplexMethod::three_m, {}, &kernels);
+    EXPECT_NE(kernels.find("narrow pass"), std::string::npos) << kernels;
+    expect_bit_identical<float>("int8-crt:7", Target::fp32, s, "phi=1", std::complex<float>(1.5f),
+                                std::complex<float>(-0.5f), ComplexMethod::three_m, {}, &kernels);
+    expect_bit_identical<double>("int8-crt", Target::fp64, s, "phi=1", Zd(1), Zd(0.5, 0.5), ComplexMethod::three_m, {},
+                                 &kernels);
+    EXPECT_NE(kernels.find("narrow pass"), std::string::npos) << kernels;
+  }
 }
 
 // ComplexMethod picks the path: `embed` never takes 3M, every other method (automatic, three_m, 4m)

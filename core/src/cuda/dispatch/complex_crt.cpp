@@ -78,7 +78,8 @@ GemmReport complex_gemm_crt_embedding(MatrixView<const std::complex<T>> a, Matri
 /// rows) and of Y^ (op(B)'s columns), each k complex elements as 2k interleaved reals, get the real
 /// embedding's line rule and exponents (Y^'s line j holds the magnitudes of the embedding's columns 2j
 /// and 2j + 1); their residue panels of Re, Im and Re + Im give, per modulus, P1 = xr.yr, P2 = xi.yi
-/// and P3 = xs.ys on the INT8 wgmma kernel (residues, fused reduction), whence Re = P1 - P2 and Im =
+/// and P3 = xs.ys on the INT8 wgmma kernel (residues, fused reduction; for n <= 8 and k <= 16 one
+/// narrow pass on the CUDA cores from x itself instead, crt_narrow_complex3m), whence Re = P1 - P2 and Im =
 /// P3 - P1 - P2 mod p: the embedding's residues with 3N products instead of its 4N. The same
 /// reconstruction and output rounding, so the host's bits. N per call (scheme.parts = 0): the host's
 /// certificate of the embedding (crt::certify_int8 on X and Y) from the same lines before the
@@ -156,20 +157,19 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
     certificate = cert.report() + " (certified on the GPU on the real embedding: INT8 magnitude products)";
   }
 
+  // Narrow products (n <= 8, k <= 16: qsim's small blocks) take one pass on the CUDA cores from x
+  // itself and y's panels: no panels of x or of the products (crt_narrow_complex3m).
+  const bool narrow = crt_narrow_complex3m_runs(n, k);
   // Panels: 3 parts x N moduli x lines x kcp bytes per operand; the products' residues likewise, in
   // the fragment layout (n rounded up to the tile width). y's panels hold all n lines; x's and the
   // residues hold one block of mb rows, so that the call's row-proportional bytes stay within
   // ExecutionPolicy::ozaki_accumulator_bytes however small n and k are (their padding to 256 and 16
   // made a 2^26 x 4 x 4 product ask for 512 GiB: docs/crt.md, "Workspace").
   const std::int64_t panel_y = n * kcp;
-  const std::int64_t per_row = 3 * std::int64_t{N} * (kcp + crt_s8::residue_row_bytes(n));
-  const std::int64_t budget = std::max<std::int64_t>(options.execution.ozaki_accumulator_bytes, 1);
-  const std::int64_t mb = crt_s8::crt_row_block(m, per_row, budget);
-  const std::int64_t panel_xb = mb * kcp;                          // one modulus' x panel of a block
-  const std::int64_t panel = crt_s8::residue_panel_bytes(mb, n);  // one product's residues (fragment layout)
-  auto* rx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(3 * N * panel_xb), st));
   auto* ry = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(3 * N * panel_y), st));
-  auto* res = static_cast<std::int8_t*>(ws.get(kSlotAccum, static_cast<std::size_t>(3 * N * panel), st));
+  std::int64_t mb = m, panel_xb = 0, panel = 0;
+  std::int8_t* rx = nullptr;
+  std::int8_t* res = nullptr;
   auto products = [&](int part, std::int64_t rows) {
     crt_s8::Products q;
     q.x = rx + part * N * (rows * kcp);  // the block's panels: rows x kcp per modulus
@@ -188,7 +188,16 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
     for (int l = 0; l < N; ++l) q.p[l] = crt::kModuli[l];
     return q;
   };
-  if (!crt_s8::check(products(0, mb)).empty()) return false;
+  if (!narrow) {
+    const std::int64_t per_row = 3 * std::int64_t{N} * (kcp + crt_s8::residue_row_bytes(n));
+    const std::int64_t budget = std::max<std::int64_t>(options.execution.ozaki_accumulator_bytes, 1);
+    mb = crt_s8::crt_row_block(m, per_row, budget);
+    panel_xb = mb * kcp;                          // one modulus' x panel of a block
+    panel = crt_s8::residue_panel_bytes(mb, n);  // one product's residues (fragment layout)
+    rx = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(3 * N * panel_xb), st));
+    res = static_cast<std::int8_t*>(ws.get(kSlotAccum, static_cast<std::size_t>(3 * N * panel), st));
+    if (!crt_s8::check(products(0, mb)).empty()) return false;
+  }
 
   const crt::Constants& K = crt::constants(N);
   crt_line_exponents(cl.lx, m, K.bits - 1, cl.ex, st);
@@ -203,9 +212,14 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   out.ai = alpha.imag();
   out.br = beta.real();
   out.bi = beta.imag();
+  if (narrow) {  // the stage events: the split (lines, y's residues), then the one pass as products
+    TCEMU_CUDA(cudaEventRecord(ws.ev[1], st));
+    crt_narrow_complex3m<T>(x, m, k, x_ld, cl.ex, ry, kcp, cl.ey, n, K, out, st);
+    TCEMU_CUDA(cudaEventRecord(ws.ev[2], st));
+  }
   // Row blocks: x's residues, the 3 N products, the reconstruction. The stage events: ev[1] after
   // the first block's residues, ev[2] after the last block's products (one block: the stages).
-  for (std::int64_t m0 = 0; m0 < m; m0 += mb) {
+  for (std::int64_t m0 = 0; !narrow && m0 < m; m0 += mb) {
     const std::int64_t rows = std::min(mb, m - m0);
     crt_residues_complex3m<T>(x + m0 * x_ld, rows, k, x_ld, cl.ex + m0, N, kcp, rx, st);
     if (m0 == 0) TCEMU_CUDA(cudaEventRecord(ws.ev[1], st));
@@ -219,15 +233,19 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
 
   report.requested = report.used = options.scheme;
   report.certificate = certificate;
-  report.kernels = std::string(schemes::Int8Crt::desc.name) +
-                   " (complex, 3M in the residue domain): residue pass (Re, Im, Re + Im), INT8 wgmma kernel "
-                   "reducing mod p in its epilogue (3 x " + std::to_string(N) + " products), reconstruction pass";
+  report.kernels =
+      std::string(schemes::Int8Crt::desc.name) + " (complex, 3M in the residue domain): " +
+      (narrow ? "y's residue pass (Re, Im, Re + Im), then one narrow pass on the CUDA cores (x's residues, 3 x " +
+                    std::to_string(N) + " products, reconstruction)"
+              : "residue pass (Re, Im, Re + Im), INT8 wgmma kernel reducing mod p in its epilogue (3 x " +
+                    std::to_string(N) + " products), reconstruction pass");
   ExecutionPlan& ep = report.plan.execution;
   ep.scheme = options.scheme.name;
   ep.implementation = Implementation::crt;
   ep.implementation_reason = "complex operands: 3M in the residue domain (3N INT8 products instead of 4N)";
   ep.overlap = options.execution.overlap;
-  ep.stages = {Stage::split, Stage::products, Stage::combine};
+  ep.stages = narrow ? std::vector<Stage>{Stage::split, Stage::products}
+                     : std::vector<Stage>{Stage::split, Stage::products, Stage::combine};
   ep.workspace_bytes = static_cast<std::int64_t>(ws.call_bytes());
   if (wso.record_timings) ws.read_stage_seconds(report);
   return true;

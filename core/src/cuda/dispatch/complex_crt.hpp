@@ -14,7 +14,7 @@ namespace tcemu::cuda::detail {
 /// ExecutionPolicy::crt_products automatic, the INT8 wgmma kernel available and `method` not
 /// ComplexMethod::embed: 3M in the residue
 /// domain (docs/crt.md, "3M in the residue domain"; 3N INT8 products, C written by the
-/// reconstruction), falling back to the embedding for NaN / Inf, and, when no N is certified, to
+/// reconstruction; n <= 8 and k <= 16 in one narrow pass on the CUDA cores), falling back to the embedding for NaN / Inf, and, when no N is certified, to
 /// native arithmetic on the embedding with the certificate's reason (detail::scheme_fallback, like
 /// the host; the embedding does not certify again). Otherwise the embedding: builds Y (2k x 2n, column-major, kSlotComplexRe)
 /// from b; reads X straight from a when a's rows are interleaved re/im rows (column stride 1) that

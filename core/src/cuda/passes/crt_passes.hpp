@@ -179,4 +179,29 @@ void crt_reconstruct_complex3m(const std::int8_t* res, std::int64_t panel, const
                                const int* ey, std::int64_t rows, std::int64_t n, const ComplexOutput<T>& out,
                                cudaStream_t stream);
 
+/// The narrow 3M pass's shapes (crt_narrow_complex3m): n <= kCrtNarrowMaxN complex columns and k <=
+/// kCrtNarrowMaxK. There the wgmma path's residue panels, n padded to 256 and k to 16, are up to 64
+/// times the output's bytes, while the narrow pass's products cost at most 3 x 8 x 16 integer
+/// multiply-adds per row and modulus (docs/perf-notes.md, "Session 30").
+inline constexpr std::int64_t kCrtNarrowMaxN = 8;
+inline constexpr std::int64_t kCrtNarrowMaxK = 16;
+constexpr bool crt_narrow_complex3m_runs(std::int64_t n, std::int64_t k) {
+  return n >= 1 && n <= kCrtNarrowMaxN && k >= 1 && k <= kCrtNarrowMaxK;
+}
+
+/// Complex int8-crt in the 3M form for narrow products, in one pass on the CUDA cores: for rows [0,
+/// rows) of X (k complex elements as 2k interleaved reals, row i at x + i x_ld in units of T) and
+/// the n complex columns, the residues of X's scaled integers (exponents ex[i], as
+/// crt_residues_complex3m would write them), the residues of P1 = xr.yr, P2 = xi.yi and P3 = xs.ys
+/// against y's panels `ry` (crt_residues_complex3m's layout for n lines, k padded to kcp), and the
+/// reconstruction with exponent ex[i] + ey[j] written as `out` says, in crt_reconstruct_complex3m's
+/// order: the same C, bit for bit, as that pass after the residue pass and the wgmma kernel, with
+/// no residue panels of X or of the products. out.c points at row 0 of this block. Throws
+/// InvalidArgument unless crt_narrow_complex3m_runs(n, k), kcp >= k is a multiple of 16 and 1 <= K.n
+/// <= crt::kMaxModuli.
+template <class T>
+void crt_narrow_complex3m(const T* x, std::int64_t rows, std::int64_t k, std::int64_t x_ld, const int* ex,
+                          const std::int8_t* ry, std::int64_t kcp, const int* ey, std::int64_t n,
+                          const crt::Constants& K, const ComplexOutput<T>& out, cudaStream_t stream);
+
 }  // namespace tcemu::cuda::detail

@@ -4,8 +4,8 @@
 // operations one for one (crt_gemm_host's `write`: alpha v + (beta == 0 ? 0 : beta C) in
 // double, with __dmul_rn / __dadd_rn so that nothing is fused).
 #include "cuda/kernels/crt_wgmma_s8.hpp"
-#include "cuda/passes/complex_combine_entry.cuh"
 #include "cuda/passes/crt_passes.hpp"
+#include "cuda/passes/crt_recon_common.cuh"
 #include "tcemu/cuda/check.hpp"
 #include "tcemu/crt_arith.hpp"
 #include "tcemu/schemes/crt.hpp"
@@ -52,35 +52,6 @@ __global__ void __launch_bounds__(256)
     const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(out));
     out = static_cast<T>(__dadd_rn(__dmul_rn(alpha, v), old));
   }
-}
-
-/// Constants of the one-chunk kernel: the integer reduction's (crt_arith::modulus_u32) and, per
-/// modulus, 2^52 + half (the exact int -> double conversion of a residue r - half as
-/// (2^52 + r) - (2^52 + half), one FP64 add instead of a conversion).
-struct ReconConstants4 {
-  std::uint32_t p[crt::kMaxModuli], magic[crt::kMaxModuli], off30[crt::kMaxModuli];
-  double bias[crt::kMaxModuli];
-  double w_hi[crt::kMaxModuli], w_lo[crt::kMaxModuli];
-  double P_hi, P_lo, inv_P;
-};
-
-/// ReconConstants4 for N = K.n moduli (the integer constants, the bias, the reconstruction's); every
-/// entry past K.n is 0 (reconstruct_fragments_kernel's padding moduli rely on zero weights).
-ReconConstants4 recon_constants4(const crt::Constants& K) {
-  ReconConstants4 R4{};
-  for (int l = 0; l < K.n; ++l) {
-    const crt::arith::ModulusU32 m = crt::arith::modulus_u32(crt::kModuli[l]);
-    R4.p[l] = m.p;
-    R4.magic[l] = m.magic;
-    R4.off30[l] = m.off30;
-    R4.bias[l] = 0x1p52 + m.half;
-    R4.w_hi[l] = K.w_hi[l];
-    R4.w_lo[l] = K.w_lo[l];
-  }
-  R4.P_hi = K.P_hi;
-  R4.P_lo = K.P_lo;
-  R4.inv_P = K.inv_P;
-  return R4;
 }
 
 /// One k chunk (every INT32 product |v| <= 2^30), 4 consecutive rows per thread: the NMAX >= n
@@ -159,16 +130,6 @@ __global__ void __launch_bounds__(256)
         if (i0 + e < rows) cp[e * c_rs] = out[e];
     }
   }
-}
-
-/// Calls f(std::integral_constant<int, NMAX>{}) with the kernels' modulus bound for n moduli: the
-/// smallest of 8, 12, 16 and crt::kMaxModuli that holds n (the residue loads are unrolled to NMAX).
-template <class F>
-void with_nmax(int n, F&& f) {
-  if (n <= 8) f(std::integral_constant<int, 8>{});
-  else if (n <= 12) f(std::integral_constant<int, 12>{});
-  else if (n <= 16) f(std::integral_constant<int, 16>{});
-  else f(std::integral_constant<int, crt::kMaxModuli>{});
 }
 
 /// The vectorised one-chunk reconstruction (reconstruct_rows4_kernel) from INT32 products.
@@ -289,7 +250,7 @@ __global__ void __launch_bounds__(256)
       v2[l] = __ldg(a + (part + l * panel) / 4);
       v3[l] = __ldg(a + (2 * part + l * panel) / 4);
     }
-  double sxr[4] = {0, 0, 0, 0}, syr[4] = {0, 0, 0, 0}, sxi[4] = {0, 0, 0, 0}, syi[4] = {0, 0, 0, 0};
+  Complex3mSums sums[4];
 #pragma unroll
   for (int l = 0; l < NMAX; ++l) {
     if (l < n) {
@@ -300,12 +261,7 @@ __global__ void __launch_bounds__(256)
         const auto u1 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v1[l] >> (8 * e))) + static_cast<int>(m.half));
         const auto u2 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v2[l] >> (8 * e))) + static_cast<int>(m.half));
         const auto u3 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v3[l] >> (8 * e))) + static_cast<int>(m.half));
-        const double re = __hiloint2double(0x43300000, static_cast<int>(crt::arith::shifted_re_3m(u1, u2, m))) - K.bias[l];
-        const double im = __hiloint2double(0x43300000, static_cast<int>(crt::arith::shifted_im_3m(u1, u2, u3, m))) - K.bias[l];
-        sxr[e] = fma(K.w_hi[l], re, sxr[e]);
-        syr[e] = fma(K.w_lo[l], re, syr[e]);
-        sxi[e] = fma(K.w_hi[l], im, sxi[e]);
-        syi[e] = fma(K.w_lo[l], im, syi[e]);
+        fold_3m(sums[e], u1, u2, u3, m, K.bias[l], K.w_hi[l], K.w_lo[l]);
       }
     }
   }
@@ -313,26 +269,8 @@ __global__ void __launch_bounds__(256)
   for (int e = 0; e < 4; ++e) {
     const std::int64_t i = fragment_row(f, e), j = fragment_col(f, e);
     if (i >= rows || j >= ncols) continue;
-    double v[2];
-#pragma unroll
-    for (int c = 0; c < 2; ++c) {
-      const double cv = crt::arith::reconstruct_from_sums(c == 0 ? sxr[e] : sxi[e], c == 0 ? syr[e] : syi[e], K.P_hi,
-                                                          K.P_lo, K.inv_P);
-      v[c] = crt::arith::ldexp_fast(cv, -(exr[(e >> 1) & 1] + eyc[e & 1]));
-    }
-    T* cij = out.c + 2 * (i * out.c_rs + j * out.c_cs);
-    if (out.direct) {  // the real GEMM's write of each part (alpha, beta real)
-      const double alpha = static_cast<double>(out.ar), beta = static_cast<double>(out.br);
-#pragma unroll
-      for (int c = 0; c < 2; ++c) {
-        const double old = beta == 0 ? 0.0 : __dmul_rn(beta, static_cast<double>(cij[c]));
-        cij[c] = static_cast<T>(__dadd_rn(__dmul_rn(alpha, v[c]), old));
-      }
-    } else {  // the real GEMM into the temporary (alpha 1, beta 0), then the complex combine
-      const T x = static_cast<T>(__dadd_rn(__dmul_rn(1.0, v[0]), 0.0));
-      const T y = static_cast<T>(__dadd_rn(__dmul_rn(1.0, v[1]), 0.0));
-      complex_combine_entry(x, y, out.ar, out.ai, out.br, out.bi, cij);
-    }
+    write_complex3m_entry(sums[e], exr[(e >> 1) & 1] + eyc[e & 1], K.P_hi, K.P_lo, K.inv_P, out,
+                          out.c + 2 * (i * out.c_rs + j * out.c_cs));
   }
 }
 

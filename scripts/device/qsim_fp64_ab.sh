@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# qsim --target fp64, an older tree against this one in one call on one GPU (issue 21's qsim line,
+# docs/qsim.md "The FP64 target on the GPU"): builds qsim and tcemu-bench of both trees with the
+# carried CUDA-enabled Kokkos (.deps/kokkos-cuda) in parallel, this tree's test_core too, then runs the
+# jobs in the order given:
+#   tests    this tree's test_core --gtest_filter=$TESTS (default 'CudaCrt*:Crt*:CudaComplex*')
+#   bench    tcemu-bench --shapes $BENCH_SHAPES --dists uniform --schemes '' --fp64-schemes $BENCH_SCHEMES, old then new
+#   qsim     for each case of CASES ("n:fuse", default "28:9 30:9"), old then new:
+#            qsim --generate brickwork:n=N,depth=20,seed=1 --fuse D --scheme $SCHEMES --target fp64 --device cuda
+#   ncu      Nsight Compute's kernel times (gpu__time_duration) over one new qsim run of NCU_CASE
+# Logs and tables under $OUT; steps that would pass BUDGET_S seconds (default 540) are skipped.
+# Usage (repository root, on the GPU machine): OUT=/dir bash scripts/device/qsim_fp64_ab.sh OLD_SOURCE_DIR [jobs...]
+set -uo pipefail
+source "$(dirname "$0")/common.sh"
+OLD=$(cd "$1" && pwd); shift
+JOBS_LIST=("$@"); [ ${#JOBS_LIST[@]} -gt 0 ] || JOBS_LIST=(tests bench qsim)
+BUDGET_S=${BUDGET_S:-540}
+TESTS=${TESTS:-'CudaCrt*:Crt*:CudaComplex*'}
+CASES=${CASES:-"28:9 30:9"}
+SCHEMES=${SCHEMES:-int8-crt:15}
+BENCH_SHAPES=${BENCH_SHAPES:-qsim:28:2,qsim:28:9}
+BENCH_SCHEMES=${BENCH_SCHEMES:-fp64,int8-crt:15}
+NCU_CASE=${NCU_CASE:-26:9}
+NEW_B=/tmp/qab-new OLD_B=/tmp/qab-old
+export LD_LIBRARY_PATH="$ROOT/.deps/kokkos-cuda/lib:${LD_LIBRARY_PATH:-}"
+
+carried_deps_args
+[ -e "$OLD/.deps" ] || ln -sfn "$ROOT/.deps" "$OLD/.deps"
+stamp "build old (qsim, tcemu-bench) and new (qsim, tcemu-bench, test_core) in parallel"
+JOBS=6 kokkos_cuda_build old "$OLD_B" "$OLD" "$OUT/build_old.log" "-DTCEMU_BUILD_TESTS=OFF" qsim tcemu-bench &
+JOBS=10 kokkos_cuda_build new "$NEW_B" "$ROOT" "$OUT/build_new.log" "" qsim tcemu-bench test_core &
+wait
+device_info
+run_qsim() {  # tree n fuse
+  local b=$1 n=$2 d=$3 log="$OUT/qsim_n$2_d$3_$1"
+  local dir=$OLD_B; [ "$b" = new ] && dir=$NEW_B
+  fits 60 "qsim $b n=$n" || return 0
+  stamp "qsim ($b) n=$n --fuse $d --scheme $SCHEMES --target fp64"
+  "$dir/apps/qsim/qsim" --generate "brickwork:n=$n,depth=20,seed=1" --fuse "$d" --scheme "$SCHEMES" --target fp64 \
+    --device cuda > "$log.txt" 2> "$log.err"
+  echo "exit $?"; cat "$log.txt"; tail -2 "$log.err"
+}
+for job in "${JOBS_LIST[@]}"; do
+  case $job in
+    tests)
+      fits 120 tests || continue
+      stamp "test_core --gtest_filter=$TESTS (new)"
+      "$NEW_B/tests/test_core" --gtest_filter="$TESTS" > "$OUT/tests.log" 2>&1
+      echo "test_core exit $?"
+      grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|Failure|Expected|Which is" "$OUT/tests.log" | head -30 ;;
+    bench)
+      for b in old new; do
+        fits 60 "bench $b" || continue
+        local_dir=$OLD_B; [ "$b" = new ] && local_dir=$NEW_B
+        stamp "tcemu-bench ($b) --shapes $BENCH_SHAPES --dists uniform --schemes '' --fp64-schemes $BENCH_SCHEMES"
+        "$local_dir/core/tcemu-bench" --shapes "$BENCH_SHAPES" --dists uniform --schemes '' --fp64-schemes "$BENCH_SCHEMES" \
+          --csv "$OUT/bench_$b.csv" > "$OUT/bench_$b.txt" 2> "$OUT/bench_$b.err"
+        echo "exit $?"; cat "$OUT/bench_$b.txt"
+      done ;;
+    qsim)
+      for c in $CASES; do
+        for b in old new; do run_qsim "$b" "${c%%:*}" "${c##*:}"; done
+      done ;;
+    ncu)
+      fits 120 ncu || continue
+      n=${NCU_CASE%%:*} d=${NCU_CASE##*:}
+      stamp "ncu over qsim (new) n=$n --fuse $d"
+      ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file "$OUT/ncu_n${n}_d${d}.csv" \
+        "$NEW_B/apps/qsim/qsim" --generate "brickwork:n=$n,depth=20,seed=1" --fuse "$d" --scheme "$SCHEMES" \
+        --target fp64 --device cuda --no-reference > "$OUT/ncu_qsim_n${n}_d${d}.txt" 2>&1
+      echo "exit $?"
+      python3 scripts/device/ncu_kernel_sums.py "$OUT/ncu_n${n}_d${d}.csv" "$OUT/ncu_n${n}_d${d}.csv" 2>/dev/null | head -20 ;;
+    *) echo "unknown job $job" ;;
+  esac
+done
+device_info
+stamp done
