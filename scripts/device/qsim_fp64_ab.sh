@@ -8,6 +8,8 @@
 #   qsim     for each case of CASES ("n:fuse", default "28:9 30:9"), old then new:
 #            qsim --generate brickwork:n=N,depth=20,seed=1 --fuse D --scheme $SCHEMES --target fp64 --device cuda
 #   ncu      Nsight Compute's kernel times (gpu__time_duration) over one new qsim run of NCU_CASE
+#   ncu_bench the same over tcemu-bench --shapes $NCU_SHAPES (default qsim:28:2,qsim:26:9) --fp64-schemes
+#            int8-crt:15 --repeat 1 --warmup 0, old then new, and ncu_kernel_sums.py's per-kernel table
 # Logs and tables under $OUT; steps that would pass BUDGET_S seconds (default 540) are skipped.
 # Usage (repository root, on the GPU machine): OUT=/dir bash scripts/device/qsim_fp64_ab.sh OLD_SOURCE_DIR [jobs...]
 set -uo pipefail
@@ -21,6 +23,7 @@ SCHEMES=${SCHEMES:-int8-crt:15}
 BENCH_SHAPES=${BENCH_SHAPES:-qsim:28:2,qsim:28:9}
 BENCH_SCHEMES=${BENCH_SCHEMES:-fp64,int8-crt:15}
 NCU_CASE=${NCU_CASE:-26:9}
+NCU_SHAPES=${NCU_SHAPES:-qsim:28:2,qsim:26:9}
 NEW_B=/tmp/qab-new OLD_B=/tmp/qab-old
 export LD_LIBRARY_PATH="$ROOT/.deps/kokkos-cuda/lib:${LD_LIBRARY_PATH:-}"
 
@@ -70,6 +73,17 @@ for job in "${JOBS_LIST[@]}"; do
         --target fp64 --device cuda --no-reference > "$OUT/ncu_qsim_n${n}_d${d}.txt" 2>&1
       echo "exit $?"
       python3 scripts/device/ncu_kernel_sums.py "$OUT/ncu_n${n}_d${d}.csv" "$OUT/ncu_n${n}_d${d}.csv" 2>/dev/null | head -20 ;;
+    ncu_bench)
+      for b in old new; do
+        fits 90 "ncu_bench $b" || continue
+        local_dir=$OLD_B; [ "$b" = new ] && local_dir=$NEW_B
+        stamp "ncu over tcemu-bench ($b) --shapes $NCU_SHAPES --fp64-schemes int8-crt:15"
+        ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file "$OUT/ncu_bench_$b.csv" \
+          "$local_dir/core/tcemu-bench" --shapes "$NCU_SHAPES" --dists uniform --schemes '' --fp64-schemes int8-crt:15 \
+          --repeat 1 --warmup 0 > "$OUT/ncu_bench_$b.txt" 2>&1
+        echo "exit $?"
+      done
+      python3 scripts/device/ncu_kernel_sums.py "$OUT/ncu_bench_old.csv" "$OUT/ncu_bench_new.csv" 30 ;;
     *) echo "unknown job $job" ;;
   esac
 done

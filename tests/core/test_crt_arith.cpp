@@ -249,6 +249,36 @@ TEST(CrtArith, KernelEpilogueReductionEqualsIntegerRemainderToTheInt32Limit) {
   }
 }
 
+// The GPU 3M reconstruction's two-entry form (shifted_3m_lanes; the host build runs its per-lane
+// branch, compute 9.0 one __viaddmin_u16x2 per step): from stored residue bytes XOR 0x80 in two 16-bit
+// lanes, each lane equals shifted_re_3m and shifted_im_3m of its own triple, for every table modulus
+// and every triple (r1, r2, r3), both lanes at once with different triples.
+TEST(CrtArith, ThreeMultiplicationLanesEqualTheOneEntryForm) {
+  for (int p : kModuli) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const arith::ModulusU32 m = arith::modulus_u32(p);
+    const arith::Lanes3m c = arith::lanes_3m(m);
+    const int lo = -static_cast<int>(m.half), hi = p - 1 - static_cast<int>(m.half);
+    auto byte_lane = [](int r) { return static_cast<std::uint32_t>(static_cast<std::uint8_t>(r)) ^ 0x80u; };
+    long bad = 0;
+    for (int r1 = lo; r1 <= hi; ++r1)
+      for (int r2 = lo; r2 <= hi; ++r2)
+        for (int r3 = lo; r3 <= hi; ++r3) {
+          const int s1 = hi - (r1 - lo), s2 = r3, s3 = r2;  // the high lane's triple: another one
+          const std::uint32_t a1 = byte_lane(r1) | byte_lane(s1) << 16, a2 = byte_lane(r2) | byte_lane(s2) << 16,
+                              a3 = byte_lane(r3) | byte_lane(s3) << 16;
+          std::uint32_t re = 0, im = 0;
+          arith::shifted_3m_lanes(a1, a2, a3, c, re, im);
+          const auto u = [&](int r) { return static_cast<std::uint32_t>(r + static_cast<int>(m.half)); };
+          bad += (re & 0xFFFFu) != arith::shifted_re_3m(u(r1), u(r2), m);
+          bad += (re >> 16) != arith::shifted_re_3m(u(s1), u(s2), m);
+          bad += (im & 0xFFFFu) != arith::shifted_im_3m(u(r1), u(r2), u(r3), m);
+          bad += (im >> 16) != arith::shifted_im_3m(u(s1), u(s2), u(s3), m);
+        }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
 // Complex int8-crt's 3M in the residue domain: the residue of a sum of two residues, and Re = P1 - P2,
 // Im = P3 - P1 - P2 on shifted residues, equal the independent remainders for every table modulus and
 // every input pair (triple: on a grid through the whole range, ends included).

@@ -189,15 +189,15 @@ TEST(CudaCrtLayout, ResidueOffsetsAreOneToOneInsideThePanel) {
     }
 }
 
-// The line rule of lines read along k (crt_line_rule: a warp per line up to k = 1024 with 4, 8, 16 or
-// 32 elements per lane, a block per line beyond) against its definition, for k at each bucket's edges
-// and past the warp kernel: max |x| -> E, c = ceil_log2(sum ceil_mag^2), base = 16 - E, s1 = sum
+// The line rule of lines read along k (crt_line_rule: a thread per line up to k = 16, a warp per line
+// up to k = 1024 with 4, 8, 16 or 32 elements per lane, a block per line beyond) against its
+// definition, for k at each bucket's edges and past the warp kernel: max |x| -> E, c = ceil_log2(sum ceil_mag^2), base = 16 - E, s1 = sum
 // ceil_mag; a zero line and a line of subnormals (zero high words); a line with a NaN and one with an
 // Inf inactive and counted; padded line stride.
 TEST(CudaCrt, LineRuleOfLinesAlongKEqualsItsDefinition) {
   TCEMU_REQUIRE_GPU();
   const std::int64_t lines = 21;
-  for (std::int64_t k : {1, 100, 128, 129, 256, 257, 512, 513, 1000, 1024, 1025, 3000}) {
+  for (std::int64_t k : {1, 8, 16, 17, 100, 128, 129, 256, 257, 512, 513, 1000, 1024, 1025, 3000}) {
     SCOPED_TRACE("k = " + std::to_string(k));
     const std::int64_t ls = k + 3;
     std::vector<double> x(static_cast<std::size_t>(lines * ls), 0.0);

@@ -328,6 +328,45 @@ TCEMU_HD std::uint32_t shifted_im_3m(std::uint32_t u1, std::uint32_t u2, std::ui
   return mod_u32(u3 + 2 * (m.half + m.p) - u1 - u2, m);  // (r3 - r1 - r2) + half, in [2 half + 2, 2 half + 3p)
 }
 
+/// Complex 3M's reduction of two entries at once, one per 16-bit lane (the GPU's 3M reconstruction is
+/// issue-bound: docs/perf-notes.md, "Session 30"). The constants of modulus m, each value in both
+/// lanes: half + p, half + 2p + 128, 2^16 - p and 2^16 - 2p.
+struct Lanes3m {
+  std::uint32_t re_c2 = 0, im_c2 = 0, neg_p2 = 0, neg_2p2 = 0;
+};
+TCEMU_HD Lanes3m lanes_3m(const ModulusU32& m) {
+  return {(m.half + m.p) * 0x10001u, (m.half + 2 * m.p + 128) * 0x10001u, (0x10000u - m.p) * 0x10001u,
+          (0x10000u - 2 * m.p) * 0x10001u};
+}
+
+/// Per 16-bit lane, min((t + neg) mod 2^16, t): with neg = 2^16 - q in the lane, t - q where t >= q,
+/// else t (the wrapped difference exceeds t). One instruction on compute 9.0 (__viaddmin_u16x2).
+TCEMU_HD std::uint32_t lanes_sub_where_above(std::uint32_t t, std::uint32_t neg) {
+#ifdef __CUDA_ARCH__
+  return __viaddmin_u16x2(t, neg, t);
+#else
+  std::uint32_t r = 0;
+  for (int s = 0; s < 32; s += 16) {
+    const std::uint32_t a = (t >> s) & 0xFFFFu, d = (a + ((neg >> s) & 0xFFFFu)) & 0xFFFFu;
+    r |= (d < a ? d : a) << s;
+  }
+  return r;
+#endif
+}
+
+/// shifted_re_3m and shifted_im_3m of two entries at once, one per 16-bit lane. a1, a2, a3 hold r +
+/// 128 of P1, P2, P3's symmetric residues r in each lane (a stored residue byte XOR 0x80,
+/// zero-extended). Since u = r + half = a - (128 - half), Re's t = u1 + half + p - u2 = a1 + (half +
+/// p) - a2 lies in [half + 1, half + 2p) and Im's t = u3 + 2 (half + p) - u1 - u2 = a3 + (half + 2p +
+/// 128) - a1 - a2 in [2 half + 2, 2 half + 3p): below 4p <= 1024 and never negative in either lane,
+/// so one 32-bit add computes both lanes, and subtracting 2p, then p, where t is at least that
+/// (lanes_sub_where_above) leaves t mod p: the values of shifted_re_3m and shifted_im_3m.
+TCEMU_HD void shifted_3m_lanes(std::uint32_t a1, std::uint32_t a2, std::uint32_t a3, const Lanes3m& c,
+                               std::uint32_t& re, std::uint32_t& im) {
+  re = lanes_sub_where_above(lanes_sub_where_above(a1 + c.re_c2 - a2, c.neg_2p2), c.neg_p2);
+  im = lanes_sub_where_above(lanes_sub_where_above(a3 + c.im_c2 - a1 - a2, c.neg_2p2), c.neg_p2);
+}
+
 /// Symmetric residue of the integer-valued double x (|x| < 2^1024) mod p (2 <= p <= 256): r = x mod
 /// p with -p/2 <= r < p/2, i.e. in [-128, 127]. Exact. |x| < 2^53: sym_mod_small; |x| < 2^84:
 /// residue_split(split32(x)); beyond: x = M 2^E reduced in 32-bit integers as (M mod p)(2^E mod p).

@@ -20,6 +20,7 @@ namespace tcemu::cuda::detail {
 /// (2^52 + r) - (2^52 + half), one FP64 add instead of a conversion).
 struct ReconConstants4 {
   std::uint32_t p[crt::kMaxModuli], magic[crt::kMaxModuli], off30[crt::kMaxModuli];
+  crt::arith::Lanes3m lanes[crt::kMaxModuli];  ///< complex 3M's two-entry reduction (crt_arith::shifted_3m_lanes)
   double bias[crt::kMaxModuli];
   double w_hi[crt::kMaxModuli], w_lo[crt::kMaxModuli];
   double P_hi, P_lo, inv_P;
@@ -34,6 +35,7 @@ inline ReconConstants4 recon_constants4(const crt::Constants& K) {
     R4.p[l] = m.p;
     R4.magic[l] = m.magic;
     R4.off30[l] = m.off30;
+    R4.lanes[l] = crt::arith::lanes_3m(m);
     R4.bias[l] = 0x1p52 + m.half;
     R4.w_hi[l] = K.w_hi[l];
     R4.w_lo[l] = K.w_lo[l];
@@ -63,14 +65,24 @@ struct Complex3mSums {
 /// half, in [0, p)) of P1 = xr.yr, P2 = xi.yi, P3 = xs.ys; Re = P1 - P2 and Im = P3 - P1 - P2
 /// (crt_arith::shifted_re_3m / shifted_im_3m) enter the chains as the real embedding's columns 2j
 /// and 2j + 1 would. `m` needs p, magic and half (crt_arith::barrett_u32).
-__device__ __forceinline__ void fold_3m(Complex3mSums& s, std::uint32_t u1, std::uint32_t u2, std::uint32_t u3,
-                                        const crt::arith::ModulusU32& m, double bias, double w_hi, double w_lo) {
-  const double re = __hiloint2double(0x43300000, static_cast<int>(crt::arith::shifted_re_3m(u1, u2, m))) - bias;
-  const double im = __hiloint2double(0x43300000, static_cast<int>(crt::arith::shifted_im_3m(u1, u2, u3, m))) - bias;
+/// Folds the shifted residues of Re and Im (r + half, in [0, p)) of one modulus into an entry's
+/// chains: r = (2^52 + u) - (2^52 + half) exactly (bias = 2^52 + half), then one fma per chain.
+__device__ __forceinline__ void fold_3m_shifted(Complex3mSums& s, std::uint32_t ure, std::uint32_t uim, double bias,
+                                                double w_hi, double w_lo) {
+  const double re = __hiloint2double(0x43300000, static_cast<int>(ure)) - bias;
+  const double im = __hiloint2double(0x43300000, static_cast<int>(uim)) - bias;
   s.xr = fma(w_hi, re, s.xr);
   s.yr = fma(w_lo, re, s.yr);
   s.xi = fma(w_hi, im, s.xi);
   s.yi = fma(w_lo, im, s.yi);
+}
+
+/// fold_3m_shifted of Re = P1 - P2 and Im = P3 - P1 - P2 from the shifted residues u1, u2, u3 of
+/// P1 = xr.yr, P2 = xi.yi, P3 = xs.ys (crt_arith::shifted_re_3m / shifted_im_3m); `m` needs p,
+/// magic and half (crt_arith::barrett_u32).
+__device__ __forceinline__ void fold_3m(Complex3mSums& s, std::uint32_t u1, std::uint32_t u2, std::uint32_t u3,
+                                        const crt::arith::ModulusU32& m, double bias, double w_hi, double w_lo) {
+  fold_3m_shifted(s, crt::arith::shifted_re_3m(u1, u2, m), crt::arith::shifted_im_3m(u1, u2, u3, m), bias, w_hi, w_lo);
 }
 
 /// Reconstructs one complex entry from its chains (crt_arith::reconstruct_from_sums, then 2^-e with

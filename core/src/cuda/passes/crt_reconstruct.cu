@@ -229,8 +229,9 @@ __global__ void __launch_bounds__(256)
 
 /// crt_reconstruct_complex3m: a thread per 4-byte word of the panels (fragment_word); the 3 x n
 /// residue words (P1, P2, P3 of each modulus) are loaded before any is used; per modulus the residues
-/// of Re and Im (shifted_re_3m / shifted_im_3m) enter the two chains of each part in crt_arith's
-/// order, as the real embedding's columns 2j and 2j + 1 would.
+/// of Re and Im (shifted_re_3m / shifted_im_3m's values, two entries at once: shifted_3m_lanes)
+/// enter the two chains of each part in crt_arith's order, as the real embedding's columns 2j and
+/// 2j + 1 would.
 template <class T, int NMAX>
 __global__ void __launch_bounds__(256)
     reconstruct_complex3m_kernel(const std::int8_t* __restrict__ res, std::int64_t panel, int m16, int tiles_n, int n,
@@ -254,14 +255,17 @@ __global__ void __launch_bounds__(256)
 #pragma unroll
   for (int l = 0; l < NMAX; ++l) {
     if (l < n) {
-      const crt::arith::ModulusU32 m = crt::arith::barrett_u32(K.p[l], K.magic[l]);
+      // r + 128 in each byte; entries 2h and 2h + 1 in the 16-bit lanes of half h (shifted_3m_lanes)
+      const unsigned b1 = static_cast<unsigned>(v1[l]) ^ 0x80808080u, b2 = static_cast<unsigned>(v2[l]) ^ 0x80808080u,
+                     b3 = static_cast<unsigned>(v3[l]) ^ 0x80808080u;
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        // residue + half, in [0, p)
-        const auto u1 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v1[l] >> (8 * e))) + static_cast<int>(m.half));
-        const auto u2 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v2[l] >> (8 * e))) + static_cast<int>(m.half));
-        const auto u3 = static_cast<std::uint32_t>(static_cast<int>(static_cast<std::int8_t>(v3[l] >> (8 * e))) + static_cast<int>(m.half));
-        fold_3m(sums[e], u1, u2, u3, m, K.bias[l], K.w_hi[l], K.w_lo[l]);
+      for (int h = 0; h < 2; ++h) {
+        const unsigned sel = h == 0 ? 0x4140u : 0x4342u;
+        std::uint32_t re, im;
+        crt::arith::shifted_3m_lanes(__byte_perm(b1, 0u, sel), __byte_perm(b2, 0u, sel), __byte_perm(b3, 0u, sel),
+                                     K.lanes[l], re, im);
+        fold_3m_shifted(sums[2 * h], re & 0xFFFFu, im & 0xFFFFu, K.bias[l], K.w_hi[l], K.w_lo[l]);
+        fold_3m_shifted(sums[2 * h + 1], re >> 16, im >> 16, K.bias[l], K.w_hi[l], K.w_lo[l]);
       }
     }
   }

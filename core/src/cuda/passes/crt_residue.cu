@@ -224,6 +224,26 @@ __global__ void __launch_bounds__(kLineThreads) line_rule_warp(const T* __restri
 /// The longest line line_rule_warp takes: 32 lanes x 32 elements.
 constexpr std::int64_t kWarpLineMaxK = 32 * 32;
 
+/// line_stats over one thread (a team of one: nothing to reduce).
+struct ThreadReduce {
+  __device__ __forceinline__ unsigned long long operator()(unsigned long long v, bool) const { return v; }
+};
+
+/// Lines along k no longer than kThreadLineMaxK: a thread per line, the line's k <= R elements in its
+/// registers. A warp per line left 24 of 32 lanes idle on the 8-real lines of qsim's 2-qubit
+/// blocks, 2^26 of them in a 28-qubit state (docs/perf-notes.md, "Session 30").
+template <class T, int R>
+__global__ void __launch_bounds__(kLineThreads) line_rule_thread(const T* __restrict__ data, std::int64_t lines,
+                                                                 std::int64_t k, std::int64_t ls, std::int64_t ks,
+                                                                 CrtLines out) {
+  const std::int64_t line = std::int64_t{blockIdx.x} * kLineThreads + threadIdx.x;
+  if (line >= lines) return;
+  cached_line_rule<T, R, 1>(data + line * ls, k, ks, 0, line, out, ThreadReduce{});
+}
+
+/// The longest line line_rule_thread takes.
+constexpr std::int64_t kThreadLineMaxK = 16;
+
 /// Lines contiguous (k more strided): a thread per line and k segment, reads coalesced across the
 /// threads; the segments meet through atomics on scratch arrays (max |x| as bits, s2 as a sum: both
 /// order independent), and line_rule_finish derives c and base.
@@ -872,7 +892,11 @@ void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64
                    std::int64_t k_stride, const CrtLines& out, cudaStream_t stream) {
   if (lines <= 0) return;
   if (reads_along_k(line_stride, k_stride)) {
-    if (k <= kWarpLineMaxK) {
+    if (k <= kThreadLineMaxK) {
+      const auto grid = static_cast<unsigned>((lines + kLineThreads - 1) / kLineThreads);
+      line_rule_thread<T, kThreadLineMaxK><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, out);
+      TCEMU_LAUNCHED("crt line_rule_thread");
+    } else if (k <= kWarpLineMaxK) {
       const unsigned grid = static_cast<unsigned>((lines + kLineThreads / 32 - 1) / (kLineThreads / 32));
       auto launch = [&](auto r) {
         line_rule_warp<T, decltype(r)::value><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, out);
