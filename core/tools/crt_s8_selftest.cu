@@ -4,7 +4,8 @@
 // Checks, for both block-tile widths and both epilogues (INT32 products; their int8 symmetric
 // residues mod p_l), the kernel bit for bit against a host INT64 reference (random int8 and the extremes -128 / 127, odd m, n and k, several moduli and k chunks,
 // garbage in the padding that must not be read, a poisoned C whose untouched entries must stay) and
-// against cuBLAS's INT8 GEMM at k = 2^16 and at the timed shapes, k up to the INT32-exact limit
+// against cuBLAS's INT8 GEMM at k = 2^16, at many short tiles per block (2^16 x 512 x 512, 15 moduli)
+// and at the timed shapes, k up to the INT32-exact limit
 // (analytic reference), and that bad layouts are rejected with a message. Then (without
 // --no-timing) times cublasGemmEx / cublasGemmStridedBatchedEx INT8 against the kernel (both tiles,
 // and the 128 x 256 one with the residue epilogue), interleaved,
@@ -459,6 +460,30 @@ void time_shape(cublasHandle_t h, std::int64_t m, std::int64_t n, std::int64_t k
 
 }  // namespace
 
+/// Many tiles per block at short k (qsim's 9-qubit products: 2^16 x 512 x 512, 15 moduli, about 116
+/// tiles of four k-tiles per block on 132 SMs), where the consumers and the producer drift furthest
+/// apart in the ring: the INT32 products of both tiles and the residue epilogue against cuBLAS. A
+/// schedule whose consumer could wait on a stage two phases ahead (session 30's reverted ping-pong
+/// attempt) passed the small cases above and failed here.
+void check_many_short_tiles(cublasHandle_t h) {
+  Device d(65536, 512, 512, 15, false, 4321u);
+  d.cublas(h, d.c_ref);
+  for (s8::TileN t : kTiles) {
+    CK(cudaMemset(d.c, 0x5A, d.cbytes()));
+    s8::run(d.products(), nullptr, t);
+    CK(cudaDeviceSynchronize());
+    const unsigned long long bad = d.compare();
+    expect(bad == 0, std::string("many short tiles 65536x512x512 x 15, tile ") + tile_name(t) + ": " +
+                         std::to_string(bad) + " entries differ from cuBLAS");
+  }
+  CK(cudaMemset(d.r, 0x5A, static_cast<std::size_t>(s8::residue_panel_bytes(d.m, d.n) * d.moduli)));
+  s8::run(d.residue_products(), nullptr, s8::TileN::n256);
+  CK(cudaDeviceSynchronize());
+  const unsigned long long bad = d.compare_residues();
+  expect(bad == 0, "many short tiles 65536x512x512 x 15, residues: " + std::to_string(bad) +
+                       " entries differ from cuBLAS's C mod p");
+}
+
 int main(int argc, char** argv) {
   bool timing = true;
   int repeat = 15;
@@ -516,6 +541,7 @@ int main(int argc, char** argv) {
   check_against_cublas(h, 384, 640, 65536, 1, true);
   check_against_cublas(h, 1000, 777, 65536, 2, false);
   check_against_cublas(h, 2048, 2048, 2048, 3, false);
+  check_many_short_tiles(h);
   std::printf("SELFTEST %s: %d checks, %d failed\n", g_fail ? "FAILED" : "PASSED", g_checks, g_fail);
   if (timing && g_fail == 0) {
     time_shape(h, 8192, 8192, 8192, 1, repeat);

@@ -4,6 +4,7 @@
 # carried CUDA-enabled Kokkos (.deps/kokkos-cuda) in parallel, this tree's test_core too, then runs the
 # jobs in the order given:
 #   tests    this tree's test_core --gtest_filter=$TESTS (default 'CudaCrt*:Crt*:CudaComplex*')
+#   selftest this tree's tcemu-crt-s8-selftest --no-timing (the INT8 wgmma products bit for bit)
 #   bench    tcemu-bench --shapes $BENCH_SHAPES --dists uniform --schemes '' --fp64-schemes $BENCH_SCHEMES, old then new
 #   qsim     for each case of CASES ("n:fuse", default "28:9 30:9"), old then new:
 #            qsim --generate brickwork:n=N,depth=20,seed=1 --fuse D --scheme $SCHEMES --target fp64 --device cuda
@@ -29,9 +30,9 @@ export LD_LIBRARY_PATH="$ROOT/.deps/kokkos-cuda/lib:${LD_LIBRARY_PATH:-}"
 
 carried_deps_args
 [ -e "$OLD/.deps" ] || ln -sfn "$ROOT/.deps" "$OLD/.deps"
-stamp "build old (qsim, tcemu-bench) and new (qsim, tcemu-bench, test_core) in parallel"
+stamp "build old (qsim, tcemu-bench) and new (qsim, tcemu-bench, test_core, tcemu-crt-s8-selftest) in parallel"
 JOBS=6 kokkos_cuda_build old "$OLD_B" "$OLD" "$OUT/build_old.log" "-DTCEMU_BUILD_TESTS=OFF" qsim tcemu-bench &
-JOBS=10 kokkos_cuda_build new "$NEW_B" "$ROOT" "$OUT/build_new.log" "" qsim tcemu-bench test_core &
+JOBS=10 kokkos_cuda_build new "$NEW_B" "$ROOT" "$OUT/build_new.log" "" qsim tcemu-bench test_core tcemu-crt-s8-selftest &
 wait
 device_info
 run_qsim() {  # tree n fuse
@@ -51,6 +52,11 @@ for job in "${JOBS_LIST[@]}"; do
       "$NEW_B/tests/test_core" --gtest_filter="$TESTS" > "$OUT/tests.log" 2>&1
       echo "test_core exit $?"
       grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|Failure|Expected|Which is" "$OUT/tests.log" | head -30 ;;
+    selftest)
+      fits 60 selftest || continue
+      stamp "tcemu-crt-s8-selftest --no-timing (new)"
+      "$NEW_B/core/tcemu-crt-s8-selftest" --no-timing > "$OUT/selftest.log" 2>&1
+      echo "selftest exit $?"; tail -3 "$OUT/selftest.log" ;;
     bench)
       for b in old new; do
         fits 60 "bench $b" || continue
