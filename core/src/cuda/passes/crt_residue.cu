@@ -373,10 +373,10 @@ struct CrtResidueWriter {
   std::int64_t part_stride;  // complex 3M: bytes between the re, im and re + im panel sets
   crt::arith::ModulusF64 mod[crt::kMaxModuli];    // residue()'s constants (scaled integers beyond 2^84)
   crt::arith::ModulusU32 mod_u[crt::kMaxModuli];  // Barrett and limb constants (crt_arith::modulus_u32)
-  /// Real operands: moduli [0, n_int) through the integer limbs (the IMAD pipe; n_int <=
-  /// kMaxIntModuli), [n_int, n) through `groups` FP64 groups (the FP64 pipe, idle otherwise); both
-  /// give the canonical residue, so the split changes no byte (plan_fp64_groups). Complex 3M: n_int
-  /// = n, groups = 0 (integers only).
+  /// Moduli [0, n_int) through the integer limbs (the IMAD pipe; n_int <= kMaxIntModuli), [n_int, n)
+  /// through `groups` FP64 groups (the FP64 pipe, idle otherwise); both give the canonical residue,
+  /// so the split changes no byte (plan_fp64_groups). Real operands and complex 3M alike (the latter
+  /// since session 30: docs/perf-notes.md).
   int n_int;
   int groups;
   Fp64Group group[kFp64Groups];
@@ -567,13 +567,38 @@ __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const
   }
 }
 
+/// fp64_residues16 for complex 3M: the same residues of each FP64 modulus (the low word of
+/// residue_word_fp64 is the symmetric residue), written as store_run's Re, Im and Re + Im panels.
+__device__ __forceinline__ void fp64_residues16_3m(const CrtResidueWriter& w, const double (&v)[kResiduePositions],
+                                                   std::int8_t* line_out, std::int64_t ko0) {
+#pragma unroll
+  for (int g = 0; g < kFp64Groups; ++g) {
+    if (g < w.groups) {
+      const Fp64Group& G = w.group[g];
+      double r[kResiduePositions];
+#pragma unroll
+      for (int i = 0; i < kResiduePositions; ++i) r[i] = crt::arith::reduce_by_group(v[i], G.M, G.inv_M);
+#pragma unroll
+      for (int j = 0; j < kFp64GroupMax; ++j) {
+        if (j < G.size) {
+          int res[kResiduePositions];
+#pragma unroll
+          for (int i = 0; i < kResiduePositions; ++i)
+            res[i] = static_cast<int>(crt::arith::residue_word_fp64(r[i], G.p[j], G.inv_p[j]));
+          store_run<true>(w, line_out, ko0, G.first + j, res, w.mod_u[G.first + j]);
+        }
+      }
+    }
+  }
+}
+
 /// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0 for
-/// padding), scaled by 2^s (s: the line's exponent, e[line]) and truncated. Real operands below w.fp64_limit
-/// (every group of the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0,
-/// n_int) on the integer limbs (limb_residues16 below 2^63, wide_residues16 above), whose loops are unrolled
-/// to kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Complex 3M: every modulus
-/// on the limbs. Real groups at or above fp64_limit, complex ones at or above 2^84: every modulus per quad
-/// through write_wide / residue(). Not reached with the table's moduli: the scaled integers stay below
+/// padding), scaled by 2^s (s: the line's exponent, e[line]) and truncated. Below w.fp64_limit (every group
+/// of the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16, or
+/// fp64_residues16_3m for complex 3M's three panels), [0, n_int) on the integer limbs (limb_residues16 below
+/// 2^63, wide_residues16 above), whose loops are unrolled to kMaxIntModuli only (code size: the kernel's
+/// instruction fetch stalled at 20). Groups at or above fp64_limit: every modulus per quad through
+/// write_wide / residue(). Not reached with the table's moduli: the scaled integers stay below
 /// 2^(floor((Lb - 32) / 2) + 16), about 2^(4N), while fp64_limit is at least 2^74 (N = 6, 12, 13) and 2^84
 /// from N = 17 on; kept for completeness.
 template <bool kComplex3M, class T>
@@ -597,12 +622,10 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
       return;
     }
   } else {
-    if (amax < 0x1p63) {
-      limb_residues16<true, crt::kMaxModuli>(w, v, w.n, dst, line_out, ko0);
-      return;
-    }
-    if (amax < 0x1p84) {
-      wide_residues16<true, crt::kMaxModuli>(w, v, w.n, dst, line_out, ko0);
+    if (amax < w.fp64_limit) {  // as the real pass: the FP64 groups beside the integer limbs
+      fp64_residues16_3m(w, v, line_out, ko0);
+      if (amax < 0x1p63) limb_residues16<true, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
+      else wide_residues16<true, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
       return;
     }
   }
@@ -1124,8 +1147,9 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
                           ": complex residue panels need kcp >= k and a multiple of 16, got kcp = " + std::to_string(kcp));
   const std::int64_t panel = lines * kcp;
   ResidueSink<true> w{{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out, n_moduli * panel, {},
-                       {}, n_moduli, 0, {}, 0x1p84}};  // integers only (n_int = n)
+                       {}, n_moduli, 0, {}, 0x1p84}};
   fill_moduli(w);
+  plan_fp64_groups(w);  // the real pass's split of the moduli between the IMAD and FP64 pipes
   launch_lines(data, lines, line_stride, 1, w, stream);  // the interleaved pairs along k
 }
 
