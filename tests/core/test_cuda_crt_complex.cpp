@@ -201,6 +201,36 @@ TEST(CudaCrtComplex, NarrowProductsTakeOnePassWithTheHostsBits) {
   }
 }
 
+// With N given, x's line rule runs inside its residue pass (crt_line_rule_and_residues_complex3m) where
+// a late fallback can rewrite C: beta = 0 and C apart from A and B. Then x's NaN / Inf is found after
+// C's blocks are written, and the fallback must still give the host's result (native arithmetic, the
+// note naming Inf). With beta != 0 the rule runs apart as before. Every path gives the host's bits,
+// with row blocks too (a budget of 1,024 rows of 3 x 15 x (512 + 256) bytes: 4 blocks).
+TEST(CudaCrtComplex, GivenNFusesTheLineRuleOfXWhereAFallbackCanRewriteC) {
+  TCEMU_REQUIRE_GPU();
+  if (!expect_three_m()) GTEST_SKIP() << "3M needs the sm_90a wgmma kernel on a compute 9.0 GPU";
+  using Zd = std::complex<double>;
+  const Case tall{4000, 200, 512, Op::N, Op::N, Layout::row, Layout::row, Layout::row};
+  std::string kernels;
+  expect_bit_identical<double>("int8-crt:15", Target::fp64, tall, "phi=1", Zd(1), Zd(0), ComplexMethod::automatic, {},
+                               &kernels);
+  EXPECT_NE(kernels.find("line rule fused"), std::string::npos) << kernels;
+  ExecutionPolicy blocks;
+  blocks.ozaki_accumulator_bytes = 1024 * 3 * 15 * (512 + 256);
+  expect_bit_identical<double>("int8-crt:15", Target::fp64, tall, "uniform(-1,1)", Zd(0.5, -1), Zd(0),
+                               ComplexMethod::automatic, blocks, &kernels);
+  EXPECT_NE(kernels.find("line rule fused"), std::string::npos) << kernels;
+  expect_bit_identical<double>("int8-crt:15", Target::fp64, tall, "phi=1", Zd(1), Zd(0.5), ComplexMethod::automatic, {},
+                               &kernels);
+  EXPECT_EQ(kernels.find("line rule fused"), std::string::npos) << kernels;
+  expect_bit_identical<float>("int8-crt:7", Target::fp32, tall, "uniform(-1,1)", std::complex<float>(1),
+                              std::complex<float>(0), ComplexMethod::automatic, {}, &kernels);
+  EXPECT_NE(kernels.find("line rule fused"), std::string::npos) << kernels;
+  // An Inf in A (row 2000, the second of four blocks): found by the fused pass after C's blocks are written.
+  expect_bit_identical<double>("int8-crt:15", Target::fp64, tall, "phi=1", Zd(1), Zd(0), ComplexMethod::automatic,
+                               blocks, nullptr, true);
+}
+
 // ComplexMethod picks the path: `embed` never takes 3M, every other method (automatic, three_m, 4m)
 // wherever it runs, including the qsim-like shape (many rows, n = k = 4); every path gives the
 // host's bits.

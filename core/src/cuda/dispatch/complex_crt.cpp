@@ -126,9 +126,17 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   if (m == 1) x_ld = std::max<std::int64_t>(x_ld, 2 * k);  // a single line's stride is never used
   if (n == 1) y_ld = std::max<std::int64_t>(y_ld, 2 * k);
 
+  // Narrow products (n <= 8, k <= 16: qsim's small blocks) take one pass on the CUDA cores from x
+  // itself and y's panels: no panels of x or of the products (crt_narrow_complex3m).
+  const bool narrow = crt_narrow_complex3m_runs(n, k);
+  // With N given, x's line rule comes with its residues in one read (crt_line_rule_and_residues_complex3m),
+  // so its NaN / Inf count is known only after C's blocks are written: taken where a fallback then
+  // rewrites all of C from untouched operands (beta = 0, C overlapping neither).
+  const bool fuse_x = N > 0 && !narrow && beta == std::complex<T>(0) && !spans_overlap(a, C) && !spans_overlap(b, C) &&
+                      crt_line_rule_and_residues_complex3m_runs(x, m, k, x_ld);
   // N per call: y's line arrays also hold the embedding's 2n column lines (entries n .. 3n).
   const CrtCallLines cl = carve_crt_lines(ws, m, N == 0 ? 3 * n : n, st);
-  crt_line_rule<T>(x, m, 2 * k, x_ld, 1, cl.lx, st);
+  if (!fuse_x) crt_line_rule<T>(x, m, 2 * k, x_ld, 1, cl.lx, st);
   crt_line_rule<T>(y, n, 2 * k, y_ld, 1, cl.ly, st);
   auto* h = static_cast<unsigned long long*>(ws.host(2 * sizeof(unsigned long long)));
   TCEMU_CUDA(cudaMemcpyAsync(h, cl.nonfinite, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
@@ -157,9 +165,6 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
     certificate = cert.report() + " (certified on the GPU on the real embedding: INT8 magnitude products)";
   }
 
-  // Narrow products (n <= 8, k <= 16: qsim's small blocks) take one pass on the CUDA cores from x
-  // itself and y's panels: no panels of x or of the products (crt_narrow_complex3m).
-  const bool narrow = crt_narrow_complex3m_runs(n, k);
   // Panels: 3 parts x N moduli x lines x kcp bytes per operand; the products' residues likewise, in
   // the fragment layout (n rounded up to the tile width). y's panels hold all n lines; x's and the
   // residues hold one block of mb rows, so that the call's row-proportional bytes stay within
@@ -200,7 +205,7 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   }
 
   const crt::Constants& K = crt::constants(N);
-  crt_line_exponents(cl.lx, m, K.bits - 1, cl.ex, st);
+  if (!fuse_x) crt_line_exponents(cl.lx, m, K.bits - 1, cl.ex, st);
   crt_line_exponents(cl.ly, n, K.bits - 1, cl.ey, st);
   crt_residues_complex3m<T>(y, n, k, y_ld, cl.ey, N, kcp, ry, st);
   ComplexOutput<T> out;
@@ -221,7 +226,13 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   // the first block's residues, ev[2] after the last block's products (one block: the stages).
   for (std::int64_t m0 = 0; !narrow && m0 < m; m0 += mb) {
     const std::int64_t rows = std::min(mb, m - m0);
-    crt_residues_complex3m<T>(x + m0 * x_ld, rows, k, x_ld, cl.ex + m0, N, kcp, rx, st);
+    if (fuse_x) {
+      const CrtLines lb{cl.lx.c + m0, cl.lx.base + m0, cl.lx.active + m0, cl.lx.nonfinite, nullptr,
+                        cl.lx.s1 ? cl.lx.s1 + m0 : nullptr};
+      crt_line_rule_and_residues_complex3m<T>(x + m0 * x_ld, rows, k, x_ld, lb, K.bits - 1, cl.ex + m0, N, kcp, rx, st);
+    } else {
+      crt_residues_complex3m<T>(x + m0 * x_ld, rows, k, x_ld, cl.ex + m0, N, kcp, rx, st);
+    }
     if (m0 == 0) TCEMU_CUDA(cudaEventRecord(ws.ev[1], st));
     for (int part = 0; part < 3; ++part) crt_s8::run(products(part, rows), st);
     if (m0 + mb >= m) TCEMU_CUDA(cudaEventRecord(ws.ev[2], st));
@@ -230,6 +241,11 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
     crt_reconstruct_complex3m<T>(res, panel, K, cl.ex + m0, cl.ey, rows, n, o, st);
   }
   TCEMU_CUDA(cudaEventRecord(ws.ev[3], st));
+  if (fuse_x) {  // x's NaN / Inf, counted by the fused pass: the caller's fallback rewrites C
+    TCEMU_CUDA(cudaMemcpyAsync(h, cl.nonfinite, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
+    TCEMU_CUDA(cudaStreamSynchronize(st));
+    if (h[0] > 0) return false;
+  }
 
   report.requested = report.used = options.scheme;
   report.certificate = certificate;
@@ -237,8 +253,10 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
       std::string(schemes::Int8Crt::desc.name) + " (complex, 3M in the residue domain): " +
       (narrow ? "y's residue pass (Re, Im, Re + Im), then one narrow pass on the CUDA cores (x's residues, 3 x " +
                     std::to_string(N) + " products, reconstruction)"
-              : "residue pass (Re, Im, Re + Im), INT8 wgmma kernel reducing mod p in its epilogue (3 x " +
-                    std::to_string(N) + " products), reconstruction pass");
+              : std::string(fuse_x ? "residue pass (Re, Im, Re + Im; x's line rule fused into it)"
+                                   : "residue pass (Re, Im, Re + Im)") +
+                    ", INT8 wgmma kernel reducing mod p in its epilogue (3 x " + std::to_string(N) +
+                    " products), reconstruction pass");
   ExecutionPlan& ep = report.plan.execution;
   ep.scheme = options.scheme.name;
   ep.implementation = Implementation::crt;

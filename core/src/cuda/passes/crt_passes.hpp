@@ -89,6 +89,23 @@ template <class T>
 void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                             const int* e, int n_moduli, std::int64_t kcp, std::int8_t* out, cudaStream_t stream);
 
+/// Whether crt_line_rule_and_residues_complex3m takes these lines: k <= 512 complex elements (2k
+/// interleaved reals, a warp per line), at most INT_MAX lines, every line 16-byte aligned.
+template <class T>
+bool crt_line_rule_and_residues_complex3m_runs(const T* data, std::int64_t lines, std::int64_t k,
+                                               std::int64_t line_stride);
+
+/// crt_line_rule over the 2k interleaved reals of each line, crt_line_exponents (into e, Lb as
+/// there) and crt_residues_complex3m in one pass (N given): out, e and the panels hold what the three
+/// would write, bit for bit, except that a line holding NaN or Inf (counted in *out.nonfinite) gets no
+/// residues, so the caller must check the count before it uses them. One read of the operand
+/// instead of two (docs/perf-notes.md, "Session 30"). Throws InvalidArgument unless
+/// crt_line_rule_and_residues_complex3m_runs and kcp >= k is a multiple of 16.
+template <class T>
+void crt_line_rule_and_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                                         const CrtLines& out, int Lb, int* e, int n_moduli, std::int64_t kcp,
+                                         std::int8_t* panels, cudaStream_t stream);
+
 /// The certificate of crt::certify on the GPU, with host/crt.cpp's sums in its order (l ascending,
 /// each product and sum rounded separately): for every entry (i, j) with a nonzero product term
 /// and every N in [2, 20], whether entry_bound(...) <= tol LB_ij fails (fail[N] set to 1) and the

@@ -845,6 +845,25 @@ struct FusedResidues {
   }
 };
 
+/// FusedResidues3m: FusedResidues for complex 3M (the line's interleaved re / im reals; its Re, Im
+/// and Re + Im panels, write_residues16<true>).
+struct FusedResidues3m {
+  ResidueSink<true> w;
+  int Lb;
+  int* e_out;
+  __device__ __forceinline__ std::int64_t k() const { return w.chunks.k; }
+  __device__ __forceinline__ std::int64_t span() const { return w.span; }
+  __device__ __forceinline__ int exponent(const LineStats& r) const {
+    return r.active ? crt::arith::scale_exponent(Lb, r.c, r.base) : 0;
+  }
+  __device__ __forceinline__ void line_done(std::int64_t line, int s) const { e_out[line] = s; }
+  template <class T>
+  __device__ __forceinline__ void write16(std::int64_t line, const LineStats&, int s, std::int64_t ko0,
+                                          const T (&v)[kResiduePositions]) const {
+    write_residues16<true>(w, line, s, ko0, v);
+  }
+};
+
 /// FusedMagnitudes: the certificate's magnitude panels, layouts 0 and 1 (MagnitudeSink's bytes), at
 /// the line's E = 16 - base; zeros for an inactive line.
 struct FusedMagnitudes {
@@ -1089,6 +1108,57 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
 namespace {
 
 /// line_rule_pass_kernel over `lines` lines, a block per line, its stash in dynamic shared memory.
+/// Groups of 16 positions per lane of line_rule_pass_warp: lines of at most 32 x 16 x 2 = 1024
+/// positions.
+constexpr int kWarpFusedGroups = 2;
+constexpr std::int64_t kWarpFusedMaxPositions = std::int64_t{32} * kResiduePositions * kWarpFusedGroups;
+
+/// line_rule_pass_kernel for lines of at most kWarpFusedMaxPositions: a warp per line (8 lines per
+/// block), lane L holding positions 16 (32 g + L) .. + 15 of groups g < 2 for the rule (line_stats
+/// over the warp's shuffles: the same statistics), then reading each group again (from L1: the warp
+/// has just read it) for the sink. A block per line left three quarters of its threads idle on
+/// qsim's 1,024-real lines (line_rule_warp's reason, docs/perf-notes.md "Session 28").
+template <class T, class Sink>
+__global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
+    line_rule_pass_warp(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, CrtLines out, Sink w) {
+  const std::int64_t line = std::int64_t{blockIdx.x} * (kLineThreads / 32) + threadIdx.x / 32;
+  if (line >= lines) return;  // the whole warp: lines are warp-uniform
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const std::int64_t k = w.k();
+  const T* src = data + line * ls;
+  auto load_group = [&](int g, T* xg) {
+    const std::int64_t ko0 = (std::int64_t{g} * 32 + lane) * kResiduePositions;
+    if (ko0 + kResiduePositions <= k) {
+      load16_vec(src + ko0, xg);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kResiduePositions; ++i) xg[i] = ko0 + i < k ? __ldg(src + ko0 + i) : T(0);
+    }
+  };
+  LineStats r;
+  {
+    T x[kWarpFusedGroups * kResiduePositions];
+#pragma unroll
+    for (int g = 0; g < kWarpFusedGroups; ++g) load_group(g, x + g * kResiduePositions);
+    r = line_stats(x, out.s1 != nullptr, WarpReduce{});
+  }
+  const int s = w.exponent(r);
+  if (lane == 0) {
+    store_line_stats(out, line, r);
+    w.line_done(line, s);
+  }
+  if (r.nonfinite) atomicAdd(out.nonfinite, r.nonfinite);
+  if (!r.finite) return;  // uniform over the warp
+#pragma unroll 1
+  for (int g = 0; g < kWarpFusedGroups; ++g) {  // one copy of the pass's code (instruction fetch)
+    const std::int64_t ko0 = (std::int64_t{g} * 32 + lane) * kResiduePositions;
+    if (ko0 >= w.span()) break;
+    T v[kResiduePositions];
+    load_group(g, v);
+    w.write16(line, r, s, ko0, v);
+  }
+}
+
 template <class T, class Sink>
 void launch_rule_pass(const T* data, std::int64_t lines, std::int64_t line_stride, const CrtLines& out, const Sink& w,
                       cudaStream_t stream) {
@@ -1122,6 +1192,33 @@ void crt_line_rule_and_residues(const T* data, std::int64_t lines, std::int64_t 
   fill_moduli(w);
   plan_fp64_groups(w);
   launch_rule_pass(data, lines, line_stride, out, FusedResidues{w, Lb, e}, stream);
+}
+
+template <class T>
+bool crt_line_rule_and_residues_complex3m_runs(const T* data, std::int64_t lines, std::int64_t k,
+                                               std::int64_t line_stride) {
+  return k >= 1 && 2 * k <= kWarpFusedMaxPositions && crt_line_rule_fuses(data, lines, 2 * k, line_stride, 1);
+}
+
+template <class T>
+void crt_line_rule_and_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
+                                         const CrtLines& out, int Lb, int* e, int n_moduli, std::int64_t kcp,
+                                         std::int8_t* out_panels, cudaStream_t stream) {
+  if (lines <= 0) return;
+  if (!crt_line_rule_and_residues_complex3m_runs(data, lines, k, line_stride) || kcp % 16 != 0 || kcp < k)
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
+                          ": the fused complex line rule and residue pass needs 16-byte aligned lines of k <= " +
+                          std::to_string(kWarpFusedMaxPositions / 2) + " complex elements and kcp >= k a multiple of "
+                          "16, got k = " + std::to_string(k) + ", kcp = " + std::to_string(kcp));
+  const std::int64_t panel = lines * kcp;
+  ResidueSink<true> w{{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out_panels,
+                       n_moduli * panel, {}, {}, n_moduli, 0, {}, 0x1p84}};
+  fill_moduli(w);
+  plan_fp64_groups(w);
+  const auto grid = static_cast<unsigned>((lines + kLineThreads / 32 - 1) / (kLineThreads / 32));
+  line_rule_pass_warp<T, FusedResidues3m><<<grid, kLineThreads, 0, stream>>>(data, lines, line_stride, out,
+                                                                             FusedResidues3m{w, Lb, e});
+  TCEMU_LAUNCHED("crt line_rule_pass_warp (complex 3M)");
 }
 
 template <class T>
@@ -1166,6 +1263,10 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
                                                 const CrtLines&, std::int64_t, int, std::int8_t*, cudaStream_t); \
   template void crt_residues_complex3m<T>(const T*, std::int64_t, std::int64_t, std::int64_t, const int*, int, \
                                           std::int64_t, std::int8_t*, cudaStream_t);                     \
+  template bool crt_line_rule_and_residues_complex3m_runs<T>(const T*, std::int64_t, std::int64_t, std::int64_t); \
+  template void crt_line_rule_and_residues_complex3m<T>(const T*, std::int64_t, std::int64_t, std::int64_t,       \
+                                                        const CrtLines&, int, int*, int, std::int64_t,            \
+                                                        std::int8_t*, cudaStream_t);                             \
   template void crt_magnitudes<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,      \
                                   const CrtLines&, std::int64_t, int, std::int8_t*, cudaStream_t);
 TCEMU_CRT_RESIDUE(float)
