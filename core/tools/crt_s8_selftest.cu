@@ -4,8 +4,8 @@
 // Checks, for both block-tile widths and both epilogues (INT32 products; their int8 symmetric
 // residues mod p_l), the kernel bit for bit against a host INT64 reference (random int8 and the extremes -128 / 127, odd m, n and k, several moduli and k chunks,
 // garbage in the padding that must not be read, a poisoned C whose untouched entries must stay) and
-// against cuBLAS's INT8 GEMM at k = 2^16, at many short tiles per block (2^16 x 512 x 512, 15 moduli)
-// and at the timed shapes, k up to the INT32-exact limit
+// against cuBLAS's INT8 GEMM at k = 2^16, at many short tiles per block (2^16 x 512 x 512, 15 moduli,
+// the residue epilogue too) and at the timed shapes, k up to the INT32-exact limit
 // (analytic reference), and that bad layouts are rejected with a message. Then (without
 // --no-timing) times cublasGemmEx / cublasGemmStridedBatchedEx INT8 against the kernel (both tiles,
 // and the 128 x 256 one with the residue epilogue), interleaved,
@@ -336,8 +336,10 @@ struct Device {
   }
 };
 
-/// The kernel against cuBLAS bit for bit on device-filled operands of one shape and both tiles.
-void check_against_cublas(cublasHandle_t h, std::int64_t m, std::int64_t n, std::int64_t k, int moduli, bool extremes) {
+/// The kernel against cuBLAS bit for bit on device-filled operands of one shape and both tiles; with
+/// `residues`, also the residue epilogue (128 x 256 tiles) against cuBLAS's C mod p_l.
+void check_against_cublas(cublasHandle_t h, std::int64_t m, std::int64_t n, std::int64_t k, int moduli, bool extremes,
+                          bool residues = false) {
   Device d(m, n, k, moduli, extremes, 1234u + unsigned(m + n + k));
   d.cublas(h, d.c_ref);
   for (s8::TileN t : kTiles) {
@@ -349,6 +351,14 @@ void check_against_cublas(cublasHandle_t h, std::int64_t m, std::int64_t n, std:
                          " x " + std::to_string(moduli) + (extremes ? " extremes" : " random") + " tile " +
                          tile_name(t) + ": " + std::to_string(bad) + " entries differ");
   }
+  if (!residues) return;
+  CK(cudaMemset(d.r, 0x5A, static_cast<std::size_t>(s8::residue_panel_bytes(m, n) * moduli)));
+  s8::run(d.residue_products(), nullptr, s8::TileN::n256);
+  CK(cudaDeviceSynchronize());
+  const unsigned long long bad = d.compare_residues();
+  expect(bad == 0, "cuBLAS comparison " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                       " x " + std::to_string(moduli) + ", residues: " + std::to_string(bad) +
+                       " entries differ from C mod p");
 }
 
 void check_rejections() {
@@ -460,30 +470,6 @@ void time_shape(cublasHandle_t h, std::int64_t m, std::int64_t n, std::int64_t k
 
 }  // namespace
 
-/// Many tiles per block at short k (qsim's 9-qubit products: 2^16 x 512 x 512, 15 moduli, about 116
-/// tiles of four k-tiles per block on 132 SMs), where the consumers and the producer drift furthest
-/// apart in the ring: the INT32 products of both tiles and the residue epilogue against cuBLAS. A
-/// schedule whose consumer could wait on a stage two phases ahead (session 30's reverted ping-pong
-/// attempt) passed the small cases above and failed here.
-void check_many_short_tiles(cublasHandle_t h) {
-  Device d(65536, 512, 512, 15, false, 4321u);
-  d.cublas(h, d.c_ref);
-  for (s8::TileN t : kTiles) {
-    CK(cudaMemset(d.c, 0x5A, d.cbytes()));
-    s8::run(d.products(), nullptr, t);
-    CK(cudaDeviceSynchronize());
-    const unsigned long long bad = d.compare();
-    expect(bad == 0, std::string("many short tiles 65536x512x512 x 15, tile ") + tile_name(t) + ": " +
-                         std::to_string(bad) + " entries differ from cuBLAS");
-  }
-  CK(cudaMemset(d.r, 0x5A, static_cast<std::size_t>(s8::residue_panel_bytes(d.m, d.n) * d.moduli)));
-  s8::run(d.residue_products(), nullptr, s8::TileN::n256);
-  CK(cudaDeviceSynchronize());
-  const unsigned long long bad = d.compare_residues();
-  expect(bad == 0, "many short tiles 65536x512x512 x 15, residues: " + std::to_string(bad) +
-                       " entries differ from cuBLAS's C mod p");
-}
-
 int main(int argc, char** argv) {
   bool timing = true;
   int repeat = 15;
@@ -541,7 +527,11 @@ int main(int argc, char** argv) {
   check_against_cublas(h, 384, 640, 65536, 1, true);
   check_against_cublas(h, 1000, 777, 65536, 2, false);
   check_against_cublas(h, 2048, 2048, 2048, 3, false);
-  check_many_short_tiles(h);
+  // Many tiles per block at short k (qsim's 9-qubit products, 15 moduli: about 116 tiles of four
+  // k-tiles per block on 132 SMs), where the consumers and the producer drift furthest apart in the
+  // ring. Session 30's reverted ping-pong schedule (a consumer could wait on a stage two phases ahead)
+  // passed the small cases above and gave wrong qsim states; this is that regime.
+  check_against_cublas(h, 65536, 512, 512, 15, false, true);
   std::printf("SELFTEST %s: %d checks, %d failed\n", g_fail ? "FAILED" : "PASSED", g_checks, g_fail);
   if (timing && g_fail == 0) {
     time_shape(h, 8192, 8192, 8192, 1, repeat);

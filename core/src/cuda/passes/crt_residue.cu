@@ -827,9 +827,11 @@ constexpr int kFusedGroups = 2;
 constexpr std::int64_t kFusedMaxPositions = std::int64_t{kFusedGroups} * kResiduePositions * kLineThreads;
 
 /// line_rule_pass_kernel's outputs once a line's rule is known. FusedResidues: the line's exponent
-/// (crt_line_exponents' value, into e_out) and its N residue panels (write_residues16 at it).
+/// (crt_line_exponents' value, into e_out) and its N residue panels (write_residues16 at it); with
+/// kComplex3M the line's interleaved re / im reals and their Re, Im and Re + Im panels.
+template <bool kComplex3M>
 struct FusedResidues {
-  ResidueSink<false> w;
+  ResidueSink<kComplex3M> w;
   int Lb;
   int* e_out;
   __device__ __forceinline__ std::int64_t k() const { return w.chunks.k; }
@@ -841,26 +843,7 @@ struct FusedResidues {
   template <class T>
   __device__ __forceinline__ void write16(std::int64_t line, const LineStats&, int s, std::int64_t ko0,
                                           const T (&v)[kResiduePositions]) const {
-    write_residues16<false>(w, line, s, ko0, v);
-  }
-};
-
-/// FusedResidues3m: FusedResidues for complex 3M (the line's interleaved re / im reals; its Re, Im
-/// and Re + Im panels, write_residues16<true>).
-struct FusedResidues3m {
-  ResidueSink<true> w;
-  int Lb;
-  int* e_out;
-  __device__ __forceinline__ std::int64_t k() const { return w.chunks.k; }
-  __device__ __forceinline__ std::int64_t span() const { return w.span; }
-  __device__ __forceinline__ int exponent(const LineStats& r) const {
-    return r.active ? crt::arith::scale_exponent(Lb, r.c, r.base) : 0;
-  }
-  __device__ __forceinline__ void line_done(std::int64_t line, int s) const { e_out[line] = s; }
-  template <class T>
-  __device__ __forceinline__ void write16(std::int64_t line, const LineStats&, int s, std::int64_t ko0,
-                                          const T (&v)[kResiduePositions]) const {
-    write_residues16<true>(w, line, s, ko0, v);
+    write_residues16<kComplex3M>(w, line, s, ko0, v);
   }
 };
 
@@ -1191,7 +1174,7 @@ void crt_line_rule_and_residues(const T* data, std::int64_t lines, std::int64_t 
                         0x1p84}};
   fill_moduli(w);
   plan_fp64_groups(w);
-  launch_rule_pass(data, lines, line_stride, out, FusedResidues{w, Lb, e}, stream);
+  launch_rule_pass(data, lines, line_stride, out, FusedResidues<false>{w, Lb, e}, stream);
 }
 
 template <class T>
@@ -1216,8 +1199,8 @@ void crt_line_rule_and_residues_complex3m(const T* data, std::int64_t lines, std
   fill_moduli(w);
   plan_fp64_groups(w);
   const auto grid = static_cast<unsigned>((lines + kLineThreads / 32 - 1) / (kLineThreads / 32));
-  line_rule_pass_warp<T, FusedResidues3m><<<grid, kLineThreads, 0, stream>>>(data, lines, line_stride, out,
-                                                                             FusedResidues3m{w, Lb, e});
+  line_rule_pass_warp<T, FusedResidues<true>><<<grid, kLineThreads, 0, stream>>>(data, lines, line_stride, out,
+                                                                                FusedResidues<true>{w, Lb, e});
   TCEMU_LAUNCHED("crt line_rule_pass_warp (complex 3M)");
 }
 
