@@ -537,11 +537,14 @@ __device__ __forceinline__ void wide_residues16(const CrtResidueWriter& w, const
   }
 }
 
-/// The FP64 groups' residues of the 16 positions (real operands; |v| < w.fp64_limit): per group one
-/// reduction by M per element (crt_arith::reduce_by_group), then per modulus three FP64 operations and
-/// an add per element (residue_word_fp64), the low bytes packed by byte permutes, one 16-byte store.
+/// The FP64 groups' residues of the 16 positions (|v| < w.fp64_limit): per group one reduction by M per
+/// element (crt_arith::reduce_by_group), then per modulus three FP64 operations and an add per element
+/// (residue_word_fp64, whose low word is the symmetric residue). Real operands: the low bytes packed by
+/// byte permutes, one 16-byte store at dst; complex 3M: store_run's Re, Im and Re + Im panels of the
+/// line from position pos.
+template <bool kComplex3M>
 __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const double (&v)[kResiduePositions],
-                                                std::int8_t* dst) {
+                                                std::int8_t* dst, std::int8_t* line_out, std::int64_t pos) {
 #pragma unroll
   for (int g = 0; g < kFp64Groups; ++g) {
     if (g < w.groups) {
@@ -552,40 +555,23 @@ __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const
 #pragma unroll
       for (int j = 0; j < kFp64GroupMax; ++j) {
         if (j < G.size) {
-          std::uint32_t word[4];
+          if constexpr (!kComplex3M) {
+            std::uint32_t word[4];
 #pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            std::uint32_t b[4];
+            for (int q = 0; q < 4; ++q) {
+              std::uint32_t b[4];
 #pragma unroll
-            for (int e = 0; e < 4; ++e) b[e] = crt::arith::residue_word_fp64(r[4 * q + e], G.p[j], G.inv_p[j]);
-            word[q] = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
+              for (int e = 0; e < 4; ++e) b[e] = crt::arith::residue_word_fp64(r[4 * q + e], G.p[j], G.inv_p[j]);
+              word[q] = __byte_perm(__byte_perm(b[0], b[1], 0x0040), __byte_perm(b[2], b[3], 0x0040), 0x5410);
+            }
+            *reinterpret_cast<uint4*>(dst + (G.first + j) * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
+          } else {
+            int res[kResiduePositions];
+#pragma unroll
+            for (int i = 0; i < kResiduePositions; ++i)
+              res[i] = static_cast<int>(crt::arith::residue_word_fp64(r[i], G.p[j], G.inv_p[j]));
+            store_run<true>(w, line_out, pos, G.first + j, res, w.mod_u[G.first + j]);
           }
-          *reinterpret_cast<uint4*>(dst + (G.first + j) * w.panel) = make_uint4(word[0], word[1], word[2], word[3]);
-        }
-      }
-    }
-  }
-}
-
-/// fp64_residues16 for complex 3M: the same residues of each FP64 modulus (the low word of
-/// residue_word_fp64 is the symmetric residue), written as store_run's Re, Im and Re + Im panels.
-__device__ __forceinline__ void fp64_residues16_3m(const CrtResidueWriter& w, const double (&v)[kResiduePositions],
-                                                   std::int8_t* line_out, std::int64_t ko0) {
-#pragma unroll
-  for (int g = 0; g < kFp64Groups; ++g) {
-    if (g < w.groups) {
-      const Fp64Group& G = w.group[g];
-      double r[kResiduePositions];
-#pragma unroll
-      for (int i = 0; i < kResiduePositions; ++i) r[i] = crt::arith::reduce_by_group(v[i], G.M, G.inv_M);
-#pragma unroll
-      for (int j = 0; j < kFp64GroupMax; ++j) {
-        if (j < G.size) {
-          int res[kResiduePositions];
-#pragma unroll
-          for (int i = 0; i < kResiduePositions; ++i)
-            res[i] = static_cast<int>(crt::arith::residue_word_fp64(r[i], G.p[j], G.inv_p[j]));
-          store_run<true>(w, line_out, ko0, G.first + j, res, w.mod_u[G.first + j]);
         }
       }
     }
@@ -594,10 +580,9 @@ __device__ __forceinline__ void fp64_residues16_3m(const CrtResidueWriter& w, co
 
 /// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0 for
 /// padding), scaled by 2^s (s: the line's exponent, e[line]) and truncated. Below w.fp64_limit (every group
-/// of the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16, or
-/// fp64_residues16_3m for complex 3M's three panels), [0, n_int) on the integer limbs (limb_residues16 below
-/// 2^63, wide_residues16 above), whose loops are unrolled to kMaxIntModuli only (code size: the kernel's
-/// instruction fetch stalled at 20). Groups at or above fp64_limit: every modulus per quad through
+/// of the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0, n_int) on the
+/// integer limbs (limb_residues16 below 2^63, wide_residues16 above), whose loops are unrolled to
+/// kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Groups at or above fp64_limit: every modulus per quad through
 /// write_wide / residue(). Not reached with the table's moduli: the scaled integers stay below
 /// 2^(floor((Lb - 32) / 2) + 16), about 2^(4N), while fp64_limit is at least 2^74 (N = 6, 12, 13) and 2^84
 /// from N = 17 on; kept for completeness.
@@ -616,14 +601,14 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
   [[maybe_unused]] std::int8_t* const line_out = w.out + line * (w.span / 2);  // complex 3M: the line in panel 0
   if constexpr (!kComplex3M) {
     if (amax < w.fp64_limit) {
-      fp64_residues16(w, v, dst);
+      fp64_residues16<false>(w, v, dst, line_out, ko0);
       if (amax < 0x1p63) limb_residues16<false, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
       else wide_residues16<false, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
       return;
     }
   } else {
     if (amax < w.fp64_limit) {  // as the real pass: the FP64 groups beside the integer limbs
-      fp64_residues16_3m(w, v, line_out, ko0);
+      fp64_residues16<true>(w, v, dst, line_out, ko0);
       if (amax < 0x1p63) limb_residues16<true, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
       else wide_residues16<true, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
       return;
