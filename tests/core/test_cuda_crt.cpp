@@ -191,8 +191,8 @@ TEST(CudaCrtLayout, ResidueOffsetsAreOneToOneInsideThePanel) {
 
 // The line rule of lines read along k (crt_line_rule: a thread per line up to k = 16, a warp per line
 // up to k = 1024 with 4, 8, 16 or 32 elements per lane, a block per line beyond) against its
-// definition, for k at each bucket's edges and past the warp kernel: max |x| -> E, c = ceil_log2(sum ceil_mag^2), base = 16 - E, s1 = sum
-// ceil_mag; a zero line and a line of subnormals (zero high words); a line with a NaN and one with an
+// definition, for k at each bucket's edges and past the warp kernel: max |x| -> E, c =
+// ceil_log2(sum ceil_mag^2), base = 16 - E, s1 = sum ceil_mag; a zero line and a line of subnormals (zero high words); a line with a NaN and one with an
 // Inf inactive and counted; padded line stride.
 TEST(CudaCrt, LineRuleOfLinesAlongKEqualsItsDefinition) {
   TCEMU_REQUIRE_GPU();

@@ -79,8 +79,8 @@ GemmReport complex_gemm_crt_embedding(MatrixView<const std::complex<T>> a, Matri
 /// embedding's line rule and exponents (Y^'s line j holds the magnitudes of the embedding's columns 2j
 /// and 2j + 1); their residue panels of Re, Im and Re + Im give, per modulus, P1 = xr.yr, P2 = xi.yi
 /// and P3 = xs.ys on the INT8 wgmma kernel (residues, fused reduction; for n <= 8 and k <= 16 one
-/// narrow pass on the CUDA cores from x itself instead, crt_narrow_complex3m), whence Re = P1 - P2 and Im =
-/// P3 - P1 - P2 mod p: the embedding's residues with 3N products instead of its 4N. The same
+/// narrow pass on the CUDA cores from x itself instead, crt_narrow_complex3m), whence Re = P1 - P2
+/// and Im = P3 - P1 - P2 mod p: the embedding's residues with 3N products instead of its 4N. The same
 /// reconstruction and output rounding, so the host's bits. N per call (scheme.parts = 0): the host's
 /// certificate of the embedding (crt::certify_int8 on X and Y) from the same lines before the
 /// residues (no N certified under RangePolicy::ignore: N = 20, as the host). Returns false (C not

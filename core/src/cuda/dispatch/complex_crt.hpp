@@ -14,10 +14,12 @@ namespace tcemu::cuda::detail {
 /// ExecutionPolicy::crt_products automatic, the INT8 wgmma kernel available and `method` not
 /// ComplexMethod::embed: 3M in the residue
 /// domain (docs/crt.md, "3M in the residue domain"; 3N INT8 products, C written by the
-/// reconstruction; n <= 8 and k <= 16 in one narrow pass on the CUDA cores), falling back to the embedding for NaN / Inf, and, when no N is certified, to
-/// native arithmetic on the embedding with the certificate's reason (detail::scheme_fallback, like
-/// the host; the embedding does not certify again). Otherwise the embedding: builds Y (2k x 2n, column-major, kSlotComplexRe)
-/// from b; reads X straight from a when a's rows are interleaved re/im rows (column stride 1) that
+/// reconstruction; n <= 8 and k <= 16 in one narrow pass on the CUDA cores; with N given, beta = 0
+/// and C apart from a and b, x's line rule inside its residue pass, so that x's NaN / Inf is found
+/// after C is written and the fallback rewrites it), falling back to the embedding for NaN / Inf,
+/// and, when no N is certified, to native arithmetic on the embedding with the certificate's reason
+/// (detail::scheme_fallback, like the host; the embedding does not certify again). Otherwise the
+/// embedding: builds Y (2k x 2n, column-major, kSlotComplexRe) from b; reads X straight from a when a's rows are interleaved re/im rows (column stride 1) that
 /// do not overlap C, else packs X (row-major m x 2k, kSlotComplexIm); then one real gemm_device
 /// (int8-crt: line rule, certificate, residues, INT8 products, reconstruction) into C's real view
 /// (complex_crt_writes_c) or into a temporary (kSlotComplexIm) followed by complex_combine.

@@ -582,8 +582,8 @@ __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const
 /// padding), scaled by 2^s (s: the line's exponent, e[line]) and truncated. Below w.fp64_limit (every group
 /// of the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0, n_int) on the
 /// integer limbs (limb_residues16 below 2^63, wide_residues16 above), whose loops are unrolled to
-/// kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Groups at or above fp64_limit: every modulus per quad through
-/// write_wide / residue(). Not reached with the table's moduli: the scaled integers stay below
+/// kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Groups at or above
+/// fp64_limit: every modulus per quad through write_wide / residue(). Not reached with the table's moduli: the scaled integers stay below
 /// 2^(floor((Lb - 32) / 2) + 16), about 2^(4N), while fp64_limit is at least 2^74 (N = 6, 12, 13) and 2^84
 /// from N = 17 on; kept for completeness.
 template <bool kComplex3M, class T>
@@ -599,20 +599,11 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
   }
   std::int8_t* dst = w.out + line * w.span + ko0;  // real operands: this group's bytes in panel 0
   [[maybe_unused]] std::int8_t* const line_out = w.out + line * (w.span / 2);  // complex 3M: the line in panel 0
-  if constexpr (!kComplex3M) {
-    if (amax < w.fp64_limit) {
-      fp64_residues16<false>(w, v, dst, line_out, ko0);
-      if (amax < 0x1p63) limb_residues16<false, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
-      else wide_residues16<false, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
-      return;
-    }
-  } else {
-    if (amax < w.fp64_limit) {  // as the real pass: the FP64 groups beside the integer limbs
-      fp64_residues16<true>(w, v, dst, line_out, ko0);
-      if (amax < 0x1p63) limb_residues16<true, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
-      else wide_residues16<true, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
-      return;
-    }
+  if (amax < w.fp64_limit) {  // the FP64 groups beside the integer limbs
+    fp64_residues16<kComplex3M>(w, v, dst, line_out, ko0);
+    if (amax < 0x1p63) limb_residues16<kComplex3M, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
+    else wide_residues16<kComplex3M, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
+    return;
   }
 #pragma unroll 1
   for (int q = 0; q < 4; ++q) {
@@ -904,7 +895,8 @@ void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64
   if (reads_along_k(line_stride, k_stride)) {
     if (k <= kThreadLineMaxK) {
       const auto grid = static_cast<unsigned>((lines + kLineThreads - 1) / kLineThreads);
-      line_rule_thread<T, kThreadLineMaxK><<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, out);
+      line_rule_thread<T, kThreadLineMaxK>
+          <<<grid, kLineThreads, 0, stream>>>(data, lines, k, line_stride, k_stride, out);
       TCEMU_LAUNCHED("crt line_rule_thread");
     } else if (k <= kWarpLineMaxK) {
       const unsigned grid = static_cast<unsigned>((lines + kLineThreads / 32 - 1) / (kLineThreads / 32));
