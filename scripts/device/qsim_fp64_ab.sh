@@ -35,9 +35,10 @@ JOBS=6 kokkos_cuda_build old "$OLD_B" "$OLD" "$OUT/build_old.log" "-DTCEMU_BUILD
 JOBS=10 kokkos_cuda_build new "$NEW_B" "$ROOT" "$OUT/build_new.log" "" qsim tcemu-bench test_core tcemu-crt-s8-selftest &
 wait
 device_info
+build_of() { if [ "$1" = new ]; then echo "$NEW_B"; else echo "$OLD_B"; fi; }  # old | new -> its build dir
 run_qsim() {  # tree n fuse
   local b=$1 n=$2 d=$3 log="$OUT/qsim_n$2_d$3_$1"
-  local dir=$OLD_B; [ "$b" = new ] && dir=$NEW_B
+  local dir; dir=$(build_of "$b")
   fits 60 "qsim $b n=$n" || return 0
   stamp "qsim ($b) n=$n --fuse $d --scheme $SCHEMES --target fp64"
   "$dir/apps/qsim/qsim" --generate "brickwork:n=$n,depth=20,seed=1" --fuse "$d" --scheme "$SCHEMES" --target fp64 \
@@ -60,9 +61,8 @@ for job in "${JOBS_LIST[@]}"; do
     bench)
       for b in old new; do
         fits 60 "bench $b" || continue
-        local_dir=$OLD_B; [ "$b" = new ] && local_dir=$NEW_B
         stamp "tcemu-bench ($b) --shapes $BENCH_SHAPES --dists uniform --schemes '' --fp64-schemes $BENCH_SCHEMES"
-        "$local_dir/core/tcemu-bench" --shapes "$BENCH_SHAPES" --dists uniform --schemes '' --fp64-schemes "$BENCH_SCHEMES" \
+        "$(build_of "$b")/core/tcemu-bench" --shapes "$BENCH_SHAPES" --dists uniform --schemes '' --fp64-schemes "$BENCH_SCHEMES" \
           --csv "$OUT/bench_$b.csv" > "$OUT/bench_$b.txt" 2> "$OUT/bench_$b.err"
         echo "exit $?"; cat "$OUT/bench_$b.txt"
       done ;;
@@ -82,10 +82,9 @@ for job in "${JOBS_LIST[@]}"; do
     ncu_bench)
       for b in old new; do
         fits 90 "ncu_bench $b" || continue
-        local_dir=$OLD_B; [ "$b" = new ] && local_dir=$NEW_B
         stamp "ncu over tcemu-bench ($b) --shapes $NCU_SHAPES --fp64-schemes int8-crt:15"
         ncu --clock-control none --metrics gpu__time_duration.sum --csv --log-file "$OUT/ncu_bench_$b.csv" \
-          "$local_dir/core/tcemu-bench" --shapes "$NCU_SHAPES" --dists uniform --schemes '' --fp64-schemes int8-crt:15 \
+          "$(build_of "$b")/core/tcemu-bench" --shapes "$NCU_SHAPES" --dists uniform --schemes '' --fp64-schemes int8-crt:15 \
           --repeat 1 --warmup 0 > "$OUT/ncu_bench_$b.txt" 2>&1
         echo "exit $?"
       done
@@ -94,4 +93,4 @@ for job in "${JOBS_LIST[@]}"; do
   esac
 done
 device_info
-stamp done
+stamp "done"

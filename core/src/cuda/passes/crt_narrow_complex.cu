@@ -5,6 +5,7 @@
 // residue panels are up to 64 times the state's bytes (qsim's 2-qubit block: docs/perf-notes.md,
 // "Session 30"). The same integers, the same residues and the same chains as that path, so the
 // host's bits (the GPU tests compare them).
+#include "cuda/kernels.hpp"
 #include "cuda/passes/crt_passes.hpp"
 #include "cuda/passes/crt_recon_common.cuh"
 #include "tcemu/cuda/check.hpp"
@@ -111,10 +112,7 @@ template <class T, int KMAX, int NCOL>
 void launch_narrow(const T* x, std::int64_t rows, std::int64_t k, std::int64_t x_ld, const int* ex,
                    const std::int8_t* ry, std::int64_t panel_y, std::int64_t kcp, const int* ey, int n_moduli,
                    std::int64_t n, const NarrowConstants& K, const ComplexOutput<T>& out, cudaStream_t stream) {
-  int dev = 0, sms = 0;
-  TCEMU_CUDA(cudaGetDevice(&dev));
-  TCEMU_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  const std::int64_t want = (rows + 255) / 256, cap = std::int64_t{sms} * 8 * 16;  // at most 16 waves
+  const std::int64_t want = (rows + 255) / 256, cap = std::int64_t{device_sms()} * 8 * 16;  // at most 16 waves
   narrow_complex3m_kernel<T, KMAX, NCOL><<<static_cast<unsigned>(want < cap ? want : cap), 256, 0, stream>>>(
       x, rows, static_cast<int>(k), x_ld, ex, ry, panel_y, kcp, ey, n_moduli, static_cast<int>(n), K, out);
   TCEMU_LAUNCHED("crt narrow_complex3m_kernel");

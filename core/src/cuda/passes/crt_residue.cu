@@ -1051,17 +1051,35 @@ void plan_fp64_groups(CrtResidueWriter& w) {
   }
 }
 
+/// A residue pass's writer (the layout as CrtResidueWriter says; part_stride for complex 3M's panel
+/// sets, 0 for real operands) with its moduli's constants and FP64 groups filled (fill_moduli,
+/// plan_fp64_groups).
+template <bool kComplex3M>
+ResidueSink<kComplex3M> residue_sink(std::int64_t span, ChunkedK chunks, std::int64_t panel, const int* e, int n_moduli,
+                                     std::int8_t* out, std::int64_t part_stride) {
+  ResidueSink<kComplex3M> w{{span, chunks, panel, e, n_moduli, out, part_stride, {}, {}, n_moduli, 0, {}, 0x1p84}};
+  fill_moduli(w);
+  plan_fp64_groups(w);
+  return w;
+}
+
+/// Complex 3M's writer for `lines` lines of k complex elements (2k interleaved reals), one k chunk
+/// padded to kcp: panels of lines x kcp bytes, the Re, Im and Re + Im sets n_moduli panels apart.
+ResidueSink<true> complex3m_sink(std::int64_t lines, std::int64_t k, std::int64_t kcp, const int* e, int n_moduli,
+                                 std::int8_t* out) {
+  const std::int64_t panel = lines * kcp;
+  return residue_sink<true>(2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out, n_moduli * panel);
+}
+
 }  // namespace
 
 template <class T>
 void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                   std::int64_t k_stride, const int* e, int n_moduli, std::int64_t kc, std::int64_t kcp,
                   std::int64_t nchunks, std::int8_t* out, cudaStream_t stream) {
-  ResidueSink<false> w{{nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1}, lines * nchunks * kcp, e, n_moduli, out, 0,
-                        {}, {}, n_moduli, 0, {}, 0x1p84}};
-  if (lines <= 0 || w.span <= 0) return;
-  fill_moduli(w);
-  plan_fp64_groups(w);
+  if (lines <= 0 || nchunks * kcp <= 0) return;
+  const ResidueSink<false> w = residue_sink<false>(nchunks * kcp, ChunkedK{k, kc, kcp, nchunks == 1},
+                                                   lines * nchunks * kcp, e, n_moduli, out, 0);
   launch_pass(data, lines, line_stride, k_stride, w, stream);
 }
 
@@ -1147,10 +1165,7 @@ void crt_line_rule_and_residues(const T* data, std::int64_t lines, std::int64_t 
                           ": the fused line rule and residue pass needs lines along k with unit stride, k <= " +
                           std::to_string(kFusedMaxPositions) + " and 16-byte aligned lines");
   const std::int64_t kcp = (k + 15) / 16 * 16;
-  ResidueSink<false> w{{kcp, ChunkedK{k, k, kcp, true}, lines * kcp, e, n_moduli, panels, 0, {}, {}, n_moduli, 0, {},
-                        0x1p84}};
-  fill_moduli(w);
-  plan_fp64_groups(w);
+  const ResidueSink<false> w = residue_sink<false>(kcp, ChunkedK{k, k, kcp, true}, lines * kcp, e, n_moduli, panels, 0);
   launch_rule_pass(data, lines, line_stride, out, FusedResidues<false>{w, Lb, e}, stream);
 }
 
@@ -1170,11 +1185,7 @@ void crt_line_rule_and_residues_complex3m(const T* data, std::int64_t lines, std
                           ": the fused complex line rule and residue pass needs 16-byte aligned lines of k <= " +
                           std::to_string(kWarpFusedMaxPositions / 2) + " complex elements and kcp >= k a multiple of "
                           "16, got k = " + std::to_string(k) + ", kcp = " + std::to_string(kcp));
-  const std::int64_t panel = lines * kcp;
-  ResidueSink<true> w{{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out_panels,
-                       n_moduli * panel, {}, {}, n_moduli, 0, {}, 0x1p84}};
-  fill_moduli(w);
-  plan_fp64_groups(w);
+  const ResidueSink<true> w = complex3m_sink(lines, k, kcp, e, n_moduli, out_panels);
   const auto grid = static_cast<unsigned>((lines + kLineThreads / 32 - 1) / (kLineThreads / 32));
   line_rule_pass_warp<T, FusedResidues<true>><<<grid, kLineThreads, 0, stream>>>(data, lines, line_stride, out,
                                                                                 FusedResidues<true>{w, Lb, e});
@@ -1202,11 +1213,7 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
   if (kcp % 16 != 0 || kcp < k)
     throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
                           ": complex residue panels need kcp >= k and a multiple of 16, got kcp = " + std::to_string(kcp));
-  const std::int64_t panel = lines * kcp;
-  ResidueSink<true> w{{2 * kcp, ChunkedK{2 * k, 2 * k, 2 * kcp, true}, panel, e, n_moduli, out, n_moduli * panel, {},
-                       {}, n_moduli, 0, {}, 0x1p84}};
-  fill_moduli(w);
-  plan_fp64_groups(w);  // the real pass's split of the moduli between the IMAD and FP64 pipes
+  const ResidueSink<true> w = complex3m_sink(lines, k, kcp, e, n_moduli, out);
   launch_lines(data, lines, line_stride, 1, w, stream);  // the interleaved pairs along k
 }
 
