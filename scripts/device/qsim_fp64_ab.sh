@@ -5,10 +5,14 @@
 # jobs in the order given:
 #   tests    this tree's test_core --gtest_filter=$TESTS (default 'CudaCrt*:Crt*:CudaComplex*')
 #   selftest this tree's tcemu-crt-s8-selftest --no-timing (the INT8 wgmma products bit for bit)
+#   selftest_timing both trees' tcemu-crt-s8-selftest --repeat 5, old then new (checks, then the
+#            8192^3 timings of cuBLAS INT8 and the kernel's INT32 and residue epilogues)
 #   bench    tcemu-bench --shapes $BENCH_SHAPES --dists uniform --schemes '' --fp64-schemes $BENCH_SCHEMES, old then new
 #   qsim     for each case of CASES ("n:fuse", default "28:9 30:9"), old then new:
 #            qsim --generate brickwork:n=N,depth=20,seed=1 --fuse D --scheme $SCHEMES --target fp64 --device cuda
 #   ncu      Nsight Compute's kernel times (gpu__time_duration) over one new qsim run of NCU_CASE
+#   ncu_detail Nsight Compute's full set (--page details CSV) over the first products launch of each
+#            shape of NCU_DETAIL_SHAPES (default qsim:26:9,qsim:26:8), old then new
 #   ncu_bench the same over tcemu-bench --shapes $NCU_SHAPES (default qsim:28:2,qsim:26:9) --fp64-schemes
 #            int8-crt:15 --repeat 1 --warmup 0, old then new, and ncu_kernel_sums.py's per-kernel table
 # Logs and tables under $OUT; steps that would pass BUDGET_S seconds (default 540) are skipped.
@@ -25,13 +29,14 @@ BENCH_SHAPES=${BENCH_SHAPES:-qsim:28:2,qsim:28:9}
 BENCH_SCHEMES=${BENCH_SCHEMES:-fp64,int8-crt:15}
 NCU_CASE=${NCU_CASE:-26:9}
 NCU_SHAPES=${NCU_SHAPES:-qsim:28:2,qsim:26:9}
+NCU_DETAIL_SHAPES=${NCU_DETAIL_SHAPES:-qsim:26:9,qsim:26:8}
 NEW_B=/tmp/qab-new OLD_B=/tmp/qab-old
 export LD_LIBRARY_PATH="$ROOT/.deps/kokkos-cuda/lib:${LD_LIBRARY_PATH:-}"
 
 carried_deps_args
 [ -e "$OLD/.deps" ] || ln -sfn "$ROOT/.deps" "$OLD/.deps"
-stamp "build old (qsim, tcemu-bench) and new (qsim, tcemu-bench, test_core, tcemu-crt-s8-selftest) in parallel"
-JOBS=6 kokkos_cuda_build old "$OLD_B" "$OLD" "$OUT/build_old.log" "-DTCEMU_BUILD_TESTS=OFF" qsim tcemu-bench &
+stamp "build old (qsim, tcemu-bench, tcemu-crt-s8-selftest) and new (qsim, tcemu-bench, test_core, tcemu-crt-s8-selftest) in parallel"
+JOBS=6 kokkos_cuda_build old "$OLD_B" "$OLD" "$OUT/build_old.log" "-DTCEMU_BUILD_TESTS=OFF" qsim tcemu-bench tcemu-crt-s8-selftest &
 JOBS=10 kokkos_cuda_build new "$NEW_B" "$ROOT" "$OUT/build_new.log" "" qsim tcemu-bench test_core tcemu-crt-s8-selftest &
 wait
 device_info
@@ -58,6 +63,13 @@ for job in "${JOBS_LIST[@]}"; do
       stamp "tcemu-crt-s8-selftest --no-timing (new)"
       "$NEW_B/core/tcemu-crt-s8-selftest" --no-timing > "$OUT/selftest.log" 2>&1
       echo "selftest exit $?"; tail -3 "$OUT/selftest.log" ;;
+    selftest_timing)
+      for b in old new; do
+        fits 90 "selftest_timing $b" || continue
+        stamp "tcemu-crt-s8-selftest --repeat 5 ($b)"
+        "$(build_of "$b")/core/tcemu-crt-s8-selftest" --repeat 5 > "$OUT/selftest_timing_$b.log" 2>&1
+        echo "selftest exit $?"; grep -E "^TIMING|^SELFTEST" "$OUT/selftest_timing_$b.log"
+      done ;;
     bench)
       for b in old new; do
         fits 60 "bench $b" || continue
@@ -89,6 +101,17 @@ for job in "${JOBS_LIST[@]}"; do
         echo "exit $?"
       done
       python3 scripts/device/ncu_kernel_sums.py "$OUT/ncu_bench_old.csv" "$OUT/ncu_bench_new.csv" 30 ;;
+    ncu_detail)
+      for sh in ${NCU_DETAIL_SHAPES//,/ }; do
+        for b in old new; do
+          fits 60 "ncu_detail $b $sh" || continue
+          stamp "ncu --set full over the first products launch of tcemu-bench ($b) --shapes $sh --fp64-schemes int8-crt:15"
+          ncu --clock-control none --set full -k regex:s8_products_kernel -c 1 --csv --page details \
+            --log-file "$OUT/ncu_detail_${sh//:/_}_$b.csv" "$(build_of "$b")/core/tcemu-bench" --shapes "$sh" \
+            --dists uniform --schemes '' --fp64-schemes int8-crt:15 --repeat 1 --warmup 0 > /dev/null 2>&1
+          echo "exit $?"
+        done
+      done ;;
     *) echo "unknown job $job" ;;
   esac
 done

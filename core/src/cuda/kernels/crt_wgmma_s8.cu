@@ -5,7 +5,9 @@
 //  - warpgroup 0 is the producer: one thread streams 128-byte k-tiles of X (128 lines) and Y (BN
 //    lines) with TMA (4-D tensor maps over k, chunk, line, modulus; 128-byte swizzle; positions past
 //    k and lines past m / n read as zeros) into a ring of stages, each with a "full" and an "empty"
-//    mbarrier (mainloops/wgmma_ring.cuh's protocol);
+//    mbarrier (mainloops/wgmma_ring.cuh's protocol), and writes each tile's coordinates beside the
+//    stage of its first k-tile, so that the consumers never divide (a short product's tile spent 7 %
+//    of its time on them: docs/perf-notes.md, "Session 31");
 //  - warpgroups 1 and 2 are consumers of 64 rows each: per k-tile four m64nBNk32 wgmmas into the
 //    INT32 accumulators, one commit group per k-tile with one group left in flight (the stage of the
 //    previous k-tile is released when its group has completed), then the epilogue (template
@@ -49,7 +51,8 @@ struct Geometry {
   static constexpr int kTileX = kBM * kRowBytes, kTileY = BN * kRowBytes;
   static constexpr int kStageBytes = kTileX + kTileY;
   static constexpr int kStages = kRingBytes / kStageBytes;
-  static constexpr int kSmemBytes = kStages * kStageBytes + 16 * kStages + 1024;
+  // The stages, their two barriers and one tile's coordinates (int4) each, and the alignment.
+  static constexpr int kSmemBytes = kStages * kStageBytes + 32 * kStages + 1024;
 };
 
 /// What the epilogue writes: the INT32 products, or their symmetric residues mod p_l as int8.
@@ -61,14 +64,18 @@ struct Params {
   std::int8_t* residues;    // Out::residue_s8
   std::int64_t ldc, c_chunk_stride, c_mod_stride;
   int m, n, tiles_m, tiles_n, ktiles, chunks, products;
-  // Out::residue_s8, per modulus: p, the Barrett magic and off31 (crt_arith::modulus_u32).
-  std::uint32_t p[kMaxProducts], magic[kMaxProducts], off31[kMaxProducts];
+  // Out::residue_s8, per modulus: p, the Barrett magic, off31 and 2^32 - p (crt_arith::modulus_u32).
+  // neg_p comes from the host so that the remainder is one IMAD q neg_p + s: derived in the kernel,
+  // the compiler rewrote q (0 - p) as (0 - q) p, one more instruction per residue.
+  std::uint32_t p[kMaxProducts], magic[kMaxProducts], off31[kMaxProducts], neg_p[kMaxProducts];
 };
 
 /// The symmetric residue of one INT32 product of k <= kMaxK terms (crt_arith::sym_residue_i32_k17).
-__device__ __forceinline__ int sym_residue(std::int32_t v, std::uint32_t p, std::uint32_t magic, std::uint32_t off31) {
+__device__ __forceinline__ int sym_residue(std::int32_t v, std::uint32_t p, std::uint32_t magic, std::uint32_t off31,
+                                           std::uint32_t neg_p) {
   crt::arith::ModulusU32 m = crt::arith::barrett_u32(p, magic);
   m.off31 = off31;
+  m.neg_p = neg_p;
   return crt::arith::sym_residue_i32_k17(v, m);
 }
 
@@ -105,7 +112,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ unsigned char smem_raw[];
   const unsigned sraw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
   const unsigned sbase = (sraw + 1023u) & ~1023u;  // 128-byte swizzle atoms need 1024-byte alignment
-  const unsigned full0 = sbase + S * kStageBytes, empty0 = full0 + 8 * S;
+  const unsigned full0 = sbase + S * kStageBytes, empty0 = full0 + 8 * S, coords0 = empty0 + 8 * S;
   const int tid = threadIdx.x, wgi = tid >> 7;
   const int ntiles = a.products * a.tiles_m * a.tiles_n;
 
@@ -129,6 +136,10 @@ __global__ void __launch_bounds__(kThreads, 1)
           const int s = it % S;
           arch::mbar_wait(empty0 + 8 * s, ((it / S) & 1) ^ 1);
           const unsigned full = full0 + 8 * s, dst = sbase + s * kStageBytes;
+          if (kt == 0)  // the tile's coordinates, published by the "full" arrival below
+            asm volatile("st.shared.v4.s32 [%0], {%1, %2, %3, %4};\n" ::"r"(coords0 + 16 * s), "r"(l), "r"(ch),
+                         "r"(t.y), "r"(t.z)
+                         : "memory");
           arch::mbar_expect_tx(full, kStageBytes);
           arch::tma_load_4d(dst, &map_x, full, kt * kRowBytes, ch, t.y * kBM, l);
           arch::tma_load_4d(dst + kTileX, &map_y, full, kt * kRowBytes, ch, t.z * BN, l);
@@ -146,11 +157,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int r = 0; r < NR; ++r) acc[r] = 0;
   int it = 0;
   for (int tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-    const int3 t = tile_of(a, tile);
-    const int l = t.x / a.chunks, ch = t.x - l * a.chunks;
+    int l = 0, ch = 0, row = 0, col = 0;  // the tile's coordinates, from the producer
     for (int kt = 0; kt < a.ktiles; ++kt, ++it) {
       const int s = it % S;
       arch::mbar_wait(full0 + 8 * s, (it / S) & 1);
+      if (kt == 0)  // read before this stage is released, after which the producer may overwrite them
+        asm volatile("ld.shared.v4.s32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(l), "=r"(ch), "=r"(row), "=r"(col)
+                     : "r"(coords0 + 16 * s)
+                     : "memory");
       const unsigned sx = sbase + s * kStageBytes + cw * 64 * kRowBytes, sy = sbase + s * kStageBytes + kTileX;
       arch::wg_fence();
 #pragma unroll
@@ -171,8 +186,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     // p_l in the fragments' own order (crt_wgmma_s8.hpp, residue_offset): 8 per 8-byte store.
     const std::int64_t off = l * a.c_mod_stride + ch * a.c_chunk_stride;
     if constexpr (O == Out::int32) {
-      const int i0 = t.y * kBM + cw * 64 + warp * 16 + g, j0 = t.z * BN + 2 * q4;
-      const bool inside = t.y * kBM + kBM <= a.m && t.z * BN + BN <= a.n;
+      const int i0 = row * kBM + cw * 64 + warp * 16 + g, j0 = col * BN + 2 * q4;
+      const bool inside = row * kBM + kBM <= a.m && col * BN + BN <= a.n;
 #pragma unroll
       for (int r = 0; r < NR; ++r) {
         const int i = i0 + ((r >> 1) & 1) * 8, j = j0 + (r >> 2) * 8 + (r & 1);
@@ -182,10 +197,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       // Slots wholly past this band's rows (the last band: m rounded up to 16) are not stored.
       constexpr TileN kTile = static_cast<TileN>(BN);
       const int slot = cw * 4 + warp;
-      const std::uint32_t p = a.p[l], magic = a.magic[l], off31 = a.off31[l];
-      std::int8_t* dst = a.residues + off + residue_tile_offset(a.m, a.n, t.y, t.z, kTile) +
+      const std::uint32_t p = a.p[l], magic = a.magic[l], off31 = a.off31[l], neg_p = a.neg_p[l];
+      std::int8_t* dst = a.residues + off + residue_tile_offset(a.m, a.n, row, col, kTile) +
                          residue_fragment_offset(slot, lane, 0, kTile);
-      if (slot * 16 < residue_band_rows(a.m, t.y)) {
+      if (slot * 16 < residue_band_rows(a.m, row)) {
 #pragma unroll
         for (int s = 0; s < NR / 8; ++s) {
           std::uint32_t w[2];
@@ -194,7 +209,7 @@ __global__ void __launch_bounds__(kThreads, 1)
             std::uint32_t b[4];
 #pragma unroll
             for (int e = 0; e < 4; ++e)
-              b[e] = static_cast<std::uint32_t>(sym_residue(acc[8 * s + 4 * h + e], p, magic, off31)) & 0xFFu;
+              b[e] = static_cast<std::uint32_t>(sym_residue(acc[8 * s + 4 * h + e], p, magic, off31, neg_p)) & 0xFFu;
             w[h] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
           }
           *reinterpret_cast<uint2*>(dst + s * 256) = make_uint2(w[0], w[1]);
@@ -239,6 +254,7 @@ void launch(const Products& p, cudaStream_t stream) {
       a.p[l] = m.p;
       a.magic[l] = m.magic;
       a.off31[l] = m.off31;
+      a.neg_p[l] = m.neg_p;
     }
   a.ldc = p.ldc;
   a.c_chunk_stride = p.c_chunk_stride;
