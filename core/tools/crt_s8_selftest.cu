@@ -532,9 +532,10 @@ int main(int argc, char** argv) {
   // ring. Session 30's reverted ping-pong schedule (a consumer could wait on a stage two phases ahead)
   // passed the small cases above and gave wrong qsim states; this is that regime.
   check_against_cublas(h, 65536, 512, 512, 15, false, true);
-  // The resident-Y kernel (short k) where its Y changes: one block column (qsim's 8-qubit blocks,
-  // groups of gridDim rows); k = 768, resident at 128 x 128 (six X stages) but streamed at 128 x 256;
-  // five block columns, groups of 26 rows and partial last groups, so blocks reload Y between tiles.
+  // More short products, where the ring holds several tiles and the tile coordinates the producer
+  // hands to the consumers (beside each tile's first stage) cycle fastest: one block column at k = 256
+  // (qsim's 8-qubit blocks); k = 768, six k-tiles, which fill the 128 x 128 tile's six stages exactly;
+  // five block columns at k = 384 with partial row groups.
   check_against_cublas(h, 40000, 256, 256, 15, false, true);
   check_against_cublas(h, 9000, 384, 768, 3, false, true);
   check_against_cublas(h, 20000, 1100, 384, 4, false, true);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <random>
+#include <vector>
 
 #include "tcemu/crt.hpp"
 #include "tcemu/crt_arith.hpp"
@@ -244,6 +245,34 @@ TEST(CrtArith, KernelEpilogueReductionEqualsIntegerRemainderToTheInt32Limit) {
       const auto v = static_cast<std::int32_t>(static_cast<std::int64_t>(rng() % (2 * std::uint64_t(lim) + 1)) - lim);
       bad += arith::sym_residue_i32_k17(v, m) != reference(v, 0, p);
       if (std::abs(v) <= (std::int32_t{1} << 30)) bad += arith::sym_residue_i32_k17(v, m) != arith::sym_residue_i32(v, m);
+    }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
+// The same reduction four entries at a time, as the bytes the kernel stores (sym_residue_bytes4_k17;
+// the host build runs its per-lane branch): each byte equals the one-entry form's residue as int8,
+// for every p from 2 to 256, with the four entries drawn from the ends of the range, near 0 and at
+// random, so that both 16-bit lanes see remainders below and above p.
+TEST(CrtArith, KernelEpilogueResidueBytesEqualTheOneEntryForm) {
+  std::mt19937_64 rng(2031);
+  const std::int32_t lim = INT32_MAX - (std::int32_t{1} << 14) + 1;  // 2^31 - 2^14
+  std::vector<std::int32_t> values;
+  for (std::int32_t d = 0; d <= 300; ++d)
+    for (std::int32_t v : {lim - d, -lim + d, d, -d}) values.push_back(v);
+  for (int t = 0; t < 4000; ++t)
+    values.push_back(static_cast<std::int32_t>(static_cast<std::int64_t>(rng() % (2 * std::uint64_t(lim) + 1)) - lim));
+  for (int p = 2; p <= 256; ++p) {
+    SCOPED_TRACE("p = " + std::to_string(p));
+    const arith::ModulusU32 m = arith::modulus_u32(p);
+    const arith::ResidueBytesLanes c = arith::residue_bytes_lanes(m);
+    std::shuffle(values.begin(), values.end(), rng);
+    long bad = 0;
+    for (std::size_t i = 0; i + 4 <= values.size(); i += 4) {
+      const std::int32_t v[4] = {values[i], values[i + 1], values[i + 2], values[i + 3]};
+      const std::uint32_t word = arith::sym_residue_bytes4_k17(v, m, c);
+      for (int e = 0; e < 4; ++e)
+        bad += static_cast<std::int8_t>(word >> (8 * e)) != static_cast<std::int8_t>(arith::sym_residue_i32_k17(v[e], m));
     }
     EXPECT_EQ(bad, 0);
   }

@@ -354,6 +354,44 @@ TCEMU_HD std::uint32_t lanes_sub_where_above(std::uint32_t t, std::uint32_t neg)
 #endif
 }
 
+/// The constants of sym_residue_bytes4_k17 for modulus m, each value in both 16-bit lanes: 2^16 - p
+/// and 2^8 - half.
+struct ResidueBytesLanes {
+  std::uint32_t neg_p2 = 0, shift2 = 0;
+};
+TCEMU_HD ResidueBytesLanes residue_bytes_lanes(const ModulusU32& m) {
+  return {(0x10000u - m.p) * 0x10001u, (0x100u - m.half) * 0x10001u};
+}
+
+/// sym_residue_i32_k17 of four INT32 products v[0..3], as the low bytes of one word (entry e in byte
+/// e), the int8 residues the INT8 wgmma kernel stores. Per entry the Barrett remainder r of v + off31,
+/// in [0, 2p), as in mod_u32; then two entries per word, one per 16-bit lane: p subtracted where r
+/// >= p (lanes_sub_where_above) leaves c = (v + half) mod p in [0, p), adding 2^8 - half to both
+/// lanes at once gives c + 2^8 - half < 2^9 (no carry between lanes), whose low byte is (c - half) mod
+/// 2^8, the symmetric residue's byte. 4.75 instructions per residue on compute 9.0 where the
+/// one-entry form takes 5.75 (docs/perf-notes.md, "Session 31"). `m` needs magic, off31 and neg_p.
+TCEMU_HD std::uint32_t sym_residue_bytes4_k17(const std::int32_t (&v)[4], const ModulusU32& m,
+                                              const ResidueBytesLanes& c) {
+  std::uint32_t r[4];
+  for (int e = 0; e < 4; ++e) {
+    const std::uint32_t s = static_cast<std::uint32_t>(v[e]) + m.off31;
+#ifdef __CUDA_ARCH__
+    r[e] = s + __umulhi(s, m.magic) * m.neg_p;
+#else
+    r[e] = s + static_cast<std::uint32_t>((std::uint64_t{s} * m.magic) >> 32) * m.neg_p;
+#endif
+  }
+#ifdef __CUDA_ARCH__
+  const std::uint32_t lo = lanes_sub_where_above(__byte_perm(r[0], r[1], 0x5410), c.neg_p2) + c.shift2;
+  const std::uint32_t hi = lanes_sub_where_above(__byte_perm(r[2], r[3], 0x5410), c.neg_p2) + c.shift2;
+  return __byte_perm(lo, hi, 0x6420);
+#else
+  const std::uint32_t lo = lanes_sub_where_above(r[0] | r[1] << 16, c.neg_p2) + c.shift2;
+  const std::uint32_t hi = lanes_sub_where_above(r[2] | r[3] << 16, c.neg_p2) + c.shift2;
+  return (lo & 0xFFu) | ((lo >> 16) & 0xFFu) << 8 | (hi & 0xFFu) << 16 | ((hi >> 16) & 0xFFu) << 24;
+#endif
+}
+
 /// shifted_re_3m and shifted_im_3m of two entries at once, one per 16-bit lane. a1, a2, a3 hold r +
 /// 128 of P1, P2, P3's symmetric residues r in each lane (a stored residue byte XOR 0x80,
 /// zero-extended). Since u = r + half = a - (128 - half), Re's t = u1 + half + p - u2 = a1 + (half +

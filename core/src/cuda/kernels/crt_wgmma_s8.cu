@@ -64,19 +64,27 @@ struct Params {
   std::int8_t* residues;    // Out::residue_s8
   std::int64_t ldc, c_chunk_stride, c_mod_stride;
   int m, n, tiles_m, tiles_n, ktiles, chunks, products;
-  // Out::residue_s8, per modulus: p, the Barrett magic, off31 and 2^32 - p (crt_arith::modulus_u32).
-  // neg_p comes from the host so that the remainder is one IMAD q neg_p + s: derived in the kernel,
-  // the compiler rewrote q (0 - p) as (0 - q) p, one more instruction per residue.
-  std::uint32_t p[kMaxProducts], magic[kMaxProducts], off31[kMaxProducts], neg_p[kMaxProducts];
+  // Out::residue_s8, per modulus: the Barrett magic, off31 and 2^32 - p (crt_arith::modulus_u32), and
+  // the two lane constants of crt_arith::sym_residue_bytes4_k17. neg_p comes from the host so that
+  // the remainder is one IMAD q neg_p + s: derived in the kernel, the compiler rewrote q (0 - p) as
+  // (0 - q) p, one more instruction per residue.
+  std::uint32_t magic[kMaxProducts], off31[kMaxProducts], neg_p[kMaxProducts];
+  std::uint32_t lanes_neg_p[kMaxProducts], lanes_shift[kMaxProducts];
 };
 
-/// The symmetric residue of one INT32 product of k <= kMaxK terms (crt_arith::sym_residue_i32_k17).
-__device__ __forceinline__ int sym_residue(std::int32_t v, std::uint32_t p, std::uint32_t magic, std::uint32_t off31,
-                                           std::uint32_t neg_p) {
-  crt::arith::ModulusU32 m = crt::arith::barrett_u32(p, magic);
-  m.off31 = off31;
-  m.neg_p = neg_p;
-  return crt::arith::sym_residue_i32_k17(v, m);
+/// The int8 symmetric residues of four INT32 products of k <= kMaxK terms as the bytes of one word
+/// (crt_arith::sym_residue_bytes4_k17), with modulus l's constants.
+__device__ __forceinline__ std::uint32_t residue_bytes4(std::int32_t v0, std::int32_t v1, std::int32_t v2,
+                                                        std::int32_t v3, const Params& a, int l) {
+  crt::arith::ModulusU32 m;
+  m.magic = a.magic[l];
+  m.off31 = a.off31[l];
+  m.neg_p = a.neg_p[l];
+  crt::arith::ResidueBytesLanes c;
+  c.neg_p2 = a.lanes_neg_p[l];
+  c.shift2 = a.lanes_shift[l];
+  const std::int32_t v[4] = {v0, v1, v2, v3};
+  return crt::arith::sym_residue_bytes4_k17(v, m, c);
 }
 
 /// (product, block row, block column) of tile `id`: products one after another; inside one, groups
@@ -197,22 +205,15 @@ __global__ void __launch_bounds__(kThreads, 1)
       // Slots wholly past this band's rows (the last band: m rounded up to 16) are not stored.
       constexpr TileN kTile = static_cast<TileN>(BN);
       const int slot = cw * 4 + warp;
-      const std::uint32_t p = a.p[l], magic = a.magic[l], off31 = a.off31[l], neg_p = a.neg_p[l];
       std::int8_t* dst = a.residues + off + residue_tile_offset(a.m, a.n, row, col, kTile) +
                          residue_fragment_offset(slot, lane, 0, kTile);
       if (slot * 16 < residue_band_rows(a.m, row)) {
 #pragma unroll
         for (int s = 0; s < NR / 8; ++s) {
-          std::uint32_t w[2];
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            std::uint32_t b[4];
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-              b[e] = static_cast<std::uint32_t>(sym_residue(acc[8 * s + 4 * h + e], p, magic, off31, neg_p)) & 0xFFu;
-            w[h] = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
-          }
-          *reinterpret_cast<uint2*>(dst + s * 256) = make_uint2(w[0], w[1]);
+          const int e = 8 * s;
+          *reinterpret_cast<uint2*>(dst + s * 256) =
+              make_uint2(residue_bytes4(acc[e], acc[e + 1], acc[e + 2], acc[e + 3], a, l),
+                         residue_bytes4(acc[e + 4], acc[e + 5], acc[e + 6], acc[e + 7], a, l));
         }
       }
     }
@@ -251,10 +252,12 @@ void launch(const Products& p, cudaStream_t stream) {
   if constexpr (O == Out::residue_s8)
     for (int l = 0; l < p.moduli; ++l) {
       const crt::arith::ModulusU32 m = crt::arith::modulus_u32(p.p[l]);
-      a.p[l] = m.p;
+      const crt::arith::ResidueBytesLanes c = crt::arith::residue_bytes_lanes(m);
       a.magic[l] = m.magic;
       a.off31[l] = m.off31;
       a.neg_p[l] = m.neg_p;
+      a.lanes_neg_p[l] = c.neg_p2;
+      a.lanes_shift[l] = c.shift2;
     }
   a.ldc = p.ldc;
   a.c_chunk_stride = p.c_chunk_stride;
