@@ -41,14 +41,18 @@ __device__ __forceinline__ int scaled_residue(double v, const crt::arith::Limbs2
 /// (shifted_residue_i32: the value the wgmma kernel's fused reduction stores, plus half), folded into
 /// the entry's chains (fold_3m) in l order; then each of the NCOL >= n entries written
 /// (write_complex3m_entry). y's residues (3 x N x n x kcp bytes, crt_residues_complex3m's layout)
-/// are staged in shared memory as 3 x kMaxModuli x NCOL lines of KMAX bytes.
+/// are staged in shared memory as 3 x kMaxModuli x NCOL lines of KMAX bytes, read as words: the dot
+/// products take four terms per __dp4a (the row's residues packed four to a word; the same INT32
+/// sums as term by term, a quarter of the instructions: docs/perf-notes.md, "Session 31").
 template <class T, int KMAX, int NCOL>
 __global__ void __launch_bounds__(256)
     narrow_complex3m_kernel(const T* __restrict__ x, std::int64_t rows, int k, std::int64_t x_ld,
                             const int* __restrict__ ex, const std::int8_t* __restrict__ ry, std::int64_t panel_y,
                             std::int64_t kcp, const int* __restrict__ ey, int n_moduli, int n,
                             NarrowConstants K, ComplexOutput<T> out) {
-  __shared__ std::int8_t ys[3][crt::kMaxModuli][NCOL][KMAX];
+  static_assert(KMAX % 4 == 0, "lines of whole words");
+  constexpr int W = KMAX / 4;  // words per line
+  __shared__ __align__(16) std::int8_t ys[3][crt::kMaxModuli][NCOL][KMAX];
   for (int t = static_cast<int>(threadIdx.x); t < 3 * crt::kMaxModuli * NCOL * KMAX; t += static_cast<int>(blockDim.x)) {
     const int kk = t % KMAX, j = (t / KMAX) % NCOL, l = (t / (KMAX * NCOL)) % crt::kMaxModuli,
               part = t / (KMAX * NCOL * crt::kMaxModuli);
@@ -77,22 +81,33 @@ __global__ void __launch_bounds__(256)
     for (int l = 0; l < crt::kMaxModuli; ++l) {
       if (l < n_moduli) {
         const crt::arith::ModulusU32& m = K.mod[l];
-        int rr[KMAX], ri[KMAX], rs[KMAX];
+        int wr[W], wi[W], ws[W];  // the residues of Re, Im and Re + Im, four signed bytes per word
 #pragma unroll
-        for (int kk = 0; kk < KMAX; ++kk) {
-          rr[kk] = scaled_residue(v[2 * kk], a[2 * kk], below63, m);
-          ri[kk] = scaled_residue(v[2 * kk + 1], a[2 * kk + 1], below63, m);
-          rs[kk] = crt::arith::sym_add_residues(rr[kk], ri[kk], m);
+        for (int w = 0; w < W; ++w) {
+          wr[w] = wi[w] = ws[w] = 0;
+#pragma unroll
+          for (int b = 0; b < 4; ++b) {
+            const int kk = 4 * w + b;
+            const int rr = scaled_residue(v[2 * kk], a[2 * kk], below63, m);
+            const int ri = scaled_residue(v[2 * kk + 1], a[2 * kk + 1], below63, m);
+            const int rs = crt::arith::sym_add_residues(rr, ri, m);
+            wr[w] |= (rr & 0xFF) << (8 * b);
+            wi[w] |= (ri & 0xFF) << (8 * b);
+            ws[w] |= (rs & 0xFF) << (8 * b);
+          }
         }
 #pragma unroll
         for (int j = 0; j < NCOL; ++j) {
           if (j < n) {
+            const int* y1 = reinterpret_cast<const int*>(ys[0][l][j]);
+            const int* y2 = reinterpret_cast<const int*>(ys[1][l][j]);
+            const int* y3 = reinterpret_cast<const int*>(ys[2][l][j]);
             int p1 = 0, p2 = 0, p3 = 0;
 #pragma unroll
-            for (int kk = 0; kk < KMAX; ++kk) {  // zeros past k on both sides
-              p1 += rr[kk] * ys[0][l][j][kk];
-              p2 += ri[kk] * ys[1][l][j][kk];
-              p3 += rs[kk] * ys[2][l][j][kk];
+            for (int w = 0; w < W; ++w) {  // zeros past k on both sides
+              p1 = __dp4a(wr[w], y1[w], p1);
+              p2 = __dp4a(wi[w], y2[w], p2);
+              p3 = __dp4a(ws[w], y3[w], p3);
             }
             fold_3m(sums[j], crt::arith::shifted_residue_i32(p1, m), crt::arith::shifted_residue_i32(p2, m),
                     crt::arith::shifted_residue_i32(p3, m), m, K.R.bias[l], K.R.w_hi[l], K.R.w_lo[l]);
