@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(256)
     for (int l = 0; l < crt::kMaxModuli; ++l) {
       if (l < n_moduli) {
         const crt::arith::ModulusU32& m = K.mod[l];
-        int wr[W], wi[W], ws[W];  // the residues of Re, Im and Re + Im, four signed bytes per word
+        std::uint32_t wr[W], wi[W], ws[W];  // the residues of Re, Im and Re + Im, four signed bytes per word
 #pragma unroll
         for (int w = 0; w < W; ++w) {
           wr[w] = wi[w] = ws[w] = 0;
@@ -91,9 +91,9 @@ __global__ void __launch_bounds__(256)
             const int rr = scaled_residue(v[2 * kk], a[2 * kk], below63, m);
             const int ri = scaled_residue(v[2 * kk + 1], a[2 * kk + 1], below63, m);
             const int rs = crt::arith::sym_add_residues(rr, ri, m);
-            wr[w] |= (rr & 0xFF) << (8 * b);
-            wi[w] |= (ri & 0xFF) << (8 * b);
-            ws[w] |= (rs & 0xFF) << (8 * b);
+            wr[w] |= (static_cast<std::uint32_t>(rr) & 0xFFu) << (8 * b);
+            wi[w] |= (static_cast<std::uint32_t>(ri) & 0xFFu) << (8 * b);
+            ws[w] |= (static_cast<std::uint32_t>(rs) & 0xFFu) << (8 * b);
           }
         }
 #pragma unroll
@@ -104,10 +104,10 @@ __global__ void __launch_bounds__(256)
             const int* y3 = reinterpret_cast<const int*>(ys[2][l][j]);
             int p1 = 0, p2 = 0, p3 = 0;
 #pragma unroll
-            for (int w = 0; w < W; ++w) {  // zeros past k on both sides
-              p1 = __dp4a(wr[w], y1[w], p1);
-              p2 = __dp4a(wi[w], y2[w], p2);
-              p3 = __dp4a(ws[w], y3[w], p3);
+            for (int w = 0; w < W; ++w) {  // zeros past k on both sides; signed bytes (the int overload)
+              p1 = __dp4a(static_cast<int>(wr[w]), y1[w], p1);
+              p2 = __dp4a(static_cast<int>(wi[w]), y2[w], p2);
+              p3 = __dp4a(static_cast<int>(ws[w]), y3[w], p3);
             }
             fold_3m(sums[j], crt::arith::shifted_residue_i32(p1, m), crt::arith::shifted_residue_i32(p2, m),
                     crt::arith::shifted_residue_i32(p3, m), m, K.R.bias[l], K.R.w_hi[l], K.R.w_lo[l]);
