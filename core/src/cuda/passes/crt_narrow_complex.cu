@@ -43,7 +43,7 @@ __device__ __forceinline__ int scaled_residue(double v, const crt::arith::Limbs2
 /// (write_complex3m_entry). y's residues (3 x N x n x kcp bytes, crt_residues_complex3m's layout)
 /// are staged in shared memory as 3 x kMaxModuli x NCOL lines of KMAX bytes, read as words: the dot
 /// products take four terms per __dp4a (the row's residues packed four to a word; the same INT32
-/// sums as term by term, a quarter of the instructions: docs/perf-notes.md, "Session 31").
+/// sums as term by term in about a third of the instructions: docs/perf-notes.md, "Session 31").
 template <class T, int KMAX, int NCOL>
 __global__ void __launch_bounds__(256)
     narrow_complex3m_kernel(const T* __restrict__ x, std::int64_t rows, int k, std::int64_t x_ld,
