@@ -1,7 +1,7 @@
 // h5_output_diff A.h5 B.h5 ITEM...: compares two apps' --output files item by item, for the CLI tests
 // of --output over MPI ranks against one process (tests/mpi/CMakeLists.txt). An ITEM is
-//   /group/dataset[:TOL]  floating-point data: ||a - b|| / ||b|| <= TOL (the Frobenius norms of the
-//                         flattened values; |a - b| for one value or a zero b); integer data: at most
+//   /group/dataset[:TOL]  floating-point data: ||a - b||_F / ||b||_F <= TOL (tcemu's
+//                         relative_frobenius_error; |a - b| for a single value); integer data: at most
 //                         a fraction TOL of the entries unequal (a sampler's draw within rounding of a
 //                         boundary may fall the other way); the shapes must agree; TOL defaults to 0
 //   @attribute            a string or integer attribute of the file's root, equal in both
@@ -18,20 +18,12 @@
 #include <vector>
 
 #include "app_common/io/hdf5.hpp"
+#include "tcemu/metrics.hpp"
 
 namespace {
 
 using tcemu::app::io::DType;
 using tcemu::app::io::Reader;
-
-double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  double diff = 0, ref = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    diff += (a[i] - b[i]) * (a[i] - b[i]);
-    ref += b[i] * b[i];
-  }
-  return ref > 0 && a.size() > 1 ? std::sqrt(diff / ref) : std::sqrt(diff);
-}
 
 std::string formatted(const char* format, double x, double y) {
   char msg[96];
@@ -78,7 +70,7 @@ std::string item_difference(const Reader& a, const Reader& b, const std::string&
     return fraction <= tol ? "" : name + formatted(": %.0f entries unequal (a fraction %.3g)", static_cast<double>(unequal), fraction);
   }
   const auto x = a.read<double>(name, rank), y = b.read<double>(name, rank);
-  const double e = relative_difference(x.data, y.data);
+  const double e = x.data.size() == 1 ? std::fabs(x.data[0] - y.data[0]) : tcemu::relative_frobenius_error(x.view(), y.data);
   return e <= tol ? "" : name + formatted(": differs by %.3g (tolerance %.3g)", e, tol);
 }
 

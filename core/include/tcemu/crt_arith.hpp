@@ -216,18 +216,24 @@ TCEMU_HD ModulusU32 modulus_u32(int p) {
   return m;
 }
 
-/// s mod p for any 32-bit s (Barrett): q = floor(s magic / 2^32) is floor(s / p) or one less
-/// (magic <= 2^32 / p < magic + 1, s < 2^32), so r = s - q p lies in [0, 2p); one correction, written
-/// as an unsigned min (r - p wraps above r when r < p: one IMNMX on a GPU instead of a compare and
-/// a select). s - q p is computed as s + q neg_p (equal mod 2^32): one IMAD, where s - q p compiles
-/// to a negation of q and an IMAD (the GPU multiply-add negates no product operand).
-TCEMU_HD std::uint32_t mod_u32(std::uint32_t s, const ModulusU32& m) {
+/// Barrett's remainder of any 32-bit s before its correction, in [0, 2p): q = floor(s magic / 2^32)
+/// is floor(s / p) or one less (magic <= 2^32 / p < magic + 1, s < 2^32), so r = s - q p lies in
+/// [0, 2p). s - q p is computed as s + q neg_p (equal mod 2^32): one IMAD, where s - q p compiles to
+/// a negation of q and an IMAD (the GPU multiply-add negates no product operand). `m` needs magic
+/// and neg_p.
+TCEMU_HD std::uint32_t barrett_remainder_u32(std::uint32_t s, const ModulusU32& m) {
 #ifdef __CUDA_ARCH__
   const std::uint32_t q = __umulhi(s, m.magic);
 #else
   const auto q = static_cast<std::uint32_t>((std::uint64_t{s} * m.magic) >> 32);
 #endif
-  const std::uint32_t r = s + q * m.neg_p;
+  return s + q * m.neg_p;
+}
+
+/// s mod p for any 32-bit s (Barrett): barrett_remainder_u32, then one correction, written as an
+/// unsigned min (r - p wraps above r when r < p: one IMNMX on a GPU instead of a compare and a select).
+TCEMU_HD std::uint32_t mod_u32(std::uint32_t s, const ModulusU32& m) {
+  const std::uint32_t r = barrett_remainder_u32(s, m);
   const std::uint32_t d = r - m.p;
   return d < r ? d : r;
 }
@@ -365,7 +371,7 @@ TCEMU_HD ResidueBytesLanes residue_bytes_lanes(const ModulusU32& m) {
 
 /// sym_residue_i32_k17 of four INT32 products v[0..3], as the low bytes of one word (entry e in byte
 /// e), the int8 residues the INT8 wgmma kernel stores. Per entry the Barrett remainder r of v + off31,
-/// in [0, 2p), as in mod_u32; then two entries per word, one per 16-bit lane: p subtracted where r
+/// in [0, 2p) (barrett_remainder_u32); then two entries per word, one per 16-bit lane: p subtracted where r
 /// >= p (lanes_sub_where_above) leaves c = (v + half) mod p in [0, p), adding 2^8 - half to both
 /// lanes at once gives c + 2^8 - half < 2^9 (no carry between lanes), whose low byte is (c - half) mod
 /// 2^8, the symmetric residue's byte. 4.75 instructions per residue on compute 9.0 where the
@@ -373,14 +379,7 @@ TCEMU_HD ResidueBytesLanes residue_bytes_lanes(const ModulusU32& m) {
 TCEMU_HD std::uint32_t sym_residue_bytes4_k17(const std::int32_t (&v)[4], const ModulusU32& m,
                                               const ResidueBytesLanes& c) {
   std::uint32_t r[4];
-  for (int e = 0; e < 4; ++e) {
-    const std::uint32_t s = static_cast<std::uint32_t>(v[e]) + m.off31;
-#ifdef __CUDA_ARCH__
-    r[e] = s + __umulhi(s, m.magic) * m.neg_p;
-#else
-    r[e] = s + static_cast<std::uint32_t>((std::uint64_t{s} * m.magic) >> 32) * m.neg_p;
-#endif
-  }
+  for (int e = 0; e < 4; ++e) r[e] = barrett_remainder_u32(static_cast<std::uint32_t>(v[e]) + m.off31, m);
 #ifdef __CUDA_ARCH__
   const std::uint32_t lo = lanes_sub_where_above(__byte_perm(r[0], r[1], 0x5410), c.neg_p2) + c.shift2;
   const std::uint32_t hi = lanes_sub_where_above(__byte_perm(r[2], r[3], 0x5410), c.neg_p2) + c.shift2;

@@ -61,10 +61,6 @@ struct Complex3mSums {
   double xr = 0, yr = 0, xi = 0, yi = 0;
 };
 
-/// Folds modulus l of complex 3M into an entry's chains: u1, u2, u3 are the shifted residues (r +
-/// half, in [0, p)) of P1 = xr.yr, P2 = xi.yi, P3 = xs.ys; Re = P1 - P2 and Im = P3 - P1 - P2
-/// (crt_arith::shifted_re_3m / shifted_im_3m) enter the chains as the real embedding's columns 2j
-/// and 2j + 1 would. `m` needs p, magic and half (crt_arith::barrett_u32).
 /// Folds the shifted residues of Re and Im (r + half, in [0, p)) of one modulus into an entry's
 /// chains: r = (2^52 + u) - (2^52 + half) exactly (bias = 2^52 + half), then one fma per chain.
 __device__ __forceinline__ void fold_3m_shifted(Complex3mSums& s, std::uint32_t ure, std::uint32_t uim, double bias,
@@ -77,9 +73,10 @@ __device__ __forceinline__ void fold_3m_shifted(Complex3mSums& s, std::uint32_t 
   s.yi = fma(w_lo, im, s.yi);
 }
 
-/// fold_3m_shifted of Re = P1 - P2 and Im = P3 - P1 - P2 from the shifted residues u1, u2, u3 of
-/// P1 = xr.yr, P2 = xi.yi, P3 = xs.ys (crt_arith::shifted_re_3m / shifted_im_3m); `m` needs p,
-/// magic and half (crt_arith::barrett_u32).
+/// Folds modulus l of complex 3M into an entry's chains: fold_3m_shifted of Re = P1 - P2 and Im = P3 -
+/// P1 - P2 (crt_arith::shifted_re_3m / shifted_im_3m, as the real embedding's columns 2j and 2j + 1
+/// would enter) from the shifted residues u1, u2, u3 (r + half, in [0, p)) of P1 = xr.yr, P2 =
+/// xi.yi, P3 = xs.ys; `m` needs p, magic, half and neg_p (crt_arith::modulus_u32).
 __device__ __forceinline__ void fold_3m(Complex3mSums& s, std::uint32_t u1, std::uint32_t u2, std::uint32_t u3,
                                         const crt::arith::ModulusU32& m, double bias, double w_hi, double w_lo) {
   fold_3m_shifted(s, crt::arith::shifted_re_3m(u1, u2, m), crt::arith::shifted_im_3m(u1, u2, u3, m), bias, w_hi, w_lo);

@@ -1085,7 +1085,6 @@ void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_
 
 namespace {
 
-/// line_rule_pass_kernel over `lines` lines, a block per line, its stash in dynamic shared memory.
 /// Groups of 16 positions per lane of line_rule_pass_warp: lines of at most 32 x 16 x 2 = 1024
 /// positions.
 constexpr int kWarpFusedGroups = 2;
@@ -1137,6 +1136,7 @@ __global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
   }
 }
 
+/// line_rule_pass_kernel over `lines` lines, a block per line, its stash in dynamic shared memory.
 template <class T, class Sink>
 void launch_rule_pass(const T* data, std::int64_t lines, std::int64_t line_stride, const CrtLines& out, const Sink& w,
                       cudaStream_t stream) {
