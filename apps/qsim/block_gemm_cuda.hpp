@@ -86,6 +86,21 @@ struct BlockGemm<Kokkos::Cuda, T> {
     return tcemu::cuda::complex_gemm_device<T>(opA, opB, SC(1), A, B, SC(0), out, options.gemm, stream, &ws, method);
   }
 
+  /// int8-crt with N given reads the state through the permutation in its residue pass
+  /// (tcemu::cuda::complex_gemm_device_gathered); every other scheme and shape declines here.
+  bool gathered(const C* x, C* y, int s, const std::vector<int>& source_positions, const C* u, tcemu::GemmReport& rep) {
+    const int n = static_cast<int>(source_positions.size());
+    if (options.gemm.scheme.family() != tcemu::ImplFamily::crt || options.gemm.scheme.parts <= 0 || n > 32) return false;
+    tcemu::cuda::BitGather g;
+    g.col_positions.assign(source_positions.begin(), source_positions.begin() + s);
+    g.row_positions.assign(source_positions.begin() + s, source_positions.end());
+    const std::int64_t d = std::int64_t(1) << s, rows = std::int64_t(1) << (n - s);
+    const auto U = tcemu::row_major<const SC>(reinterpret_cast<const SC*>(u), d, d);
+    return tcemu::cuda::complex_gemm_device_gathered<T>(reinterpret_cast<const SC*>(x), g, tcemu::Op::T, U,
+                                                        tcemu::row_major<SC>(reinterpret_cast<SC*>(y), rows, d),
+                                                        options.gemm, stream, &ws, method, rep);
+  }
+
   bool permute_tiled(const C* src, C* dst, const std::uint32_t* plan, int tile_bits, std::uint64_t tiles) {
     cuda_kernels::permute_tiled(src, dst, static_cast<int>(sizeof(C)), plan, tile_bits, tiles, stream);
     return true;

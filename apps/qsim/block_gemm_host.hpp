@@ -33,6 +33,7 @@ struct BlockGemm<Kokkos::DefaultHostExecutionSpace, T> {
                          tcemu::MatrixView<SC> out) {
     return tcemu::complex_gemm_host<T>(opA, opB, SC(1), A, B, SC(0), out, options.gemm);
   }
+  bool gathered(const C*, C*, int, const std::vector<int>&, const C*, tcemu::GemmReport&) { return false; }
   bool permute_tiled(const C*, C*, const std::uint32_t*, int, std::uint64_t) { return false; }
 };
 

@@ -36,6 +36,7 @@ SchemeRun run_one(const Circuit& c, const std::vector<Block>& blocks, const tcem
   if (cfg.cuda_kernels != tcemu::CudaKernels::automatic) opt.gemm.execution.kernels = cfg.cuda_kernels;
   opt.device = cfg.device;
   opt.buffers = cfg.buffers;
+  opt.gather_permutations = gather_from_environment();
   // Measured against the reference where the run ran (Kokkos reductions, simulate_engine.hpp); the
   // host reads the final state only to report amplitudes, sample or keep it.
   opt.reference = reference;

@@ -104,7 +104,7 @@ void print_json(const JobResult& job, const ReportContext& ctx) {
                     {"time_ms", r.stats.seconds * 1e3}, {"gemm_ms", r.stats.seconds_gemm * 1e3},
                     {"gemm_share", r.stats.seconds_gemm / std::max(r.stats.seconds, 1e-12)},
                     {"permute_ms", r.stats.seconds_permute * 1e3}, {"permutations", r.stats.permutations},
-                    {"in_place_blocks", r.stats.in_place}, {"in_place_declined", r.stats.in_place_declined},
+                    {"in_place_blocks", r.stats.in_place}, {"in_place_declined", r.stats.in_place_declined}, {"gathered_blocks", r.stats.gathered},
                     {"buffers", r.stats.single_buffer ? "single" : "two"}, {"position_swaps", r.stats.position_swaps},
                     {"fidelity", r.accuracy.fidelity},
                     {"infidelity", 1.0 - r.accuracy.fidelity}, {"max_amp_err", r.accuracy.max_amp_err},

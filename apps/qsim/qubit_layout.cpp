@@ -103,6 +103,15 @@ BlockPlan plan_controlled(const Layout& current, const std::vector<int>& targets
   return plan;
 }
 
+std::vector<int> source_positions(const Layout& from, const Layout& to) {
+  if (from.qubit_at.size() != to.qubit_at.size())
+    throw tcemu::InvalidArgument("qsim: source_positions of layouts of " + std::to_string(from.qubit_at.size()) +
+                                 " and " + std::to_string(to.qubit_at.size()) + " qubits");
+  std::vector<int> src(to.qubit_at.size());
+  for (std::size_t p = 0; p < src.size(); ++p) src[p] = from.position_of[static_cast<std::size_t>(to.qubit_at[p])];
+  return src;
+}
+
 Matrix reorder_matrix(const Matrix& m, const std::vector<int>& from, const std::vector<int>& to) {
   if (from == to) return m;
   const int s = static_cast<int>(from.size());

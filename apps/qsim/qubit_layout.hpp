@@ -61,6 +61,11 @@ BlockPlan plan_controlled(const Layout& current, const std::vector<int>& targets
 /// permutation of the same qubits): result(r', c') = m(P r', P c').
 Matrix reorder_matrix(const Matrix& m, const std::vector<int>& from, const std::vector<int>& to);
 
+/// For each position p of layout `to`, the position in layout `from` of the qubit at p (same n): the
+/// old memory index of new index i is the sum of (bit p of i) << result[p], the bit map a GEMM reads
+/// the permuted state through without permuting it (BlockGemm::gathered, tcemu::cuda::BitGather).
+std::vector<int> source_positions(const Layout& from, const Layout& to);
+
 /// Most qubits a gather permutation (PermutationTables, PermutationPlan) handles: its tables hold old
 /// indices in 32-bit words. Larger states run in single-buffer mode, which moves qubits by in-place
 /// position swaps (position_swaps) instead.

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "block_gemm_host.hpp"
 #include "simulate_engine.hpp"
@@ -61,6 +63,14 @@ BufferMode parse_buffer_mode(const std::string& name) {
   if (name == "two") return BufferMode::two;
   if (name == "single") return BufferMode::single;
   throw tcemu::InvalidArgument("--buffers '" + name + "' is not one of: auto, two, single");
+}
+
+bool gather_from_environment() {
+  const char* e = std::getenv("TCEMU_QSIM_GATHER");
+  const std::string v = e ? e : "";
+  if (v.empty() || v == "on") return true;
+  if (v == "off") return false;
+  throw tcemu::InvalidArgument("TCEMU_QSIM_GATHER=" + v + ": expected on or off");
 }
 
 template <class T>

@@ -73,6 +73,10 @@ const char* to_string(BufferMode mode);
 /// The BufferMode of `--buffers auto|two|single`; throws tcemu::InvalidArgument naming the value.
 BufferMode parse_buffer_mode(const std::string& name);
 
+/// SimOptions::gather_permutations from TCEMU_QSIM_GATHER: unset, empty or "on" -> true, "off" ->
+/// false; another value throws tcemu::InvalidArgument "TCEMU_QSIM_GATHER=<value>: expected on or off".
+bool gather_from_environment();
+
 /// Largest block GEMM in amplitudes (2^30: 2^31 reals in complex64's real embedding); larger
 /// states run each block GEMM in row chunks of this size.
 constexpr std::int64_t kMaxGemmElements = std::int64_t(1) << 30;
@@ -97,6 +101,11 @@ struct SimOptions {
   /// 32-bit); larger states run it per segment of 2^bits amplitudes when the block's positions lie
   /// below `bits`. Tests set it small to run the per-segment path on small states.
   int in_place_segment_bits = 32;
+  /// Whether a block whose qubits must move may skip the permutation pass where the backend's GEMM
+  /// reads the state through it (BlockGemm::gathered: the GPU's int8-crt with N given, two buffers,
+  /// docs/qsim.md "Permutations read in place"); false: every such block is permuted first. The app
+  /// sets it from TCEMU_QSIM_GATHER (gather_from_environment).
+  bool gather_permutations = true;
   /// Single-buffer mode's chunk buffer in amplitudes (a power of two >= 2^kMaxBlockQubits; 0:
   /// kSingleBufferChunk), also the pieces in which a GPU run uploads the reference to measure
   /// against it. Tests set it small to run several chunks on small states.
@@ -116,6 +125,9 @@ struct SimStats {
   /// permutation: tcemu/cuda/bit_gemm.hpp), and attempts it declined (a range rule; the block then
   /// took the permute + GEMM path, except a row-rule decline in single-buffer mode: simulate.hpp).
   std::int64_t in_place = 0, in_place_declined = 0;
+  /// Blocks whose GEMM read the state through the permutation instead of a permutation pass
+  /// (SimOptions::gather_permutations; not counted in `permutations`).
+  std::int64_t gathered = 0;
   /// Single-buffer mode: true when the run held one state buffer; position_swaps counts the in-place
   /// position swaps that replaced permutations (`permutations` counts layout changes either way).
   bool single_buffer = false;

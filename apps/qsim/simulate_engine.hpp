@@ -27,6 +27,12 @@
 ///     // out = op(A) op(B) (alpha 1, beta 0), queued on the space's stream
 ///     tcemu::GemmReport gemm(Op, Op, MatrixView<const std::complex<T>> A,
 ///                            MatrixView<const std::complex<T>> B, MatrixView<std::complex<T>> out);
+///     // y (2^n elements, apart from x) = the block's GEMM on x read through the permutation to the
+///     // block's layout: source_positions[p] is the position in x's layout of new position p, the
+///     // block's s qubits at new positions 0..s-1 and U (2^s x 2^s row-major, device) in their order.
+///     // true: y holds what permute + gemm would write, rep its report; false: y unspecified
+///     bool gathered(const C* x, C* y, int s, const std::vector<int>& source_positions, const C* u,
+///                   tcemu::GemmReport& rep);
 ///     // the backend's hand-written tiled permutation (PermutationPlan words at `plan`); false when
 ///     // it has none (the Kokkos kernel runs then)
 ///     bool permute_tiled(const C* src, C* dst, const std::uint32_t* plan, int tile_bits,
@@ -519,12 +525,31 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
     const bool high_ok = gemm.allow_high() && !single && std::int64_t(size) <= kMaxGemmElements;
     const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits, high_ok)
                                                 : plan_controlled(layout, blk.qubits, blk.controls);
-    if (plan.permute) permute_to(plan.layout);
     host_u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, plan.order));
     const std::int64_t d = std::int64_t(1) << s, rows = static_cast<std::int64_t>(size >> s);
     Kokkos::deep_copy(space, Kokkos::subview(u_dev, std::make_pair(std::size_t(0), host_u.size())),
                       Kokkos::View<const C*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                           reinterpret_cast<const C*>(host_u.data()), host_u.size()));
+    if (plan.permute && c == 0 && !single && options.gather_permutations) {
+      // The backend's GEMM may read the state through the permutation itself (no permutation pass:
+      // BlockGemm::gathered); it writes the block's result in plan.layout as the permuted path would.
+      tcemu::GemmReport rep;
+      const auto t0 = Clock::now();
+      const bool done = gemm.gathered(buf.cur.data(), buf.other.data(), s, source_positions(layout, plan.layout),
+                                      u_dev.data(), rep);
+      space.fence();
+      st.seconds_gemm += seconds_since(t0);
+      if (done) {
+        std::swap(buf.cur, buf.other);
+        layout = plan.layout;
+        record(st, rep);
+        ++st.blocks;
+        ++st.gathered;
+        if (options.progress) options.progress(bi + 1, blocks.size());
+        continue;
+      }
+    }
+    if (plan.permute) permute_to(plan.layout);
     const SC* cur = reinterpret_cast<const SC*>(buf.cur.data());
     SC* other = reinterpret_cast<SC*>(single ? buf.chunk.data() : buf.other.data());
     const auto U = tcemu::row_major<const SC>(reinterpret_cast<const SC*>(u_dev.data()), d, d);

@@ -4,11 +4,13 @@
 # carried CUDA-enabled Kokkos (.deps/kokkos-cuda) in parallel, this tree's test_core too, then runs the
 # jobs in the order given:
 #   tests    this tree's test_core --gtest_filter=$TESTS (default 'CudaCrt*:Crt*:CudaComplex*')
+#   app_tests this tree's test_apps --gtest_filter=$APP_TESTS (default 'QsimEngine*:QsimGpu*')
 #   selftest this tree's tcemu-crt-s8-selftest --no-timing (the INT8 wgmma products bit for bit)
 #   selftest_timing both trees' tcemu-crt-s8-selftest --repeat 5, old then new (checks, then the
 #            8192^3 timings of cuBLAS INT8 and the kernel's INT32 and residue epilogues)
 #   bench    tcemu-bench --shapes $BENCH_SHAPES --dists uniform --schemes '' --fp64-schemes $BENCH_SCHEMES, old then new
-#   qsim     for each case of CASES ("n:fuse", default "28:9 30:9"), old then new:
+#   qsim     for each case of CASES ("n:fuse", default "28:9 30:9"), each tree of QSIM_TREES in turn
+#            (default "old new"; new-nogather: this tree with TCEMU_QSIM_GATHER=off):
 #            qsim --generate brickwork:n=N,depth=20,seed=1 --fuse D --scheme $SCHEMES --target fp64 --device cuda
 #   ncu      Nsight Compute's kernel times (gpu__time_duration) over one new qsim run of NCU_CASE
 #   ncu_detail Nsight Compute's full set (--page details CSV) over the first products launch of each
@@ -23,6 +25,8 @@ OLD=$(cd "$1" && pwd); shift
 JOBS_LIST=("$@"); [ ${#JOBS_LIST[@]} -gt 0 ] || JOBS_LIST=(tests bench qsim)
 BUDGET_S=${BUDGET_S:-540}
 TESTS=${TESTS:-'CudaCrt*:Crt*:CudaComplex*'}
+APP_TESTS=${APP_TESTS:-'QsimEngine*:QsimGpu*'}
+QSIM_TREES=${QSIM_TREES:-"old new"}
 CASES=${CASES:-"28:9 30:9"}
 SCHEMES=${SCHEMES:-int8-crt:15}
 BENCH_SHAPES=${BENCH_SHAPES:-qsim:28:2,qsim:28:9}
@@ -35,19 +39,20 @@ export LD_LIBRARY_PATH="$ROOT/.deps/kokkos-cuda/lib:${LD_LIBRARY_PATH:-}"
 
 carried_deps_args
 [ -e "$OLD/.deps" ] || ln -sfn "$ROOT/.deps" "$OLD/.deps"
-stamp "build old (qsim, tcemu-bench, tcemu-crt-s8-selftest) and new (qsim, tcemu-bench, test_core, tcemu-crt-s8-selftest) in parallel"
+stamp "build old (qsim, tcemu-bench, tcemu-crt-s8-selftest) and new (qsim, tcemu-bench, test_core, test_apps, tcemu-crt-s8-selftest) in parallel"
 JOBS=6 kokkos_cuda_build old "$OLD_B" "$OLD" "$OUT/build_old.log" "-DTCEMU_BUILD_TESTS=OFF" qsim tcemu-bench tcemu-crt-s8-selftest &
-JOBS=10 kokkos_cuda_build new "$NEW_B" "$ROOT" "$OUT/build_new.log" "" qsim tcemu-bench test_core tcemu-crt-s8-selftest &
+JOBS=10 kokkos_cuda_build new "$NEW_B" "$ROOT" "$OUT/build_new.log" "" qsim tcemu-bench test_core test_apps tcemu-crt-s8-selftest &
 wait
 device_info
-build_of() { if [ "$1" = new ]; then echo "$NEW_B"; else echo "$OLD_B"; fi; }  # old | new -> its build dir
+build_of() { if [ "${1%%-*}" = new ]; then echo "$NEW_B"; else echo "$OLD_B"; fi; }  # old | new[-x] -> its build dir
 run_qsim() {  # tree n fuse
   local b=$1 n=$2 d=$3 log="$OUT/qsim_n$2_d$3_$1"
   local dir; dir=$(build_of "$b")
+  local gather=on; [ "$b" = new-nogather ] && gather=off
   fits 60 "qsim $b n=$n" || return 0
   stamp "qsim ($b) n=$n --fuse $d --scheme $SCHEMES --target fp64"
-  "$dir/apps/qsim/qsim" --generate "brickwork:n=$n,depth=20,seed=1" --fuse "$d" --scheme "$SCHEMES" --target fp64 \
-    --device cuda > "$log.txt" 2> "$log.err"
+  TCEMU_QSIM_GATHER=$gather "$dir/apps/qsim/qsim" --generate "brickwork:n=$n,depth=20,seed=1" --fuse "$d" \
+    --scheme "$SCHEMES" --target fp64 --device cuda > "$log.txt" 2> "$log.err"
   echo "exit $?"; cat "$log.txt"; tail -2 "$log.err"
 }
 for job in "${JOBS_LIST[@]}"; do
@@ -58,6 +63,12 @@ for job in "${JOBS_LIST[@]}"; do
       "$NEW_B/tests/test_core" --gtest_filter="$TESTS" > "$OUT/tests.log" 2>&1
       echo "test_core exit $?"
       grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|Failure|Expected|Which is" "$OUT/tests.log" | head -30 ;;
+    app_tests)
+      fits 120 app_tests || continue
+      stamp "test_apps --gtest_filter=$APP_TESTS (new)"
+      "$NEW_B/tests/test_apps" --gtest_filter="$APP_TESTS" > "$OUT/app_tests.log" 2>&1
+      echo "test_apps exit $?"
+      grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|Failure|Expected|Which is|SKIPPED" "$OUT/app_tests.log" | head -30 ;;
     selftest)
       fits 60 selftest || continue
       stamp "tcemu-crt-s8-selftest --no-timing (new)"
@@ -80,7 +91,7 @@ for job in "${JOBS_LIST[@]}"; do
       done ;;
     qsim)
       for c in $CASES; do
-        for b in old new; do run_qsim "$b" "${c%%:*}" "${c##*:}"; done
+        for b in $QSIM_TREES; do run_qsim "$b" "${c%%:*}" "${c##*:}"; done
       done ;;
     ncu)
       fits 120 ncu || continue

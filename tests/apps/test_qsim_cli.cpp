@@ -149,6 +149,10 @@ TEST_F(QsimCli, ErrorsExitWith2AndLeaveNoOutput) {
   setenv("TCEMU_QSIM_PERMUTE", "bogus", 1);
   expect_error("--generate ghz:n=3 --scheme fp32", {"TCEMU_QSIM_PERMUTE=bogus: expected cuda, kokkos or gather"});
   unsetenv("TCEMU_QSIM_PERMUTE");
+  // So does the switch of the permutations read in place (simulate.hpp, gather_from_environment).
+  setenv("TCEMU_QSIM_GATHER", "maybe", 1);
+  expect_error("--generate ghz:n=3 --scheme fp64", {"TCEMU_QSIM_GATHER=maybe: expected on or off"});
+  unsetenv("TCEMU_QSIM_GATHER");
 }
 
 // The qubit limit follows memory: a circuit below kMaxQubits whose runs do not fit stops before any

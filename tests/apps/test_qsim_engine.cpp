@@ -25,6 +25,7 @@
 #include "tcemu/error.hpp"
 #include "tcemu/scheme.hpp"
 #if defined(KOKKOS_ENABLE_CUDA) && defined(TCEMU_HAVE_CUDA)
+#include "cuda/kernels/crt_wgmma_s8.hpp"  // crt_s8::available: whether 3M (and so the gathered read) runs
 #include "qsim/permute_cuda.hpp"
 #endif
 
@@ -245,6 +246,58 @@ TEST(QsimEngine, PositionSwapsReachTheTargetLayout) {
   }
   EXPECT_TRUE(qsim::position_swaps(qsim::Layout::identity(6), qsim::Layout::identity(6)).empty());
   EXPECT_THROW(qsim::permutation_tables(qsim::Layout::identity(33), qsim::Layout::identity(33)), tcemu::InvalidArgument);
+}
+
+// source_positions is the bit map of the permutation: summing (bit p of the new index) << src[p]
+// gives the old index the gather tables give, for every index of random layout pairs.
+TEST(QsimEngine, SourcePositionsMapEachNewIndexToItsOldOne) {
+  for (int n : {6, 13}) {
+    for (const auto& [from, to] : layout_pairs(n)) {
+      const qsim::PermutationTables t = qsim::permutation_tables(from, to);
+      const std::vector<int> src = qsim::source_positions(from, to);
+      ASSERT_EQ(int(src.size()), n);
+      for (std::uint32_t i = 0; i < (1u << n); ++i) {
+        std::uint32_t old = 0;
+        for (int p = 0; p < n; ++p) old |= ((i >> p) & 1u) << src[std::size_t(p)];
+        const std::uint32_t want = t.table[0][i & 255u] | t.table[1][(i >> 8) & 255u];
+        ASSERT_EQ(old, want) << "n " << n << " index " << i;
+      }
+    }
+  }
+  EXPECT_THROW(qsim::source_positions(qsim::Layout::identity(5), qsim::Layout::identity(6)), tcemu::InvalidArgument);
+}
+
+// The GPU's int8-crt with N given reads each permuted block's state through the permutation
+// (BlockGemm::gathered): the same state, bit for bit, as the permutation pass and the GEMM, with
+// fewer permutations. Blocks of 4-6 qubits (not the narrow pass) on random layouts.
+TEST(QsimEngine, GatheredBlocksGiveThePermutedPathsBits) {
+  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available())
+    GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
+  for (const auto& c : {qsim::brickwork(14, 10, 3), qsim::random_circuit(13, 120, 5)}) {
+    for (int fuse : {4, 6}) {
+      SCOPED_TRACE(c.name + " fuse=" + std::to_string(fuse));
+      const auto blocks = qsim::fuse(c, fuse);
+      qsim::SimOptions opt;
+      opt.gemm.scheme = tcemu::parse_scheme("int8-crt:15", tcemu::Target::fp64);
+      opt.device = qsim::Device::cuda;
+      opt.gather_permutations = false;
+      const auto permuted = qsim::simulate_cuda<double>(blocks, c.num_qubits, opt);
+      opt.gather_permutations = true;
+      const auto gathered = qsim::simulate_cuda<double>(blocks, c.num_qubits, opt);
+      EXPECT_EQ(permuted.stats.gathered, 0);
+#if defined(KOKKOS_ENABLE_CUDA) && defined(TCEMU_HAVE_CUDA)
+      if (!tcemu::cuda::detail::crt_s8::available()) {  // no wgmma kernel: no 3M, nothing gathers
+        EXPECT_EQ(gathered.stats.gathered, 0);
+        continue;
+      }
+#endif
+      EXPECT_GT(gathered.stats.gathered, 0);
+      EXPECT_EQ(gathered.stats.permutations + gathered.stats.gathered, permuted.stats.permutations);
+      ASSERT_EQ(permuted.state.size(), gathered.state.size());
+      EXPECT_TRUE(permuted.state == gathered.state);
+      EXPECT_EQ(permuted.stats.blocks, gathered.stats.blocks);
+    }
+  }
 }
 
 // swap_positions on host Views equals the gather permutation to the swapped layout.

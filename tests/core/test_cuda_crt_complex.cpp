@@ -231,6 +231,91 @@ TEST(CudaCrtComplex, GivenNFusesTheLineRuleOfXWhereAFallbackCanRewriteC) {
                                blocks, nullptr, true);
 }
 
+// complex_gemm_device_gathered reads X through a bit map (qsim's permutation read in place): C is
+// the bits of complex_gemm_device on X gathered into rows, for k = 512 and 32 with random maps, in
+// row blocks too (row0 of each block), double and float. It declines (false, nothing written) where
+// its pass does not run and for NaN / Inf in X, and refuses repeated positions.
+TEST(CudaCrtComplex, GatheredOperandGivesTheBitsOfItsRows) {
+  TCEMU_REQUIRE_GPU();
+  if (!expect_three_m()) GTEST_SKIP() << "3M needs the sm_90a wgmma kernel on a compute 9.0 GPU";
+  auto run = [](auto zero, int total_bits, int col_bits, const char* scheme, Target target, const ExecutionPolicy& exec) {
+    using Z = decltype(zero);
+    using T = typename Z::value_type;
+    SCOPED_TRACE(std::string(scheme) + " bits " + std::to_string(total_bits) + " col_bits " + std::to_string(col_bits));
+    const std::int64_t size = std::int64_t{1} << total_bits, k = std::int64_t{1} << col_bits, m = size / k;
+    std::vector<int> pos(static_cast<std::size_t>(total_bits));
+    for (int p = 0; p < total_bits; ++p) pos[static_cast<std::size_t>(p)] = p;
+    std::uint64_t r = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(total_bits + col_bits);
+    for (int p = total_bits - 1; p > 0; --p) {  // Fisher-Yates with a fixed LCG: a random bit map
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      std::swap(pos[static_cast<std::size_t>(p)], pos[static_cast<std::size_t>((r >> 33) % static_cast<std::uint64_t>(p + 1))]);
+    }
+    cuda::BitGather g;
+    g.col_positions.assign(pos.begin(), pos.begin() + col_bits);
+    g.row_positions.assign(pos.begin() + col_bits, pos.end());
+    DualMatrix<Z> x(1, size, Layout::row), X(m, k, Layout::row), U(k, k, Layout::row), C1(m, k, Layout::row),
+        C2(m, k, Layout::row);
+    fill_random(real_view(x.host()), Distribution::parse("phi=1"), 3);
+    fill_random(imag_view(x.host()), Distribution::parse("phi=1"), 4);
+    fill_random(real_view(U.host()), Distribution::parse("uniform(-1,1)"), 5);
+    fill_random(imag_view(U.host()), Distribution::parse("uniform(-1,1)"), 6);
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < k; ++j) {
+        std::int64_t idx = 0;
+        for (int b = 0; b < total_bits - col_bits; ++b) idx |= ((i >> b) & 1) << g.row_positions[static_cast<std::size_t>(b)];
+        for (int b = 0; b < col_bits; ++b) idx |= ((j >> b) & 1) << g.col_positions[static_cast<std::size_t>(b)];
+        X.h[static_cast<std::size_t>(i * k + j)] = x.h[static_cast<std::size_t>(idx)];
+      }
+    x.upload();
+    X.upload();
+    U.upload();
+    GemmOptions o;
+    o.scheme = parse_scheme(scheme, target);
+    o.execution = exec;
+    const GemmReport want = cuda::complex_gemm_device<T>(Op::N, Op::T, Z(1), X.dev().as_const(), U.dev().as_const(), Z(0),
+                                                         C1.dev(), o, nullptr, nullptr, ComplexMethod::automatic);
+    GemmReport got;
+    ASSERT_TRUE(cuda::complex_gemm_device_gathered<T>(x.d, g, Op::T, U.dev().as_const(), C2.dev(), o, nullptr, nullptr,
+                                                      ComplexMethod::automatic, got));
+    EXPECT_NE(got.kernels.find("bit map"), std::string::npos) << got.kernels;
+    EXPECT_EQ(got.certificate, want.certificate);
+    const std::vector<Z> c1 = C1.download(), c2 = C2.download();
+    std::int64_t differ = 0;
+    for (std::size_t e = 0; e < c1.size(); ++e) differ += !(c1[e].real() == c2[e].real() && c1[e].imag() == c2[e].imag());
+    EXPECT_EQ(differ, 0) << "of " << c1.size();
+    // Declined: N per call (its certificate reads X apart), and NaN in X (found by the pass).
+    GemmOptions per_call = o;
+    per_call.scheme = parse_scheme("int8-crt", target);
+    EXPECT_FALSE(cuda::complex_gemm_device_gathered<T>(x.d, g, Op::T, U.dev().as_const(), C2.dev(), per_call, nullptr,
+                                                       nullptr, ComplexMethod::automatic, got));
+    x.h[static_cast<std::size_t>(size / 3)] = Z(std::numeric_limits<T>::quiet_NaN(), T(0));
+    x.upload();
+    EXPECT_FALSE(cuda::complex_gemm_device_gathered<T>(x.d, g, Op::T, U.dev().as_const(), C2.dev(), o, nullptr, nullptr,
+                                                       ComplexMethod::automatic, got));
+  };
+  ExecutionPolicy blocks;
+  blocks.ozaki_accumulator_bytes = 48 * 3 * 15 * (512 + 512);  // rows in blocks of 48: row0 = 48, 96
+  run(std::complex<double>(), 14, 9, "int8-crt:15", Target::fp64, {});
+  run(std::complex<double>(), 16, 9, "int8-crt:15", Target::fp64, blocks);
+  run(std::complex<double>(), 13, 5, "int8-crt:17", Target::fp64, {});
+  run(std::complex<float>(), 12, 6, "int8-crt:7", Target::fp32, {});
+  // Not taken: the narrow pass's shape (k = n = 4), a native scheme; refused: a repeated position.
+  DualMatrix<std::complex<double>> x(1, 1 << 10, Layout::row), U(4, 4, Layout::row), C(256, 4, Layout::row);
+  GemmOptions o;
+  o.scheme = parse_scheme("int8-crt:15", Target::fp64);
+  GemmReport rep;
+  cuda::BitGather narrow{{2, 3, 4, 5, 6, 7, 8, 9}, {0, 1}};
+  EXPECT_FALSE(cuda::complex_gemm_device_gathered<double>(x.d, narrow, Op::T, U.dev().as_const(), C.dev(), o, nullptr,
+                                                          nullptr, ComplexMethod::automatic, rep));
+  o.scheme = parse_scheme("fp64", Target::fp64);
+  EXPECT_FALSE(cuda::complex_gemm_device_gathered<double>(x.d, narrow, Op::T, U.dev().as_const(), C.dev(), o, nullptr,
+                                                          nullptr, ComplexMethod::automatic, rep));
+  cuda::BitGather repeated{{2, 3, 4, 5, 6, 7, 8, 2}, {0, 1}};
+  EXPECT_THROW(cuda::complex_gemm_device_gathered<double>(x.d, repeated, Op::T, U.dev().as_const(), C.dev(), o, nullptr,
+                                                          nullptr, ComplexMethod::automatic, rep),
+               InvalidArgument);
+}
+
 // ComplexMethod picks the path: `embed` never takes 3M, every other method (automatic, three_m, 4m)
 // wherever it runs, including the qsim-like shape (many rows, n = k = 4); every path gives the
 // host's bits.

@@ -37,6 +37,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tcemu/gemm.hpp"
 #include "tcemu/matrix.hpp"
@@ -173,11 +174,12 @@ bool complex_embedding_applies(Op opA, std::complex<T> alpha, MatrixView<const s
 /// runs native schemes as one cuBLAS CGEMM / ZGEMM instead (no range profile; report with the
 /// scheme only), qsim's native baseline.
 ///
-/// int8-crt (family crt) ignores `method`: it always runs the real embedding, for any alpha, beta and
-/// layouts (op(A) packed into kSlotComplexIm where it is not interleaved rows apart from C; C through
-/// an m x 2n temporary and the complex combine where alpha or beta is complex or C's re/im pairs are
-/// not one real row), so that one certificate covers the whole product and the result equals
-/// complex_gemm_host's bit for bit (docs/crt.md, "Complex operands").
+/// int8-crt (family crt) never runs 4M: it runs 3M in the residue domain (3N INT8 products; `method`
+/// embed excludes it) where the wgmma kernel takes the call, else the real embedding, for any alpha,
+/// beta and layouts (op(A) packed into kSlotComplexIm where it is not interleaved rows apart from C;
+/// C through an m x 2n temporary and the complex combine where alpha or beta is complex or C's re/im
+/// pairs are not one real row), so that one certificate covers the whole product and the result
+/// equals complex_gemm_host's bit for bit (docs/crt.md, "Complex operands").
 template <class T>
 GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
                                MatrixView<const std::complex<T>> A, MatrixView<const std::complex<T>> B,
@@ -190,5 +192,32 @@ GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
                                std::complex<T> beta, MatrixView<std::complex<T>> C,
                                const GemmOptions& options, Stream stream, Workspace* ws,
                                ComplexMethod method);
+
+/// Where the elements of a gathered operand sit (complex_gemm_device_gathered): element (i, j) of the
+/// m x k matrix X, m = 2^row_positions.size() and k = 2^col_positions.size(), is x[idx(i, j)] with
+/// idx(i, j) = sum_b (bit b of i) << row_positions[b] + sum_b (bit b of j) << col_positions[b]:
+/// the index bits of a state vector whose qubit layout a simulator permutes, so that a block's GEMM
+/// reads the permuted state without writing it (qsim, docs/qsim.md "Permutations read in place").
+/// The positions, together, are 0 .. 31 at most, each once.
+struct BitGather {
+  std::vector<int> row_positions, col_positions;
+};
+
+/// C = X op(B) (alpha 1, beta 0) with X the m x k complex matrix that `gather` reads from `x` (device
+/// memory, 2^(m bits + k bits) elements), op(B) k x n and C m x n device views, where int8-crt runs it
+/// without gathering X into rows: options.scheme int8-crt with N given (scheme.parts > 0), `method`
+/// not embed, ExecutionPolicy::crt_products automatic, the INT8 wgmma kernel available (sm_90), k
+/// from 1 to 512 and not the narrow shapes (n <= 8 with k <= 16), C apart from x's elements and from
+/// op(B). Then x's line rule and residues read X through the map in their one pass (docs/crt.md,
+/// "Gathered operands") and the rest is complex_gemm_device's 3M: returns true with C and `report`
+/// as complex_gemm_device would give them on X gathered into a row-major matrix, bit for bit. Returns
+/// false when it does not take the call (nothing launched, C untouched) or X holds NaN or Inf (C
+/// written, unspecified): gather X and call complex_gemm_device then. Throws InvalidArgument when the
+/// positions repeat, reach 32, or disagree with the shapes of op(B) and C; DeviceError as gemm_device.
+template <class T>
+bool complex_gemm_device_gathered(const std::complex<T>* x, const BitGather& gather, Op opB,
+                                  MatrixView<const std::complex<T>> B, MatrixView<std::complex<T>> C,
+                                  const GemmOptions& options, Stream stream, Workspace* ws, ComplexMethod method,
+                                  GemmReport& report);
 
 }  // namespace tcemu::cuda

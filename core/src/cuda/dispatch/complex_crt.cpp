@@ -87,15 +87,23 @@ GemmReport complex_gemm_crt_embedding(MatrixView<const std::complex<T>> a, Matri
 /// written) when the operands hold NaN or Inf, no N is certified (other policies; `declined` then
 /// holds the certificate's reason, crt::Certificate::too_wide, for the caller's native fallback) or
 /// the kernel cannot run the shapes: the caller runs the embedding, which falls back as usual.
+/// With `gather` (complex_gemm_crt_gathered), a is the m x k row-major view of the gathered matrix's
+/// 2^(row_bits + col_bits) elements and x is read through the map by the fused line rule and residue
+/// pass; the call is taken only where that pass runs (N given, not narrow, beta = 0, C apart from a
+/// and b), else false before anything is launched.
 template <class T>
 bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
                          std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
                          const GemmOptions& options, Stream stream, Workspace& wso, GemmReport& report,
-                         std::string& declined) {
+                         std::string& declined, const GatheredLines* gather = nullptr) {
   Workspace::Impl& ws = wso.impl();
   cudaStream_t st = stream;
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
   int N = options.scheme.parts;  // 0: certified below on the real embedding's lines
+  const bool narrow = crt_narrow_complex3m_runs(n, k);
+  if (gather && (N <= 0 || narrow || beta != std::complex<T>(0) || a.col_stride != 1 || spans_overlap(a, C) ||
+                 spans_overlap(b, C) || !crt_gathered_rule_and_residues_complex3m_runs(reinterpret_cast<const T*>(a.data), k)))
+    return false;
   const std::int64_t ld2k = 2 * k, kcp = round16(k);
   ws.begin_call();
   TCEMU_CUDA(cudaEventRecord(ws.ev[0], st));
@@ -128,12 +136,12 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
 
   // Narrow products (n <= 8, k <= 16: qsim's small blocks) take one pass on the CUDA cores from x
   // itself and y's panels: no panels of x or of the products (crt_narrow_complex3m).
-  const bool narrow = crt_narrow_complex3m_runs(n, k);
   // With N given, x's line rule comes with its residues in one read (crt_line_rule_and_residues_complex3m),
   // so its NaN / Inf count is known only after C's blocks are written: taken where a fallback then
   // rewrites all of C from untouched operands (beta = 0, C overlapping neither).
-  const bool fuse_x = N > 0 && !narrow && beta == std::complex<T>(0) && !spans_overlap(a, C) && !spans_overlap(b, C) &&
-                      crt_line_rule_and_residues_complex3m_runs(x, m, k, x_ld);
+  const bool fuse_x = gather != nullptr ||
+                      (N > 0 && !narrow && beta == std::complex<T>(0) && !spans_overlap(a, C) && !spans_overlap(b, C) &&
+                       crt_line_rule_and_residues_complex3m_runs(x, m, k, x_ld));
   // N per call: y's line arrays also hold the embedding's 2n column lines (entries n .. 3n).
   const CrtCallLines cl = carve_crt_lines(ws, m, N == 0 ? 3 * n : n, st);
   if (!fuse_x) crt_line_rule<T>(x, m, 2 * k, x_ld, 1, cl.lx, st);
@@ -229,7 +237,13 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
     if (fuse_x) {
       const CrtLines lb{cl.lx.c + m0, cl.lx.base + m0, cl.lx.active + m0, cl.lx.nonfinite, nullptr,
                         cl.lx.s1 ? cl.lx.s1 + m0 : nullptr};
-      crt_line_rule_and_residues_complex3m<T>(x + m0 * x_ld, rows, k, x_ld, lb, K.bits - 1, cl.ex + m0, N, kcp, rx, st);
+      if (gather) {
+        GatheredLines g = *gather;
+        g.row0 = m0;
+        crt_gathered_rule_and_residues_complex3m<T>(x, g, rows, k, lb, K.bits - 1, cl.ex + m0, N, kcp, rx, st);
+      } else {
+        crt_line_rule_and_residues_complex3m<T>(x + m0 * x_ld, rows, k, x_ld, lb, K.bits - 1, cl.ex + m0, N, kcp, rx, st);
+      }
     } else {
       crt_residues_complex3m<T>(x + m0 * x_ld, rows, k, x_ld, cl.ex + m0, N, kcp, rx, st);
     }
@@ -253,8 +267,9 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
       std::string(schemes::Int8Crt::desc.name) + " (complex, 3M in the residue domain): " +
       (narrow ? "y's residue pass (Re, Im, Re + Im), then one narrow pass on the CUDA cores (x's residues, 3 x " +
                     std::to_string(N) + " products, reconstruction)"
-              : std::string(fuse_x ? "residue pass (Re, Im, Re + Im; x's line rule fused into it)"
-                                   : "residue pass (Re, Im, Re + Im)") +
+              : std::string(gather   ? "residue pass (Re, Im, Re + Im; x read through the bit map, its line rule fused into it)"
+                            : fuse_x ? "residue pass (Re, Im, Re + Im; x's line rule fused into it)"
+                                     : "residue pass (Re, Im, Re + Im)") +
                     ", INT8 wgmma kernel reducing mod p in its epilogue (3 x " + std::to_string(N) +
                     " products), reconstruction pass");
   ExecutionPlan& ep = report.plan.execution;
@@ -294,6 +309,22 @@ GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<cons
   return complex_gemm_crt_embedding<T>(a, b, alpha, beta, C, options, stream, ws);
 }
 
+template <class T>
+bool complex_gemm_crt_gathered(const std::complex<T>* x, const GatheredLines& gather, MatrixView<const std::complex<T>> b,
+                               MatrixView<std::complex<T>> C, const GemmOptions& options, Stream stream, Workspace& ws,
+                               ComplexMethod method, GemmReport& report) {
+  const std::int64_t m = std::int64_t{1} << gather.row_bits, k = std::int64_t{1} << gather.col_bits;
+  // complex_gemm_crt's conditions for 3M with N given (no certificate: x is read once, by the fused pass)
+  const int parts = options.scheme.parts;
+  if (method == ComplexMethod::embed || parts <= 0 || parts > crt::kMaxModuli || k > kCrtGpuChunk ||
+      options.execution.crt_products != CrtProducts::automatic || !crt_s8::available())
+    return false;
+  const MatrixView<const std::complex<T>> a{x, m, k, k, 1};
+  std::string declined;
+  return complex_gemm_crt_3m<T>(a, b, std::complex<T>(1), std::complex<T>(0), C, options, stream, ws, report, declined,
+                                &gather);
+}
+
 template GemmReport complex_gemm_crt<float>(MatrixView<const std::complex<float>>, MatrixView<const std::complex<float>>,
                                             std::complex<float>, std::complex<float>, MatrixView<std::complex<float>>,
                                             const GemmOptions&, Stream, Workspace&, ComplexMethod);
@@ -301,5 +332,11 @@ template GemmReport complex_gemm_crt<double>(MatrixView<const std::complex<doubl
                                              MatrixView<const std::complex<double>>, std::complex<double>,
                                              std::complex<double>, MatrixView<std::complex<double>>,
                                              const GemmOptions&, Stream, Workspace&, ComplexMethod);
+template bool complex_gemm_crt_gathered<float>(const std::complex<float>*, const GatheredLines&,
+                                               MatrixView<const std::complex<float>>, MatrixView<std::complex<float>>,
+                                               const GemmOptions&, Stream, Workspace&, ComplexMethod, GemmReport&);
+template bool complex_gemm_crt_gathered<double>(const std::complex<double>*, const GatheredLines&,
+                                                MatrixView<const std::complex<double>>, MatrixView<std::complex<double>>,
+                                                const GemmOptions&, Stream, Workspace&, ComplexMethod, GemmReport&);
 
 }  // namespace tcemu::cuda::detail

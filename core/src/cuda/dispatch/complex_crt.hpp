@@ -4,6 +4,7 @@
 // real gemm_device call; both bit for bit the host's complex_crt_host.
 #include <complex>
 
+#include "cuda/passes/crt_passes.hpp"
 #include "tcemu/cuda/gemm_cuda.hpp"
 
 namespace tcemu::cuda::detail {
@@ -27,5 +28,17 @@ template <class T>
 GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
                             std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
                             const GemmOptions& options, Stream stream, Workspace& ws, ComplexMethod method);
+
+/// complex_gemm_device_gathered's int8-crt part: C = X b (alpha 1, beta 0) with X the m x k matrix
+/// read through `gather` (m = 2^row_bits, k = 2^col_bits; row0 ignored) at x, by 3M with N given
+/// where the fused line rule and residue pass runs (crt_gathered_rule_and_residues_complex3m; not the
+/// narrow pass, C apart from x's elements and from b). Returns true with C and `report` written as
+/// complex_gemm_crt would on X gathered into rows (the same bits); false when the call is not taken
+/// (nothing launched) or X holds NaN or Inf (C written, unspecified): the caller then gathers X and
+/// calls complex_gemm_crt, whose fallbacks apply.
+template <class T>
+bool complex_gemm_crt_gathered(const std::complex<T>* x, const GatheredLines& gather, MatrixView<const std::complex<T>> b,
+                               MatrixView<std::complex<T>> C, const GemmOptions& options, Stream stream, Workspace& ws,
+                               ComplexMethod method, GemmReport& report);
 
 }  // namespace tcemu::cuda::detail

@@ -176,6 +176,36 @@ GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
   return complex_gemm_device<T>(opA, opB, alpha, A, B, beta, C, options, stream, ws, options.execution.complex);
 }
 
+template <class T>
+bool complex_gemm_device_gathered(const std::complex<T>* x, const BitGather& gather, Op opB,
+                                  MatrixView<const std::complex<T>> B, MatrixView<std::complex<T>> C,
+                                  const GemmOptions& options, Stream stream, Workspace* wsp, ComplexMethod method,
+                                  GemmReport& report) {
+  const int row_bits = static_cast<int>(gather.row_positions.size());
+  const int col_bits = static_cast<int>(gather.col_positions.size());
+  detail::GatheredLines g;
+  std::uint64_t used = 0;
+  bool valid = row_bits + col_bits <= 32;
+  auto place = [&](int p, std::uint8_t& slot) {
+    valid = valid && p >= 0 && p < 32 && !((used >> p) & 1u);
+    if (p >= 0 && p < 32) used |= std::uint64_t{1} << p;
+    slot = static_cast<std::uint8_t>(p);
+  };
+  for (int b = 0; valid && b < row_bits; ++b) place(gather.row_positions[static_cast<std::size_t>(b)], g.row_pos[b]);
+  for (int b = 0; valid && b < col_bits; ++b) place(gather.col_positions[static_cast<std::size_t>(b)], g.col_pos[b]);
+  if (!valid)
+    throw InvalidArgument("tcemu cuda complex_gemm_device_gathered: the bit positions must be distinct, in 0..31 and "
+                          "at most 32 in all");
+  g.row_bits = row_bits;
+  g.col_bits = col_bits;
+  const auto b = B.apply(opB);
+  const std::int64_t m = std::int64_t{1} << row_bits, k = std::int64_t{1} << col_bits;
+  check_gemm_shapes(m, k, b.rows, b.cols, C.rows, C.cols);
+  if (options.scheme.family() != ImplFamily::crt || b.cols == 0) return false;
+  Workspace& ws = wsp ? *wsp : default_workspace();
+  return detail::complex_gemm_crt_gathered<T>(x, g, b, C, options, stream, ws, method, report);
+}
+
 #define TCEMU_COMPLEX_DEVICE(T)                                                                       \
   template bool complex_embedding_applies<T>(Op, std::complex<T>, MatrixView<const std::complex<T>>,  \
                                              std::complex<T>, MatrixView<std::complex<T>>);           \
@@ -186,7 +216,10 @@ GemmReport complex_gemm_device(Op opA, Op opB, std::complex<T> alpha,
   template GemmReport complex_gemm_device<T>(Op, Op, std::complex<T>, MatrixView<const std::complex<T>>, \
                                              MatrixView<const std::complex<T>>, std::complex<T>,      \
                                              MatrixView<std::complex<T>>, const GemmOptions&, Stream, \
-                                             Workspace*, ComplexMethod);
+                                             Workspace*, ComplexMethod);                              \
+  template bool complex_gemm_device_gathered<T>(const std::complex<T>*, const BitGather&, Op,        \
+                                                MatrixView<const std::complex<T>>, MatrixView<std::complex<T>>, \
+                                                const GemmOptions&, Stream, Workspace*, ComplexMethod, GemmReport&);
 TCEMU_COMPLEX_DEVICE(float)
 TCEMU_COMPLEX_DEVICE(double)
 #undef TCEMU_COMPLEX_DEVICE

@@ -106,6 +106,32 @@ void crt_line_rule_and_residues_complex3m(const T* data, std::int64_t lines, std
                                          const CrtLines& out, int Lb, int* e, int n_moduli, std::int64_t kcp,
                                          std::int8_t* panels, cudaStream_t stream);
 
+/// Lines read through a bit map (complex_gemm_device_gathered, tcemu::cuda::BitGather): complex
+/// element j of line i is the pair of T at 2 idx, idx = sum_b (bit b of row0 + i) << row_pos[b] +
+/// sum_b (bit b of j) << col_pos[b], all positions distinct and below 32 (row_bits + col_bits <= 32).
+/// row0: the first line's row, for row blocks.
+struct GatheredLines {
+  std::uint8_t row_pos[32] = {};
+  std::uint8_t col_pos[32] = {};
+  int row_bits = 0, col_bits = 0;
+  std::int64_t row0 = 0;
+};
+
+/// Whether crt_gathered_rule_and_residues_complex3m takes lines of k complex elements from data:
+/// k <= 512 and data aligned to a complex element.
+template <class T>
+bool crt_gathered_rule_and_residues_complex3m_runs(const T* data, std::int64_t k);
+
+/// crt_line_rule_and_residues_complex3m on `lines` lines read through `g` (lines row0 .. row0 + lines
+/// - 1 of the gathered matrix; k = 2^g.col_bits complex elements): the same statistics, exponents and
+/// residue panels, bit for bit, as that pass on the matrix gathered into rows. Throws InvalidArgument
+/// unless crt_gathered_rule_and_residues_complex3m_runs, k = 2^col_bits, the lines lie within
+/// 2^row_bits, row_bits + col_bits <= 32 and kcp >= k is a multiple of 16.
+template <class T>
+void crt_gathered_rule_and_residues_complex3m(const T* data, const GatheredLines& g, std::int64_t lines,
+                                              std::int64_t k, const CrtLines& out, int Lb, int* e, int n_moduli,
+                                              std::int64_t kcp, std::int8_t* panels, cudaStream_t stream);
+
 /// The certificate of crt::certify on the GPU, with host/crt.cpp's sums in its order (l ascending,
 /// each product and sum rounded separately): for every entry (i, j) with a nonzero product term
 /// and every N in [2, 20], whether entry_bound(...) <= tol LB_ij fails (fail[N] set to 1) and the

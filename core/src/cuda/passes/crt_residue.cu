@@ -1090,27 +1090,103 @@ namespace {
 constexpr int kWarpFusedGroups = 2;
 constexpr std::int64_t kWarpFusedMaxPositions = std::int64_t{32} * kResiduePositions * kWarpFusedGroups;
 
-/// line_rule_pass_kernel for lines of at most kWarpFusedMaxPositions: a warp per line (8 lines per
-/// block), lane L holding positions 16 (32 g + L) .. + 15 of groups g < 2 for the rule (line_stats
-/// over the warp's shuffles: the same statistics), then reading each group again (from L1: the warp
-/// has just read it) for the sink. A block per line left three quarters of its threads idle on
-/// qsim's 1,024-real lines (line_rule_warp's reason, docs/perf-notes.md "Session 28").
-template <class T, class Sink>
-__global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
-    line_rule_pass_warp(const T* __restrict__ data, std::int64_t lines, std::int64_t ls, CrtLines out, Sink w) {
-  const std::int64_t line = std::int64_t{blockIdx.x} * (kLineThreads / 32) + threadIdx.x / 32;
-  if (line >= lines) return;  // the whole warp: lines are warp-uniform
-  const int lane = static_cast<int>(threadIdx.x & 31u);
-  const std::int64_t k = w.k();
-  const T* src = data + line * ls;
-  auto load_group = [&](int g, T* xg) {
-    const std::int64_t ko0 = (std::int64_t{g} * 32 + lane) * kResiduePositions;
+/// Where line_rule_pass_warp reads its lines. ContiguousLines: line i at data + i ls, its positions
+/// consecutive. GatheredLines (crt_passes.hpp): complex element j of line i at the pair data[2 idx],
+/// data[2 idx + 1], idx = the row offset of row0 + i plus the column offset of j (the block's column
+/// offsets in shared memory, built before any warp returns; the row offset by one warp reduction).
+struct ContiguousLines {
+  std::int64_t ls;
+  __device__ __forceinline__ void prepare(std::int64_t) const {}
+  template <class T>
+  __device__ __forceinline__ const T* line(const T* data, std::int64_t line) const {
+    return data + line * ls;
+  }
+  /// The 16 positions from ko0 of a line (zeros from k on).
+  template <class T>
+  __device__ __forceinline__ void load16(const T* src, std::int64_t ko0, std::int64_t k, T* xg) const {
     if (ko0 + kResiduePositions <= k) {
       load16_vec(src + ko0, xg);
     } else {
 #pragma unroll
       for (int i = 0; i < kResiduePositions; ++i) xg[i] = ko0 + i < k ? __ldg(src + ko0 + i) : T(0);
     }
+  }
+};
+
+/// GatheredLines' column offsets of the block's lines (k / 2 <= kWarpFusedMaxPositions / 2 complex
+/// elements), one table per thread block.
+__device__ __forceinline__ std::uint32_t* gathered_column_offsets() {
+  __shared__ std::uint32_t offsets[kWarpFusedMaxPositions / 2];
+  return offsets;
+}
+
+/// A line of GatheredLines: its base and row offset (complex elements).
+template <class T>
+struct GatheredLine {
+  const T* data;
+  std::uint32_t row_offset;
+};
+
+struct GatheredLinesReader {
+  GatheredLines g;
+  /// The column offsets of the line's k / 2 complex elements into shared memory (every thread of the
+  /// block, then a barrier: called before any warp returns).
+  __device__ __forceinline__ void prepare(std::int64_t k) const {
+    std::uint32_t* col = gathered_column_offsets();
+    for (int j = static_cast<int>(threadIdx.x); j < k / 2; j += static_cast<int>(blockDim.x)) {
+      std::uint32_t o = 0;
+      for (int b = 0; b < g.col_bits; ++b) o |= ((static_cast<std::uint32_t>(j) >> b) & 1u) << g.col_pos[b];
+      col[j] = o;
+    }
+    __syncthreads();
+  }
+  /// Lane b deposits bit b of the row index; one OR over the warp (the whole warp calls this).
+  template <class T>
+  __device__ __forceinline__ GatheredLine<T> line(const T* data, std::int64_t line) const {
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    const auto r = static_cast<std::uint32_t>(g.row0 + line);
+    const std::uint32_t bit = lane < g.row_bits ? ((r >> lane) & 1u) << g.row_pos[lane] : 0u;
+    return {data, __reduce_or_sync(0xffffffffu, bit)};
+  }
+  template <class T>
+  __device__ __forceinline__ void load16(const GatheredLine<T>& src, std::int64_t ko0, std::int64_t k, T* xg) const {
+    using T2 = std::conditional_t<sizeof(T) == 8, double2, float2>;
+    const std::uint32_t* col = gathered_column_offsets();
+    const T2* pairs = reinterpret_cast<const T2*>(src.data);
+    if (ko0 + kResiduePositions <= k) {  // complex elements ko0 / 2 .. + 7, all loads in flight
+#pragma unroll
+      for (int t = 0; t < kResiduePositions / 2; ++t) {
+        const T2 q = __ldg(pairs + (src.row_offset + col[ko0 / 2 + t]));
+        xg[2 * t] = q.x;
+        xg[2 * t + 1] = q.y;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < kResiduePositions; ++i) {
+        const std::int64_t p = ko0 + i;
+        xg[i] = p < k ? __ldg(src.data + 2 * std::uint64_t{src.row_offset + col[p / 2]} + (p & 1)) : T(0);
+      }
+    }
+  }
+};
+
+/// line_rule_pass_kernel for lines of at most kWarpFusedMaxPositions: a warp per line (8 lines per
+/// block), lane L holding positions 16 (32 g + L) .. + 15 of groups g < 2 for the rule (line_stats
+/// over the warp's shuffles: the same statistics), then reading each group again (from L1: the warp
+/// has just read it) for the sink. A block per line left three quarters of its threads idle on
+/// qsim's 1,024-real lines (line_rule_warp's reason, docs/perf-notes.md "Session 28"). `at` says
+/// where the lines are (ContiguousLines, or GatheredLinesReader: a bit permutation read in place).
+template <class T, class Sink, class Lines>
+__global__ void __launch_bounds__(kLineThreads, kLinesBlocksPerSm)
+    line_rule_pass_warp(const T* __restrict__ data, std::int64_t lines, Lines at, CrtLines out, Sink w) {
+  at.prepare(w.k());
+  const std::int64_t line = std::int64_t{blockIdx.x} * (kLineThreads / 32) + threadIdx.x / 32;
+  if (line >= lines) return;  // the whole warp: lines are warp-uniform
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const std::int64_t k = w.k();
+  const auto src = at.line(data, line);
+  auto load_group = [&](int g, T* xg) {
+    at.load16(src, (std::int64_t{g} * 32 + lane) * kResiduePositions, k, xg);
   };
   LineStats r;
   {
@@ -1187,9 +1263,34 @@ void crt_line_rule_and_residues_complex3m(const T* data, std::int64_t lines, std
                           "16, got k = " + std::to_string(k) + ", kcp = " + std::to_string(kcp));
   const ResidueSink<true> w = complex3m_sink(lines, k, kcp, e, n_moduli, out_panels);
   const auto grid = static_cast<unsigned>((lines + kLineThreads / 32 - 1) / (kLineThreads / 32));
-  line_rule_pass_warp<T, FusedResidues<true>><<<grid, kLineThreads, 0, stream>>>(data, lines, line_stride, out,
-                                                                                FusedResidues<true>{w, Lb, e});
+  line_rule_pass_warp<T, FusedResidues<true>, ContiguousLines><<<grid, kLineThreads, 0, stream>>>(
+      data, lines, ContiguousLines{line_stride}, out, FusedResidues<true>{w, Lb, e});
   TCEMU_LAUNCHED("crt line_rule_pass_warp (complex 3M)");
+}
+
+template <class T>
+bool crt_gathered_rule_and_residues_complex3m_runs(const T* data, std::int64_t k) {
+  return k >= 1 && 2 * k <= kWarpFusedMaxPositions && reinterpret_cast<std::uintptr_t>(data) % (2 * sizeof(T)) == 0;
+}
+
+template <class T>
+void crt_gathered_rule_and_residues_complex3m(const T* data, const GatheredLines& g, std::int64_t lines,
+                                              std::int64_t k, const CrtLines& out, int Lb, int* e, int n_moduli,
+                                              std::int64_t kcp, std::int8_t* out_panels, cudaStream_t stream) {
+  if (lines <= 0) return;
+  if (!crt_gathered_rule_and_residues_complex3m_runs(data, k) || kcp % 16 != 0 || kcp < k || lines > INT_MAX ||
+      g.col_bits < 0 || g.row_bits < 0 || g.col_bits + g.row_bits > 32 || (std::int64_t{1} << g.col_bits) != k ||
+      g.row0 < 0 || g.row0 + lines > (std::int64_t{1} << g.row_bits))
+    throw InvalidArgument(std::string("tcemu cuda ") + schemes::Int8Crt::desc.name +
+                          ": the gathered complex line rule and residue pass needs k = 2^col_bits <= " +
+                          std::to_string(kWarpFusedMaxPositions / 2) + " complex elements, rows within 2^row_bits, "
+                          "at most 32 index bits and kcp >= k a multiple of 16, got k = " + std::to_string(k) +
+                          ", kcp = " + std::to_string(kcp));
+  const ResidueSink<true> w = complex3m_sink(lines, k, kcp, e, n_moduli, out_panels);
+  const auto grid = static_cast<unsigned>((lines + kLineThreads / 32 - 1) / (kLineThreads / 32));
+  line_rule_pass_warp<T, FusedResidues<true>, GatheredLinesReader><<<grid, kLineThreads, 0, stream>>>(
+      data, lines, GatheredLinesReader{g}, out, FusedResidues<true>{w, Lb, e});
+  TCEMU_LAUNCHED("crt line_rule_pass_warp (complex 3M, gathered lines)");
 }
 
 template <class T>
@@ -1234,6 +1335,10 @@ void crt_residues_complex3m(const T* data, std::int64_t lines, std::int64_t k, s
   template void crt_line_rule_and_residues_complex3m<T>(const T*, std::int64_t, std::int64_t, std::int64_t,       \
                                                         const CrtLines&, int, int*, int, std::int64_t,            \
                                                         std::int8_t*, cudaStream_t);                             \
+  template bool crt_gathered_rule_and_residues_complex3m_runs<T>(const T*, std::int64_t);                          \
+  template void crt_gathered_rule_and_residues_complex3m<T>(const T*, const GatheredLines&, std::int64_t,          \
+                                                            std::int64_t, const CrtLines&, int, int*, int,         \
+                                                            std::int64_t, std::int8_t*, cudaStream_t);             \
   template void crt_magnitudes<T>(const T*, std::int64_t, std::int64_t, std::int64_t, std::int64_t,      \
                                   const CrtLines&, std::int64_t, int, std::int8_t*, cudaStream_t);
 TCEMU_CRT_RESIDUE(float)
