@@ -86,6 +86,27 @@ BlockPlan plan_dense(const Layout& current, const std::vector<int>& qubits, bool
   return plan;
 }
 
+BlockPlan plan_dense_in_order(const Layout& current, const std::vector<int>& qubits) {
+  const int n = static_cast<int>(current.qubit_at.size());
+  std::vector<char> in_block(static_cast<std::size_t>(n), 0);
+  for (int q : qubits) in_block[static_cast<std::size_t>(q)] = 1;
+  std::vector<int> order;  // the block's qubits by current position, then the others
+  for (int pass = 1; pass >= 0; --pass)
+    for (int p = 0; p < n; ++p)
+      if (in_block[static_cast<std::size_t>(current.qubit_at[static_cast<std::size_t>(p)])] == pass)
+        order.push_back(current.qubit_at[static_cast<std::size_t>(p)]);
+  BlockPlan plan;
+  plan.layout = current;
+  for (int p = 0; p < n; ++p) {
+    plan.layout.qubit_at[static_cast<std::size_t>(p)] = order[static_cast<std::size_t>(p)];
+    plan.layout.position_of[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])] = p;
+  }
+  plan.permute = plan.layout != current;
+  plan.placement = Placement::low;
+  plan.order = order_of(plan.layout, 0, static_cast<int>(qubits.size()));
+  return plan;
+}
+
 BlockPlan plan_controlled(const Layout& current, const std::vector<int>& targets, const std::vector<int>& controls) {
   const int n = static_cast<int>(current.qubit_at.size());
   const int t = static_cast<int>(targets.size()), c = static_cast<int>(controls.size());

@@ -53,6 +53,14 @@ struct BlockPlan {
 /// GEMM uses the real embedding, which needs the state as the left, row-major operand; docs/qsim.md).
 BlockPlan plan_dense(const Layout& current, const std::vector<int>& qubits, bool allow_high = true);
 
+/// Plans a dense block at the low positions with every qubit kept in the order of its current
+/// position: the block's qubits at positions 0..s-1, the others after them (a stable partition). The
+/// layout for a GEMM that reads the state through the permutation (BlockGemm::gathered): the lowest
+/// positions outside the block become the lowest row bits, so the 8 consecutive rows a thread block
+/// reads share their 32-byte sectors instead of meeting them again 2^13 rows later (docs/qsim.md,
+/// "Permutations read in place"). permute is false when the layout is already this one.
+BlockPlan plan_dense_in_order(const Layout& current, const std::vector<int>& qubits);
+
 /// Plans a controlled block: targets at the low positions, controls at the highest ones (so that the
 /// rows where every control is 1 are the last 2^(n-t-c) rows of the 2^(n-t) x 2^t view).
 BlockPlan plan_controlled(const Layout& current, const std::vector<int>& targets, const std::vector<int>& controls);

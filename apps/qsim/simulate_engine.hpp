@@ -525,23 +525,28 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
     const bool high_ok = gemm.allow_high() && !single && std::int64_t(size) <= kMaxGemmElements;
     const BlockPlan plan = blk.controls.empty() ? plan_dense(layout, blk.qubits, high_ok)
                                                 : plan_controlled(layout, blk.qubits, blk.controls);
-    host_u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, plan.order));
+    auto upload_u = [&](const std::vector<int>& order) {  // U re-indexed to `order`, into u_dev
+      host_u = block_matrix<T>(reorder_matrix(blk.matrix, blk.qubits, order));
+      Kokkos::deep_copy(space, Kokkos::subview(u_dev, std::make_pair(std::size_t(0), host_u.size())),
+                        Kokkos::View<const C*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                            reinterpret_cast<const C*>(host_u.data()), host_u.size()));
+    };
     const std::int64_t d = std::int64_t(1) << s, rows = static_cast<std::int64_t>(size >> s);
-    Kokkos::deep_copy(space, Kokkos::subview(u_dev, std::make_pair(std::size_t(0), host_u.size())),
-                      Kokkos::View<const C*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                          reinterpret_cast<const C*>(host_u.data()), host_u.size()));
     if (plan.permute && c == 0 && !single && options.gather_permutations) {
       // The backend's GEMM may read the state through the permutation itself (no permutation pass:
-      // BlockGemm::gathered); it writes the block's result in plan.layout as the permuted path would.
+      // BlockGemm::gathered), into the order-keeping layout whose low rows share their sectors; it
+      // writes the block's result in that layout as permute + GEMM would.
+      const BlockPlan in_order = plan_dense_in_order(layout, blk.qubits);
+      upload_u(in_order.order);
       tcemu::GemmReport rep;
       const auto t0 = Clock::now();
-      const bool done = gemm.gathered(buf.cur.data(), buf.other.data(), s, source_positions(layout, plan.layout),
+      const bool done = gemm.gathered(buf.cur.data(), buf.other.data(), s, source_positions(layout, in_order.layout),
                                       u_dev.data(), rep);
       space.fence();
       st.seconds_gemm += seconds_since(t0);
       if (done) {
         std::swap(buf.cur, buf.other);
-        layout = plan.layout;
+        layout = in_order.layout;
         record(st, rep);
         ++st.blocks;
         ++st.gathered;
@@ -550,6 +555,7 @@ void apply_blocks(const Space& space, StateBuffers<Space, T>& buf, int n, const 
       }
     }
     if (plan.permute) permute_to(plan.layout);
+    upload_u(plan.order);
     const SC* cur = reinterpret_cast<const SC*>(buf.cur.data());
     SC* other = reinterpret_cast<SC*>(single ? buf.chunk.data() : buf.other.data());
     const auto U = tcemu::row_major<const SC>(reinterpret_cast<const SC*>(u_dev.data()), d, d);

@@ -18,6 +18,7 @@
 #   ncu_bench the same over tcemu-bench --shapes $NCU_SHAPES (default qsim:28:2,qsim:26:9) --fp64-schemes
 #            int8-crt:15 --repeat 1 --warmup 0, old then new, and ncu_kernel_sums.py's per-kernel table
 # Logs and tables under $OUT; steps that would pass BUDGET_S seconds (default 540) are skipped.
+# NEW_ONLY=1 builds only this tree (for jobs and QSIM_TREES that run no old binary).
 # Usage (repository root, on the GPU machine): OUT=/dir bash scripts/device/qsim_fp64_ab.sh OLD_SOURCE_DIR [jobs...]
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
@@ -40,8 +41,12 @@ export LD_LIBRARY_PATH="$ROOT/.deps/kokkos-cuda/lib:${LD_LIBRARY_PATH:-}"
 carried_deps_args
 [ -e "$OLD/.deps" ] || ln -sfn "$ROOT/.deps" "$OLD/.deps"
 stamp "build old (qsim, tcemu-bench, tcemu-crt-s8-selftest) and new (qsim, tcemu-bench, test_core, test_apps, tcemu-crt-s8-selftest) in parallel"
+if [ "${NEW_ONLY:-0}" = 1 ]; then  # only this tree's jobs (QSIM_TREES of new and new-nogather): all cores to its build
+  JOBS=16 kokkos_cuda_build new "$NEW_B" "$ROOT" "$OUT/build_new.log" "" qsim tcemu-bench test_core test_apps tcemu-crt-s8-selftest &
+else
 JOBS=6 kokkos_cuda_build old "$OLD_B" "$OLD" "$OUT/build_old.log" "-DTCEMU_BUILD_TESTS=OFF" qsim tcemu-bench tcemu-crt-s8-selftest &
 JOBS=10 kokkos_cuda_build new "$NEW_B" "$ROOT" "$OUT/build_new.log" "" qsim tcemu-bench test_core test_apps tcemu-crt-s8-selftest &
+fi
 wait
 device_info
 build_of() { if [ "${1%%-*}" = new ]; then echo "$NEW_B"; else echo "$OLD_B"; fi; }  # old | new[-x] -> its build dir

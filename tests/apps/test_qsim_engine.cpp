@@ -267,9 +267,38 @@ TEST(QsimEngine, SourcePositionsMapEachNewIndexToItsOldOne) {
   EXPECT_THROW(qsim::source_positions(qsim::Layout::identity(5), qsim::Layout::identity(6)), tcemu::InvalidArgument);
 }
 
+// The gathered blocks' layout keeps every qubit's order: the block's qubits lowest, by their current
+// positions, then the others by theirs; no permutation when the layout is already that one.
+TEST(QsimEngine, InOrderPlanIsAStablePartitionOfTheLayout) {
+  std::mt19937 rng(9);
+  for (int t = 0; t < 20; ++t) {
+    const int n = 12;
+    qsim::Layout cur = qsim::Layout::identity(n);
+    for (int i = 0; i < 3 * n; ++i) cur.swap_qubits(int(rng() % n), int(rng() % n));
+    std::vector<int> qubits;
+    for (int q = 0; q < n; ++q)
+      if (rng() % 3 == 0) qubits.push_back(q);
+    if (qubits.empty()) qubits.push_back(int(rng() % n));
+    const int s = int(qubits.size());
+    const qsim::BlockPlan plan = qsim::plan_dense_in_order(cur, qubits);
+    EXPECT_EQ(plan.placement, qsim::Placement::low);
+    for (int p = 0; p < n; ++p) {
+      const int q = plan.layout.qubit_at[std::size_t(p)];
+      ASSERT_EQ(plan.layout.position_of[std::size_t(q)], p);
+      const bool member = std::find(qubits.begin(), qubits.end(), q) != qubits.end();
+      EXPECT_EQ(member, p < s) << "position " << p;
+      if (p + 1 < n && (p + 1 < s || p >= s))  // within each part, current positions ascend
+        EXPECT_LT(cur.position_of[std::size_t(q)], cur.position_of[std::size_t(plan.layout.qubit_at[std::size_t(p + 1)])]);
+    }
+    EXPECT_EQ(plan.order, std::vector<int>(plan.layout.qubit_at.begin(), plan.layout.qubit_at.begin() + s));
+    EXPECT_EQ(plan.permute, plan.layout != cur);
+    EXPECT_FALSE(qsim::plan_dense_in_order(plan.layout, qubits).permute);
+  }
+}
+
 // The GPU's int8-crt with N given reads each permuted block's state through the permutation
-// (BlockGemm::gathered): the same state, bit for bit, as the permutation pass and the GEMM, with
-// fewer permutations. Blocks of 4-6 qubits (not the narrow pass) on random layouts.
+// (BlockGemm::gathered, into plan_dense_in_order's layout): the same state, bit for bit, as the
+// permutation pass and the GEMM, with fewer permutations. Blocks of 4-6 qubits (not the narrow pass) on random layouts.
 TEST(QsimEngine, GatheredBlocksGiveThePermutedPathsBits) {
   if (!qsim::gpu_path_built() || !tcemu::app::gpu_available())
     GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
@@ -292,7 +321,7 @@ TEST(QsimEngine, GatheredBlocksGiveThePermutedPathsBits) {
       }
 #endif
       EXPECT_GT(gathered.stats.gathered, 0);
-      EXPECT_EQ(gathered.stats.permutations + gathered.stats.gathered, permuted.stats.permutations);
+      EXPECT_LT(gathered.stats.permutations, permuted.stats.permutations);
       ASSERT_EQ(permuted.state.size(), gathered.state.size());
       EXPECT_TRUE(permuted.state == gathered.state);
       EXPECT_EQ(permuted.stats.blocks, gathered.stats.blocks);
