@@ -60,20 +60,17 @@ run_qsim() {  # tree n fuse
     --scheme "$SCHEMES" --target fp64 --device cuda > "$log.txt" 2> "$log.err"
   echo "exit $?"; cat "$log.txt"; tail -2 "$log.err"
 }
+run_gtest() {  # binary filter log-name: this tree's GoogleTest binary, its summary and failures
+  fits 120 "$3" || return 0
+  stamp "$1 --gtest_filter=$2 (new)"
+  "$NEW_B/tests/$1" --gtest_filter="$2" > "$OUT/$3.log" 2>&1
+  echo "$1 exit $?"
+  grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|Failure|Expected|Which is|SKIPPED" "$OUT/$3.log" | head -30
+}
 for job in "${JOBS_LIST[@]}"; do
   case $job in
-    tests)
-      fits 120 tests || continue
-      stamp "test_core --gtest_filter=$TESTS (new)"
-      "$NEW_B/tests/test_core" --gtest_filter="$TESTS" > "$OUT/tests.log" 2>&1
-      echo "test_core exit $?"
-      grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|Failure|Expected|Which is" "$OUT/tests.log" | head -30 ;;
-    app_tests)
-      fits 120 app_tests || continue
-      stamp "test_apps --gtest_filter=$APP_TESTS (new)"
-      "$NEW_B/tests/test_apps" --gtest_filter="$APP_TESTS" > "$OUT/app_tests.log" 2>&1
-      echo "test_apps exit $?"
-      grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|Failure|Expected|Which is|SKIPPED" "$OUT/app_tests.log" | head -30 ;;
+    tests) run_gtest test_core "$TESTS" tests ;;
+    app_tests) run_gtest test_apps "$APP_TESTS" app_tests ;;
     selftest)
       fits 60 selftest || continue
       stamp "tcemu-crt-s8-selftest --no-timing (new)"

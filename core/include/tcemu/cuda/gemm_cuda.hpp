@@ -211,8 +211,8 @@ struct BitGather {
 /// op(B). Then x's line rule and residues read X through the map in their one pass (docs/crt.md,
 /// "Gathered operands") and the rest is complex_gemm_device's 3M: returns true with C and `report`
 /// as complex_gemm_device would give them on X gathered into a row-major matrix, bit for bit. Returns
-/// false when it does not take the call (nothing launched, C untouched) or X holds NaN or Inf (C
-/// written, unspecified): gather X and call complex_gemm_device then. Throws InvalidArgument when the
+/// false when it does not take the call (C untouched; op(B)'s rule may have run into the workspace)
+/// or X holds NaN or Inf (C written, unspecified): gather X and call complex_gemm_device then. Throws InvalidArgument when the
 /// positions repeat, reach 32, or disagree with the shapes of op(B) and C; DeviceError as gemm_device.
 template <class T>
 bool complex_gemm_device_gathered(const std::complex<T>* x, const BitGather& gather, Op opB,

@@ -34,8 +34,8 @@ GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<cons
 /// where the fused line rule and residue pass runs (crt_gathered_rule_and_residues_complex3m; not the
 /// narrow pass, C apart from x's elements and from b). Returns true with C and `report` written as
 /// complex_gemm_crt would on X gathered into rows (the same bits); false when the call is not taken
-/// (nothing launched) or X holds NaN or Inf (C written, unspecified): the caller then gathers X and
-/// calls complex_gemm_crt, whose fallbacks apply.
+/// (C untouched) or X holds NaN or Inf (C written, unspecified): the caller then gathers X and calls
+/// complex_gemm_crt, whose fallbacks apply.
 template <class T>
 bool complex_gemm_crt_gathered(const std::complex<T>* x, const GatheredLines& gather, MatrixView<const std::complex<T>> b,
                                MatrixView<std::complex<T>> C, const GemmOptions& options, Stream stream, Workspace& ws,
