@@ -87,10 +87,9 @@ struct BlockGemm<Kokkos::Cuda, T> {
   }
 
   /// int8-crt with N given reads the state through the permutation in its residue pass
-  /// (tcemu::cuda::complex_gemm_device_gathered); every other scheme and shape declines here.
+  /// (tcemu::cuda::complex_gemm_device_gathered, which declines every other scheme and shape).
   bool gathered(const C* x, C* y, int s, const std::vector<int>& source_positions, const C* u, tcemu::GemmReport& rep) {
     const int n = static_cast<int>(source_positions.size());
-    if (options.gemm.scheme.family() != tcemu::ImplFamily::crt || options.gemm.scheme.parts <= 0 || n > 32) return false;
     tcemu::cuda::BitGather g;
     g.col_positions.assign(source_positions.begin(), source_positions.begin() + s);
     g.row_positions.assign(source_positions.begin() + s, source_positions.end());

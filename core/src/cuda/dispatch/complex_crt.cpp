@@ -74,6 +74,17 @@ GemmReport complex_gemm_crt_embedding(MatrixView<const std::complex<T>> a, Matri
   return r;
 }
 
+/// Whether 3M in the residue domain may take a product of k complex terms with these options: a given
+/// N (1..kMaxModuli) or N per call within the INT8 certificate's k (2k <= 2^16), one k chunk, the wgmma
+/// kernel's fused reduction available, and `method` not embed (which never takes it: the embedding
+/// measured slower on qsim's blocks, small and large, docs/crt.md).
+bool three_m_applies(const GemmOptions& options, std::int64_t k, ComplexMethod method) {
+  const int parts = options.scheme.parts;
+  return method != ComplexMethod::embed &&
+         ((parts > 0 && parts <= crt::kMaxModuli) || (parts == 0 && 2 * k <= crt::kInt8CertificateMaxK)) && k >= 1 &&
+         k <= kCrtGpuChunk && options.execution.crt_products == CrtProducts::automatic && crt_s8::available();
+}
+
 /// 3M in the residue domain (docs/crt.md, "Complex operands on the GPU: 3M"): the lines of X (op(A)'s
 /// rows) and of Y^ (op(B)'s columns), each k complex elements as 2k interleaved reals, get the real
 /// embedding's line rule and exponents (Y^'s line j holds the magnitudes of the embedding's columns 2j
@@ -100,9 +111,14 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   cudaStream_t st = stream;
   const std::int64_t m = a.rows, k = a.cols, n = b.cols;
   int N = options.scheme.parts;  // 0: certified below on the real embedding's lines
+  // Narrow products (n <= 8, k <= 16: qsim's small blocks) take one pass on the CUDA cores from x
+  // itself and y's panels: no panels of x or of the products (crt_narrow_complex3m).
   const bool narrow = crt_narrow_complex3m_runs(n, k);
-  if (gather && (N <= 0 || narrow || beta != std::complex<T>(0) || a.col_stride != 1 || spans_overlap(a, C) ||
-                 spans_overlap(b, C) || !crt_gathered_rule_and_residues_complex3m_runs(reinterpret_cast<const T*>(a.data), k)))
+  // With N given, x's line rule comes with its residues in one read (the fused pass), so its NaN / Inf
+  // count is known only after C's blocks are written: taken where a fallback then rewrites all of C
+  // from untouched operands (beta = 0, C overlapping neither). A gathered x is read by that pass only.
+  const bool fusable = N > 0 && !narrow && beta == std::complex<T>(0) && !spans_overlap(a, C) && !spans_overlap(b, C);
+  if (gather && !(fusable && crt_gathered_rule_and_residues_complex3m_runs(reinterpret_cast<const T*>(a.data), k)))
     return false;
   const std::int64_t ld2k = 2 * k, kcp = round16(k);
   ws.begin_call();
@@ -134,14 +150,7 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   if (m == 1) x_ld = std::max<std::int64_t>(x_ld, 2 * k);  // a single line's stride is never used
   if (n == 1) y_ld = std::max<std::int64_t>(y_ld, 2 * k);
 
-  // Narrow products (n <= 8, k <= 16: qsim's small blocks) take one pass on the CUDA cores from x
-  // itself and y's panels: no panels of x or of the products (crt_narrow_complex3m).
-  // With N given, x's line rule comes with its residues in one read (crt_line_rule_and_residues_complex3m),
-  // so its NaN / Inf count is known only after C's blocks are written: taken where a fallback then
-  // rewrites all of C from untouched operands (beta = 0, C overlapping neither).
-  const bool fuse_x = gather != nullptr ||
-                      (N > 0 && !narrow && beta == std::complex<T>(0) && !spans_overlap(a, C) && !spans_overlap(b, C) &&
-                       crt_line_rule_and_residues_complex3m_runs(x, m, k, x_ld));
+  const bool fuse_x = fusable && (gather != nullptr || crt_line_rule_and_residues_complex3m_runs(x, m, k, x_ld));
   // N per call: y's line arrays also hold the embedding's 2n column lines (entries n .. 3n).
   const CrtCallLines cl = carve_crt_lines(ws, m, N == 0 ? 3 * n : n, st);
   if (!fuse_x) crt_line_rule<T>(x, m, 2 * k, x_ld, 1, cl.lx, st);
@@ -290,15 +299,8 @@ template <class T>
 GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
                             std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
                             const GemmOptions& options, Stream stream, Workspace& ws, ComplexMethod method) {
-  // 3M needs a given N or the INT8 certificate of the embedding (2k <= 2^16), one k chunk and the
-  // wgmma kernel's fused reduction; alpha = 0 keeps the embedding's handling. ComplexMethod::embed
-  // never takes it: the embedding measured slower on qsim's blocks, small and large (docs/crt.md).
-  const int parts = options.scheme.parts;
-  const bool three_m = method != ComplexMethod::embed && ((parts > 0 && parts <= crt::kMaxModuli) ||
-                        (parts == 0 && 2 * a.cols <= crt::kInt8CertificateMaxK)) &&
-                       a.cols >= 1 && a.cols <= kCrtGpuChunk &&
-                       options.execution.crt_products == CrtProducts::automatic && crt_s8::available() &&
-                       alpha != std::complex<T>(0);
+  // 3M where three_m_applies; alpha = 0 keeps the embedding's handling.
+  const bool three_m = three_m_applies(options, a.cols, method) && alpha != std::complex<T>(0);
   GemmReport report;
   std::string declined;
   if (three_m && complex_gemm_crt_3m<T>(a, b, alpha, beta, C, options, stream, ws, report, declined)) return report;
@@ -314,11 +316,8 @@ bool complex_gemm_crt_gathered(const std::complex<T>* x, const GatheredLines& ga
                                MatrixView<std::complex<T>> C, const GemmOptions& options, Stream stream, Workspace& ws,
                                ComplexMethod method, GemmReport& report) {
   const std::int64_t m = std::int64_t{1} << gather.row_bits, k = std::int64_t{1} << gather.col_bits;
-  // complex_gemm_crt's conditions for 3M with N given (no certificate: x is read once, by the fused pass)
-  const int parts = options.scheme.parts;
-  if (method == ComplexMethod::embed || parts <= 0 || parts > crt::kMaxModuli || k > kCrtGpuChunk ||
-      options.execution.crt_products != CrtProducts::automatic || !crt_s8::available())
-    return false;
+  // 3M with N given (no certificate: x is read once, by the fused pass)
+  if (options.scheme.parts <= 0 || !three_m_applies(options, k, method)) return false;
   const MatrixView<const std::complex<T>> a{x, m, k, k, 1};
   std::string declined;
   return complex_gemm_crt_3m<T>(a, b, std::complex<T>(1), std::complex<T>(0), C, options, stream, ws, report, declined,

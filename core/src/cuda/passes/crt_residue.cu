@@ -1245,6 +1245,23 @@ void crt_line_rule_and_residues(const T* data, std::int64_t lines, std::int64_t 
   launch_rule_pass(data, lines, line_stride, out, FusedResidues<false>{w, Lb, e}, stream);
 }
 
+namespace {
+
+/// line_rule_pass_warp with complex 3M's residue sink over `lines` lines read as `at` says (a warp per
+/// line, 8 lines per block).
+template <class T, class Lines>
+void launch_complex3m_rule_pass(const T* data, std::int64_t lines, std::int64_t k, const Lines& at, const CrtLines& out,
+                                int Lb, int* e, int n_moduli, std::int64_t kcp, std::int8_t* panels,
+                                cudaStream_t stream) {
+  const ResidueSink<true> w = complex3m_sink(lines, k, kcp, e, n_moduli, panels);
+  const auto grid = static_cast<unsigned>((lines + kLineThreads / 32 - 1) / (kLineThreads / 32));
+  line_rule_pass_warp<T, FusedResidues<true>, Lines><<<grid, kLineThreads, 0, stream>>>(data, lines, at, out,
+                                                                                       FusedResidues<true>{w, Lb, e});
+  TCEMU_LAUNCHED("crt line_rule_pass_warp (complex 3M)");
+}
+
+}  // namespace
+
 template <class T>
 bool crt_line_rule_and_residues_complex3m_runs(const T* data, std::int64_t lines, std::int64_t k,
                                                std::int64_t line_stride) {
@@ -1261,11 +1278,8 @@ void crt_line_rule_and_residues_complex3m(const T* data, std::int64_t lines, std
                           ": the fused complex line rule and residue pass needs 16-byte aligned lines of k <= " +
                           std::to_string(kWarpFusedMaxPositions / 2) + " complex elements and kcp >= k a multiple of "
                           "16, got k = " + std::to_string(k) + ", kcp = " + std::to_string(kcp));
-  const ResidueSink<true> w = complex3m_sink(lines, k, kcp, e, n_moduli, out_panels);
-  const auto grid = static_cast<unsigned>((lines + kLineThreads / 32 - 1) / (kLineThreads / 32));
-  line_rule_pass_warp<T, FusedResidues<true>, ContiguousLines><<<grid, kLineThreads, 0, stream>>>(
-      data, lines, ContiguousLines{line_stride}, out, FusedResidues<true>{w, Lb, e});
-  TCEMU_LAUNCHED("crt line_rule_pass_warp (complex 3M)");
+  launch_complex3m_rule_pass(data, lines, k, ContiguousLines{line_stride}, out, Lb, e, n_moduli, kcp, out_panels,
+                             stream);
 }
 
 template <class T>
@@ -1286,11 +1300,7 @@ void crt_gathered_rule_and_residues_complex3m(const T* data, const GatheredLines
                           std::to_string(kWarpFusedMaxPositions / 2) + " complex elements, rows within 2^row_bits, "
                           "at most 32 index bits and kcp >= k a multiple of 16, got k = " + std::to_string(k) +
                           ", kcp = " + std::to_string(kcp));
-  const ResidueSink<true> w = complex3m_sink(lines, k, kcp, e, n_moduli, out_panels);
-  const auto grid = static_cast<unsigned>((lines + kLineThreads / 32 - 1) / (kLineThreads / 32));
-  line_rule_pass_warp<T, FusedResidues<true>, GatheredLinesReader><<<grid, kLineThreads, 0, stream>>>(
-      data, lines, GatheredLinesReader{g}, out, FusedResidues<true>{w, Lb, e});
-  TCEMU_LAUNCHED("crt line_rule_pass_warp (complex 3M, gathered lines)");
+  launch_complex3m_rule_pass(data, lines, k, GatheredLinesReader{g}, out, Lb, e, n_moduli, kcp, out_panels, stream);
 }
 
 template <class T>
