@@ -75,6 +75,7 @@ struct Row {
   std::int64_t m = 0, n = 0, k = 0;
   bool complex = false;
   double median_ms = 0, min_ms = 0, tflops = 0, speedup = 0, err = NAN, median_rel_err = NAN;
+  double max_rel_err = NAN;  ///< FP64 data: the largest per-entry relative error over the samples
   double split_ms = 0, products_ms = 0, combine_ms = 0;
   std::string note;
 };
@@ -153,8 +154,15 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> sample_entries(c
   return {r, c};
 }
 
-/// Relative Frobenius error over the samples and the median of the per-entry relative errors.
-std::pair<double, double> sampled_errors(const std::vector<double>& c, const std::vector<double>& r) {
+/// Errors of sampled entries c against their references r (FP64 data).
+struct SampledErrors {
+  double frobenius = NAN;  ///< relative Frobenius error over the samples
+  double median = NAN;     ///< median per-entry relative error (entries with r != 0)
+  double max = NAN;        ///< largest per-entry relative error (entries with r != 0; a NaN in c gives NaN)
+};
+
+/// The three errors of SampledErrors; c and r of equal length.
+SampledErrors sampled_errors(const std::vector<double>& c, const std::vector<double>& r) {
   double d2 = 0, r2 = 0;
   std::vector<double> rel;
   for (std::size_t e = 0; e < c.size(); ++e) {
@@ -162,8 +170,17 @@ std::pair<double, double> sampled_errors(const std::vector<double>& c, const std
     r2 += r[e] * r[e];
     if (r[e] != 0) rel.push_back(std::fabs(c[e] - r[e]) / std::fabs(r[e]));
   }
-  std::sort(rel.begin(), rel.end());
-  return {std::sqrt(d2 / r2), rel.empty() ? NAN : rel[rel.size() / 2]};
+  if (rel.empty()) return {std::sqrt(d2 / r2), NAN, NAN};
+  const bool nan = std::any_of(rel.begin(), rel.end(), [](double x) { return std::isnan(x); });
+  std::sort(rel.begin(), rel.end());  // NaNs (unordered) make the median meaningless: reported as NaN
+  return {std::sqrt(d2 / r2), nan ? NAN : rel[rel.size() / 2], nan ? NAN : rel.back()};
+}
+
+/// Sets a row's three FP64 errors.
+void set_errors(Row& row, const SampledErrors& e) {
+  row.err = e.frobenius;
+  row.median_rel_err = e.median;
+  row.max_rel_err = e.max;
 }
 
 class Bench {
@@ -283,8 +300,8 @@ class Bench {
     const auto [sr, sc_] = sample_entries(s, cfg_.samples);
     std::vector<double> ref;
     if (cfg_.errors) ref = reference_dd_sampled<double>(Op::N, Op::N, A.cview(), B.cview(), sr, sc_, nullptr);
-    auto errs = [&]() -> std::pair<double, double> {
-      if (!cfg_.errors) return {NAN, NAN};
+    auto errs = [&]() -> SampledErrors {
+      if (!cfg_.errors) return {};
       return sampled_errors(gather_device<double>(C.cview(), sr, sc_, nullptr), ref);
     };
     const double one = 1, zero = 0;
@@ -298,7 +315,7 @@ class Bench {
         r.median_ms = med;
         r.min_ms = mn;
         r.tflops = flops(s) / (med * 1e-3) / 1e12;
-        std::tie(r.err, r.median_rel_err) = errs();
+        set_errors(r, errs());
       } catch (const std::exception& e) {
         r.note = e.what();
         (void)cudaGetLastError();
@@ -369,7 +386,7 @@ class Bench {
       const std::vector<double> ri = reference_dd_sampled<double>(Op::N, Op::N, X.cview(), Yi.cview(), srow, scol, nullptr);
       ref.insert(ref.end(), ri.begin(), ri.end());
     }
-    auto sampled = [&]() -> std::pair<double, double> {
+    auto sampled = [&]() -> SampledErrors {
       std::vector<double> c = gather_device<T>(real_view(C.cview()), srow, scol, nullptr);
       const std::vector<double> ci = gather_device<T>(imag_view(C.cview()), srow, scol, nullptr);
       c.insert(c.end(), ci.begin(), ci.end());
@@ -378,7 +395,7 @@ class Bench {
     auto set_err = [&](Row& row) {
       if (!cfg_.errors) return;
       if (fp64) {
-        std::tie(row.err, row.median_rel_err) = sampled();
+        set_errors(row, sampled());
       } else {
         row.err = std::max(rel_frobenius_device(real_view(C.cview()), Rr.p, s.m, nullptr),
                            rel_frobenius_device(imag_view(C.cview()), Ri.p, s.m, nullptr));
@@ -468,7 +485,7 @@ class Bench {
     if constexpr (fp64) {
       std::tie(srow, scol) = sample_entries(s, cfg_.samples);
       ref = reference_dd_sampled<double>(Op::N, Op::N, A.cview(), B.cview(), srow, scol, nullptr);
-      err = [&] { return sampled_errors(gather_device<double>(C.cview(), srow, scol, nullptr), ref).first; };
+      err = [&] { return sampled_errors(gather_device<double>(C.cview(), srow, scol, nullptr), ref).frobenius; };
     } else {
       DevMat<double> Ad(s.m, s.k), Bd(s.k, s.n);
       R = std::make_unique<DevMat<double>>(s.m, s.n);
@@ -669,7 +686,7 @@ class Bench {
       if constexpr (std::is_same_v<std::invoke_result_t<ErrF>, double>) {
         r.err = err();
       } else {
-        std::tie(r.err, r.median_rel_err) = err();
+        set_errors(r, err());
       }
       // One more call with timings on for the split/products/combine breakdown.
       ws_.record_timings = true;
@@ -687,12 +704,12 @@ class Bench {
 };
 
 void print_table(const std::vector<Row>& rows) {
-  std::printf("%-14s %-10s %-24s %-22s %10s %9s %8s %10s %10s  %s\n", "shape", "dist", "method", "used",
-              "median ms", "TFLOP/s", "speedup", "rel.err", "med.rel", "split/prod/comb ms");
+  std::printf("%-14s %-10s %-24s %-22s %10s %9s %8s %10s %10s %10s  %s\n", "shape", "dist", "method", "used",
+              "median ms", "TFLOP/s", "speedup", "rel.err", "med.rel", "max.rel", "split/prod/comb ms");
   for (const Row& r : rows) {
-    std::printf("%-14s %-10s %-24s %-22s %10.3f %9.1f %8.2f %10.2e %10.2e  %.2f/%.2f/%.2f %s\n",
+    std::printf("%-14s %-10s %-24s %-22s %10.3f %9.1f %8.2f %10.2e %10.2e %10.2e  %.2f/%.2f/%.2f %s\n",
                 r.shape.c_str(), r.dist.c_str(), r.method.c_str(), r.used.c_str(), r.median_ms, r.tflops,
-                r.speedup, r.err, r.median_rel_err, r.split_ms, r.products_ms, r.combine_ms, r.note.c_str());
+                r.speedup, r.err, r.median_rel_err, r.max_rel_err, r.split_ms, r.products_ms, r.combine_ms, r.note.c_str());
   }
 }
 
@@ -720,7 +737,7 @@ void write_atomically(const std::string& path, const Fill& fill) {
 void write_csv(const std::string& path, const std::vector<Row>& rows, const std::string& device) {
   write_atomically(path, [&](std::ofstream& f) {
     f << "device,shape,m,n,k,complex,dist,method,kind,target,used,median_ms,min_ms,tflops,speedup_vs_native,"
-         "rel_frob_err,median_rel_err,split_ms,products_ms,combine_ms,note\n";
+         "rel_frob_err,median_rel_err,max_rel_err,split_ms,products_ms,combine_ms,note\n";
     for (const Row& r : rows) {
       std::string note = r.note;
       std::replace(note.begin(), note.end(), ',', ';');
@@ -728,11 +745,11 @@ void write_csv(const std::string& path, const std::vector<Row>& rows, const std:
       char buf[1024];
       std::snprintf(buf, sizeof buf,
                     "\"%s\",\"%s\",%lld,%lld,%lld,%d,\"%s\",\"%s\",%s,%s,\"%s\",%.6f,%.6f,%.4f,%.4f,%.6e,%.6e,"
-                    "%.4f,%.4f,%.4f,%s\n",
+                    "%.6e,%.4f,%.4f,%.4f,%s\n",
                     device.c_str(), r.shape.c_str(), (long long)r.m, (long long)r.n, (long long)r.k, int(r.complex),
                     r.dist.c_str(), r.method.c_str(), r.kind.c_str(), r.target.c_str(), r.used.c_str(), r.median_ms,
-                    r.min_ms, r.tflops, r.speedup, r.err, r.median_rel_err, r.split_ms, r.products_ms,
-                    r.combine_ms, note.c_str());
+                    r.min_ms, r.tflops, r.speedup, r.err, r.median_rel_err, r.max_rel_err, r.split_ms,
+                    r.products_ms, r.combine_ms, note.c_str());
       f << buf;
     }
   });
@@ -821,8 +838,8 @@ int main(int argc, char** argv) {
       "against a cuBLAS DGEMM of the same inputs. FP64 target (--fp64-schemes, double data):\n"
       "baselines DGEMM and cuBLAS's FP64 fixed-point emulation; error against a double-double\n"
       "reference of --samples sampled entries (GPU kernel), as relative Frobenius error over the\n"
-      "samples and median per-entry relative error. Complex shapes (qsim:N:D, complex:<shape>) compare\n"
-      "C/ZGEMM with tcemu's complex GEMM (4M or the real embedding; int8-crt: the embedding); complex<double>\n"
+      "samples, median and largest per-entry relative error. Complex shapes (qsim:N:D, complex:<shape>)\n"
+      "compare C/ZGEMM with tcemu's complex GEMM (4M, 3M or the real embedding, as the scheme chooses); complex<double>\n"
       "errors over --samples entries of Re C and Im C against double-double, complex<float> against DGEMMs.\n"
       "\n"
       "auto's cost model (--explain, --recalibrate, --auto-grid): measured on this GPU on first use and\n"
