@@ -46,13 +46,15 @@ cooldown() { mark "idle ${COOLDOWN_S}s before $1"; sleep "$COOLDOWN_S"; device_i
 carried_deps_args
 mark "build this tree (test_core, tcemu-bench, qsim) and the GEMMul8 driver in parallel"
 JOBS=14 kokkos_cuda_build new "$B" "$ROOT" "$OUT/build.log" "" test_core tcemu-bench qsim &
+BUILDS=($!)
 if [ -d "$ROOT/.deps/gemmul8" ] && [ -x "$ROOT/.deps/anchors/build_gemmul8_anchor.sh" ]; then
   ( bash "$ROOT/.deps/anchors/build_gemmul8_anchor.sh" "$ROOT/.deps/gemmul8" "$G8BIN" > "$OUT/gemmul8_build.log" 2>&1;
     echo "build GEMMul8 driver: exit $? at $(elapsed)s" ) &
+  BUILDS+=($!)
 else
   echo "no .deps/gemmul8 or .deps/anchors: the gemmul8 job is skipped"
 fi
-wait
+wait "${BUILDS[@]}"  # not a bare `wait`: that would wait for the telemetry sampler too, forever
 device_info
 
 bench() {  # name args...: tcemu-bench into $OUT/name.{txt,csv,err}
