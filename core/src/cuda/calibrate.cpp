@@ -207,11 +207,16 @@ void measure(Target t, const ExecutionPolicy& policy, const std::vector<Implemen
   const std::vector<Scheme> set = schemes_for(t);
   const bool crt = std::any_of(set.begin(), set.end(), [](const Scheme& s) { return s.family() == ImplFamily::crt; });
   for (const CalShape& sh : kShapes) {
-    for (const Scheme& sc : set) {
-      const RunTimes rt = time_runs(timed_call(buf, sh, sc, policy, kernels_for_fit(sc, sh, policy, impl), T(0), ws),
-                                    kWarmup, kRepeat);
-      out.push_back(CostSample{sc, sh.m, sh.n, sh.k, 1e-3 * rt.median_ms, t});
-    }
+    // The schemes of one shape call by call in turn: timed one after another, the first ones ran at
+    // the clock the previous shape left and the INT8 ones at the power cap's, so that at 8192^3 DGEMM
+    // was predicted 7-12 % faster than it runs beside int8-crt and auto picked it (docs/perf-notes.md
+    // "Session 33").
+    std::vector<std::function<void()>> calls;
+    for (const Scheme& sc : set)
+      calls.push_back(timed_call(buf, sh, sc, policy, kernels_for_fit(sc, sh, policy, impl), T(0), ws));
+    const std::vector<RunTimes> rt = time_runs_interleaved(calls, kWarmup, kRepeat);
+    for (std::size_t i = 0; i < set.size(); ++i)
+      out.push_back(CostSample{set[i], sh.m, sh.n, sh.k, 1e-3 * rt[i].median_ms, t});
     if (crt) measure_certificate(t, sh, policy, buf, ws, out, certificate);
   }
 }
@@ -332,13 +337,14 @@ std::string calibration_cache_path(const ExecutionPolicy& policy) {
   // v6: int8-crt per modulus count and its certificate (text version 4).
   // v7: int8-crt's products on the wgmma kernel (v6 files timed cuBLAS's); "-crt-cublas" /
   // "-crt-int32" for the other ExecutionPolicy::crt_products choices.
+  // v8: the schemes of one shape timed interleaved (v7 timed them one after another).
   const std::string kernels = std::string(to_string(policy.kernels)) +
                               (policy.fused_mma == FusedMma::mma_sync ? "-mma.sync" : "") +
                               (policy.orientation == OrientationPolicy::tiles ? "-tiles" : "") +
                               (policy.crt_products == CrtProducts::cublas        ? "-crt-cublas"
                                : policy.crt_products == CrtProducts::wgmma_int32 ? "-crt-int32"
                                                                                  : "");
-  std::snprintf(name, sizeof name, "cost-model-v7-%s-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt", kernels.c_str(),
+  std::snprintf(name, sizeof name, "cost-model-v8-%s-%s-sm%d%d-drv%d-rt%d-cublas%d.%d.%d.txt", kernels.c_str(),
                 sanitize(p.name).c_str(), p.major, p.minor, drv, rt, cb_major, cb_minor, cb_patch);
   return dir + "/" + name;
 }

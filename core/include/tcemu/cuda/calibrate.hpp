@@ -63,7 +63,7 @@ namespace tcemu::cuda {
 /// CalibrationPolicy lives in tcemu/execution.hpp (ExecutionPolicy::calibration).
 using ::tcemu::CalibrationPolicy;
 
-/// Cache file of the current device under `policy`: <policy.calibration_cache_dir>/cost-model-v7-
+/// Cache file of the current device under `policy`: <policy.calibration_cache_dir>/cost-model-v8-
 /// <kernels>-<GPU name>-sm<cc>-drv<driver>-rt<runtime>-cublas<version>.txt, <kernels> one of auto,
 /// fused, multipass, with "-mma.sync" for FusedMma::mma_sync, "-tiles" for
 /// OrientationPolicy::tiles and "-crt-cublas" / "-crt-int32" for CrtProducts::cublas / wgmma_int32
