@@ -25,6 +25,11 @@ set -uo pipefail
 source "$(dirname "$0")/common.sh"
 JOBS_LIST=("$@")
 [ ${#JOBS_LIST[@]} -gt 0 ] || JOBS_LIST=(tests fp64 gemmul8 complex fp32 qsim auto_grid)
+for job in "${JOBS_LIST[@]}"; do  # before anything is built: a misspelt job is one line and exit 2
+  case $job in tests|fp64|gemmul8|complex|fp32|qsim|auto_grid) ;;
+    *) echo "crt_acceptance.sh: unknown job '$job' (want tests fp64 gemmul8 complex fp32 qsim auto_grid)" >&2; exit 2 ;;
+  esac
+done
 BUDGET_S=${BUDGET_S:-570}
 COOLDOWN_S=${COOLDOWN_S:-20}
 TESTS=${TESTS:-'CudaCrt*'}
@@ -112,7 +117,6 @@ for job in "${JOBS_LIST[@]}"; do
       "$B/core/tcemu-bench" --auto-grid --grid-targets fp64 --explain --csv "$OUT/auto_grid.csv" \
         > "$OUT/auto_grid.txt" 2> "$OUT/auto_grid.err"
       echo "auto grid exit $?"; grep -E "auto-grid:" "$OUT/auto_grid.txt" ;;
-    *) echo "unknown job $job" ;;
   esac
 done
 mark "end"
