@@ -31,6 +31,14 @@ const Case kCases[] = {
     {129, 130, 300, Op::T, Op::T, Layout::padded_row, Layout::padded_col, Layout::row},
 };
 
+/// Options asking for `scheme` (parsed for `target`) under the execution policy `exec`.
+GemmOptions options_for(const std::string& scheme, Target target, const ExecutionPolicy& exec) {
+  GemmOptions o;
+  o.scheme = parse_scheme(scheme, target);
+  o.execution = exec;
+  return o;
+}
+
 int moduli_of(const GemmReport& r) {
   const auto at = r.certificate.find("N = ");
   return at == std::string::npos ? -1 : std::atoi(r.certificate.c_str() + at + 4);
@@ -71,9 +79,7 @@ void expect_bit_identical(const std::string& scheme, Target target, const Case& 
   A.upload();
   B.upload();
   C.upload();
-  GemmOptions o;
-  o.scheme = parse_scheme(scheme, target);
-  o.execution = exec;
+  const GemmOptions o = options_for(scheme, target, exec);
   const GemmReport rd = cuda::complex_gemm_device<T>(s.opA, s.opB, alpha, A.dev().as_const(), B.dev().as_const(), beta,
                                                      C.dev(), o, nullptr, nullptr, method);
   const std::vector<Z> cd = C.download();
@@ -269,9 +275,7 @@ TEST(CudaCrtComplex, GatheredOperandGivesTheBitsOfItsRows) {
     x.upload();
     X.upload();
     U.upload();
-    GemmOptions o;
-    o.scheme = parse_scheme(scheme, target);
-    o.execution = exec;
+    const GemmOptions o = options_for(scheme, target, exec);
     const GemmReport want = cuda::complex_gemm_device<T>(Op::N, Op::T, Z(1), X.dev().as_const(), U.dev().as_const(), Z(0),
                                                          C1.dev(), o, nullptr, nullptr, ComplexMethod::automatic);
     GemmReport got;
