@@ -329,18 +329,22 @@ TEST(CrtResidues, ResiduesOfIntegersAreExact) {
       saw_m128 = saw_m128 || r == -128;
     }
   EXPECT_TRUE(saw_m128);
-  EXPECT_EQ(scaled_integer(-3.75, 1), -7.0);
+  // Rounded to nearest, ties to even: -7.5 -> -8, -6.5 -> -6, 2.75 -> 3, 0.3 -> 0.
+  EXPECT_EQ(scaled_integer(-3.75, 1), -8.0);
+  EXPECT_EQ(scaled_integer(-3.25, 1), -6.0);
+  EXPECT_EQ(scaled_integer(2.75, 0), 3.0);
+  EXPECT_EQ(scaled_integer(0.3, 0), 0.0);
   EXPECT_EQ(scaled_integer(0x1.fffffffffffffp-1, 80), std::ldexp(0x1.fffffffffffffp-1, 80));
 }
 
 // (2b) Integers in (-P/2, P/2) come back from their residues: the exact CRT sum mod P, and
-// reconstruct() within its stated error for |x| <= P/4.
+// reconstruct() within its stated error for |x| <= 2^(L-2) = 2^(Lb-1), the scaling's limit.
 TEST(CrtResidues, ReconstructionRecoversIntegers) {
   std::mt19937_64 gen(11);
   for (int N = kMinModuli; N <= kMaxModuli; ++N) {
     SCOPED_TRACE("N = " + std::to_string(N));
     const Constants& c = constants(N);
-    const Big P = product(N), halfP = P.div_small(2), quarterP = P.div_small(4);
+    const Big P = product(N), halfP = P.div_small(2), limit = Big::of(1).shl(c.bits - 2);
     auto random_below_bits = [&](int bits) {
       Big x;
       for (int b = 0; b < bits; b += 32) x.d.push_back(static_cast<std::uint32_t>(gen()));
@@ -348,8 +352,8 @@ TEST(CrtResidues, ReconstructionRecoversIntegers) {
       return x.pow2_floor_mod(bits);
     };
     std::vector<std::pair<bool, Big>> xs = {{false, Big{}},        {false, Big::of(1)},
-                                            {true, Big::of(1)},    {false, quarterP},
-                                            {true, quarterP},      {false, halfP.sub(Big::of(1))},
+                                            {true, Big::of(1)},    {false, limit},
+                                            {true, limit},         {false, halfP.sub(Big::of(1))},
                                             {true, halfP.sub(Big::of(1))}};
     for (int t = 0; t < 300; ++t) xs.push_back({(gen() & 1) != 0, random_below_bits(1 + int(gen() % (c.bits - 2)))});
     for (const auto& [neg, mag] : xs) {
@@ -369,8 +373,8 @@ TEST(CrtResidues, ReconstructionRecoversIntegers) {
       }
       const Big expect = neg && !mag.zero() ? P.sub(mag) : mag;
       EXPECT_EQ(Sm.cmp(expect), 0);
-      // reconstruct(): within 2u|x| + recon_error where |x| <= P/4.
-      if (mag.cmp(quarterP) <= 0) {
+      // reconstruct(): within 2u|x| + recon_error where |x| <= 2^(L-2).
+      if (mag.cmp(limit) <= 0) {
         const double R = reconstruct(r, 1, c);
         ASSERT_EQ(R, std::trunc(R));
         const double x = (neg ? -1 : 1) * mag.approx();
@@ -630,6 +634,63 @@ TEST(CrtGemm, ErrorsByNumberOfModuli) {
           if (M == N - 3) at_n3 = e.max;
         }
         EXPECT_LE(at_n, at_n3);
+      }
+    }
+}
+
+// (2c) Rounding to nearest stays within what the scaling rules count: for every line exponent,
+// |rint(2^(e - base) t)| <= 2^h ceil(t) for t = |x| 2^base on the rule's grid (t <= 2^16), h =
+// floor((Lb - 1 - c) / 2) (crt_arith::scale_exponent takes one more halving where h < 0, where
+// rint(2^h t) alone could exceed 2^h t by up to 1/2, e.g. 2^-8 384 = 1.5 -> 2).
+TEST(CrtScaling, RoundedElementsStayWithinTheRuleGrid) {
+  std::mt19937_64 gen(5);
+  std::vector<double> ts = {0, 0.25, 0.5, 0.75, 1, 1.5, 2.5, 3, 383.5, 384, 65535.5, 65536};
+  for (int t = 0; t < 400; ++t) ts.push_back(std::ldexp(static_cast<double>(gen() >> 11), -37));  // [0, 2^16)
+  int negative_h = 0;
+  for (int Lb : {15, 23, 39, 63, 110, 155})
+    for (int c = 0; c <= 70; ++c) {
+      const int base = 16, e = arith::scale_exponent(Lb, c, base), h = arith::floor_half(Lb - 1 - c);
+      negative_h += h < 0;
+      for (double t : ts)
+        ASSERT_LE(std::rint(std::ldexp(t, e - base)), std::ldexp(std::ceil(t), h)) << "Lb " << Lb << " c " << c << " t " << t;
+    }
+  EXPECT_GT(negative_h, 100);  // the h < 0 branch is exercised
+}
+
+// (2d) The scaled, rounded operands of both rules keep sum_l |A'_il| |B'_lj| <= 2^(Lb-1) for every
+// entry, the reconstruction's limit: random, wide-spread and tight lines at small N (h < 0) and large
+// N. Tight lines hold 1 - 2^-40 (rounded up to the rule's grid value 2^16 or 2^6, k a power of two):
+// where Lb - 1 - c is even the sum reaches the limit exactly (a rule one bit too generous fails).
+TEST(CrtScaling, RoundedProductsStayWithinTheReconstructionLimit) {
+  const std::int64_t m = 6, n = 5;
+  for (const char* dist : {"tight", "uniform(-1,1)", "phi=4"})
+    for (std::int64_t k : {std::int64_t{1}, std::int64_t{7}, std::int64_t{4096}}) {
+      Problem p;
+      if (std::string(dist) == "tight")
+        p = {m, n, k, std::vector<double>(m * k, 1 - 0x1p-40), std::vector<double>(k * n, 1 - 0x1p-40)};
+      else
+        p = make<double>(m, n, k, dist, 40 + static_cast<std::uint64_t>(k));
+      for (Scaling rule : kRules) {
+        double worst = 0;
+        for (int N : {2, 3, 5, 8, 14, 20}) {
+          SCOPED_TRACE(std::string(dist) + " k = " + std::to_string(k) + " N = " + std::to_string(N) + " " +
+                       to_string(rule));
+          std::vector<int> ea(m), eb(n);
+          scale_exponents<double>(rule, N, row_major<const double>(p.a.data(), m, k),
+                                  row_major<const double>(p.b.data(), k, n), ea.data(), eb.data());
+          const long double limit = std::ldexp(1.0L, constants(N).bits - 2);
+          for (std::int64_t i = 0; i < m; ++i)
+            for (std::int64_t j = 0; j < n; ++j) {
+              long double s = 0;  // 64-bit significands: exact for the tight lines, else within k 2^-63
+              for (std::int64_t l = 0; l < k; ++l)
+                s += std::fabs(static_cast<long double>(scaled_integer(p.a[i * k + l], ea[i]))) *
+                     std::fabs(static_cast<long double>(scaled_integer(p.b[l * n + j], eb[j])));
+              ASSERT_LE(s, limit * (1 + static_cast<long double>(k) * 0x1p-62L)) << "entry " << i << ", " << j;
+              if (N == 8) worst = std::max(worst, static_cast<double>(s / limit));
+            }
+        }
+        // N = 8 (Lb = 63): k = 4096 gives c = 44 (Cauchy-Schwarz) or 24 (accurate), Lb - 1 - c even.
+        if (std::string(dist) == "tight" && k == 4096) EXPECT_EQ(worst, 1.0) << to_string(rule);
       }
     }
 }

@@ -162,7 +162,7 @@ TEST(CrtComplex, Fp32TargetOnComplexFloat) {
   expect_certified_and_no_worse(make<float>(20, 18, 100, "phi=1", "phi=1", 71), Target::fp32, "phi=1");
 }
 
-// Integer entries in [-63, 63], k = 16, N = 5 moduli: every scaling exponent is >= 0 (no truncation)
+// Integer entries in [-63, 63], k = 16, N = 5 moduli: every scaling exponent is >= 0 (no rounding)
 // and the reconstruction is exact (g = 0), so each component must equal the exact integer product:
 // the residues, the INT8 products and the embedding's signs are all checked at once.
 template <class T>

@@ -305,7 +305,7 @@ TEST(CudaCrtLayout, FusedReductionPaysAboveSixtyFourColumns) {
 /// Lines and magnitude products for the certificate passes, uploaded (c, base, s1 per line; hh and
 /// cross column-major with ld = m), and the host's test of one entry at N (crt_arith, as host/crt.cpp).
 struct CertCase {
-  std::int64_t m = 0, n = 0;
+  std::int64_t m = 0, n = 0, k = 8192;  // k: the product's length (the bound's k/4 term)
   std::vector<int> cx, bx, cy, by;
   std::vector<unsigned long long> sx, sy;
   std::vector<std::int32_t> hh, cross;
@@ -315,7 +315,8 @@ struct CertCase {
     const int Lb = crt::constants(N).bits - 1;
     return crt::arith::entry_bound(crt::arith::norm1_bound(sy[j], 16 - by[j]), crt::arith::norm1_bound(sx[i], 16 - bx[i]),
                                    crt::arith::scale_exponent(Lb, cx[i], bx[i]),
-                                   crt::arith::scale_exponent(Lb, cy[j], by[j]), crt::constants(N).recon_error);
+                                   crt::arith::scale_exponent(Lb, cy[j], by[j]),
+                                   crt::arith::entry_fixed_error(crt::constants(N).recon_error, k));
   }
   double rhs(std::int64_t i, std::int64_t j) const {
     return crt::arith::int8_certificate_rhs(hh[j * m + i], cross[j * m + i], 32 - bx[i] - by[j], tol);
@@ -347,11 +348,11 @@ struct CertCase {
     const std::vector<unsigned long long> zeros(4, 0);
     auto* counters = static_cast<unsigned long long*>(up(zeros));
     auto* flags = reinterpret_cast<unsigned*>(counters);  // [0] candidate, [1] mask, [2] mask at `at`
-    cuda::detail::crt_certificate_int8_search(dh, dc, m, m, n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags,
+    cuda::detail::crt_certificate_int8_search(dh, dc, m, m, n, k, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags,
                                               nullptr);
-    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags + 1,
+    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, k, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags + 1,
                                        nullptr, nullptr);
-    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, lx, ly, tol, at, at, flags + 2, counters + 3, nullptr);
+    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, k, lx, ly, tol, at, at, flags + 2, counters + 3, nullptr);
     unsigned got[3] = {};
     EXPECT_EQ(cudaMemcpy(got, flags, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
     for (void* d : allocs) cudaFree(d);

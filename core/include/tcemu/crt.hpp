@@ -9,8 +9,9 @@
 ///
 /// The method, for C = alpha * op(A) * op(B) + beta * C with op(A) m x k and op(B) k x n:
 ///  1. scaling: row i of op(A) is multiplied by 2^ea[i] and column j of op(B)
-///     by 2^eb[j], then truncated toward zero to integers A', B', with |A'||B'| <= P/4 entrywise,
-///     P = p_1 ... p_N the product of the first N moduli of kModuli (rules: Scaling);
+///     by 2^eb[j], then rounded to the nearest integers A', B' (ties to even), with |A'||B'| <=
+///     2^(Lb-1) < P/2 entrywise, P = p_1 ... p_N the product of the first N moduli of kModuli and
+///     Lb = floor(log2 P) (rules: Scaling);
 ///  2. residues: A'_l = A' mod p_l, B'_l = B' mod p_l as symmetric residues in
 ///     [-128, 127] stored as int8, all N of them written in one pass over each operand;
 ///  3. N exact INT8 x INT8 -> INT32 products A'_l B'_l over k chunks of at most 2^17 (exact in
@@ -61,10 +62,11 @@ static_assert(moduli_pairwise_coprime(), "tcemu::crt::kModuli must be pairwise c
 /// unchanged mod 256 (2^32 = 0 mod 256). Longer k is cut into chunks whose residues are added mod p.
 inline constexpr std::int64_t kChunk = std::int64_t{1} << 17;
 
-/// How the power-of-two scales are chosen (both rigorous: |A'||B'| <= P/4 entrywise).
+/// How the power-of-two scales are chosen (both rigorous: |A'||B'| <= 2^(Lb-1) < P/2 entrywise for
+/// the rounded integers; crt_arith::scale_exponent).
 enum class Scaling {
   /// GEMMul8's "fast mode": |A'||B'|_ij <= ||A'_i||_2 ||B'_j||_2 (Cauchy-Schwarz); each line
-  /// scaled so that its 2-norm is <= 2^((floor(log2 P) - 2) / 2). No extra GEMM.
+  /// scaled so that its 2-norm is <= 2^((floor(log2 P) - 1) / 2). No extra GEMM.
   cauchy_schwarz,
   /// GEMMul8's "accurate mode": one INT8 GEMM of the magnitudes rounded up to 6 bits per line,
   /// G = ceil(|A| 2^(6-Ea)) ceil(|B| 2^(6-Eb)) >= 2^(12-Ea-Eb) |A||B|; row i scaled by its largest
@@ -109,18 +111,19 @@ const Constants& constants(int n);
 /// integers on x = M 2^E beyond), the operation the GPU path runs too.
 std::int8_t residue(double x, int p);
 
-/// trunc(x * 2^e) for finite x: the integer part of the scaled value, exact (x * 2^e must not
-/// overflow; the scaling rules keep it below 2^78).
+/// rint(x * 2^e) for finite x: the scaled value rounded to the nearest integer, ties to even, exact
+/// (x * 2^e must not overflow; the scaling rules keep it below 2^79).
 double scaled_integer(double x, int e);
 
 /// Reconstructs C' from the N residues r[l * stride], l = 0 .. N-1 in this
 /// fixed order (a GPU must do the same to match bit for bit):
 ///   sx = 0; for l: sx = fma(w_hi[l], r_l, sx)      (exact: multiples of 2^g below 2^(g+53))
 ///   sy = 0; for l: sy = fma(w_lo[l], r_l, sy)
-///   q  = rint(sx * inv_P)                          (= round(S / P) whenever |C'| <= P/4)
+///   q  = rint(sx * inv_P)                          (= round(S / P) whenever |C'| <= 2^(L-2))
 ///   c  = (fma(-P_lo, q, fma(-P_hi, q, sx)) + sy)   (the inner fma exact)
 /// Returns c, with |c - C'| <= 2u|C'| + recon_error when the unique C' = S mod P in (-P/2, P/2]
-/// has |C'| <= P/4 (which the scaling guarantees).
+/// has |C'| <= 2^(L-2) = 2^(Lb-1) (which the scaling guarantees; P/2 exceeds it by at least 2^-7 P
+/// for every N of the table, docs/crt.md).
 double reconstruct(const std::int8_t* r, std::int64_t stride, const Constants& k);
 
 /// Thrown instead of computing when the caller should take the native path: a NaN or Inf in an
@@ -133,7 +136,7 @@ class Fallback : public InvalidArgument {
 };
 
 /// Power-of-two scale exponents of one call: row i of x = op(A) (m x k) is scaled by 2^ea[i],
-/// column j of y = op(B) (k x n) by 2^eb[j], such that |trunc(2^ea x)| |trunc(2^eb y)| <= P/4
+/// column j of y = op(B) (k x n) by 2^eb[j], such that |rint(2^ea x)| |rint(2^eb y)| <= 2^(Lb-1)
 /// entrywise for the P of N moduli. Zero lines get exponent 0. Finite inputs only (not checked).
 /// ea and eb must hold m and n ints. Integer-exact and independent of summation order.
 template <class T>
@@ -141,9 +144,9 @@ void scale_exponents(Scaling rule, int n_moduli, MatrixView<const T> x, MatrixVi
                      int* eb);
 
 /// The rigorous bound that picks N. For every entry (i, j) the emulated product's error is at most
-///   E_ij(N) = 2^-ea[i] Z_ij + 2^-eb[j] W_ij + 2^-(ea[i]+eb[j]) recon_error(N)   (+ 2u |C_ij|),
-/// Z_ij = sum_l [x_il != 0] |y_lj|, W_ij = sum_l |x_il| [y_lj != 0] (truncation errors < 1 per
-/// scaled element; derived in docs/crt.md). N is the smallest in [2, 20] with
+///   E_ij(N) = 2^-ea[i] Z_ij / 2 + 2^-eb[j] W_ij / 2 + 2^-(ea[i]+eb[j]) (recon_error(N) + k/4)
+///   (+ 2u |C_ij|), Z_ij = sum_l [x_il != 0] |y_lj|, W_ij = sum_l |x_il| [y_lj != 0] (rounding errors
+/// <= 1/2 per scaled element, their products <= 1/4 per term; derived in docs/crt.md). N is the smallest in [2, 20] with
 ///   E_ij(N) <= tol * (|x||y|)_ij   for every (i, j) with a nonzero product term,
 /// tol = unit_roundoff(target): with 2^-53 the error stays within u|A||B| + 2u|AB|, at most DGEMM's
 /// worst-case bound gamma_k |A||B| for k >= 3, and measured below plain FP64's errors (docs/crt.md);

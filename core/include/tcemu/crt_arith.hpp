@@ -51,9 +51,18 @@ TCEMU_HD std::uint64_t ceil_mag(double v, int s) {
 /// Exponent E with max |line| < 2^E for a nonzero line maximum mx > 0 (ilogb(mx) + 1).
 TCEMU_HD int line_exponent_of_max(double mx) { return std::ilogb(mx) + 1; }
 
-/// Cauchy-Schwarz scale exponent of an active line: floor((Lb - 2 - c) / 2) + base, with Lb =
-/// floor(log2 P), c = ceil(log2 s2), s2 = sum_l ceil(|x_l| 2^(16-E))^2 and base = 16 - E (docs/crt.md).
-TCEMU_HD int scale_exponent(int Lb, int c, int base) { return floor_half(Lb - 2 - c) + base; }
+/// Scale exponent of an active line (both rules, docs/crt.md "Scaling"): h = floor((Lb - 1 - c) / 2),
+/// Lb = floor(log2 P), c = ceil(log2) of the line's bound on the grid 2^base (Cauchy-Schwarz: s2 = sum_l
+/// ceil(|x_l| 2^base)^2, base = 16 - E; accurate: the line's largest magnitude product, base = 6 - E),
+/// and the exponent base + h where h >= 0, base + h - 1 where h < 0. The elements are rounded to nearest
+/// (scaled_integer), and each rounded element stays within what the rule's bound counted: for h >= 0,
+/// |rint(2^h t)| <= ceil(2^h t) <= 2^h ceil(t) (t = |x| 2^base, 2^h ceil(t) an integer); for h < 0,
+/// |rint(2^(h-1) t)| <= 2^h t (rint(v) <= 2v for v >= 0). So the products' magnitudes stay below
+/// 2^(Lb-1) < P/2 entrywise, as with truncation.
+TCEMU_HD int scale_exponent(int Lb, int c, int base) {
+  const int h = floor_half(Lb - 1 - c);
+  return (h >= 0 ? h : h - 1) + base;
+}
 
 /// 2^e mod p (e >= 0, p <= 256), in 32-bit arithmetic (every product below 2^16).
 TCEMU_HD std::uint32_t pow2_mod(int e, std::uint32_t p) {
@@ -429,8 +438,10 @@ TCEMU_HD int residue(double x, const ModulusF64& m) {
 /// residue(x, modulus_f64(p)).
 TCEMU_HD int residue(double x, int p) { return residue(x, modulus_f64(p)); }
 
-/// trunc(x 2^e): the scaled integer of one element (exact).
-TCEMU_HD double scaled_integer(double x, int e) { return std::trunc(ldexp_fast(x, e)); }
+/// rint(x 2^e), ties to even: the scaled integer of one element (exact; |rint(x 2^e) - x 2^e| <= 1/2).
+/// Rounding to nearest rather than toward zero halves the largest scaling error and takes the bias
+/// out of it (docs/crt.md, "The bound").
+TCEMU_HD double scaled_integer(double x, int e) { return std::rint(ldexp_fast(x, e)); }
 
 /// Reduces a sum of INT32 chunk products mod p: rs_in in [0, p), v one chunk's INT32 sum; returns
 /// (rs_in + v mod p) mod p in [0, p).
@@ -470,10 +481,17 @@ TCEMU_HD double int8_certificate_rhs(std::int64_t hh, std::int64_t cross, int ex
   return tol * (ldexp_fast(G, exy - 28) * (1 - 0x1p-50)) * (1 - 0x1p-50);
 }
 
-/// The certified bound of one entry at N moduli (crt::certify): (2^-ea Z + 2^-eb W +
-/// 2^-(ea+eb) recon_error) (1 + 2^-50), Z and W already rounded up (docs/crt.md).
-TCEMU_HD double entry_bound(double Z, double W, int ea, int eb, double recon_error) {
-  return (ldexp_fast(Z, -ea) + ldexp_fast(W, -eb) + ldexp_fast(recon_error, -(ea + eb))) * (1 + 0x1p-50);
+/// The part of one entry's bound that is not scaled by the operands (crt::certify): recon_error(N) + k/4
+/// (the rounding errors' cross terms, |da db| <= 1/4 per product term), rounded up.
+TCEMU_HD double entry_fixed_error(double recon_error, std::int64_t k) {
+  return (recon_error + 0.25 * static_cast<double>(k)) * (1 + 0x1p-52);
+}
+
+/// The certified bound of one entry at N moduli (crt::certify): (2^-ea Z / 2 + 2^-eb W / 2 +
+/// 2^-(ea+eb) fixed) (1 + 2^-50), Z and W already rounded up, fixed = entry_fixed_error(recon_error, k)
+/// (docs/crt.md, "The bound").
+TCEMU_HD double entry_bound(double Z, double W, int ea, int eb, double fixed) {
+  return (ldexp_fast(Z, -ea - 1) + ldexp_fast(W, -eb - 1) + ldexp_fast(fixed, -(ea + eb))) * (1 + 0x1p-50);
 }
 
 /// The reconstruction's last step from the two chains' sums sx = sum_l w_hi[l] r_l and sy = sum_l

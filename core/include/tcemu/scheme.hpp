@@ -85,7 +85,7 @@ enum class SplitRule {
   int_slices,   ///< Ozaki: fixed-point slices of a shared power-of-two exponent, truncated
   line_aligned, ///< hi rounded RN-even to a grid set by the line's maximum, lo = RN(x - hi)
   tile_exponent, ///< MixPert: RN-even to a fixed-point grid set by the tile's maximum, 7-bit segments
-  crt_residues,  ///< Ozaki II: line scaled by 2^e, truncated to an integer, symmetric residues mod p_l
+  crt_residues,  ///< Ozaki II: line scaled by 2^e, rounded to the nearest integer, symmetric residues mod p_l
 };
 
 /// One product of parts: part `a` of A times part `b` of B.

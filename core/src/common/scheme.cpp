@@ -45,7 +45,7 @@ const char* split_rule_name(SplitRule r) {
     case SplitRule::int_slices: return "truncate (fixed point)";
     case SplitRule::line_aligned: return "line-aligned hi, RN lo";
     case SplitRule::tile_exponent: return "tile exponent, RN fixed pt";
-    case SplitRule::crt_residues: return "truncate, residues mod p";
+    case SplitRule::crt_residues: return "round to nearest, residues mod p";
   }
   return "?";
 }

@@ -387,7 +387,7 @@ Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B
   for (int N = kMinModuli; N <= kMaxModuli; ++N) {
     exponents_of(ra, N, ea.data());
     exponents_of(rb, N, eb.data());
-    const double rec = constants(N).recon_error;
+    const double rec = arith::entry_fixed_error(constants(N).recon_error, k);
     auto bound = [&](std::int64_t i, std::int64_t j) {
       const std::int64_t e = i * n + j;
       return arith::entry_bound(Z[e], W[e], ea[i], eb[j], rec);
@@ -466,7 +466,7 @@ Certificate certify_int8(Op opA, Op opB, MatrixView<const T> A, MatrixView<const
   for (int N = kMinModuli; N <= kMaxModuli; ++N) {
     exponents_of(ra, N, ea.data());
     exponents_of(rb, N, eb.data());
-    const double rec = constants(N).recon_error;
+    const double rec = arith::entry_fixed_error(constants(N).recon_error, k);
     auto bound = [&](std::int64_t i, std::int64_t j) { return arith::entry_bound(ny[j], nx[i], ea[i], eb[j], rec); };
     auto rhs = [&](std::int64_t e) { return rhs_of[e]; };
     bool ok = true;

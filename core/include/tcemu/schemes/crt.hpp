@@ -2,7 +2,7 @@
 /// \file schemes/crt.hpp
 /// int8-crt[:N]: Ozaki scheme II on INT8 Tensor Cores (Ozaki, Uchino, Imamura, arXiv 2504.08009;
 /// error analysis Uchino, Ozaki, Imamura, arXiv 2602.02549). Each row of op(A) / column of op(B) is
-/// scaled by a power of two and truncated to an integer, the integers are reduced into N symmetric
+/// scaled by a power of two and rounded to the nearest integer, the integers are reduced into N symmetric
 /// INT8 residues mod the pairwise coprime moduli p_1..p_N (crt::kModuli), the N residue products
 /// run exactly in INT32, each is reduced mod p_l and C is reconstructed through the Chinese remainder
 /// theorem in FP64 (tcemu/crt.hpp, docs/crt.md). N products per GEMM, linear in the bits (Ozaki I:

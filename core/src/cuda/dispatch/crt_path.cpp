@@ -70,6 +70,7 @@ CrtCallLines carve_crt_lines(Workspace::Impl& ws, std::int64_t m, std::int64_t n
 CrtMagnitudePanels crt_magnitude_panels(Workspace::Impl& ws, std::int64_t m, std::int64_t n, std::int64_t k,
                                         cudaStream_t st) {
   CrtMagnitudePanels mp;
+  mp.k = k;
   mp.kp = round_up(k, 16);
   mp.x = static_cast<std::int8_t*>(ws.get(kSlotPartsA, static_cast<std::size_t>(2 * mp.kp * m), st));
   mp.y = static_cast<std::int8_t*>(ws.get(kSlotPartsB, static_cast<std::size_t>(3 * mp.kp * n), st));
@@ -100,21 +101,21 @@ crt::Certificate crt_certify_int8(const CrtMagnitudePanels& mp, std::int64_t m, 
   // [3]: the ratio passes'.
   auto* hm = static_cast<unsigned*>(ws.host(2 * sizeof(unsigned long long)));
   const auto ratio_at = [&](int at, unsigned* at_mask, unsigned long long* at_ratio, crt::Certificate& cert) {
-    crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, at, at, at_mask, at_ratio, st);
+    crt_certificate_int8(g, g + ldg * n, ldg, m, n, mp.k, lx, ly, tol, at, at, at_mask, at_ratio, st);
     TCEMU_CUDA(cudaMemcpyAsync(hm, at_ratio, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
     TCEMU_CUDA(cudaMemcpyAsync(hm + 2, at_mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
     TCEMU_CUDA(cudaStreamSynchronize(st));
     std::memcpy(&cert.worst_ratio, hm, sizeof(double));
     return (hm[2] & (1u << at)) == 0;  // every entry passes at `at`
   };
-  crt_certificate_int8_search(g, g + ldg * n, ldg, m, n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask + 2, st);
+  crt_certificate_int8_search(g, g + ldg * n, ldg, m, n, mp.k, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask + 2, st);
   TCEMU_CUDA(cudaMemcpyAsync(hm, mask + 2, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
   crt::Certificate cert;
   cert.tol = tol;
   cert.moduli = hm[0] <= static_cast<unsigned>(crt::kMaxModuli) ? static_cast<int>(hm[0]) : 0;
   if (ratio_at(cert.run_moduli(), mask + 1, ratio_bits, cert) || cert.moduli == 0) return cert;
-  crt_certificate_int8(g, g + ldg * n, ldg, m, n, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask, nullptr, st);
+  crt_certificate_int8(g, g + ldg * n, ldg, m, n, mp.k, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask, nullptr, st);
   TCEMU_CUDA(cudaMemcpyAsync(hm, mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
   const unsigned fails = hm[0];

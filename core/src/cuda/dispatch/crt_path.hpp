@@ -32,6 +32,7 @@ struct CrtMagnitudePanels {
   std::int8_t* x = nullptr;
   std::int8_t* y = nullptr;
   std::int64_t kp = 0;
+  std::int64_t k = 0;  ///< the product's length (kp is k rounded up to 16)
 };
 CrtMagnitudePanels crt_magnitude_panels(Workspace::Impl& ws, std::int64_t m, std::int64_t n, std::int64_t k,
                                         cudaStream_t stream);

@@ -73,7 +73,7 @@ void crt_certificate(const T* x, std::int64_t m, std::int64_t xs_line, std::int6
   CertConstants K{};
   for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
     K.Lb[N] = crt::constants(N).bits - 1;
-    K.rec[N] = crt::constants(N).recon_error;
+    K.rec[N] = crt::arith::entry_fixed_error(crt::constants(N).recon_error, k);
   }
   // host/crt.cpp's rounding factors, computed the same way.
   K.grow = 1 + (k + 2) * 0x1p-52;

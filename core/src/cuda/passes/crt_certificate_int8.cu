@@ -35,7 +35,7 @@ __device__ __forceinline__ unsigned warp_or(unsigned v) {
 
 struct CertConstants {
   int Lb[crt::kMaxModuli + 1];
-  double recon_error[crt::kMaxModuli + 1];
+  double fixed[crt::kMaxModuli + 1];  ///< crt_arith::entry_fixed_error(recon_error(N), k)
 };
 
 /// kSearch = false: the fail mask of every N in [n_lo, n_hi] (atomicOr on *out), with ratio_bits
@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(kCertThreads)
             if (live) {
               const int ea = crt::arith::scale_exponent(K.Lb[candidate], cx, bx);
               const int eb = crt::arith::scale_exponent(K.Lb[candidate], cy, by);
-              fails = !(crt::arith::entry_bound(zy, wx, ea, eb, K.recon_error[candidate]) <= rhs);
+              fails = !(crt::arith::entry_bound(zy, wx, ea, eb, K.fixed[candidate]) <= rhs);
             }
             if (!__any_sync(0xffffffffu, fails)) break;
             ++candidate;
@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(kCertThreads)
           const int N = __ffs(static_cast<int>(bits)) - 1;
           const int ea = crt::arith::scale_exponent(K.Lb[N], cx, bx);
           const int eb = crt::arith::scale_exponent(K.Lb[N], col_c[jj], col_base[jj]);
-          const double bound = crt::arith::entry_bound(zy, wx, ea, eb, K.recon_error[N]);
+          const double bound = crt::arith::entry_bound(zy, wx, ea, eb, K.fixed[N]);
           if (!(bound <= rhs)) mask |= 1u << N;
           if (ratio_bits != nullptr) {
             const double r = rhs > 0 ? bound / rhs : HUGE_VAL;
@@ -150,11 +150,11 @@ __global__ void __launch_bounds__(kCertThreads)
   }
 }
 
-CertConstants cert_constants() {
+CertConstants cert_constants(std::int64_t k) {
   CertConstants K{};
   for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
     K.Lb[N] = crt::constants(N).bits - 1;
-    K.recon_error[N] = crt::constants(N).recon_error;
+    K.fixed[N] = crt::arith::entry_fixed_error(crt::constants(N).recon_error, k);
   }
   return K;
 }
@@ -168,20 +168,20 @@ dim3 cert_grid(std::int64_t m, std::int64_t n) {
 }  // namespace
 
 void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                          std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
+                          std::int64_t n, std::int64_t k, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
                           unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   certificate_int8_kernel<false><<<cert_grid(m, n), kCertThreads, 0, stream>>>(
-      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(), fail_mask, ratio_bits);
+      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(k), fail_mask, ratio_bits);
   TCEMU_LAUNCHED("crt certificate_int8_kernel");
 }
 
 void crt_certificate_int8_search(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                                 std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
+                                 std::int64_t n, std::int64_t k, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
                                  int n_hi, unsigned* candidate, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   certificate_int8_kernel<true><<<cert_grid(m, n), kCertThreads, 0, stream>>>(
-      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(), candidate, nullptr);
+      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(k), candidate, nullptr);
   TCEMU_LAUNCHED("crt certificate_int8_kernel (search)");
 }
 

@@ -35,7 +35,7 @@ __device__ __forceinline__ int scaled_residue(double v, const crt::arith::Limbs2
 }
 
 /// A thread per row i of X (grid-stride): the KMAX >= k complex elements of the row scaled by
-/// 2^ex[i] and truncated (crt_arith::scaled_integer, the residue pass's integers); per modulus l the
+/// 2^ex[i] and rounded to nearest (crt_arith::scaled_integer, the residue pass's integers); per modulus l the
 /// residues of Re, Im and Re + Im (sym_add_residues), their dot products with y's residue lines of
 /// the three parts (k <= 16 terms of |r| <= 128: exact in INT32), each reduced to its shifted residue
 /// (shifted_residue_i32: the value the wgmma kernel's fused reduction stores, plus half), folded into

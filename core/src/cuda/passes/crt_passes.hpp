@@ -37,12 +37,12 @@ void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64
 /// column s read as interleaved reals (crt_magnitudes' layout 2).
 void crt_pair_lines(const CrtLines& in, std::int64_t lines, const CrtLines& out, cudaStream_t stream);
 
-/// e[l] = floor((Lb - 2 - c[l]) / 2) + base[l] for active lines, 0 otherwise (Lb = floor(log2 P)).
+/// e[l] = crt_arith::scale_exponent(Lb, c[l], base[l]) for active lines, 0 otherwise (Lb = floor(log2 P)).
 void crt_line_exponents(const CrtLines& in, std::int64_t lines, int Lb, int* e, cudaStream_t stream);
 
 /// Residue panels of one operand: for modulus l < n_moduli, line i, k chunk c (of kc positions,
 /// padded with zeros to kcp, a multiple of 16), position j: out[l * panel + i * (nchunks * kcp) + c *
-/// kcp + j] = residue(trunc(x 2^e[i]), p_l) as int8, panel = lines * nchunks * kcp. One pass over
+/// kcp + j] = residue(rint(x 2^e[i]), p_l) as int8, panel = lines * nchunks * kcp. One pass over
 /// the operand writes all n_moduli panels.
 template <class T>
 void crt_residues(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
@@ -81,7 +81,7 @@ void crt_line_rule_and_magnitudes(const T* data, std::int64_t lines, std::int64_
 /// line i at data + i * line_stride, in units of T, k contiguous), exponents e as for crt_residues
 /// (those of the real embedding's lines). One k chunk: kcp >= k, a multiple of 16. For modulus l,
 /// line i and position j < kcp (0 past k), with panel = lines * kcp bytes:
-///   out[(0 * n + l) * panel + i * kcp + j] = residue of Re (trunc of re 2^e[i])
+///   out[(0 * n + l) * panel + i * kcp + j] = residue of Re (rint of re 2^e[i])
 ///   out[(1 * n + l) * panel + ...]           = residue of Im
 ///   out[(2 * n + l) * panel + ...]           = residue of Re + Im (crt_arith::sym_add_residues)
 /// Throws InvalidArgument when kcp is not a multiple of 16 or below k.
@@ -161,11 +161,11 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
 /// The test of crt::certify_int8 for every entry (i, j) of active lines, from the INT32 products
 /// hh[j * ld + i] = hx . hy and cross[j * ld + i] = hx . ly + lx . hy (column-major, ld >= m):
 /// for N in [n_lo, n_hi], fail_mask bit N set when entry_bound(norm1_y, norm1_x, ea, eb,
-/// recon_error(N)) <= int8_certificate_rhs(...) fails (atomicOr on *fail_mask, zeroed before); with
+/// entry_fixed_error(recon_error(N), k)) <= int8_certificate_rhs(...) fails (k: the product's length) (atomicOr on *fail_mask, zeroed before); with
 /// ratio_bits != nullptr (n_lo == n_hi) also the largest bound / rhs (+inf where rhs = 0) as the
 /// bits of a non-negative double (atomicMax, zeroed before). The same operations as host/crt.cpp.
 void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                          std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
+                          std::int64_t n, std::int64_t k, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
                           unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream);
 
 /// The candidate of crt_certificate_int8's test (same inputs and operations): *candidate = the
@@ -175,7 +175,7 @@ void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std
 /// entry fails when each entry's bound, once met, stays met at larger N (crt_certify_int8 checks
 /// that at the result, in its ratio pass). One test per entry instead of one per passing N.
 void crt_certificate_int8_search(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                                 std::int64_t n, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
+                                 std::int64_t n, std::int64_t k, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
                                  int n_hi, unsigned* candidate, cudaStream_t stream);
 
 /// Reconstruction: for rows [0, rows) of this block and all n columns, reduces the INT32 products

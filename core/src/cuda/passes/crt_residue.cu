@@ -579,12 +579,12 @@ __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const
 }
 
 /// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0 for
-/// padding), scaled by 2^s (s: the line's exponent, e[line]) and truncated. Below w.fp64_limit (every group
+/// padding), scaled by 2^s (s: the line's exponent, e[line]) and rounded to nearest (crt_arith::scaled_integer). Below w.fp64_limit (every group
 /// of the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0, n_int) on the
 /// integer limbs (limb_residues16 below 2^63, wide_residues16 above), whose loops are unrolled to
 /// kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Groups at or above
 /// fp64_limit: every modulus per quad through write_wide / residue(). Not reached with the table's moduli: the scaled integers stay below
-/// 2^(floor((Lb - 32) / 2) + 16), about 2^(4N), while fp64_limit is at least 2^74 (N = 6, 12, 13) and 2^84
+/// 2^(floor((Lb - 31) / 2) + 16), about 2^(4N), while fp64_limit is at least 2^74 (N = 6, 12, 13) and 2^84
 /// from N = 17 on; kept for completeness.
 template <bool kComplex3M, class T>
 __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std::int64_t line, int s, std::int64_t ko0,
@@ -594,7 +594,7 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
   double v[kResiduePositions], amax = 0;
 #pragma unroll
   for (int i = 0; i < kResiduePositions; ++i) {
-    v[i] = pow2_ok ? trunc(static_cast<double>(x[i]) * scale) : crt::arith::scaled_integer(static_cast<double>(x[i]), s);
+    v[i] = pow2_ok ? rint(static_cast<double>(x[i]) * scale) : crt::arith::scaled_integer(static_cast<double>(x[i]), s);
     amax = fmax(amax, fabs(v[i]));
   }
   std::int8_t* dst = w.out + line * w.span + ko0;  // real operands: this group's bytes in panel 0
