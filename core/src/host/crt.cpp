@@ -165,7 +165,7 @@ void copy_lines(MatrixView<const T> x, MatrixView<const T> y, std::vector<double
     for (std::int64_t l = 0; l < k; ++l) yc[j * k + l] = static_cast<double>(y(l, j));
 }
 
-// Line data of a scaling rule: e[i] = floor((Lb - 2 - c[i]) / 2) + base[i] for active lines, 0 else.
+// Line data of a scaling rule: e[i] = arith::scale_exponent(Lb, c[i], base[i]) for active lines, 0 else.
 struct LineRule {
   std::vector<int> c, base;
   std::vector<char> active;
