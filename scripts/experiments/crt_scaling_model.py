@@ -15,7 +15,8 @@ Variants:
   rint, Lb-2    rounding to nearest, same limit
   rint, Lb-1    rounding to nearest, |A'||B'| <= 2^(Lb-1) (session 34)
   rint, Lb-1, split   the same with rows given (Lb - 1 + d - c) / 2 and columns (Lb - 1 - d - c) / 2,
-                      d in {0, 1} chosen so that the majority of rows lose no half bit
+                      d in {0, 1} chosen so that the majority of rows lose no half bit (session 34's
+                      split: its source is the operand with fewer lines, op(A) on a tie as here)
 
 Usage: crt_scaling_model.py [seed] [m]   (m = n sampled rows and columns, k = 8192)
 """

@@ -306,6 +306,7 @@ TEST(CudaCrtLayout, FusedReductionPaysAboveSixtyFourColumns) {
 /// cross column-major with ld = m), and the host's test of one entry at N (crt_arith, as host/crt.cpp).
 struct CertCase {
   std::int64_t m = 0, n = 0, k = 8192;  // k: the product's length (the bound's k/4 term)
+  cuda::detail::CrtSplit split;         // the budget's split between x's and y's exponents
   std::vector<int> cx, bx, cy, by;
   std::vector<unsigned long long> sx, sy;
   std::vector<std::int32_t> hh, cross;
@@ -314,8 +315,8 @@ struct CertCase {
   double bound(std::int64_t i, std::int64_t j, int N) const {
     const int Lb = crt::constants(N).bits - 1;
     return crt::arith::entry_bound(crt::arith::norm1_bound(sy[j], 16 - by[j]), crt::arith::norm1_bound(sx[i], 16 - bx[i]),
-                                   crt::arith::scale_exponent(Lb, cx[i], bx[i]),
-                                   crt::arith::scale_exponent(Lb, cy[j], by[j]),
+                                   crt::arith::scale_exponent(Lb + split.shift_x(Lb), cx[i], bx[i]),
+                                   crt::arith::scale_exponent(Lb + split.shift_y(Lb), cy[j], by[j]),
                                    crt::arith::entry_fixed_error(crt::constants(N).recon_error, k));
   }
   double rhs(std::int64_t i, std::int64_t j) const {
@@ -348,11 +349,11 @@ struct CertCase {
     const std::vector<unsigned long long> zeros(4, 0);
     auto* counters = static_cast<unsigned long long*>(up(zeros));
     auto* flags = reinterpret_cast<unsigned*>(counters);  // [0] candidate, [1] mask, [2] mask at `at`
-    cuda::detail::crt_certificate_int8_search(dh, dc, m, m, n, k, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags,
+    cuda::detail::crt_certificate_int8_search(dh, dc, m, m, n, k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags,
                                               nullptr);
-    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, k, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags + 1,
+    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags + 1,
                                        nullptr, nullptr);
-    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, k, lx, ly, tol, at, at, flags + 2, counters + 3, nullptr);
+    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, k, split, lx, ly, tol, at, at, flags + 2, counters + 3, nullptr);
     unsigned got[3] = {};
     EXPECT_EQ(cudaMemcpy(got, flags, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
     for (void* d : allocs) cudaFree(d);
@@ -372,6 +373,8 @@ TEST(CudaCrt, CertificateSearchFindsTheSmallestNThatNoEntryFails) {
   t.m = 300;
   t.n = 150;
   t.tol = std::ldexp(1.0, -53);
+  t.split.parity = 1;
+  t.split.x_is_source = false;  // as the host splits 300 rows against 150 columns
   std::mt19937_64 g(25);
   std::uniform_int_distribution<int> c(38, 42), base(14, 18), hh(1 << 23, 1 << 25), cross(1 << 24, 1 << 26);
   std::uniform_int_distribution<unsigned long long> s1(1ull << 26, 1ull << 28);

@@ -297,12 +297,25 @@ TEST(CudaCrtComplex, GatheredOperandGivesTheBitsOfItsRows) {
     EXPECT_FALSE(cuda::complex_gemm_device_gathered<T>(x.d, g, Op::T, U.dev().as_const(), C2.dev(), o, nullptr, nullptr,
                                                        ComplexMethod::automatic, got));
   };
+  // m = 2^(total_bits - col_bits) rows above 2n = 2^(col_bits + 1): Y is the split's source, so x's
+  // rule may be fused into its residue pass (crt_arith::split_source_is_a).
   ExecutionPolicy blocks;
-  blocks.ozaki_accumulator_bytes = 48 * 3 * 15 * (512 + 512);  // rows in blocks of 48: row0 = 48, 96
-  run(std::complex<double>(), 14, 9, "int8-crt:15", Target::fp64, {});
-  run(std::complex<double>(), 16, 9, "int8-crt:15", Target::fp64, blocks);
+  blocks.ozaki_accumulator_bytes = 48 * 3 * 15 * (512 + 512);  // rows in blocks of 48: row0 = 48, 96, ...
+  run(std::complex<double>(), 15, 6, "int8-crt:15", Target::fp64, {});
+  run(std::complex<double>(), 20, 9, "int8-crt:15", Target::fp64, blocks);
   run(std::complex<double>(), 13, 5, "int8-crt:17", Target::fp64, {});
-  run(std::complex<float>(), 12, 6, "int8-crt:7", Target::fp32, {});
+  run(std::complex<float>(), 14, 6, "int8-crt:7", Target::fp32, {});
+  {  // m = 32 <= 2n = 1024: X is the source, its rule must come whole before any exponent: not taken.
+    DualMatrix<std::complex<double>> x(1, 1 << 14, Layout::row), U(512, 512, Layout::row), C(32, 512, Layout::row);
+    GemmOptions o;
+    o.scheme = parse_scheme("int8-crt:15", Target::fp64);
+    GemmReport rep;
+    cuda::BitGather wide;
+    for (int b = 0; b < 9; ++b) wide.col_positions.push_back(b);
+    for (int b = 9; b < 14; ++b) wide.row_positions.push_back(b);
+    EXPECT_FALSE(cuda::complex_gemm_device_gathered<double>(x.d, wide, Op::T, U.dev().as_const(), C.dev(), o, nullptr,
+                                                            nullptr, ComplexMethod::automatic, rep));
+  }
   // Not taken: the narrow pass's shape (k = n = 4), a native scheme; refused: a repeated position.
   DualMatrix<std::complex<double>> x(1, 1 << 10, Layout::row), U(4, 4, Layout::row), C(256, 4, Layout::row);
   GemmOptions o;

@@ -51,18 +51,36 @@ TCEMU_HD std::uint64_t ceil_mag(double v, int s) {
 /// Exponent E with max |line| < 2^E for a nonzero line maximum mx > 0 (ilogb(mx) + 1).
 TCEMU_HD int line_exponent_of_max(double mx) { return std::ilogb(mx) + 1; }
 
-/// Scale exponent of an active line (both rules, docs/crt.md "Scaling"): h = floor((Lb - 1 - c) / 2),
-/// Lb = floor(log2 P), c = ceil(log2) of the line's bound on the grid 2^base (Cauchy-Schwarz: s2 = sum_l
-/// ceil(|x_l| 2^base)^2, base = 16 - E; accurate: the line's largest magnitude product, base = 6 - E),
-/// and the exponent base + h where h >= 0, base + h - 1 where h < 0. The elements are rounded to nearest
-/// (scaled_integer), and each rounded element stays within what the rule's bound counted: for h >= 0,
-/// |rint(2^h t)| <= ceil(2^h t) <= 2^h ceil(t) (t = |x| 2^base, 2^h ceil(t) an integer); for h < 0,
-/// |rint(2^(h-1) t)| <= 2^h t (rint(v) <= 2v for v >= 0). So the products' magnitudes stay below
-/// 2^(Lb-1) < P/2 entrywise, as with truncation.
-TCEMU_HD int scale_exponent(int Lb, int c, int base) {
-  const int h = floor_half(Lb - 1 - c);
+/// Scale exponent of an active line (both rules, docs/crt.md "Scaling"): h = floor((Lb_side - 1 - c) /
+/// 2), Lb_side = floor(log2 P) + the line's split shift (split_shift: +d on one operand, -d on the other,
+/// so the two cancel in every product), c = ceil(log2) of the line's bound on the grid 2^base
+/// (Cauchy-Schwarz: s2 = sum_l ceil(|x_l| 2^base)^2, base = 16 - E; accurate: the line's largest
+/// magnitude product, base = 6 - E), and the exponent base + h where h >= 0, base + h - 1 where h < 0.
+/// The elements are rounded to nearest (scaled_integer), and each rounded element stays within what the
+/// rule's bound counted: for h >= 0, |rint(2^h t)| <= ceil(2^h t) <= 2^h ceil(t) (t = |x| 2^base,
+/// 2^h ceil(t) an integer); for h < 0, |rint(2^(h-1) t)| <= 2^h t (rint(v) <= 2v for v >= 0). So the
+/// products' magnitudes stay below 2^(Lb-1) < P/2 entrywise.
+TCEMU_HD int scale_exponent(int Lb_side, int c, int base) {
+  const int h = floor_half(Lb_side - 1 - c);
   return (h >= 0 ? h : h - 1) + base;
 }
+
+/// The split of the scaling's budget between the operands (docs/crt.md "Scaling"): row i gets h_i =
+/// floor((Lb - 1 + s - c_i) / 2), column j h_j = floor((Lb - 1 - s - c_j) / 2), so h_i + h_j <= Lb - 1 -
+/// (c_i + c_j) / 2 whatever s is. Each floor loses half a bit where its argument is odd; s = +-d with
+/// d = (Lb - 1 - parity) mod 2 makes the argument even for every line of the source operand whose c has
+/// the majority parity `parity`, and for the other operand's lines of that parity too. The source is
+/// the operand with fewer lines (op(A) on a tie: split_source_is_a), so that a residue pass that also
+/// computes its operand's line rule can run on the other, larger one.
+/// split_parity: 1 when more than half of the source's `active` lines have an odd c, else 0.
+TCEMU_HD int split_parity(std::uint64_t odd, std::uint64_t active) { return 2 * odd > active ? 1 : 0; }
+/// The shift of one operand's Lb at Lb = floor(log2 P): +d for the source, -d for the other.
+TCEMU_HD int split_shift(int Lb, int parity, bool source) {
+  const int d = (Lb - 1 - parity) & 1;
+  return source ? d : -d;
+}
+/// Whether op(A)'s m lines are the split's source rather than op(B)'s n lines: m <= n.
+TCEMU_HD bool split_source_is_a(std::int64_t m, std::int64_t n) { return m <= n; }
 
 /// 2^e mod p (e >= 0, p <= 256), in 32-bit arithmetic (every product below 2^16).
 TCEMU_HD std::uint32_t pow2_mod(int e, std::uint32_t p) {

@@ -165,7 +165,7 @@ void copy_lines(MatrixView<const T> x, MatrixView<const T> y, std::vector<double
     for (std::int64_t l = 0; l < k; ++l) yc[j * k + l] = static_cast<double>(y(l, j));
 }
 
-// Line data of a scaling rule: e[i] = arith::scale_exponent(Lb, c[i], base[i]) for active lines, 0 else.
+// Line data of a scaling rule: e[i] = arith::scale_exponent(Lb_side, c[i], base[i]) for active lines, 0 else.
 struct LineRule {
   std::vector<int> c, base;
   std::vector<char> active;
@@ -248,20 +248,45 @@ void rule_accurate(const std::vector<double>& xr, const std::vector<double>& yc,
   fill(rb, K, Eb);
 }
 
-void exponents_of(const LineRule& r, int n_moduli, int* e) {
-  const int Lb = constants(n_moduli).bits - 1;
+void exponents_of(const LineRule& r, int Lb_side, int* e) {
   for (std::size_t i = 0; i < r.c.size(); ++i)
-    e[i] = r.active[i] ? arith::scale_exponent(Lb, r.c[i], r.base[i]) : 0;
+    e[i] = r.active[i] ? arith::scale_exponent(Lb_side, r.c[i], r.base[i]) : 0;
 }
 
-void rules_of(Scaling rule, const std::vector<double>& xr, const std::vector<double>& yc, std::int64_t m,
-              std::int64_t n, std::int64_t k, LineRule& ra, LineRule& rb) {
-  if (rule == Scaling::cauchy_schwarz) {
-    rule_cauchy_schwarz(xr, m, k, ra);
-    rule_cauchy_schwarz(yc, n, k, rb);
-  } else {
-    rule_accurate(xr, yc, m, n, k, ra, rb);
+// Both operands' line rules (a: rows of op(A), b: columns of op(B)) and the split of the budget
+// between them: the source (the operand with fewer lines) and the majority parity of its c
+// (crt_arith::split_parity; docs/crt.md "Scaling").
+struct Rules {
+  LineRule a, b;
+  bool a_is_source = true;
+  int parity = 0;
+  // The scale exponents at N moduli: ea (m ints) and eb (n ints).
+  void exponents(int n_moduli, int* ea, int* eb) const {
+    const int Lb = constants(n_moduli).bits - 1;
+    exponents_of(a, Lb + arith::split_shift(Lb, parity, a_is_source), ea);
+    exponents_of(b, Lb + arith::split_shift(Lb, parity, !a_is_source), eb);
   }
+};
+
+Rules rules_of(Scaling rule, const std::vector<double>& xr, const std::vector<double>& yc, std::int64_t m,
+               std::int64_t n, std::int64_t k) {
+  Rules r;
+  if (rule == Scaling::cauchy_schwarz) {
+    rule_cauchy_schwarz(xr, m, k, r.a);
+    rule_cauchy_schwarz(yc, n, k, r.b);
+  } else {
+    rule_accurate(xr, yc, m, n, k, r.a, r.b);
+  }
+  r.a_is_source = arith::split_source_is_a(m, n);
+  const LineRule& src = r.a_is_source ? r.a : r.b;
+  std::uint64_t odd = 0, active = 0;
+  for (std::size_t i = 0; i < src.c.size(); ++i)
+    if (src.active[i]) {
+      ++active;
+      odd += static_cast<std::uint64_t>(src.c[i] & 1);
+    }
+  r.parity = arith::split_parity(odd, active);
+  return r;
 }
 
 template <class T>
@@ -315,10 +340,7 @@ void scale_exponents(Scaling rule, int n_moduli, MatrixView<const T> x, MatrixVi
   check_shapes<T>("tcemu::crt::scale_exponents", x, y, -1, -1);
   std::vector<double> xr, yc;
   copy_lines(x, y, xr, yc);
-  LineRule ra, rb;
-  rules_of(rule, xr, yc, x.rows, y.cols, x.cols, ra, rb);
-  exponents_of(ra, n_moduli, ea);
-  exponents_of(rb, n_moduli, eb);
+  rules_of(rule, xr, yc, x.rows, y.cols, x.cols).exponents(n_moduli, ea, eb);
 }
 
 namespace {
@@ -381,12 +403,10 @@ Certificate certify(Op opA, Op opB, MatrixView<const T> A, MatrixView<const T> B
       W[i * n + j] = w * grow;
       nz[i * n + j] = any;
     }
-  LineRule ra, rb;
-  rules_of(rule, xr, yc, m, n, k, ra, rb);
+  const Rules rules = rules_of(rule, xr, yc, m, n, k);
   std::vector<int> ea(m), eb(n);
   for (int N = kMinModuli; N <= kMaxModuli; ++N) {
-    exponents_of(ra, N, ea.data());
-    exponents_of(rb, N, eb.data());
+    rules.exponents(N, ea.data(), eb.data());
     const double rec = arith::entry_fixed_error(constants(N).recon_error, k);
     auto bound = [&](std::int64_t i, std::int64_t j) {
       const std::int64_t e = i * n + j;
@@ -460,12 +480,10 @@ Certificate certify_int8(Op opA, Op opB, MatrixView<const T> A, MatrixView<const
       }
       rhs_of[i * n + j] = arith::int8_certificate_rhs(hh, cross, Ex[i] + Ey[j], tol);
     }
-  LineRule ra, rb;
-  rules_of(rule, xr, yc, m, n, k, ra, rb);
+  const Rules rules = rules_of(rule, xr, yc, m, n, k);
   std::vector<int> ea(m), eb(n);
   for (int N = kMinModuli; N <= kMaxModuli; ++N) {
-    exponents_of(ra, N, ea.data());
-    exponents_of(rb, N, eb.data());
+    rules.exponents(N, ea.data(), eb.data());
     const double rec = arith::entry_fixed_error(constants(N).recon_error, k);
     auto bound = [&](std::int64_t i, std::int64_t j) { return arith::entry_bound(ny[j], nx[i], ea[i], eb[j], rec); };
     auto rhs = [&](std::int64_t e) { return rhs_of[e]; };
@@ -578,11 +596,9 @@ void crt_gemm_host(Op opA, Op opB, T alpha, MatrixView<const T> A, MatrixView<co
   // Scaling and residues: one pass per operand writes all N residue matrices.
   std::vector<double> xr, yc;
   copy_lines(x, y, xr, yc);
-  LineRule ra, rb;
-  rules_of(rule, xr, yc, m, n, k, ra, rb);
+  const Rules rules = rules_of(rule, xr, yc, m, n, k);
   std::vector<int> ea(m), eb(n);
-  exponents_of(ra, N, ea.data());
-  exponents_of(rb, N, eb.data());
+  rules.exponents(N, ea.data(), eb.data());
   const std::int64_t sa = m * k, sb = n * k, sc = m * n;
   std::vector<std::int8_t> ar(static_cast<std::size_t>(N * sa)), br(static_cast<std::size_t>(N * sb));
   for (std::int64_t i = 0; i < m; ++i)

@@ -207,7 +207,8 @@ struct BitGather {
 /// memory, 2^(m bits + k bits) elements), op(B) k x n and C m x n device views, where int8-crt runs it
 /// without gathering X into rows: options.scheme int8-crt with N given (scheme.parts > 0), `method`
 /// not embed, ExecutionPolicy::crt_products automatic, the INT8 wgmma kernel available (sm_90), k
-/// from 1 to 512 and not the narrow shapes (n <= 8 with k <= 16), C apart from x's elements and from
+/// from 1 to 512 and not the narrow shapes (n <= 8 with k <= 16), more rows than 2n (m > 2n, so that
+/// op(B) gives the scaling's split parity, docs/crt.md "Scaling"), C apart from x's elements and from
 /// op(B). Then x's line rule and residues read X through the map in their one pass (docs/crt.md,
 /// "Gathered operands") and the rest is complex_gemm_device's 3M: returns true with C and `report`
 /// as complex_gemm_device would give them on X gathered into a row-major matrix, bit for bit. Returns

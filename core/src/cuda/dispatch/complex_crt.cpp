@@ -101,7 +101,7 @@ bool three_m_applies(const GemmOptions& options, std::int64_t k, ComplexMethod m
 /// With `gather` (complex_gemm_crt_gathered), a is the m x k row-major view of the gathered matrix's
 /// 2^(row_bits + col_bits) elements and x is read through the map by the fused line rule and residue
 /// pass; the call is taken only where that pass runs (N given, not narrow, beta = 0, C apart from a
-/// and b), else false before anything is launched.
+/// and b, m > 2n so that Y is the split's source), else false before anything is launched.
 template <class T>
 bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const std::complex<T>> b,
                          std::complex<T> alpha, std::complex<T> beta, MatrixView<std::complex<T>> C,
@@ -118,7 +118,13 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   // count is known only after C's blocks are written: taken where a fallback then rewrites all of C
   // from untouched operands (beta = 0, C overlapping neither). A gathered x is read by that pass only.
   const bool fusable = N > 0 && !narrow && beta == std::complex<T>(0) && !spans_overlap(a, C) && !spans_overlap(b, C);
-  if (gather && !(fusable && crt_gathered_rule_and_residues_complex3m_runs(reinterpret_cast<const T*>(a.data), k)))
+  // The split of the budget takes its parity from the embedding's operand with fewer lines (X: m, Y:
+  // 2n; X on a tie, as the host's real problem does), whose rule must be complete first: x's rule is
+  // fused into its residue pass only where Y is the source (qsim's blocks: m >> 2n). Y's columns 2j
+  // and 2j + 1 share y's line j statistics, so y's n lines give the same majority.
+  const bool x_is_source = crt::arith::split_source_is_a(m, 2 * n);
+  if (gather && !(fusable && !x_is_source &&
+                  crt_gathered_rule_and_residues_complex3m_runs(reinterpret_cast<const T*>(a.data), k)))
     return false;
   const std::int64_t ld2k = 2 * k, kcp = round16(k);
   ws.begin_call();
@@ -150,15 +156,20 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   if (m == 1) x_ld = std::max<std::int64_t>(x_ld, 2 * k);  // a single line's stride is never used
   if (n == 1) y_ld = std::max<std::int64_t>(y_ld, 2 * k);
 
-  const bool fuse_x = fusable && (gather != nullptr || crt_line_rule_and_residues_complex3m_runs(x, m, k, x_ld));
+  const bool fuse_x = fusable && !x_is_source &&
+                      (gather != nullptr || crt_line_rule_and_residues_complex3m_runs(x, m, k, x_ld));
   // N per call: y's line arrays also hold the embedding's 2n column lines (entries n .. 3n).
   const CrtCallLines cl = carve_crt_lines(ws, m, N == 0 ? 3 * n : n, st);
   if (!fuse_x) crt_line_rule<T>(x, m, 2 * k, x_ld, 1, cl.lx, st);
   crt_line_rule<T>(y, n, 2 * k, y_ld, 1, cl.ly, st);
-  auto* h = static_cast<unsigned long long*>(ws.host(2 * sizeof(unsigned long long)));
-  TCEMU_CUDA(cudaMemcpyAsync(h, cl.nonfinite, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
+  crt_split_counts(x_is_source ? cl.lx : cl.ly, x_is_source ? m : n, cl.split, st);
+  auto* h = static_cast<unsigned long long*>(ws.host(4 * sizeof(unsigned long long)));
+  TCEMU_CUDA(cudaMemcpyAsync(h, cl.nonfinite, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
   if (h[0] + h[1] > 0) return false;
+  CrtSplit split;
+  split.parity = crt::arith::split_parity(h[2], h[3]);
+  split.x_is_source = x_is_source;
 
   std::string certificate = "N = " + std::to_string(N) + " moduli (given)";
   if (N == 0) {
@@ -172,7 +183,8 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
     const double tol =
         crt::unit_roundoff(options.scheme.target == Target::fp64 ? crt::Target::fp64 : crt::Target::fp32);
     const crt::Certificate cert =
-        crt_certify_int8(mp, m, 2 * n, cl.lx, ly2, reinterpret_cast<unsigned*>(cl.fail), cl.ratio_bits, tol, ws, st);
+        crt_certify_int8(mp, m, 2 * n, cl.lx, ly2, split, reinterpret_cast<unsigned*>(cl.fail), cl.ratio_bits, tol, ws,
+                         st);
     // None certified: the caller falls back as the host does, without certifying the embedding again.
     if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore) {
       declined = cert.too_wide();
@@ -222,8 +234,9 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   }
 
   const crt::Constants& K = crt::constants(N);
-  if (!fuse_x) crt_line_exponents(cl.lx, m, K.bits - 1, cl.ex, st);
-  crt_line_exponents(cl.ly, n, K.bits - 1, cl.ey, st);
+  const int Lb = K.bits - 1, Lb_x = Lb + split.shift_x(Lb), Lb_y = Lb + split.shift_y(Lb);
+  if (!fuse_x) crt_line_exponents(cl.lx, m, Lb_x, cl.ex, st);
+  crt_line_exponents(cl.ly, n, Lb_y, cl.ey, st);
   crt_residues_complex3m<T>(y, n, k, y_ld, cl.ey, N, kcp, ry, st);
   ComplexOutput<T> out;
   out.c = reinterpret_cast<T*>(C.data);
@@ -249,9 +262,9 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
       if (gather) {
         GatheredLines g = *gather;
         g.row0 = m0;
-        crt_gathered_rule_and_residues_complex3m<T>(x, g, rows, k, lb, K.bits - 1, cl.ex + m0, N, kcp, rx, st);
+        crt_gathered_rule_and_residues_complex3m<T>(x, g, rows, k, lb, Lb_x, cl.ex + m0, N, kcp, rx, st);
       } else {
-        crt_line_rule_and_residues_complex3m<T>(x + m0 * x_ld, rows, k, x_ld, lb, K.bits - 1, cl.ex + m0, N, kcp, rx, st);
+        crt_line_rule_and_residues_complex3m<T>(x + m0 * x_ld, rows, k, x_ld, lb, Lb_x, cl.ex + m0, N, kcp, rx, st);
       }
     } else {
       crt_residues_complex3m<T>(x + m0 * x_ld, rows, k, x_ld, cl.ex + m0, N, kcp, rx, st);

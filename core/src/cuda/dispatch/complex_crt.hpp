@@ -32,7 +32,7 @@ GemmReport complex_gemm_crt(MatrixView<const std::complex<T>> a, MatrixView<cons
 /// complex_gemm_device_gathered's int8-crt part: C = X b (alpha 1, beta 0) with X the m x k matrix
 /// read through `gather` (m = 2^row_bits, k = 2^col_bits; row0 ignored) at x, by 3M with N given
 /// where the fused line rule and residue pass runs (crt_gathered_rule_and_residues_complex3m; not the
-/// narrow pass, C apart from x's elements and from b). Returns true with C and `report` written as
+/// narrow pass, m > 2n, C apart from x's elements and from b). Returns true with C and `report` written as
 /// complex_gemm_crt would on X gathered into rows (the same bits); false when the call is not taken
 /// (C untouched) or X holds NaN or Inf (C written, unspecified): the caller then gathers X and calls
 /// complex_gemm_crt, whose fallbacks apply.

@@ -55,6 +55,7 @@ CrtCallLines carve_crt_lines(Workspace::Impl& ws, std::int64_t m, std::int64_t n
   Carver cv{static_cast<char*>(ws.get(kSlotProfile, line_bytes(m, n), st))};
   CrtCallLines r;
   r.nonfinite = cv.take<unsigned long long>(64);
+  r.split = r.nonfinite + 2;
   r.fail = cv.take<int>(64);
   r.ratio_bits = cv.take<unsigned long long>(64);
   TCEMU_CUDA(cudaMemsetAsync(cv.base, 0, cv.at, st));  // the counters above
@@ -78,7 +79,7 @@ CrtMagnitudePanels crt_magnitude_panels(Workspace::Impl& ws, std::int64_t m, std
 }
 
 crt::Certificate crt_certify_int8(const CrtMagnitudePanels& mp, std::int64_t m, std::int64_t n, const CrtLines& lx,
-                                  const CrtLines& ly, unsigned* mask, unsigned long long* ratio_bits, double tol,
+                                  const CrtLines& ly, const CrtSplit& split, unsigned* mask, unsigned long long* ratio_bits, double tol,
                                   Workspace::Impl& ws, cudaStream_t st) {
   // Two INT8 GEMMs of the magnitude levels (hx . hy over kp, [hx lx] . [ly hy] over 2 kp), then the
   // per-entry test for every N and the worst ratio at the chosen one.
@@ -101,21 +102,21 @@ crt::Certificate crt_certify_int8(const CrtMagnitudePanels& mp, std::int64_t m, 
   // [3]: the ratio passes'.
   auto* hm = static_cast<unsigned*>(ws.host(2 * sizeof(unsigned long long)));
   const auto ratio_at = [&](int at, unsigned* at_mask, unsigned long long* at_ratio, crt::Certificate& cert) {
-    crt_certificate_int8(g, g + ldg * n, ldg, m, n, mp.k, lx, ly, tol, at, at, at_mask, at_ratio, st);
+    crt_certificate_int8(g, g + ldg * n, ldg, m, n, mp.k, split, lx, ly, tol, at, at, at_mask, at_ratio, st);
     TCEMU_CUDA(cudaMemcpyAsync(hm, at_ratio, sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
     TCEMU_CUDA(cudaMemcpyAsync(hm + 2, at_mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
     TCEMU_CUDA(cudaStreamSynchronize(st));
     std::memcpy(&cert.worst_ratio, hm, sizeof(double));
     return (hm[2] & (1u << at)) == 0;  // every entry passes at `at`
   };
-  crt_certificate_int8_search(g, g + ldg * n, ldg, m, n, mp.k, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask + 2, st);
+  crt_certificate_int8_search(g, g + ldg * n, ldg, m, n, mp.k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask + 2, st);
   TCEMU_CUDA(cudaMemcpyAsync(hm, mask + 2, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
   crt::Certificate cert;
   cert.tol = tol;
   cert.moduli = hm[0] <= static_cast<unsigned>(crt::kMaxModuli) ? static_cast<int>(hm[0]) : 0;
   if (ratio_at(cert.run_moduli(), mask + 1, ratio_bits, cert) || cert.moduli == 0) return cert;
-  crt_certificate_int8(g, g + ldg * n, ldg, m, n, mp.k, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask, nullptr, st);
+  crt_certificate_int8(g, g + ldg * n, ldg, m, n, mp.k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask, nullptr, st);
   TCEMU_CUDA(cudaMemcpyAsync(hm, mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
   const unsigned fails = hm[0];
@@ -150,37 +151,53 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
 
   // Scaling, part 1: line maxima and 2-norm bounds; NaN/Inf go to the native path. An operand read
   // along k (k <= 8192) gets its rule from one pass with what reads it next: with N given its
-  // exponents and residues, with the INT8 certificate its magnitude panels.
+  // exponents and residues, with the INT8 certificate its magnitude panels. The split of the budget
+  // (crt_arith::split_parity) takes its parity from the operand with fewer lines (op(A) on a tie), so
+  // that operand's rule is complete before any exponent: with N given it is never fused.
   int N = s.parts;
   const bool int8_certificate = N == 0 && p.k <= crt::kInt8CertificateMaxK;
-  const bool fuse_x = (N > 0 || int8_certificate) &&
+  const bool a_is_x = !p.swapped;
+  const bool x_is_source = crt::arith::split_source_is_a(a_is_x ? p.m : p.n, a_is_x ? p.n : p.m) == a_is_x;
+  const bool fuse_x = (N > 0 ? !x_is_source : int8_certificate) &&
                       crt_line_rule_fuses<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride);
-  const bool fuse_y = (N > 0 || int8_certificate) &&
+  const bool fuse_y = (N > 0 ? x_is_source : int8_certificate) &&
                       crt_line_rule_fuses<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride);
   if (!fuse_x) crt_line_rule<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, st);
   if (!fuse_y) crt_line_rule<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, st);
   CrtMagnitudePanels mp;
-  if ((fuse_x || fuse_y) && N > 0) {
-    const int Lb = crt::constants(N).bits - 1;
-    residue_panels(N);
-    if (fuse_x)
-      crt_line_rule_and_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, Lb, ex, N, rx, st);
-    if (fuse_y)
-      crt_line_rule_and_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, Lb, ey, N, ry, st);
-  } else if (fuse_x || fuse_y) {
+  if ((fuse_x || fuse_y) && N == 0) {
     mp = crt_magnitude_panels(ws, p.m, p.n, p.k, st);
     if (fuse_x)
       crt_line_rule_and_magnitudes<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, mp.kp, 0, mp.x, st);
     if (fuse_y)
       crt_line_rule_and_magnitudes<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, mp.kp, 1, mp.y, st);
   }
-  const bool residues_x_fused = fuse_x && N > 0, residues_y_fused = fuse_y && N > 0;
-  auto* h = static_cast<unsigned long long*>(ws.host(2 * sizeof(unsigned long long)));
-  TCEMU_CUDA(cudaMemcpyAsync(h, nonfinite, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
-  TCEMU_CUDA(cudaStreamSynchronize(st));
-  if (h[0] + h[1] > 0) {
+  crt_split_counts(x_is_source ? lx : ly, x_is_source ? p.m : p.n, cl.split, st);
+  // One copy: the NaN/Inf counts [0] x, [1] y, then the split's counts [2], [3].
+  auto* h = static_cast<unsigned long long*>(ws.host(4 * sizeof(unsigned long long)));
+  const auto read_counters = [&] {
+    TCEMU_CUDA(cudaMemcpyAsync(h, nonfinite, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
+    TCEMU_CUDA(cudaStreamSynchronize(st));
     const bool a_bad = p.swapped ? h[1] > 0 : h[0] > 0;
-    return std::string("operand ") + (a_bad ? "A" : "B") + " holds NaN or Inf";
+    return h[0] + h[1] > 0 ? std::string("operand ") + (a_bad ? "A" : "B") + " holds NaN or Inf" : std::string();
+  };
+  if (std::string bad = read_counters(); !bad.empty()) return bad;
+  CrtSplit split;
+  split.parity = crt::arith::split_parity(h[2], h[3]);
+  split.x_is_source = x_is_source;
+  // With N given, the other operand's rule, exponents and residues in one pass, now that the split is
+  // known; its NaN/Inf count is read once more.
+  const bool residues_x_fused = fuse_x && N > 0, residues_y_fused = fuse_y && N > 0;
+  if (residues_x_fused || residues_y_fused) {
+    const int Lb = crt::constants(N).bits - 1;
+    residue_panels(N);
+    if (residues_x_fused)
+      crt_line_rule_and_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, Lb + split.shift_x(Lb), ex,
+                                    N, rx, st);
+    if (residues_y_fused)
+      crt_line_rule_and_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, Lb + split.shift_y(Lb), ey,
+                                    N, ry, st);
+    if (std::string bad = read_counters(); !bad.empty()) return bad;
   }
 
   // N: given, or the smallest certified for the target (crt::certify's sums and bound).
@@ -190,7 +207,7 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
     if (!fuse_x) crt_magnitudes<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, mp.kp, 0, mp.x, st);
     if (!fuse_y) crt_magnitudes<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, mp.kp, 1, mp.y, st);
     const crt::Certificate cert =
-        crt_certify_int8(mp, p.m, p.n, lx, ly, reinterpret_cast<unsigned*>(fail), ratio_bits, tol, ws, st);
+        crt_certify_int8(mp, p.m, p.n, lx, ly, split, reinterpret_cast<unsigned*>(fail), ratio_bits, tol, ws, st);
     if (cert.moduli == 0 && options.range_policy != RangePolicy::ignore) return cert.too_wide();
     N = cert.run_moduli();
     report.certificate =
@@ -198,7 +215,7 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
         fused_operands("; line rule fused into the magnitude pass for ", fuse_x, fuse_y, p.swapped) + ")";
   } else if (N == 0) {
     crt_certificate<T>(p.x.data, p.m, p.x.line_stride, p.x.k_stride, p.y.data, p.n, p.y.line_stride,
-                       p.y.k_stride, p.k, lx, ly, tol, fail, ratio_bits, st);
+                       p.y.k_stride, p.k, lx, ly, split, tol, fail, ratio_bits, st);
     auto* hf = static_cast<char*>(ws.host(64 * sizeof(int) + 64 * sizeof(unsigned long long)));
     TCEMU_CUDA(cudaMemcpyAsync(hf, fail, 64 * sizeof(int), cudaMemcpyDeviceToHost, st));
     TCEMU_CUDA(cudaMemcpyAsync(hf + 64 * sizeof(int), ratio_bits, 64 * sizeof(unsigned long long),
@@ -222,11 +239,11 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   // Scaling, part 2, and the residue pass: one pass per operand writes its N residue panels.
   if (rx == nullptr) residue_panels(N);
   if (!residues_x_fused) {
-    crt_line_exponents(lx, p.m, K.bits - 1, ex, st);
+    crt_line_exponents(lx, p.m, K.bits - 1 + split.shift_x(K.bits - 1), ex, st);
     crt_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, ex, N, kc, kcp, nchunks, rx, st);
   }
   if (!residues_y_fused) {
-    crt_line_exponents(ly, p.n, K.bits - 1, ey, st);
+    crt_line_exponents(ly, p.n, K.bits - 1 + split.shift_y(K.bits - 1), ey, st);
     crt_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ey, N, kc, kcp, nchunks, ry, st);
   }
   TCEMU_CUDA(cudaEventRecord(ws.ev[1], st));

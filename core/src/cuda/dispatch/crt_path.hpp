@@ -19,7 +19,10 @@ struct CrtCallLines {
   CrtLines lx, ly;
   int* ex = nullptr;  ///< scale exponents of x's lines (crt_line_exponents)
   int* ey = nullptr;
-  unsigned long long* nonfinite = nullptr;
+  unsigned long long* nonfinite = nullptr;  ///< [0]: x's NaN/Inf count, [1]: y's
+  /// [0]: active lines with an odd c, [1]: active lines of the split's source (crt_split_counts);
+  /// nonfinite + 2, so that one copy reads all four counters
+  unsigned long long* split = nullptr;
   int* fail = nullptr;
   unsigned long long* ratio_bits = nullptr;
 };
@@ -42,11 +45,11 @@ CrtMagnitudePanels crt_magnitude_panels(Workspace::Impl& ws, std::int64_t m, std
 /// the smallest N (crt_certificate_int8_search; one sync), then the worst ratio at that N with the
 /// test of every entry there (one sync); where some entry fails there, the test of every N (one sync)
 /// and the ratio at its N (one sync). lx, ly: the lines' statistics with s1; mask (4 entries) and
-/// ratio_bits (2) zeroed before (CrtCallLines).
+/// ratio_bits (2) zeroed before (CrtCallLines); the exponents split as `split` says.
 /// Returns the host's certificate bit for bit: moduli = 0 when no N <= 20 is certified (worst_ratio
 /// then at N = 20).
 crt::Certificate crt_certify_int8(const CrtMagnitudePanels& panels, std::int64_t m, std::int64_t n,
-                                  const CrtLines& lx, const CrtLines& ly, unsigned* mask,
+                                  const CrtLines& lx, const CrtLines& ly, const CrtSplit& split, unsigned* mask,
                                   unsigned long long* ratio_bits, double tol, Workspace::Impl& ws,
                                   cudaStream_t stream);
 
@@ -57,9 +60,11 @@ inline constexpr std::int64_t kCrtGpuChunk = std::int64_t{1} << 16;
 /// C = alpha x y^T + beta C for the oriented problem `p` with options.scheme = int8-crt[:N], as
 /// crt::crt_gemm_host computes it, bit for bit (Cauchy-Schwarz scaling; N = options.scheme.parts,
 /// or 0: the smallest N certified on the GPU for options.scheme.target, the host's certificate:
-/// crt::certify_int8 for k <= 2^16, crt::certify beyond). Stages: line rule (one sync to read the NaN/Inf count;
-/// an operand that crt_line_rule_fuses takes writes its residues (N given) or its magnitude panels (the
-/// INT8 certificate) in the same pass), [certificate (one sync)],
+/// crt::certify_int8 for k <= 2^16, crt::certify beyond). Stages: line rule and the split's parity
+/// (crt_split_counts on the operand with fewer lines; one sync to read it and the NaN/Inf counts;
+/// the INT8 certificate's magnitude panels in the same pass where crt_line_rule_fuses); with N given,
+/// the other operand's rule, exponents and residues in one pass where it fuses (one more sync for its
+/// NaN/Inf count); [certificate (one sync)],
 /// residue pass per operand (all N residue panels), per k chunk of <= 2^16 one strided-batched cuBLAS
 /// INT8 GEMM over the N moduli (INT32, exact), one reconstruction pass into C; rows in blocks whose
 /// INT32 products fit ExecutionPolicy::ozaki_accumulator_bytes. Fills report.certificate / kernels

@@ -15,7 +15,8 @@ namespace {
 constexpr int kTile = 16;  // 16 x 16 entries per block, k in steps of 16
 
 struct CertConstants {
-  int Lb[crt::kMaxModuli + 1];
+  int Lb_x[crt::kMaxModuli + 1];  ///< floor(log2 P) plus x's CrtSplit shift, per N
+  int Lb_y[crt::kMaxModuli + 1];  ///< likewise for y
   double rec[crt::kMaxModuli + 1];
   double tol, grow, shrink;
 };
@@ -53,8 +54,8 @@ __global__ void __launch_bounds__(kTile * kTile)
   const double LB = __dmul_rn(s, K.shrink), Z = __dmul_rn(z, K.grow), W = __dmul_rn(w, K.grow);
   const double lim = __dmul_rn(K.tol, LB);
   for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
-    const int ea = lx.active[i] ? crt::arith::scale_exponent(K.Lb[N], lx.c[i], lx.base[i]) : 0;
-    const int eb = ly.active[j] ? crt::arith::scale_exponent(K.Lb[N], ly.c[j], ly.base[j]) : 0;
+    const int ea = lx.active[i] ? crt::arith::scale_exponent(K.Lb_x[N], lx.c[i], lx.base[i]) : 0;
+    const int eb = ly.active[j] ? crt::arith::scale_exponent(K.Lb_y[N], ly.c[j], ly.base[j]) : 0;
     const double bound = crt::arith::entry_bound(Z, W, ea, eb, K.rec[N]);
     if (!(bound <= lim)) fail[N] = 1;
     const double ratio = bound / lim;
@@ -67,12 +68,14 @@ __global__ void __launch_bounds__(kTile * kTile)
 template <class T>
 void crt_certificate(const T* x, std::int64_t m, std::int64_t xs_line, std::int64_t xs_k, const T* y,
                      std::int64_t n, std::int64_t ys_line, std::int64_t ys_k, std::int64_t k, const CrtLines& lx,
-                     const CrtLines& ly, double tol, int* fail, unsigned long long* max_ratio_bits,
-                     cudaStream_t stream) {
+                     const CrtLines& ly, const CrtSplit& split, double tol, int* fail,
+                     unsigned long long* max_ratio_bits, cudaStream_t stream) {
   if (m <= 0 || n <= 0 || k <= 0) return;
   CertConstants K{};
   for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
-    K.Lb[N] = crt::constants(N).bits - 1;
+    const int Lb = crt::constants(N).bits - 1;
+    K.Lb_x[N] = Lb + split.shift_x(Lb);
+    K.Lb_y[N] = Lb + split.shift_y(Lb);
     K.rec[N] = crt::arith::entry_fixed_error(crt::constants(N).recon_error, k);
   }
   // host/crt.cpp's rounding factors, computed the same way.
@@ -90,7 +93,8 @@ void crt_certificate(const T* x, std::int64_t m, std::int64_t xs_line, std::int6
 #define TCEMU_CRT_CERT(T)                                                                                 \
   template void crt_certificate<T>(const T*, std::int64_t, std::int64_t, std::int64_t, const T*,         \
                                    std::int64_t, std::int64_t, std::int64_t, std::int64_t, const CrtLines&, \
-                                   const CrtLines&, double, int*, unsigned long long*, cudaStream_t);
+                                   const CrtLines&, const CrtSplit&, double, int*, unsigned long long*,   \
+                                   cudaStream_t);
 TCEMU_CRT_CERT(float)
 TCEMU_CRT_CERT(double)
 #undef TCEMU_CRT_CERT

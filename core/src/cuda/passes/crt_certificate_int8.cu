@@ -34,7 +34,8 @@ __device__ __forceinline__ unsigned warp_or(unsigned v) {
 }
 
 struct CertConstants {
-  int Lb[crt::kMaxModuli + 1];
+  int Lb_x[crt::kMaxModuli + 1];  ///< floor(log2 P) plus x's CrtSplit shift, per N
+  int Lb_y[crt::kMaxModuli + 1];  ///< likewise for y
   double fixed[crt::kMaxModuli + 1];  ///< crt_arith::entry_fixed_error(recon_error(N), k)
 };
 
@@ -100,8 +101,8 @@ __global__ void __launch_bounds__(kCertThreads)
           while (candidate <= n_hi) {
             bool fails = false;
             if (live) {
-              const int ea = crt::arith::scale_exponent(K.Lb[candidate], cx, bx);
-              const int eb = crt::arith::scale_exponent(K.Lb[candidate], cy, by);
+              const int ea = crt::arith::scale_exponent(K.Lb_x[candidate], cx, bx);
+              const int eb = crt::arith::scale_exponent(K.Lb_y[candidate], cy, by);
               fails = !(crt::arith::entry_bound(zy, wx, ea, eb, K.fixed[candidate]) <= rhs);
             }
             if (!__any_sync(0xffffffffu, fails)) break;
@@ -119,8 +120,8 @@ __global__ void __launch_bounds__(kCertThreads)
 #pragma unroll 1  // one copy of the test: the batch loop around it is unrolled already
         for (unsigned bits = todo; bits != 0; bits &= bits - 1) {
           const int N = __ffs(static_cast<int>(bits)) - 1;
-          const int ea = crt::arith::scale_exponent(K.Lb[N], cx, bx);
-          const int eb = crt::arith::scale_exponent(K.Lb[N], col_c[jj], col_base[jj]);
+          const int ea = crt::arith::scale_exponent(K.Lb_x[N], cx, bx);
+          const int eb = crt::arith::scale_exponent(K.Lb_y[N], col_c[jj], col_base[jj]);
           const double bound = crt::arith::entry_bound(zy, wx, ea, eb, K.fixed[N]);
           if (!(bound <= rhs)) mask |= 1u << N;
           if (ratio_bits != nullptr) {
@@ -150,10 +151,12 @@ __global__ void __launch_bounds__(kCertThreads)
   }
 }
 
-CertConstants cert_constants(std::int64_t k) {
+CertConstants cert_constants(std::int64_t k, const CrtSplit& split) {
   CertConstants K{};
   for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
-    K.Lb[N] = crt::constants(N).bits - 1;
+    const int Lb = crt::constants(N).bits - 1;
+    K.Lb_x[N] = Lb + split.shift_x(Lb);
+    K.Lb_y[N] = Lb + split.shift_y(Lb);
     K.fixed[N] = crt::arith::entry_fixed_error(crt::constants(N).recon_error, k);
   }
   return K;
@@ -168,20 +171,20 @@ dim3 cert_grid(std::int64_t m, std::int64_t n) {
 }  // namespace
 
 void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                          std::int64_t n, std::int64_t k, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
+                          std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
                           unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   certificate_int8_kernel<false><<<cert_grid(m, n), kCertThreads, 0, stream>>>(
-      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(k), fail_mask, ratio_bits);
+      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(k, split), fail_mask, ratio_bits);
   TCEMU_LAUNCHED("crt certificate_int8_kernel");
 }
 
 void crt_certificate_int8_search(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                                 std::int64_t n, std::int64_t k, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
+                                 std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
                                  int n_hi, unsigned* candidate, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   certificate_int8_kernel<true><<<cert_grid(m, n), kCertThreads, 0, stream>>>(
-      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(k), candidate, nullptr);
+      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(k, split), candidate, nullptr);
   TCEMU_LAUNCHED("crt certificate_int8_kernel (search)");
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "tcemu/crt.hpp"
+#include "tcemu/crt_arith.hpp"
 
 namespace tcemu::cuda::detail {
 
@@ -37,8 +38,23 @@ void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64
 /// column s read as interleaved reals (crt_magnitudes' layout 2).
 void crt_pair_lines(const CrtLines& in, std::int64_t lines, const CrtLines& out, cudaStream_t stream);
 
-/// e[l] = crt_arith::scale_exponent(Lb, c[l], base[l]) for active lines, 0 otherwise (Lb = floor(log2 P)).
-void crt_line_exponents(const CrtLines& in, std::int64_t lines, int Lb, int* e, cudaStream_t stream);
+/// The split of the scaling's budget between x and y (crt_arith::split_parity; host/crt.cpp's Rules):
+/// the majority parity of the source operand's c and whether the source is x. The exponents of an
+/// operand's lines at N moduli take Lb_side = Lb + shift (Lb = floor(log2 P)).
+struct CrtSplit {
+  int parity = 0;
+  bool x_is_source = true;
+  int shift_x(int Lb) const { return crt::arith::split_shift(Lb, parity, x_is_source); }
+  int shift_y(int Lb) const { return crt::arith::split_shift(Lb, parity, !x_is_source); }
+};
+
+/// counts[0] += the number of active lines with an odd c, counts[1] += the number of active lines
+/// (atomicAdd, one per warp): crt_arith::split_parity's inputs for the split's source.
+void crt_split_counts(const CrtLines& in, std::int64_t lines, unsigned long long* counts, cudaStream_t stream);
+
+/// e[l] = crt_arith::scale_exponent(Lb_side, c[l], base[l]) for active lines, 0 otherwise (Lb_side =
+/// floor(log2 P) + the operand's CrtSplit shift).
+void crt_line_exponents(const CrtLines& in, std::int64_t lines, int Lb_side, int* e, cudaStream_t stream);
 
 /// Residue panels of one operand: for modulus l < n_moduli, line i, k chunk c (of kc positions,
 /// padded with zeros to kcp, a multiple of 16), position j: out[l * panel + i * (nchunks * kcp) + c *
@@ -55,7 +71,8 @@ template <class T>
 bool crt_line_rule_fuses(const T* data, std::int64_t lines, std::int64_t k, std::int64_t line_stride,
                          std::int64_t k_stride);
 
-/// crt_line_rule, crt_line_exponents (Lb = floor(log2 P) of n_moduli) and crt_residues (one k chunk,
+/// crt_line_rule, crt_line_exponents (Lb = floor(log2 P) of n_moduli plus the operand's CrtSplit shift;
+/// never the split's source, whose exponents need its whole rule first) and crt_residues (one k chunk,
 /// kcp = k rounded up to 16) of one operand in one pass, for a modulus count known before the rule
 /// (int8-crt:N): out, e and the n_moduli panels hold what the three would write, bit for bit, except
 /// that a line holding NaN or Inf (counted in *out.nonfinite as there) gets no residues: the caller
@@ -135,13 +152,14 @@ void crt_gathered_rule_and_residues_complex3m(const T* data, const GatheredLines
 /// The certificate of crt::certify on the GPU, with host/crt.cpp's sums in its order (l ascending,
 /// each product and sum rounded separately): for every entry (i, j) with a nonzero product term
 /// and every N in [2, 20], whether entry_bound(...) <= tol LB_ij fails (fail[N] set to 1) and the
-/// largest ratio bound / (tol LB) (max_ratio_bits[N], the bits of a non-negative double, atomicMax).
-/// fail and max_ratio_bits (21 entries each) must be zeroed before. Cost O(m n k) in FP64.
+/// largest ratio bound / (tol LB) (max_ratio_bits[N], the bits of a non-negative double, atomicMax),
+/// the exponents split as `split` says. fail and max_ratio_bits (21 entries each) must be zeroed
+/// before. Cost O(m n k) in FP64.
 template <class T>
 void crt_certificate(const T* x, std::int64_t m, std::int64_t xs_line, std::int64_t xs_k, const T* y,
                      std::int64_t n, std::int64_t ys_line, std::int64_t ys_k, std::int64_t k, const CrtLines& lx,
-                     const CrtLines& ly, double tol, int* fail, unsigned long long* max_ratio_bits,
-                     cudaStream_t stream);
+                     const CrtLines& ly, const CrtSplit& split, double tol, int* fail,
+                     unsigned long long* max_ratio_bits, cudaStream_t stream);
 
 /// Magnitude panels of crt::certify_int8 (crt_arith::magnitude_levels with E = 16 - base of the
 /// line, zeros for inactive lines and for the padding k <= j < kp): line i of the output holds
@@ -161,11 +179,12 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
 /// The test of crt::certify_int8 for every entry (i, j) of active lines, from the INT32 products
 /// hh[j * ld + i] = hx . hy and cross[j * ld + i] = hx . ly + lx . hy (column-major, ld >= m):
 /// for N in [n_lo, n_hi], fail_mask bit N set when entry_bound(norm1_y, norm1_x, ea, eb,
-/// entry_fixed_error(recon_error(N), k)) <= int8_certificate_rhs(...) fails (k: the product's length) (atomicOr on *fail_mask, zeroed before); with
+/// entry_fixed_error(recon_error(N), k)) <= int8_certificate_rhs(...) fails (k: the product's length;
+/// the exponents split as `split` says) (atomicOr on *fail_mask, zeroed before); with
 /// ratio_bits != nullptr (n_lo == n_hi) also the largest bound / rhs (+inf where rhs = 0) as the
 /// bits of a non-negative double (atomicMax, zeroed before). The same operations as host/crt.cpp.
 void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                          std::int64_t n, std::int64_t k, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
+                          std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
                           unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream);
 
 /// The candidate of crt_certificate_int8's test (same inputs and operations): *candidate = the
@@ -175,7 +194,7 @@ void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std
 /// entry fails when each entry's bound, once met, stays met at larger N (crt_certify_int8 checks
 /// that at the result, in its ratio pass). One test per entry instead of one per passing N.
 void crt_certificate_int8_search(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                                 std::int64_t n, std::int64_t k, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
+                                 std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
                                  int n_hi, unsigned* candidate, cudaStream_t stream);
 
 /// Reconstruction: for rows [0, rows) of this block and all n columns, reduces the INT32 products

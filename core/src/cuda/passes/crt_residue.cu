@@ -336,9 +336,20 @@ __global__ void pair_lines_kernel(CrtLines in, std::int64_t lines, CrtLines out)
   out.s1[t] = in.s1[s];
 }
 
-__global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb, int* e) {
+__global__ void line_exponents_kernel(CrtLines in, std::int64_t lines, int Lb_side, int* e) {
   const std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
-  if (i < lines) e[i] = in.active[i] ? crt::arith::scale_exponent(Lb, in.c[i], in.base[i]) : 0;
+  if (i < lines) e[i] = in.active[i] ? crt::arith::scale_exponent(Lb_side, in.c[i], in.base[i]) : 0;
+}
+
+__global__ void split_counts_kernel(CrtLines in, std::int64_t lines, unsigned long long* counts) {
+  const std::int64_t i = blockIdx.x * std::int64_t{blockDim.x} + threadIdx.x;
+  const bool active = i < lines && in.active[i] != 0;
+  const bool odd = active && (in.c[i] & 1) != 0;
+  const unsigned a = __ballot_sync(0xffffffffu, active), o = __ballot_sync(0xffffffffu, odd);
+  if ((threadIdx.x & 31) == 0) {
+    if (o) atomicAdd(counts, static_cast<unsigned long long>(__popc(o)));
+    if (a) atomicAdd(counts + 1, static_cast<unsigned long long>(__popc(a)));
+  }
 }
 
 /// The FP64 groups of a real residue pass (crt_arith::residue_pass_split): at most kFp64Groups of at
@@ -808,7 +819,7 @@ constexpr std::int64_t kFusedMaxPositions = std::int64_t{kFusedGroups} * kResidu
 template <bool kComplex3M>
 struct FusedResidues {
   ResidueSink<kComplex3M> w;
-  int Lb;
+  int Lb;  ///< Lb_side: floor(log2 P) plus the operand's CrtSplit shift
   int* e_out;
   __device__ __forceinline__ std::int64_t k() const { return w.chunks.k; }
   __device__ __forceinline__ std::int64_t span() const { return w.span; }
@@ -933,10 +944,16 @@ void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64
   }
 }
 
-void crt_line_exponents(const CrtLines& in, std::int64_t lines, int Lb, int* e, cudaStream_t stream) {
+void crt_line_exponents(const CrtLines& in, std::int64_t lines, int Lb_side, int* e, cudaStream_t stream) {
   if (lines <= 0) return;
-  line_exponents_kernel<<<static_cast<unsigned>((lines + 255) / 256), 256, 0, stream>>>(in, lines, Lb, e);
+  line_exponents_kernel<<<static_cast<unsigned>((lines + 255) / 256), 256, 0, stream>>>(in, lines, Lb_side, e);
   TCEMU_LAUNCHED("crt line_exponents_kernel");
+}
+
+void crt_split_counts(const CrtLines& in, std::int64_t lines, unsigned long long* counts, cudaStream_t stream) {
+  if (lines <= 0) return;
+  split_counts_kernel<<<static_cast<unsigned>((lines + 255) / 256), 256, 0, stream>>>(in, lines, counts);
+  TCEMU_LAUNCHED("crt split_counts_kernel");
 }
 
 void crt_pair_lines(const CrtLines& in, std::int64_t lines, const CrtLines& out, cudaStream_t stream) {
