@@ -14,9 +14,9 @@ Variants:
   trunc, Lb-2   integers by truncation, |A'||B'| <= 2^(Lb-2) (the scheme before session 34)
   rint, Lb-2    rounding to nearest, same limit
   rint, Lb-1    rounding to nearest, |A'||B'| <= 2^(Lb-1) (session 34)
-  rint, Lb-1, split   the same with rows given (Lb - 1 + d - c) / 2 and columns (Lb - 1 - d - c) / 2,
-                      d in {0, 1} chosen so that the majority of rows lose no half bit (session 34's
-                      split: its source is the operand with fewer lines, op(A) on a tie as here)
+  rint, Lb-1, split   the same with rows given (Lb - 1 - d - c) / 2 and columns (Lb - 1 + d - c) / 2,
+                      d = 1 when every row has Lb - 1 - c odd, else 0 (session 34's split,
+                      crt_arith::split_d: the rows are its source, op(A) on a tie as here)
 
 Usage: crt_scaling_model.py [seed] [m]   (m = n sampled rows and columns, k = 8192)
 """
@@ -52,13 +52,9 @@ def model(a, b, n_moduli, rounding, limit_offset, split):
     budget = floor_log2_p(n_moduli) - limit_offset
     ca, ba = cauchy_schwarz_lines(a)
     cb, bb = cauchy_schwarz_lines(b.T)
-    d = 0
-    if split:
-        odd = np.mean(ca % 2)
-        parity = 1 if odd > 0.5 else 0
-        d = (budget - parity) % 2
-    ha = np.floor((budget + d - ca) / 2)
-    hb = np.floor((budget - d - cb) / 2)
+    d = 1 if split and np.all((budget - ca) % 2 == 1) else 0
+    ha = np.floor((budget - d - ca) / 2)
+    hb = np.floor((budget + d - cb) / 2)
     if rounding == "rint":  # crt_arith::scale_exponent: one more halving where h < 0
         ha = np.where(ha >= 0, ha, ha - 1)
         hb = np.where(hb >= 0, hb, hb - 1)

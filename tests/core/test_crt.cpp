@@ -657,21 +657,33 @@ TEST(CrtScaling, RoundedElementsStayWithinTheRuleGrid) {
   EXPECT_GT(negative_h, 100);  // the h < 0 branch is exercised
 }
 
-// (2c') The split's parity and shifts (crt_arith): a strict majority of odd c gives parity 1, a tie 0;
-// the source gets +d and the other operand -d with d = (Lb - 1 - parity) mod 2, so the two always
-// cancel; op(A) is the source when it has no more lines than op(B).
-TEST(CrtScaling, SplitParityAndShifts) {
-  EXPECT_EQ(arith::split_parity(3, 5), 1);
-  EXPECT_EQ(arith::split_parity(2, 4), 0);
-  EXPECT_EQ(arith::split_parity(0, 0), 0);
-  EXPECT_EQ(arith::split_parity(1, 1), 1);
+// (2c') The split (crt_arith::split_d, split_shift): d = 1 exactly when every active source line has
+// c of Lb's parity; the source gets -d and the other operand +d (they cancel). No line's exponent falls
+// below d = 0's: at d = 1 a source line keeps floor((Lb - 1 - c) / 2) and the other operand's lines
+// keep it or gain one. op(A) is the source when it has no more lines than op(B).
+TEST(CrtScaling, SplitNeverLowersAnExponent) {
+  EXPECT_EQ(arith::split_d(63, 5, 5), 1);  // Lb odd, every c odd
+  EXPECT_EQ(arith::split_d(63, 4, 5), 0);
+  EXPECT_EQ(arith::split_d(94, 0, 5), 1);  // Lb even, every c even
+  EXPECT_EQ(arith::split_d(94, 1, 5), 0);
+  EXPECT_EQ(arith::split_d(94, 0, 0), 0);  // no active line: no shift
+  int raised = 0;
   for (int Lb = 15; Lb <= 155; ++Lb)
-    for (int parity : {0, 1}) {
-      const int d = arith::split_shift(Lb, parity, true);
-      EXPECT_EQ(d + arith::split_shift(Lb, parity, false), 0);
-      EXPECT_TRUE(d == 0 || d == 1);
-      EXPECT_EQ((Lb - 1 + d - parity) % 2, 0) << "Lb " << Lb;  // majority lines lose no half bit
+    for (std::uint64_t odd : {std::uint64_t{0}, std::uint64_t{3}, std::uint64_t{7}}) {
+      const std::uint64_t active = 7;
+      const int s = arith::split_shift(Lb, odd, active, true);
+      EXPECT_EQ(s + arith::split_shift(Lb, odd, active, false), 0);
+      EXPECT_TRUE(s == 0 || s == -1);
+      for (int c = 0; c <= 80; ++c) {
+        const int plain = arith::scale_exponent(Lb, c, 0);
+        const bool source_line = odd == 0 ? c % 2 == 0 : odd == active ? c % 2 == 1 : true;
+        if (source_line) EXPECT_EQ(arith::scale_exponent(Lb + s, c, 0), plain) << "Lb " << Lb << " c " << c;
+        const int other = arith::scale_exponent(Lb - s, c, 0);
+        EXPECT_GE(other, plain);  // (+2 where h crosses from -1 to 0: the h < 0 halving ends)
+        raised += other > plain;
+      }
     }
+  EXPECT_GT(raised, 0);
   EXPECT_TRUE(arith::split_source_is_a(8, 8));
   EXPECT_TRUE(arith::split_source_is_a(7, 8));
   EXPECT_FALSE(arith::split_source_is_a(9, 8));
@@ -681,8 +693,8 @@ TEST(CrtScaling, SplitParityAndShifts) {
 // entry, the reconstruction's limit: random, wide-spread and tight lines at small N (h < 0) and large
 // N. Tight lines hold 1 - 2^-40 (rounded up to the rule's grid value 2^16 or 2^6, k a power of two):
 // the sum reaches the limit exactly at N = 8 (Lb = 63) for k = 4096 (c = 44 or 24, Lb - 1 - c even:
-// no shift) and k = 2048 (c = 43 or 23, odd: the split gives the source +1 and the other -1), so a
-// rule one bit too generous fails, and without the split k = 2048 would reach a quarter.
+// no shift) and k = 2048 (c = 43 or 23, odd on every line: the split gives the source -1 and the other
+// operand +1), so a rule one bit too generous fails, and without the split k = 2048 would reach a quarter.
 TEST(CrtScaling, RoundedProductsStayWithinTheReconstructionLimit) {
   const std::int64_t m = 6, n = 5;
   for (const char* dist : {"tight", "uniform(-1,1)", "phi=4"})
@@ -718,7 +730,7 @@ TEST(CrtScaling, RoundedProductsStayWithinTheReconstructionLimit) {
 
 // (4) k = 2^17 exactly with every residue mod 256 equal to -128: the INT32 sum of that product is
 // 2^31, which wraps; the result must still be exact (2^31 = 0 mod 256). x = y = 1.5 + 2^-30 with
-// N = 12 and the Cauchy-Schwarz rule (c = 49, odd on every line: parity 1, no split shift at Lb = 94)
+// N = 12 and the Cauchy-Schwarz rule (c = 49 on every line, not of Lb = 94's parity: no split shift)
 // scales to 3 2^36 + 2^7 = 128 mod 256 (checked first).
 TEST(CrtAdversarial, Int32WrapAtTheChunkLimitForModulus256) {
   const std::int64_t k = kChunk;

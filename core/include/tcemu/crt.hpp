@@ -137,8 +137,8 @@ class Fallback : public InvalidArgument {
 
 /// Power-of-two scale exponents of one call: row i of x = op(A) (m x k) is scaled by 2^ea[i],
 /// column j of y = op(B) (k x n) by 2^eb[j], such that |rint(2^ea x)| |rint(2^eb y)| <= 2^(Lb-1)
-/// entrywise, the budget split between rows and columns by the majority parity of the c of the
-/// operand with fewer lines (crt_arith::split_parity, docs/crt.md "Scaling"), for the P of N moduli.
+/// entrywise, the budget split between rows and columns where every line of the operand with fewer
+/// lines allows it (crt_arith::split_d, docs/crt.md "Scaling"), for the P of N moduli.
 /// Zero lines get exponent 0. Finite inputs only (not checked). ea and eb must hold m and n ints.
 /// Integer-exact and independent of summation order.
 template <class T>

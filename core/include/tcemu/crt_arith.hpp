@@ -65,19 +65,25 @@ TCEMU_HD int scale_exponent(int Lb_side, int c, int base) {
   return (h >= 0 ? h : h - 1) + base;
 }
 
-/// The split of the scaling's budget between the operands (docs/crt.md "Scaling"): row i gets h_i =
-/// floor((Lb - 1 + s - c_i) / 2), column j h_j = floor((Lb - 1 - s - c_j) / 2), so h_i + h_j <= Lb - 1 -
-/// (c_i + c_j) / 2 whatever s is. Each floor loses half a bit where its argument is odd; s = +-d with
-/// d = (Lb - 1 - parity) mod 2 makes the argument even for every line of the source operand whose c has
-/// the majority parity `parity`, and for the other operand's lines of that parity too. The source is
-/// the operand with fewer lines (op(A) on a tie: split_source_is_a), so that a residue pass that also
-/// computes its operand's line rule can run on the other, larger one.
-/// split_parity: 1 when more than half of the source's `active` lines have an odd c, else 0.
-TCEMU_HD int split_parity(std::uint64_t odd, std::uint64_t active) { return 2 * odd > active ? 1 : 0; }
-/// The shift of one operand's Lb at Lb = floor(log2 P): +d for the source, -d for the other.
-TCEMU_HD int split_shift(int Lb, int parity, bool source) {
-  const int d = (Lb - 1 - parity) & 1;
-  return source ? d : -d;
+/// The split of the scaling's budget between the operands (docs/crt.md "Scaling"): one operand's lines
+/// get h = floor((Lb - 1 - d - c) / 2), the other's floor((Lb - 1 + d - c) / 2), so every product keeps
+/// h_i + h_j <= Lb - 1 - (c_i + c_j) / 2 whatever d is. d = 1 exactly when every active line of the
+/// first operand (the split's source) has Lb - 1 - c odd (c of Lb's parity): those lines then keep the
+/// exponent d = 0 gives them, floor((Lb - 2 - c) / 2) = floor((Lb - 1 - c) / 2), and the other operand's
+/// lines with Lb - 1 - c odd gain one, the rest keep theirs. So the split never lowers an exponent below
+/// d = 0's and raises every product's scale by 2 where both operands' lines all share that parity
+/// (8192^3 at phi = 0.1: c = 42 on every line). The source is the operand with fewer lines (op(A) on a
+/// tie: split_source_is_a), whose rule must be whole before any exponent, so that a residue pass that
+/// also computes its operand's line rule can run on the other, larger one. `odd` of the source's
+/// `active` lines have an odd c.
+TCEMU_HD int split_d(int Lb, std::uint64_t odd, std::uint64_t active) {
+  if (active == 0) return 0;
+  return (Lb & 1) != 0 ? (odd == active ? 1 : 0) : (odd == 0 ? 1 : 0);
+}
+/// The shift of one operand's Lb at Lb = floor(log2 P): -d for the source, +d for the other.
+TCEMU_HD int split_shift(int Lb, std::uint64_t odd, std::uint64_t active, bool source) {
+  const int d = split_d(Lb, odd, active);
+  return source ? -d : d;
 }
 /// Whether op(A)'s m lines are the split's source rather than op(B)'s n lines: m <= n.
 TCEMU_HD bool split_source_is_a(std::int64_t m, std::int64_t n) { return m <= n; }

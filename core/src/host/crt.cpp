@@ -254,17 +254,17 @@ void exponents_of(const LineRule& r, int Lb_side, int* e) {
 }
 
 // Both operands' line rules (a: rows of op(A), b: columns of op(B)) and the split of the budget
-// between them: the source (the operand with fewer lines) and the majority parity of its c
-// (crt_arith::split_parity; docs/crt.md "Scaling").
+// between them: the source (the operand with fewer lines) and how many of its active lines have an
+// odd c (crt_arith::split_d; docs/crt.md "Scaling").
 struct Rules {
   LineRule a, b;
   bool a_is_source = true;
-  int parity = 0;
+  std::uint64_t odd = 0, active = 0;
   // The scale exponents at N moduli: ea (m ints) and eb (n ints).
   void exponents(int n_moduli, int* ea, int* eb) const {
     const int Lb = constants(n_moduli).bits - 1;
-    exponents_of(a, Lb + arith::split_shift(Lb, parity, a_is_source), ea);
-    exponents_of(b, Lb + arith::split_shift(Lb, parity, !a_is_source), eb);
+    exponents_of(a, Lb + arith::split_shift(Lb, odd, active, a_is_source), ea);
+    exponents_of(b, Lb + arith::split_shift(Lb, odd, active, !a_is_source), eb);
   }
 };
 
@@ -279,13 +279,11 @@ Rules rules_of(Scaling rule, const std::vector<double>& xr, const std::vector<do
   }
   r.a_is_source = arith::split_source_is_a(m, n);
   const LineRule& src = r.a_is_source ? r.a : r.b;
-  std::uint64_t odd = 0, active = 0;
   for (std::size_t i = 0; i < src.c.size(); ++i)
     if (src.active[i]) {
-      ++active;
-      odd += static_cast<std::uint64_t>(src.c[i] & 1);
+      ++r.active;
+      r.odd += static_cast<std::uint64_t>(src.c[i] & 1);
     }
-  r.parity = arith::split_parity(odd, active);
   return r;
 }
 

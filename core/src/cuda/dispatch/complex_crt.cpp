@@ -118,10 +118,10 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   // count is known only after C's blocks are written: taken where a fallback then rewrites all of C
   // from untouched operands (beta = 0, C overlapping neither). A gathered x is read by that pass only.
   const bool fusable = N > 0 && !narrow && beta == std::complex<T>(0) && !spans_overlap(a, C) && !spans_overlap(b, C);
-  // The split of the budget takes its parity from the embedding's operand with fewer lines (X: m, Y:
-  // 2n; X on a tie, as the host's real problem does), whose rule must be complete first: x's rule is
-  // fused into its residue pass only where Y is the source (qsim's blocks: m >> 2n). Y's columns 2j
-  // and 2j + 1 share y's line j statistics, so y's n lines give the same majority.
+  // The split of the budget (crt_arith::split_d) reads the c of the embedding's operand with fewer
+  // lines (X: m, Y: 2n; X on a tie, as the host's real problem does), whose rule must be complete
+  // first: x's rule is fused into its residue pass only where Y is the source (qsim's blocks: m >> 2n).
+  // Y's columns 2j and 2j + 1 share y's line j statistics, so y's n lines give the same d.
   const bool x_is_source = crt::arith::split_source_is_a(m, 2 * n);
   if (gather && !(fusable && !x_is_source &&
                   crt_gathered_rule_and_residues_complex3m_runs(reinterpret_cast<const T*>(a.data), k)))
@@ -168,7 +168,8 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   TCEMU_CUDA(cudaStreamSynchronize(st));
   if (h[0] + h[1] > 0) return false;
   CrtSplit split;
-  split.parity = crt::arith::split_parity(h[2], h[3]);
+  split.odd = h[2];
+  split.active = h[3];
   split.x_is_source = x_is_source;
 
   std::string certificate = "N = " + std::to_string(N) + " moduli (given)";

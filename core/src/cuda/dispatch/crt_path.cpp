@@ -152,8 +152,8 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   // Scaling, part 1: line maxima and 2-norm bounds; NaN/Inf go to the native path. An operand read
   // along k (k <= 8192) gets its rule from one pass with what reads it next: with N given its
   // exponents and residues, with the INT8 certificate its magnitude panels. The split of the budget
-  // (crt_arith::split_parity) takes its parity from the operand with fewer lines (op(A) on a tie), so
-  // that operand's rule is complete before any exponent: with N given it is never fused.
+  // (crt_arith::split_d) reads the c of the operand with fewer lines (op(A) on a tie), so that
+  // operand's rule is complete before any exponent: with N given it is never fused.
   int N = s.parts;
   const bool int8_certificate = N == 0 && p.k <= crt::kInt8CertificateMaxK;
   const bool a_is_x = !p.swapped;
@@ -183,7 +183,8 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   };
   if (std::string bad = read_counters(); !bad.empty()) return bad;
   CrtSplit split;
-  split.parity = crt::arith::split_parity(h[2], h[3]);
+  split.odd = h[2];
+  split.active = h[3];
   split.x_is_source = x_is_source;
   // With N given, the other operand's rule, exponents and residues in one pass, now that the split is
   // known; its NaN/Inf count is read once more.

@@ -38,18 +38,18 @@ void crt_line_rule(const T* data, std::int64_t lines, std::int64_t k, std::int64
 /// column s read as interleaved reals (crt_magnitudes' layout 2).
 void crt_pair_lines(const CrtLines& in, std::int64_t lines, const CrtLines& out, cudaStream_t stream);
 
-/// The split of the scaling's budget between x and y (crt_arith::split_parity; host/crt.cpp's Rules):
-/// the majority parity of the source operand's c and whether the source is x. The exponents of an
-/// operand's lines at N moduli take Lb_side = Lb + shift (Lb = floor(log2 P)).
+/// The split of the scaling's budget between x and y (crt_arith::split_d; host/crt.cpp's Rules): how
+/// many of the source operand's active lines have an odd c, and whether the source is x. The
+/// exponents of an operand's lines at N moduli take Lb_side = Lb + shift (Lb = floor(log2 P)).
 struct CrtSplit {
-  int parity = 0;
+  unsigned long long odd = 0, active = 0;
   bool x_is_source = true;
-  int shift_x(int Lb) const { return crt::arith::split_shift(Lb, parity, x_is_source); }
-  int shift_y(int Lb) const { return crt::arith::split_shift(Lb, parity, !x_is_source); }
+  int shift_x(int Lb) const { return crt::arith::split_shift(Lb, odd, active, x_is_source); }
+  int shift_y(int Lb) const { return crt::arith::split_shift(Lb, odd, active, !x_is_source); }
 };
 
 /// counts[0] += the number of active lines with an odd c, counts[1] += the number of active lines
-/// (atomicAdd, one per warp): crt_arith::split_parity's inputs for the split's source.
+/// (atomicAdd, one per warp): crt_arith::split_d's inputs for the split's source.
 void crt_split_counts(const CrtLines& in, std::int64_t lines, unsigned long long* counts, cudaStream_t stream);
 
 /// e[l] = crt_arith::scale_exponent(Lb_side, c[l], base[l]) for active lines, 0 otherwise (Lb_side =
