@@ -652,7 +652,8 @@ TEST(CrtScaling, RoundedElementsStayWithinTheRuleGrid) {
       const int base = 16, e = arith::scale_exponent(Lb, c, base), h = arith::floor_half(Lb - 1 - c);
       negative_h += h < 0;
       for (double t : ts)
-        ASSERT_LE(std::rint(std::ldexp(t, e - base)), std::ldexp(std::ceil(t), h)) << "Lb " << Lb << " c " << c << " t " << t;
+        ASSERT_LE(std::rint(std::ldexp(t, e - base)), std::ldexp(std::ceil(t), h))
+            << "Lb " << Lb << " c " << c << " t " << t;
     }
   EXPECT_GT(negative_h, 100);  // the h < 0 branch is exercised
 }

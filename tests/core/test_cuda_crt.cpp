@@ -349,10 +349,10 @@ struct CertCase {
     const std::vector<unsigned long long> zeros(4, 0);
     auto* counters = static_cast<unsigned long long*>(up(zeros));
     auto* flags = reinterpret_cast<unsigned*>(counters);  // [0] candidate, [1] mask, [2] mask at `at`
-    cuda::detail::crt_certificate_int8_search(dh, dc, m, m, n, k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags,
-                                              nullptr);
-    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, flags + 1,
-                                       nullptr, nullptr);
+    cuda::detail::crt_certificate_int8_search(dh, dc, m, m, n, k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli,
+                                              flags, nullptr);
+    cuda::detail::crt_certificate_int8(dh, dc, m, m, n, k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli,
+                                       flags + 1, nullptr, nullptr);
     cuda::detail::crt_certificate_int8(dh, dc, m, m, n, k, split, lx, ly, tol, at, at, flags + 2, counters + 3, nullptr);
     unsigned got[3] = {};
     EXPECT_EQ(cudaMemcpy(got, flags, sizeof got, cudaMemcpyDeviceToHost), cudaSuccess);
@@ -597,9 +597,10 @@ TEST(CudaCrt, AdversarialInputsMatchTheHostBitForBit) {
 // (crt_line_rule_and_residues), with N per call the INT8 certificate's magnitude panels
 // (crt_line_rule_and_magnitudes). With N given the operand with fewer lines (op(A) on a tie) is the
 // scaling split's source and keeps its separate rule, so the other one fuses. The host's bits (and N)
-// for either operand (both with N per call), k with and without padding to 16 and at the 8192 limit, the wide residue branch (N = 20, phi = 4), zero lines,
-// lines of subnormals (the rule's full-bits maximum), float, C read; past the limit, with lines of an
-// odd stride or contiguous lines, the separate passes run, and the report says which.
+// for either operand (both with N per call), k with and without padding to 16 and at the 8192 limit,
+// the wide residue branch (N = 20, phi = 4), zero lines, lines of subnormals (the rule's full-bits
+// maximum), float, C read; past the limit, with lines of an odd stride or contiguous lines, the
+// separate passes run, and the report says which.
 TEST(CudaCrt, LineRuleFusedIntoTheNextPassMatchesTheHostBitForBit) {
   TCEMU_REQUIRE_GPU();
   struct Case {

@@ -79,8 +79,8 @@ CrtMagnitudePanels crt_magnitude_panels(Workspace::Impl& ws, std::int64_t m, std
 }
 
 crt::Certificate crt_certify_int8(const CrtMagnitudePanels& mp, std::int64_t m, std::int64_t n, const CrtLines& lx,
-                                  const CrtLines& ly, const CrtSplit& split, unsigned* mask, unsigned long long* ratio_bits, double tol,
-                                  Workspace::Impl& ws, cudaStream_t st) {
+                                  const CrtLines& ly, const CrtSplit& split, unsigned* mask,
+                                  unsigned long long* ratio_bits, double tol, Workspace::Impl& ws, cudaStream_t st) {
   // Two INT8 GEMMs of the magnitude levels (hx . hy over kp, [hx lx] . [ly hy] over 2 kp), then the
   // per-entry test for every N and the worst ratio at the chosen one.
   const std::int64_t kp = mp.kp, ldg = round_up(m, 4);
@@ -109,14 +109,16 @@ crt::Certificate crt_certify_int8(const CrtMagnitudePanels& mp, std::int64_t m, 
     std::memcpy(&cert.worst_ratio, hm, sizeof(double));
     return (hm[2] & (1u << at)) == 0;  // every entry passes at `at`
   };
-  crt_certificate_int8_search(g, g + ldg * n, ldg, m, n, mp.k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask + 2, st);
+  crt_certificate_int8_search(g, g + ldg * n, ldg, m, n, mp.k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli,
+                              mask + 2, st);
   TCEMU_CUDA(cudaMemcpyAsync(hm, mask + 2, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
   crt::Certificate cert;
   cert.tol = tol;
   cert.moduli = hm[0] <= static_cast<unsigned>(crt::kMaxModuli) ? static_cast<int>(hm[0]) : 0;
   if (ratio_at(cert.run_moduli(), mask + 1, ratio_bits, cert) || cert.moduli == 0) return cert;
-  crt_certificate_int8(g, g + ldg * n, ldg, m, n, mp.k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask, nullptr, st);
+  crt_certificate_int8(g, g + ldg * n, ldg, m, n, mp.k, split, lx, ly, tol, crt::kMinModuli, crt::kMaxModuli, mask,
+                       nullptr, st);
   TCEMU_CUDA(cudaMemcpyAsync(hm, mask, sizeof(unsigned), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
   const unsigned fails = hm[0];

@@ -171,7 +171,8 @@ dim3 cert_grid(std::int64_t m, std::int64_t n) {
 }  // namespace
 
 void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                          std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
+                          std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx,
+                          const CrtLines& ly, double tol, int n_lo, int n_hi,
                           unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   certificate_int8_kernel<false><<<cert_grid(m, n), kCertThreads, 0, stream>>>(
@@ -180,7 +181,8 @@ void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std
 }
 
 void crt_certificate_int8_search(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                                 std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
+                                 std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx,
+                                 const CrtLines& ly, double tol, int n_lo,
                                  int n_hi, unsigned* candidate, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   certificate_int8_kernel<true><<<cert_grid(m, n), kCertThreads, 0, stream>>>(

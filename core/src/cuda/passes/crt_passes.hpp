@@ -184,7 +184,8 @@ void crt_magnitudes(const T* data, std::int64_t lines, std::int64_t k, std::int6
 /// ratio_bits != nullptr (n_lo == n_hi) also the largest bound / rhs (+inf where rhs = 0) as the
 /// bits of a non-negative double (atomicMax, zeroed before). The same operations as host/crt.cpp.
 void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                          std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo, int n_hi,
+                          std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx,
+                          const CrtLines& ly, double tol, int n_lo, int n_hi,
                           unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream);
 
 /// The candidate of crt_certificate_int8's test (same inputs and operations): *candidate = the
@@ -194,7 +195,8 @@ void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std
 /// entry fails when each entry's bound, once met, stays met at larger N (crt_certify_int8 checks
 /// that at the result, in its ratio pass). One test per entry instead of one per passing N.
 void crt_certificate_int8_search(const std::int32_t* hh, const std::int32_t* cross, std::int64_t ld, std::int64_t m,
-                                 std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx, const CrtLines& ly, double tol, int n_lo,
+                                 std::int64_t n, std::int64_t k, const CrtSplit& split, const CrtLines& lx,
+                                 const CrtLines& ly, double tol, int n_lo,
                                  int n_hi, unsigned* candidate, cudaStream_t stream);
 
 /// Reconstruction: for rows [0, rows) of this block and all n columns, reduces the INT32 products

@@ -590,7 +590,8 @@ __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const
 }
 
 /// The residues of the 16 panel positions ko0..ko0+15 of `line` (ko0 % 16 == 0; x: their elements, 0 for
-/// padding), scaled by 2^s (s: the line's exponent, e[line]) and rounded to nearest (crt_arith::scaled_integer). Below w.fp64_limit (every group
+/// padding), scaled by 2^s (s: the line's exponent, e[line]) and rounded to nearest
+/// (crt_arith::scaled_integer). Below w.fp64_limit (every group
 /// of the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0, n_int) on the
 /// integer limbs (limb_residues16 below 2^63, wide_residues16 above), whose loops are unrolled to
 /// kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Groups at or above
