@@ -32,6 +32,14 @@
 namespace {
 
 using qsim_test::max_diff;
+
+/// Whether qsim's GPU path is built and a GPU is present (the CUDA tests' condition).
+bool gpu_path_runs() { return qsim::gpu_path_built() && tcemu::app::gpu_available(); }
+
+/// Skips a test that needs qsim's GPU path, with the reason.
+#define QSIM_REQUIRE_GPU_PATH()                                                                                     \
+  if (!gpu_path_runs())                                                                                             \
+  GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU"
 using Z = std::complex<double>;
 using KZ = Kokkos::complex<double>;
 
@@ -121,8 +129,7 @@ TEST(QsimEngine, KokkosAndHandWrittenPermutationsEqualTheHostGatherOnCuda) {
 // to rounding; complex64 with fp16x2-aligned, in place on the GPU: at FP32 level), with a dense
 // brickwork, a Sycamore-like circuit and controlled blocks.
 TEST(QsimEngine, HostAndCudaViewsGiveTheSameState) {
-  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available())
-    GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
+  QSIM_REQUIRE_GPU_PATH();
   for (const auto& c : {qsim::brickwork(14, 8, 3), qsim::sycamore(13, 8, 2, true), qsim::random_circuit(12, 80, 5)}) {
     for (int fuse : {3, 5}) {
       SCOPED_TRACE(c.name + " fuse=" + std::to_string(fuse));
@@ -300,8 +307,7 @@ TEST(QsimEngine, InOrderPlanIsAStablePartitionOfTheLayout) {
 // (BlockGemm::gathered, into plan_dense_in_order's layout): the same state, bit for bit, as the
 // permutation pass and the GEMM, with fewer permutations. Blocks of 4-6 qubits (not the narrow pass) on random layouts.
 TEST(QsimEngine, GatheredBlocksGiveThePermutedPathsBits) {
-  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available())
-    GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
+  QSIM_REQUIRE_GPU_PATH();
   for (const auto& c : {qsim::brickwork(14, 10, 3), qsim::random_circuit(13, 120, 5)}) {
     for (int fuse : {4, 6}) {
       SCOPED_TRACE(c.name + " fuse=" + std::to_string(fuse));
@@ -357,7 +363,7 @@ TEST(QsimEngine, NormIsMeasuredWhereTheRunRan) {
   EXPECT_NEAR(host.norm_squared, qsim::norm_squared(host.state), 1e-14);
   EXPECT_NE(host.norm_squared, 1.0);  // FP32 rounding leaves a drift: the comparison is not vacuous
   EXPECT_NEAR(host.norm_squared, 1.0, 1e-5);
-  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available()) GTEST_SKIP() << "no GPU path or no GPU: host part only";
+  if (!gpu_path_runs()) GTEST_SKIP() << "no GPU path or no GPU: host part only";
   const auto gpu = qsim::simulate_cuda<float>(blocks, c.num_qubits, opt);
   EXPECT_NEAR(gpu.norm_squared, qsim::norm_squared(gpu.state), 1e-13);
   opt.download = false;
@@ -389,7 +395,7 @@ TEST(QsimEngine, AccuracyIsMeasuredWhereTheRunRan) {
   check(host.accuracy, qsim::compare_states(ref.state, host.state));
   opt.reference = nullptr;
   EXPECT_TRUE(std::isnan(qsim::simulate_host<float>(blocks, c.num_qubits, opt).accuracy.fidelity));
-  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available()) GTEST_SKIP() << "no GPU path or no GPU: host part only";
+  if (!gpu_path_runs()) GTEST_SKIP() << "no GPU path or no GPU: host part only";
   const auto gpu = qsim::simulate_cuda<float>(blocks, c.num_qubits, opt);
   opt.reference = &ref.state;
   opt.download = false;
@@ -442,8 +448,7 @@ void check_single_against_two(Sim64 simulate64, Sim32 simulate32, const char* sc
 // segments of 2^12 amplitudes: blocks below bit 12 run in place segment by segment, the others take
 // the chunked GEMM; the state equals the two-buffer run's to FP32 level.
 TEST(QsimEngine, InPlaceSegmentsOnCuda) {
-  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available())
-    GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
+  QSIM_REQUIRE_GPU_PATH();
   const auto c = qsim::brickwork(14, 8, 3);
   const auto blocks = qsim::fuse(c, 5);
   qsim::SimOptions two;
@@ -468,8 +473,7 @@ TEST(QsimEngine, SingleBufferEqualsTwoBuffersOnTheHost) {
 // On the GPU: fp64 through cuBLAS ZGEMM on row chunks; fp16x2-aligned mostly through the in-place
 // kernel with y == x (no chunks), its dense blocks through chunks.
 TEST(QsimEngine, SingleBufferEqualsTwoBuffersOnCuda) {
-  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available())
-    GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
+  QSIM_REQUIRE_GPU_PATH();
   check_single_against_two([](auto&&... a) { return qsim::simulate_cuda<double>(a...); },
                            [](auto&&... a) { return qsim::simulate_cuda<float>(a...); }, "fp16x2-aligned", 1e-5);
 }
@@ -479,8 +483,7 @@ TEST(QsimEngine, SingleBufferEqualsTwoBuffersOnCuda) {
 // chunked GEMM (which falls back to native FP32 there), as the two-buffer run applies it through
 // permute + GEMM: both states equal the fp64 run's to FP32 level.
 TEST(QsimEngine, SingleBufferAppliesBlocksTheInPlaceKernelRejectsOnCuda) {
-  if (!qsim::gpu_path_built() || !tcemu::app::gpu_available())
-    GTEST_SKIP() << "qsim's GPU path is not built (needs TCEMU_ENABLE_CUDA and a Kokkos with CUDA) or no GPU";
+  QSIM_REQUIRE_GPU_PATH();
   const auto c = qsim::brickwork(14, 6, 11);
   auto blocks = qsim::fuse(c, 5);
   std::size_t target = blocks.size();
