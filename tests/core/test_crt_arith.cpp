@@ -57,7 +57,8 @@ TEST(CrtArith, Fp64ReductionEqualsIntegerRemainder) {
 
 // The GPU residue pass's integer reduction of wide scaled integers (residue_wide: five limbs of
 // split32, Barrett) equals the independent remainder for every modulus: m 2^e of every magnitude
-// below 2^84 and both signs, near the 2^32 / 2^53 / 2^74 limb weights and near 2^84.
+// below 2^84 and both signs (small ones too: a warp with one wide lane reduces all its lanes so),
+// near the 2^32 / 2^53 / 2^74 limb weights and near 2^84.
 TEST(CrtArith, WideIntegerReductionEqualsIntegerRemainder) {
   std::mt19937_64 rng(2027);
   for (int l = 0; l < kMaxModuli; ++l) {

@@ -473,8 +473,9 @@ TEST(CudaCrt, PerCallAndGivenNMatchTheHostBitForBit) {
 }
 
 // Given N up to 20 on wide distributions: scaled integers from below 2^53 to about 2^77, so both
-// branches of the GPU residue pass (the sign-free limbs below 2^63, the five-limb residue_wide above)
-// in both of its kernels (kShapes has operands read along k and operands with contiguous lines), and
+// branches of the GPU residue pass (the sign-free limbs where every lane of a warp is below 2^63, the
+// five-limb residue_wide for the whole warp where one lane is above, so for small values too) in both
+// of its kernels (kShapes has operands read along k and operands with contiguous lines), and
 // the reconstruction's ragged last rows.
 TEST(CudaCrt, ManyModuliTakeEveryResidueBranchLikeTheHost) {
   TCEMU_REQUIRE_GPU();

@@ -530,9 +530,10 @@ __device__ __forceinline__ void limb_residues16(const CrtResidueWriter& w, const
   limb_modulus_loop<kComplex3M, kBound>(w, a, n_used, dst, line_out, ko0);
 }
 
-/// The wide-limb residues (crt_arith::residue_wide, scaled integers from 2^63 to 2^84: N >= 17 on
-/// lines with few large elements, phi = 4) for moduli l < n_used. A warp nearly always holds such a
-/// group somewhere, so this is not a rare branch: two halves of 8 positions (8 x 5 limb registers),
+/// The wide-limb residues (crt_arith::residue_wide, exact below 2^84; taken by a whole warp where one
+/// of its lanes holds a scaled integer from 2^63: N >= 17 on lines with few large elements, phi = 4,
+/// and N >= 18 at every phi) for moduli l < n_used. At phi = 4 nearly every warp holds such a group,
+/// so this is not a rare branch: two halves of 8 positions (8 x 5 limb registers),
 /// each through limb_modulus_loop (one 8-byte store per panel). One copy of the code: the half's
 /// values picked from registers by selects (a run-time index into v would move it to local memory).
 template <bool kComplex3M, int kBound>
@@ -593,7 +594,7 @@ __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const
 /// padding), scaled by 2^s (s: the line's exponent, e[line]) and rounded to nearest
 /// (crt_arith::scaled_integer). Below w.fp64_limit (every group
 /// of the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0, n_int) on the
-/// integer limbs (limb_residues16 below 2^63, wide_residues16 above), whose loops are unrolled to
+/// integer limbs (limb_residues16 where the warp's groups are all below 2^63, else wide_residues16), whose loops are unrolled to
 /// kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Groups at or above
 /// fp64_limit: every modulus per quad through write_wide / residue(). Not reached with the table's moduli: the scaled integers stay below
 /// 2^(floor((Lb - 31) / 2) + 16), about 2^(4N), while fp64_limit is at least 2^74 (N = 6, 12, 13) and 2^84
@@ -613,8 +614,13 @@ __device__ __forceinline__ void write_residues16(const CrtResidueWriter& w, std:
   [[maybe_unused]] std::int8_t* const line_out = w.out + line * (w.span / 2);  // complex 3M: the line in panel 0
   if (amax < w.fp64_limit) {  // the FP64 groups beside the integer limbs
     fp64_residues16<kComplex3M>(w, v, dst, line_out, ko0);
-    if (amax < 0x1p63) limb_residues16<kComplex3M, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
-    else wide_residues16<kComplex3M, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
+    // Warp-uniform: where one lane needs the wide limbs, the warp takes them (exact for every |v| <
+    // 2^84, so the same bytes) rather than running both loops one after the other, as a per-lane
+    // branch did on nearly every warp at N >= 17, phi = 4 (docs/perf-notes.md, "Session 35").
+    if (__all_sync(__activemask(), amax < 0x1p63))
+      limb_residues16<kComplex3M, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
+    else
+      wide_residues16<kComplex3M, kMaxIntModuli>(w, v, w.n_int, dst, line_out, ko0);
     return;
   }
 #pragma unroll 1
