@@ -17,6 +17,10 @@ Variants:
   rint, Lb-1, split   the same with rows given (Lb - 1 - d - c) / 2 and columns (Lb - 1 + d - c) / 2,
                       d = 1 when every row has Lb - 1 - c odd, else 0 (session 34's split,
                       crt_arith::split_d: the rows are its source, op(A) on a tie as here)
+  rint, Lb-1, fractional   not implemented in the scheme: each line scaled by 2^((Lb - 1 - log2 s2) / 2)
+                      with its fractional part (a factor in [1, 2) beside the power of two; 2^-20 below
+                      it as a margin), so that no line loses the floors' half bits; the result would be
+                      divided by the two factors (one FP64 rounding, not modelled)
 
 Usage: crt_scaling_model.py [seed] [m]   (m = n sampled rows and columns, k = 8192)
 """
@@ -68,6 +72,23 @@ def model(a, b, n_moduli, rounding, limit_offset, split):
     return err / np.ldexp(1.0, ea[:, None] + eb[None, :])
 
 
+def model_fractional(a, b, n_moduli, margin=2.0**-20):
+    """The fractional variant: scales 2^((Lb - 1 - log2 s2) / 2 + base - margin) per line, no floor."""
+    budget = floor_log2_p(n_moduli) - 1
+    scales = []
+    for x in (a, b.T):
+        mx = np.abs(x).max(axis=1)
+        base = 16 - np.array([math.frexp(v)[1] for v in mx])
+        q = np.ceil(np.abs(x) * np.ldexp(1.0, base)[:, None])
+        s2 = (q * q).sum(axis=1)
+        scales.append(2.0 ** ((budget - np.log2(s2)) / 2 - margin + base))
+    sa, sb = scales
+    ap, bp = a * sa[:, None], b * sb[None, :]
+    A, B = np.rint(ap), np.rint(bp)
+    err = (A - ap) @ B + ap @ (B - bp)
+    return err / (sa[:, None] * sb[None, :])
+
+
 def main():
     seed = int(sys.argv[1]) if len(sys.argv) > 1 else 1
     m = int(sys.argv[2]) if len(sys.argv) > 2 else 128
@@ -75,7 +96,7 @@ def main():
     rng = np.random.default_rng(seed)
     variants = [("trunc, Lb-2", "trunc", 2, False), ("rint, Lb-2", "rint", 2, False),
                 ("rint, Lb-1", "rint", 1, False), ("rint, Lb-1, split", "rint", 1, True)]
-    print("phi   N  variant              median rel   max rel")
+    print("phi   N  variant                  median rel   max rel")
     for phi, ns in ((0.1, (14, 15)), (1.0, (14, 15)), (4.0, (16, 17))):
         a = rng.uniform(-0.5, 0.5, (m, k)) * np.exp(phi * rng.standard_normal((m, k)))
         b = rng.uniform(-0.5, 0.5, (k, m)) * np.exp(phi * rng.standard_normal((k, m)))
@@ -83,7 +104,9 @@ def main():
         for n in ns:
             for name, rounding, off, split in variants:
                 r = np.abs(model(a, b, n, rounding, off, split) / ref)
-                print(f"{phi:<5} {n:<2} {name:<20} {np.median(r):.2e}     {r.max():.2e}")
+                print(f"{phi:<5} {n:<2} {name:<24} {np.median(r):.2e}     {r.max():.2e}")
+            r = np.abs(model_fractional(a, b, n) / ref)
+            print(f"{phi:<5} {n:<2} {'rint, Lb-1, fractional':<24} {np.median(r):.2e}     {r.max():.2e}")
 
 
 if __name__ == "__main__":

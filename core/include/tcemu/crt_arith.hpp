@@ -319,7 +319,8 @@ TCEMU_HD WideLimbs wide_limbs(double x) {
 /// + l1 c23 + l0 + off19 (each product below 2^29 in magnitude, the signed ones above -2^19, so t lies
 /// in [0, 2^31) and no 32-bit operation loses a bit), Barrett, minus half. Exact: equals residue(x).
 /// The GPU residue pass takes it for scaled integers from 2^63 to 2^84 (N >= 17 on lines with few
-/// large elements), where residue() needs two FP64 reductions with their conversions.
+/// large elements), where residue() needs two FP64 reductions with their conversions, and for every
+/// lane of a warp where one lane needs it (smaller values too).
 TCEMU_HD int residue_wide(const WideLimbs& a, const ModulusU32& m) {
   std::uint32_t t = static_cast<std::uint32_t>(a.b2) * m.c74 + m.off19;
   t = static_cast<std::uint32_t>(a.l1) * m.c23 + t;
