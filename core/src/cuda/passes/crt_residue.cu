@@ -594,8 +594,8 @@ __device__ __forceinline__ void fp64_residues16(const CrtResidueWriter& w, const
 /// padding), scaled by 2^s (s: the line's exponent, e[line]) and rounded to nearest
 /// (crt_arith::scaled_integer). Below w.fp64_limit (every group
 /// of the table's distributions): moduli [n_int, n) on the FP64 pipe (fp64_residues16), [0, n_int) on the
-/// integer limbs (limb_residues16 where the warp's groups are all below 2^63, else wide_residues16), whose loops are unrolled to
-/// kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Groups at or above
+/// integer limbs (limb_residues16 where the warp's groups are all below 2^63, else wide_residues16),
+/// whose loops are unrolled to kMaxIntModuli only (code size: the kernel's instruction fetch stalled at 20). Groups at or above
 /// fp64_limit: every modulus per quad through write_wide / residue(). Not reached with the table's moduli: the scaled integers stay below
 /// 2^(floor((Lb - 31) / 2) + 16), about 2^(4N), while fp64_limit is at least 2^74 (N = 6, 12, 13) and 2^84
 /// from N = 17 on; kept for completeness.
