@@ -167,10 +167,7 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   TCEMU_CUDA(cudaMemcpyAsync(h, cl.nonfinite, 4 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, st));
   TCEMU_CUDA(cudaStreamSynchronize(st));
   if (h[0] + h[1] > 0) return false;
-  CrtSplit split;
-  split.odd = h[2];
-  split.active = h[3];
-  split.x_is_source = x_is_source;
+  const CrtSplit split = CrtSplit::of_counts(h + 2, x_is_source);
 
   std::string certificate = "N = " + std::to_string(N) + " moduli (given)";
   if (N == 0) {
@@ -235,7 +232,7 @@ bool complex_gemm_crt_3m(MatrixView<const std::complex<T>> a, MatrixView<const s
   }
 
   const crt::Constants& K = crt::constants(N);
-  const int Lb = K.bits - 1, Lb_x = Lb + split.shift_x(Lb), Lb_y = Lb + split.shift_y(Lb);
+  const int Lb_x = split.Lb_x(N), Lb_y = split.Lb_y(N);
   if (!fuse_x) crt_line_exponents(cl.lx, m, Lb_x, cl.ex, st);
   crt_line_exponents(cl.ly, n, Lb_y, cl.ey, st);
   crt_residues_complex3m<T>(y, n, k, y_ld, cl.ey, N, kcp, ry, st);

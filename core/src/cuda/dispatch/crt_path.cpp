@@ -184,22 +184,18 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
     return h[0] + h[1] > 0 ? std::string("operand ") + (a_bad ? "A" : "B") + " holds NaN or Inf" : std::string();
   };
   if (std::string bad = read_counters(); !bad.empty()) return bad;
-  CrtSplit split;
-  split.odd = h[2];
-  split.active = h[3];
-  split.x_is_source = x_is_source;
+  const CrtSplit split = CrtSplit::of_counts(h + 2, x_is_source);
   // With N given, the other operand's rule, exponents and residues in one pass, now that the split is
   // known; its NaN/Inf count is read once more.
   const bool residues_x_fused = fuse_x && N > 0, residues_y_fused = fuse_y && N > 0;
   if (residues_x_fused || residues_y_fused) {
-    const int Lb = crt::constants(N).bits - 1;
     residue_panels(N);
     if (residues_x_fused)
-      crt_line_rule_and_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, Lb + split.shift_x(Lb), ex,
-                                    N, rx, st);
+      crt_line_rule_and_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, lx, split.Lb_x(N), ex, N, rx,
+                                    st);
     if (residues_y_fused)
-      crt_line_rule_and_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, Lb + split.shift_y(Lb), ey,
-                                    N, ry, st);
+      crt_line_rule_and_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ly, split.Lb_y(N), ey, N, ry,
+                                    st);
     if (std::string bad = read_counters(); !bad.empty()) return bad;
   }
 
@@ -242,11 +238,11 @@ std::string run_crt(const GemmOptions& options, const Problem<T>& p, Workspace::
   // Scaling, part 2, and the residue pass: one pass per operand writes its N residue panels.
   if (rx == nullptr) residue_panels(N);
   if (!residues_x_fused) {
-    crt_line_exponents(lx, p.m, K.bits - 1 + split.shift_x(K.bits - 1), ex, st);
+    crt_line_exponents(lx, p.m, split.Lb_x(N), ex, st);
     crt_residues<T>(p.x.data, p.m, p.k, p.x.line_stride, p.x.k_stride, ex, N, kc, kcp, nchunks, rx, st);
   }
   if (!residues_y_fused) {
-    crt_line_exponents(ly, p.n, K.bits - 1 + split.shift_y(K.bits - 1), ey, st);
+    crt_line_exponents(ly, p.n, split.Lb_y(N), ey, st);
     crt_residues<T>(p.y.data, p.n, p.k, p.y.line_stride, p.y.k_stride, ey, N, kc, kcp, nchunks, ry, st);
   }
   TCEMU_CUDA(cudaEventRecord(ws.ev[1], st));

@@ -14,10 +14,7 @@ namespace {
 
 constexpr int kTile = 16;  // 16 x 16 entries per block, k in steps of 16
 
-struct CertConstants {
-  int Lb_x[crt::kMaxModuli + 1];  ///< floor(log2 P) plus x's CrtSplit shift, per N
-  int Lb_y[crt::kMaxModuli + 1];  ///< likewise for y
-  double rec[crt::kMaxModuli + 1];
+struct CertConstants : CrtBoundConstants {
   double tol, grow, shrink;
 };
 
@@ -56,7 +53,7 @@ __global__ void __launch_bounds__(kTile * kTile)
   for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
     const int ea = lx.active[i] ? crt::arith::scale_exponent(K.Lb_x[N], lx.c[i], lx.base[i]) : 0;
     const int eb = ly.active[j] ? crt::arith::scale_exponent(K.Lb_y[N], ly.c[j], ly.base[j]) : 0;
-    const double bound = crt::arith::entry_bound(Z, W, ea, eb, K.rec[N]);
+    const double bound = crt::arith::entry_bound(Z, W, ea, eb, K.fixed[N]);
     if (!(bound <= lim)) fail[N] = 1;
     const double ratio = bound / lim;
     atomicMax(max_ratio_bits + N, dbits(ratio > 0 ? ratio : 0.0));
@@ -72,12 +69,7 @@ void crt_certificate(const T* x, std::int64_t m, std::int64_t xs_line, std::int6
                      unsigned long long* max_ratio_bits, cudaStream_t stream) {
   if (m <= 0 || n <= 0 || k <= 0) return;
   CertConstants K{};
-  for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
-    const int Lb = crt::constants(N).bits - 1;
-    K.Lb_x[N] = Lb + split.shift_x(Lb);
-    K.Lb_y[N] = Lb + split.shift_y(Lb);
-    K.rec[N] = crt::arith::entry_fixed_error(crt::constants(N).recon_error, k);
-  }
+  static_cast<CrtBoundConstants&>(K) = crt_bound_constants(k, split);
   // host/crt.cpp's rounding factors, computed the same way.
   K.grow = 1 + (k + 2) * 0x1p-52;
   K.shrink = 1 - (k + 2) * 0x1p-52;

@@ -33,12 +33,6 @@ __device__ __forceinline__ unsigned warp_or(unsigned v) {
 #endif
 }
 
-struct CertConstants {
-  int Lb_x[crt::kMaxModuli + 1];  ///< floor(log2 P) plus x's CrtSplit shift, per N
-  int Lb_y[crt::kMaxModuli + 1];  ///< likewise for y
-  double fixed[crt::kMaxModuli + 1];  ///< crt_arith::entry_fixed_error(recon_error(N), k)
-};
-
 /// kSearch = false: the fail mask of every N in [n_lo, n_hi] (atomicOr on *out), with ratio_bits
 /// the worst ratio too. kSearch = true: each warp's candidate c starts at n_lo and goes up by one
 /// while some lane's entry fails at c (to n_hi + 1 at most); *out = the largest c (atomicMax). c only
@@ -47,7 +41,7 @@ template <bool kSearch>
 __global__ void __launch_bounds__(kCertThreads)
     certificate_int8_kernel(const std::int32_t* __restrict__ hh, const std::int32_t* __restrict__ cross,
                             std::int64_t ld, std::int64_t m, std::int64_t n, CrtLines lx, CrtLines ly, double tol,
-                            int n_lo, int n_hi, CertConstants K, unsigned* out,
+                            int n_lo, int n_hi, CrtBoundConstants K, unsigned* out,
                             unsigned long long* ratio_bits) {
   __shared__ int col_active[kCertCols], col_c[kCertCols], col_base[kCertCols];
   __shared__ double col_norm1[kCertCols];
@@ -151,17 +145,6 @@ __global__ void __launch_bounds__(kCertThreads)
   }
 }
 
-CertConstants cert_constants(std::int64_t k, const CrtSplit& split) {
-  CertConstants K{};
-  for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
-    const int Lb = crt::constants(N).bits - 1;
-    K.Lb_x[N] = Lb + split.shift_x(Lb);
-    K.Lb_y[N] = Lb + split.shift_y(Lb);
-    K.fixed[N] = crt::arith::entry_fixed_error(crt::constants(N).recon_error, k);
-  }
-  return K;
-}
-
 dim3 cert_grid(std::int64_t m, std::int64_t n) {
   const std::int64_t col_steps = (n + kCertCols - 1) / kCertCols;
   return dim3(static_cast<unsigned>((m + kCertThreads - 1) / kCertThreads),
@@ -176,7 +159,7 @@ void crt_certificate_int8(const std::int32_t* hh, const std::int32_t* cross, std
                           unsigned* fail_mask, unsigned long long* ratio_bits, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   certificate_int8_kernel<false><<<cert_grid(m, n), kCertThreads, 0, stream>>>(
-      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(k, split), fail_mask, ratio_bits);
+      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, crt_bound_constants(k, split), fail_mask, ratio_bits);
   TCEMU_LAUNCHED("crt certificate_int8_kernel");
 }
 
@@ -186,7 +169,7 @@ void crt_certificate_int8_search(const std::int32_t* hh, const std::int32_t* cro
                                  int n_hi, unsigned* candidate, cudaStream_t stream) {
   if (m <= 0 || n <= 0) return;
   certificate_int8_kernel<true><<<cert_grid(m, n), kCertThreads, 0, stream>>>(
-      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, cert_constants(k, split), candidate, nullptr);
+      hh, cross, ld, m, n, lx, ly, tol, n_lo, n_hi, crt_bound_constants(k, split), candidate, nullptr);
   TCEMU_LAUNCHED("crt certificate_int8_kernel (search)");
 }
 

@@ -46,7 +46,42 @@ struct CrtSplit {
   bool x_is_source = true;
   int shift_x(int Lb) const { return crt::arith::split_shift(Lb, odd, active, x_is_source); }
   int shift_y(int Lb) const { return crt::arith::split_shift(Lb, odd, active, !x_is_source); }
+  /// Lb_side of x's / y's lines at n_moduli: floor(log2 P) plus the operand's shift.
+  int Lb_x(int n_moduli) const {
+    const int Lb = crt::constants(n_moduli).bits - 1;
+    return Lb + shift_x(Lb);
+  }
+  int Lb_y(int n_moduli) const {
+    const int Lb = crt::constants(n_moduli).bits - 1;
+    return Lb + shift_y(Lb);
+  }
+  /// The split of crt_split_counts' counters (counts[0]: odd, counts[1]: active, as copied to the host).
+  static CrtSplit of_counts(const unsigned long long* counts, bool x_is_source) {
+    CrtSplit s;
+    s.odd = counts[0];
+    s.active = counts[1];
+    s.x_is_source = x_is_source;
+    return s;
+  }
 };
+
+/// The certificates' constants per N in [kMinModuli, kMaxModuli] (crt_certificate,
+/// crt_certificate_int8): each operand's Lb_side (CrtSplit) and the bound's part that no operand
+/// scales, crt_arith::entry_fixed_error(recon_error(N), k), for products of length k.
+struct CrtBoundConstants {
+  int Lb_x[crt::kMaxModuli + 1];
+  int Lb_y[crt::kMaxModuli + 1];
+  double fixed[crt::kMaxModuli + 1];
+};
+inline CrtBoundConstants crt_bound_constants(std::int64_t k, const CrtSplit& split) {
+  CrtBoundConstants K{};
+  for (int N = crt::kMinModuli; N <= crt::kMaxModuli; ++N) {
+    K.Lb_x[N] = split.Lb_x(N);
+    K.Lb_y[N] = split.Lb_y(N);
+    K.fixed[N] = crt::arith::entry_fixed_error(crt::constants(N).recon_error, k);
+  }
+  return K;
+}
 
 /// counts[0] += the number of active lines with an odd c, counts[1] += the number of active lines
 /// (atomicAdd, one per warp): crt_arith::split_d's inputs for the split's source.
